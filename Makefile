@@ -1,0 +1,43 @@
+# stebkit: two commands do everything — `make demo` and `make test`.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.stebkit-installed
+TORCH_VERSION := 2.13.0
+export STEBKIT_MIRROR ?= $(if $(wildcard ../shared/data/mirror),$(abspath ../shared/data/mirror),)
+export NUMBA_CACHE_DIR ?= $(abspath .cache/numba)
+export MPLBACKEND ?= Agg
+
+.PHONY: setup demo test test-fast lint benchmarks clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "stebkit needs Python >= 3.10, found " + sys.version.split()[0] + ": set PYTHON=/path/to/python3.10+")'
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV) || { echo "error: could not create $(VENV) (is the venv module installed? e.g. apt-get install python3-venv)"; exit 1; }
+	@$(PY) -m pip install -q --upgrade pip
+	@$(PY) -c 'import torch' 2>/dev/null || $(PY) -m pip install -q torch==$(TORCH_VERSION) || { echo "error: installing torch==$(TORCH_VERSION) failed"; exit 1; }
+	@$(PY) -m pip install -q -e ".[models,st,dev]" || { echo "error: pip install -e .[models,st,dev] failed; see the messages above"; exit 1; }
+	@$(PY) -c 'import stebkit, torch, transformers, sklearn' || { echo "error: the installed environment does not import"; exit 1; }
+	@touch $(STAMP)
+	@echo "stebkit environment ready in $(VENV)"
+
+demo: setup
+	$(VENV)/bin/stebkit run --suite lite
+
+test: setup
+	STEBKIT_FAST=1 $(PY) -m pytest -m "" -p no:cacheprovider
+
+test-fast: setup
+	STEBKIT_FAST=1 $(PY) -m pytest -m "not slow and not notebook" -x -q
+
+lint: setup
+	$(VENV)/bin/ruff check stebkit tests benchmarks
+
+benchmarks: setup
+	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(PY) $$f; done
+
+clean:
+	rm -rf $(VENV) .cache build *.egg-info

@@ -1,0 +1,219 @@
+"""Declarative dataset specifications.
+
+A :class:`DatasetSpec` says everything about one benchmark dataset — where its
+files come from, its licence, what the label means, which task families it serves
+and with which episode configuration, and how to turn the raw files into records.
+Specs are frozen: the catalogue is data, not code paths.
+
+Records
+-------
+A reader returns a :class:`pandas.DataFrame` with one row per text. Columns:
+
+``text`` (str, always)
+    The text.
+``label`` (str, always)
+    The class a text belongs to: author, genre, register, Bible version, generator,
+    feature bin, or — for order alignment — the style dimension of the set.
+``group`` (str, order alignment / STEL)
+    Id of a parallel set: texts with the same ``group`` say the same thing in
+    different styles.
+``position`` (int, order alignment / STEL)
+    Rank of the text inside its group in the style order (0 = most of the property).
+``pair`` (str) and ``same`` (bool), predefined pairs
+    Exactly two rows share a ``pair`` id; ``same`` is True when the two texts share
+    the style property (e.g. the same author).
+``side`` (``"query"`` or ``"target"``), retrieval
+    Which side of the retrieval a text is on; ``label`` links queries to targets.
+``split`` (``"train"``, ``"validation"``, ``"test"``), probing
+    The probe's split.
+``work`` (str, optional)
+    The work (novel, document, source file) a passage comes from.
+``distractor`` (bool, optional, order alignment)
+    Marks texts whose content differs from the group (STEL-or-Content style checks).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+TASKS = (
+    "clustering",
+    "all_to_all_pairs",
+    "predefined_pairs",
+    "retrieval",
+    "order_alignment",
+    "probing",
+)
+"""The STEB task families, in the reference's order."""
+
+CATEGORIES = (
+    "genre",
+    "register",
+    "time",
+    "demographics",
+    "dialect",
+    "idiolect",
+    "linguistic_features",
+    "style_vs_content",
+    "semantic_control",
+)
+"""Definitional categories. ``semantic_control`` marks topic/meaning sets."""
+
+APPLICATIONS = (
+    "authorship_verification",
+    "authorship_retrieval",
+    "authorship_attribution",
+    "ai_text_detection",
+    "style_transfer_evaluation",
+    "register_classification",
+    "linguistic_probing",
+    "semantic_control",
+)
+
+
+@dataclass(frozen=True)
+class TaskConfig:
+    """Episode configuration of one task on one dataset.
+
+    ``episode_sizes``: texts pooled into one episode embedding (``-1``: all texts of a
+    label form one episode, as the reference's retrieval). ``episodes_per_label``:
+    episodes sampled per label (the reference's ``n_episodes_per_class``).
+
+    >>> TaskConfig(episode_sizes=(1, 2, 5), episodes_per_label=50).episode_sizes
+    (1, 2, 5)
+    """
+
+    episode_sizes: tuple[int, ...] = (1,)
+    episodes_per_label: int = 50
+
+    def __post_init__(self) -> None:
+        if not self.episode_sizes or any(s == 0 or s < -1 for s in self.episode_sizes):
+            raise ValueError(f"episode_sizes must be positive ints or -1, got {self.episode_sizes}")
+        if self.episodes_per_label < 1:
+            raise ValueError(f"episodes_per_label must be >= 1, got {self.episodes_per_label}")
+
+
+# The reference presets (steb/presets.py): one configuration per task family.
+PRESET_TASK_CONFIGS: Mapping[str, TaskConfig] = MappingProxyType(
+    {
+        "clustering": TaskConfig((1, 2, 5), 50),
+        "all_to_all_pairs": TaskConfig((1, 2, 5), 50),
+        "order_alignment": TaskConfig((1,), 100),
+        "predefined_pairs": TaskConfig((1,), 2),
+        "retrieval": TaskConfig((-1,), 1),
+        "probing": TaskConfig((1,), 1),
+    }
+)
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a dataset's raw data lives.
+
+    Either ``urls`` (each with its sha256, fetched by :func:`stebkit.sources.fetch`)
+    or a Hugging Face ``hf_path`` with ``hf_name``/``hf_revision``/``hf_split``.
+    """
+
+    urls: tuple[tuple[str, str | None], ...] = ()
+    hf_path: str | None = None
+    hf_name: str | None = None
+    hf_revision: str | None = None
+    hf_split: str | None = None
+    note: str = ""
+
+    @property
+    def is_hub(self) -> bool:
+        return self.hf_path is not None
+
+
+@dataclass(frozen=True)
+class License:
+    """Licence terms of a dataset, with the flags users filter on."""
+
+    name: str
+    non_commercial: bool = False
+    research_only: bool = False
+    needs_agreement: str | None = None  # e.g. "LDC licence", "PAN registration"
+    url: str | None = None
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    """One benchmark dataset, declared as data.
+
+    >>> spec = DatasetSpec(
+    ...     name="toy", description="two authors", languages=("en",),
+    ...     source=Source(), license=License("CC0-1.0"), label="author",
+    ...     tasks={"clustering": TaskConfig()}, category="idiolect",
+    ...     application="authorship_attribution")
+    >>> spec.serves("clustering"), spec.serves("retrieval")
+    (True, False)
+    """
+
+    name: str
+    description: str
+    languages: tuple[str, ...]
+    source: Source
+    license: License
+    label: str
+    tasks: Mapping[str, TaskConfig]
+    category: str
+    application: str
+    citation: str = ""
+    reader: Callable[..., Any] | None = field(default=None, compare=False, repr=False)
+    reader_version: int = 1
+    reader_options: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    offline: bool = False
+    suites: tuple[str, ...] = ()
+    steb_name: str | None = None  # the reference's dataset name, when different
+
+    def __post_init__(self) -> None:
+        unknown = set(self.tasks) - set(TASKS)
+        if unknown:
+            raise ValueError(f"dataset {self.name!r}: unknown task(s) {sorted(unknown)}; "
+                             f"known tasks are {TASKS}")
+        if self.category not in CATEGORIES:
+            raise ValueError(f"dataset {self.name!r}: unknown category {self.category!r}; "
+                             f"choose one of {CATEGORIES}")
+        if self.application not in APPLICATIONS:
+            raise ValueError(f"dataset {self.name!r}: unknown application "
+                             f"{self.application!r}; choose one of {APPLICATIONS}")
+        object.__setattr__(self, "tasks", MappingProxyType(dict(self.tasks)))
+        object.__setattr__(self, "reader_options", MappingProxyType(dict(self.reader_options)))
+
+    def serves(self, task: str) -> bool:
+        """Whether this dataset is evaluated on ``task``."""
+        return task in self.tasks
+
+    @property
+    def language(self) -> str:
+        """The first (main) language code."""
+        return self.languages[0]
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """A loaded dataset: its spec, its records, and a fingerprint of how they were made.
+
+    ``fingerprint`` hashes the source checksums, reader version, seed and size, so
+    results and caches can tell two versions of the same dataset apart.
+    """
+
+    spec: DatasetSpec
+    records: Any  # pandas.DataFrame with the columns documented in this module
+    fingerprint: str
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def __repr__(self) -> str:
+        n_labels = self.records["label"].nunique() if len(self.records) else 0
+        return (f"Dataset({self.spec.name!r}, {len(self.records)} texts, {n_labels} labels, "
+                f"tasks={list(self.spec.tasks)})")

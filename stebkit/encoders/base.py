@@ -1,0 +1,103 @@
+"""The Encoder protocol and helpers shared by every encoder.
+
+An encoder turns texts into a float32 array of shape ``(n, d)``. Anything with an
+``encode(texts)`` method — a sentence-transformers model, an MTEB-style model, a
+stebkit encoder — can be passed wherever an encoder is expected; :func:`as_encoder`
+adapts it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+
+@runtime_checkable
+class Encoder(Protocol):
+    """Structural protocol of a text encoder.
+
+    Attributes
+    ----------
+    name : str
+        Registry name or Hub id.
+    revision : str
+        Weights revision (commit, package version, or ``"n/a"``).
+    embedding_dim : int
+        Width ``d`` of the embeddings.
+    max_length : int or None
+        Longest input in tokens the model takes in one pass (None: unbounded).
+    """
+
+    name: str
+    revision: str
+    embedding_dim: int
+    max_length: int | None
+
+    def encode(
+        self, texts: Sequence[str], *, batch_size: int = 32, show_progress: bool = False
+    ) -> np.ndarray: ...
+
+    def encode_episodes(
+        self, episodes: Sequence[Sequence[str]], *, batch_size: int = 32,
+        show_progress: bool = False
+    ) -> np.ndarray: ...
+
+
+def mean_of_episodes(
+    encoder: Any, episodes: Sequence[Sequence[str]], *, batch_size: int = 32,
+    show_progress: bool = False
+) -> np.ndarray:
+    """Embed each episode (a list of texts) as the mean of its text embeddings.
+
+    This is the reference's episode pooling. All texts are encoded in one call so that
+    batching and length sorting see the whole workload.
+
+    >>> class Len:
+    ...     def encode(self, texts, **kw):
+    ...         return np.array([[len(t), 1.0] for t in texts], dtype=np.float32)
+    >>> mean_of_episodes(Len(), [["ab", "abcd"], ["a"]])
+    array([[3., 1.],
+           [1., 1.]], dtype=float32)
+    """
+    if any(len(ep) == 0 for ep in episodes):
+        bad = next(i for i, ep in enumerate(episodes) if len(ep) == 0)
+        raise ValueError(f"episodes[{bad}] is empty: every episode needs at least one text")
+    flat = [t for ep in episodes for t in ep]
+    emb = np.asarray(
+        encoder.encode(flat, batch_size=batch_size, show_progress=show_progress),
+        dtype=np.float32,
+    )
+    sizes = np.fromiter((len(ep) for ep in episodes), dtype=np.int64, count=len(episodes))
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    sums = np.add.reduceat(emb.astype(np.float64), starts, axis=0) if len(flat) else emb
+    return (sums / sizes[:, None]).astype(np.float32)
+
+
+class BaseEncoder:
+    """Convenience base class: provides ``encode_episodes`` and ``__repr__``.
+
+    Subclasses implement ``encode`` and set ``name``, ``revision``, ``embedding_dim``
+    and ``max_length``. Inheritance is optional: the protocol is structural.
+    """
+
+    name: str = "encoder"
+    revision: str = "n/a"
+    embedding_dim: int = 0
+    max_length: int | None = None
+
+    def encode(
+        self, texts: Sequence[str], *, batch_size: int = 32, show_progress: bool = False
+    ) -> np.ndarray:
+        raise NotImplementedError
+
+    def encode_episodes(
+        self, episodes: Sequence[Sequence[str]], *, batch_size: int = 32,
+        show_progress: bool = False
+    ) -> np.ndarray:
+        return mean_of_episodes(self, episodes, batch_size=batch_size,
+                                show_progress=show_progress)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r}, dim={self.embedding_dim})"

@@ -1,0 +1,30 @@
+"""Exceptions raised by stebkit.
+
+Every error names the offending item and says how to fix it.
+"""
+
+from __future__ import annotations
+
+
+class StebkitError(Exception):
+    """Base class of every stebkit-specific error."""
+
+
+class DataUnavailable(StebkitError, OSError):
+    """A data file or dataset cannot be reached (offline, not mirrored, not cached).
+
+    Examples
+    --------
+    >>> raise DataUnavailable("https://example.org/x.csv is not cached")
+    Traceback (most recent call last):
+    ...
+    stebkit.errors.DataUnavailable: https://example.org/x.csv is not cached
+    """
+
+
+class ChecksumMismatch(StebkitError, ValueError):
+    """A file's sha256 differs from the one the catalogue pins."""
+
+
+class ModelUnavailable(StebkitError, OSError):
+    """A model cannot be loaded here (offline, missing optional dependency, remote code)."""

@@ -1,0 +1,30 @@
+"""Shared test configuration.
+
+Tests read the real data through ``STEBKIT_MIRROR`` (set by the Makefile and CI to
+``../shared/data/mirror``) and keep processed data in a persistent cache so that the
+suite stays fast across runs.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+os.environ.setdefault("STEBKIT_CACHE", str(ROOT / ".cache" / "stebkit"))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("MPLBACKEND", "Agg")
+if "STEBKIT_MIRROR" not in os.environ and (ROOT.parent / "shared/data/mirror").is_dir():
+    os.environ["STEBKIT_MIRROR"] = str(ROOT.parent / "shared/data/mirror")
+
+
+@pytest.fixture(scope="session")
+def mirror() -> Path:
+    """The local data mirror; tests that need real data skip loudly without it."""
+    path = os.environ.get("STEBKIT_MIRROR", "").split(os.pathsep)[0]
+    if not path or not Path(path).is_dir():
+        pytest.skip("real-data test: set STEBKIT_MIRROR to a copy of the data mirror")
+    return Path(path)
