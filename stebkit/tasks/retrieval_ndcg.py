@@ -1,0 +1,137 @@
+"""Ranked retrieval against a corpus with graded or binary relevance.
+
+Each query ranks the whole corpus by cosine similarity; the ranking is scored with the
+trec_eval conventions used by MTEB-style benchmarks: linear gain, log2 discount, average
+precision truncated at ``k`` and divided by the number of relevant documents
+(``map_cut``), recall at several depths. Queries without any relevant document are left
+out (as trec_eval does) and counted in ``n_queries_without_relevant``.
+
+Ties in similarity are broken by corpus index (the earlier document ranks first), so the
+ranking is deterministic.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from . import _checks
+
+_BLOCK_ELEMENTS = 4_000_000
+
+
+def _relevance_matrix(relevance: object, n_queries: int, n_corpus: int) -> np.ndarray:
+    if isinstance(relevance, np.ndarray) or (
+        isinstance(relevance, (list, tuple)) and relevance
+        and not isinstance(relevance[0], Mapping)
+    ):
+        rel = np.asarray(relevance)
+        if rel.shape != (n_queries, n_corpus):
+            raise ValueError(f"relevance must have shape (n_queries, n_corpus) = "
+                             f"({n_queries}, {n_corpus}), got {rel.shape}")
+        if not (np.issubdtype(rel.dtype, np.number) or rel.dtype == bool):
+            raise TypeError(f"relevance must hold numbers, got dtype {rel.dtype}")
+        rel = rel.astype(np.float64)
+    elif isinstance(relevance, Sequence):
+        if len(relevance) != n_queries:
+            raise ValueError(f"relevance has {len(relevance)} entries but query_emb has "
+                             f"{n_queries} rows; give one mapping per query")
+        rel = np.zeros((n_queries, n_corpus))
+        for q, judged in enumerate(relevance):
+            for doc, grade in judged.items():
+                if not 0 <= int(doc) < n_corpus:
+                    raise ValueError(f"relevance[{q}] names corpus index {doc}, outside "
+                                     f"0..{n_corpus - 1}")
+                if isinstance(grade, bool) or not isinstance(grade, (int, float, np.number)):
+                    raise TypeError(f"relevance[{q}][{doc}] = {grade!r} is not a number")
+                rel[q, int(doc)] = float(grade)
+    else:
+        raise TypeError("relevance must be a (n_queries, n_corpus) array or a list of "
+                        f"{{corpus_index: grade}} mappings, got {type(relevance).__name__}")
+    if not np.isfinite(rel).all() or (rel < 0).any():
+        raise ValueError("relevance grades must be finite and >= 0")
+    return rel
+
+
+def retrieval_ndcg(
+    query_emb: np.ndarray,
+    corpus_emb: np.ndarray,
+    relevance: object,
+    *,
+    k: int = 10,
+    recall_at: tuple[int, ...] = (1, 5, 10, 100),
+) -> dict:
+    """nDCG@k (main), MAP@k and recall@k of cosine ranking.
+
+    Parameters
+    ----------
+    query_emb : ndarray of shape (n_queries, d)
+    corpus_emb : ndarray of shape (n_corpus, d)
+    relevance : ndarray of shape (n_queries, n_corpus) or list of mappings
+        Graded (or binary) relevance; 0 means not relevant. A list gives, per query, a
+        ``{corpus_index: grade}`` mapping of its judged documents.
+    k : int
+        Cut-off of nDCG and MAP.
+    recall_at : tuple of int
+        Depths of the reported recall.
+
+    Returns
+    -------
+    dict
+        ``ndcg@k``, ``map@k``, ``recall@r`` for each depth, ``n_queries``,
+        ``n_queries_without_relevant``; ``details`` holds the per-query ``ndcg``.
+
+    Examples
+    --------
+    >>> q = np.array([[1.0, 0.0]], dtype=np.float32)
+    >>> c = np.array([[1.0, 0.0], [0.0, 1.0], [0.7, 0.7]], dtype=np.float32)
+    >>> res = retrieval_ndcg(q, c, [{1: 1}], k=2, recall_at=(1, 3))
+    >>> res["recall@1"], res["recall@3"], res["map@2"]
+    (0.0, 1.0, 0.0)
+    """
+    query_emb = _checks.embeddings(query_emb, "query_emb")
+    corpus_emb = _checks.embeddings(corpus_emb, "corpus_emb")
+    if query_emb.shape[1] != corpus_emb.shape[1]:
+        raise ValueError(f"query_emb has width {query_emb.shape[1]} but corpus_emb has "
+                         f"{corpus_emb.shape[1]}; encode both with the same model")
+    if k < 1 or any(r < 1 for r in recall_at):
+        raise ValueError(f"k and recall_at must be >= 1, got k={k}, recall_at={recall_at}")
+    n_q, n_c = query_emb.shape[0], corpus_emb.shape[0]
+    rel = _relevance_matrix(relevance, n_q, n_c)
+    has_rel = (rel > 0).any(axis=1)
+    if not has_rel.any():
+        raise ValueError("no query has a relevant document (all relevance grades are 0)")
+    if not has_rel.all():
+        warnings.warn(f"{int((~has_rel).sum())} of {n_q} queries have no relevant document "
+                      "and are left out of the scores", UserWarning, stacklevel=2)
+    depth = min(n_c, max(k, *recall_at))
+    q = _checks.unit_rows(query_emb)[has_rel]
+    c = _checks.unit_rows(corpus_emb)
+    rel = rel[has_rel]
+    top = np.empty((q.shape[0], depth), dtype=np.int64)
+    step = max(1, _BLOCK_ELEMENTS // n_c)
+    order_index = np.arange(n_c)
+    for start in range(0, q.shape[0], step):
+        sims = q[start:start + step] @ c.T
+        # Sort by descending similarity, then ascending corpus index (lexsort: last key first).
+        for row, s in enumerate(sims):
+            top[start + row] = np.lexsort((order_index, -s))[:depth]
+    gains = np.take_along_axis(rel, top, axis=1)
+    discount = 1.0 / np.log2(np.arange(2, depth + 2))
+    kk = min(k, depth)
+    dcg = (gains[:, :kk] * discount[:kk]).sum(axis=1)
+    ideal = -np.sort(-rel, axis=1)[:, :kk]
+    ndcg = dcg / (ideal * discount[:kk]).sum(axis=1)
+    hits = gains > 0
+    n_rel = (rel > 0).sum(axis=1)
+    precision = np.cumsum(hits, axis=1) / np.arange(1, depth + 1)
+    ap = (precision[:, :kk] * hits[:, :kk]).sum(axis=1) / n_rel
+    out = {f"ndcg@{k}": float(ndcg.mean()), f"map@{k}": float(ap.mean())}
+    for r in recall_at:
+        out[f"recall@{r}"] = float((hits[:, :min(r, depth)].sum(axis=1) / n_rel).mean())
+    out["n_queries"] = float(q.shape[0])
+    out["n_queries_without_relevant"] = float((~has_rel).sum())
+    out["details"] = {"ndcg": ndcg}
+    return out
