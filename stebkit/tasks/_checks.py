@@ -29,7 +29,7 @@ def embeddings(x: object, name: str, *, ndim: int = 2, nonzero: bool = True) -> 
     last axis) must have a non-zero norm, as cosine similarity requires.
     """
     if not isinstance(x, np.ndarray):
-        if isinstance(x, (list, tuple)):
+        if isinstance(x, (list, tuple)) or hasattr(x, "__array__"):
             x = np.asarray(x)
         else:
             raise TypeError(f"{name} must be a NumPy array of floats, got {type(x).__name__}")
@@ -57,7 +57,7 @@ def labels(y: object, name: str, n: int, other: str) -> np.ndarray:
     """Validate a 1-D label array of length ``n`` (matching ``other``) and return it."""
     if isinstance(y, np.ndarray):
         arr = y
-    elif isinstance(y, (list, tuple)):
+    elif isinstance(y, (list, tuple)) or hasattr(y, "__array__"):  # e.g. a pandas Series
         arr = np.asarray(y)
     else:
         raise TypeError(f"{name} must be a 1-D array or list of labels, got {type(y).__name__}")

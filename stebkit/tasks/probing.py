@@ -1,0 +1,232 @@
+"""Probing: can a linear classifier read a binned style feature off frozen embeddings?
+
+STEB bins each continuous feature (e.g. mean word length) into quantile classes, keeps an
+equal number of texts per class, splits them 80/10/10 and trains a linear probe, choosing
+the L2 strength on validation accuracy (SentEval's protocol).
+"""
+
+from __future__ import annotations
+
+from copy import deepcopy
+
+import numpy as np
+
+from . import _checks
+
+#: L2 strengths tried by the probe (STEB: ``10**t for t in range(-5, -1)``).
+L2_GRID: tuple[float, ...] = (1e-5, 1e-4, 1e-3, 1e-2)
+
+
+def quantile_bins(values: np.ndarray, n_bins: int = 5) -> np.ndarray:
+    """Class of each value among ``n_bins`` quantile bins (``pandas.qcut``, as STEB).
+
+    Duplicate bin edges are merged, so heavily tied features can give fewer classes.
+
+    Examples
+    --------
+    >>> from stebkit.tasks import quantile_bins
+    >>> quantile_bins([3.0, 1.0, 2.0, 4.0], n_bins=2).tolist()
+    [1, 0, 0, 1]
+    """
+    import pandas as pd
+
+    v = np.asarray(values)
+    if v.ndim != 1 or v.shape[0] == 0:
+        raise ValueError(f"values must be a non-empty 1-D array, got shape {v.shape}")
+    if v.dtype.kind not in "iuf":
+        raise TypeError(f"values must be numeric, got dtype {v.dtype}")
+    if not np.isfinite(v).all():
+        raise ValueError("values contains NaN or infinite entries; drop those texts first")
+    if not isinstance(n_bins, (int, np.integer)) or n_bins < 2:
+        raise ValueError(f"n_bins must be an integer >= 2, got {n_bins!r}")
+    return pd.qcut(v, q=n_bins, duplicates="drop", labels=False).astype(np.int64)
+
+
+def balanced_split(labels: np.ndarray, *, fractions: tuple[float, float, float] = (0.8, 0.1, 0.1),
+                   max_total: int | None = 38_400, seed: int = 42) -> dict[str, np.ndarray]:
+    """Class-balanced, seeded train/val/test split (STEB's probing protocol).
+
+    Every class is down-sampled to the size ``m`` of the smallest class (at most
+    ``max_total // n_classes``); each class's kept texts are shuffled and cut into
+    ``int(0.8 m)`` train, ``int(0.1 m)`` validation and the rest test. The rows of each
+    split are returned in one seeded random order of the whole dataset, which is the order
+    in which STEB's probe sees them (it shuffles the dataset once, then never again).
+
+    Returns
+    -------
+    dict
+        ``train``, ``val``, ``test``: integer row indices; ``dropped``: the indices left out
+        by the balancing.
+
+    Examples
+    --------
+    >>> from stebkit.tasks import balanced_split
+    >>> s = balanced_split([0] * 10 + [1] * 12, seed=0)
+    >>> [len(s[k]) for k in ("train", "val", "test", "dropped")]
+    [16, 2, 2, 2]
+    """
+    y = np.asarray(labels)
+    if y.ndim != 1 or y.shape[0] == 0:
+        raise ValueError(f"labels must be a non-empty 1-D array, got shape {y.shape}")
+    if len(fractions) != 3 or min(fractions) < 0 or abs(sum(fractions) - 1) > 1e-9:
+        raise ValueError(f"fractions must be three non-negative numbers summing to 1, "
+                         f"got {fractions!r}")
+    code, k = _checks.codes(y)
+    if k < 2:
+        raise ValueError("labels has a single class; a probe needs at least 2")
+    rng = np.random.default_rng(seed)
+    m = int(np.bincount(code).min())
+    if max_total is not None:
+        m = min(m, max_total // k)
+    n_train, n_val = int(fractions[0] * m), int(fractions[1] * m)
+    split = np.full(y.shape[0], 3, dtype=np.int8)  # 0 train, 1 val, 2 test, 3 dropped
+    for c in range(k):
+        kept = rng.permutation(np.flatnonzero(code == c))[:m]
+        split[kept[:n_train]] = 0
+        split[kept[n_train: n_train + n_val]] = 1
+        split[kept[n_train + n_val:]] = 2
+    order = rng.permutation(y.shape[0])
+    return {name: order[split[order] == s]
+            for s, name in enumerate(("train", "val", "test", "dropped"))}
+
+
+def _steb_probe(xs: list[np.ndarray], ys: list[np.ndarray], n_classes: int,
+                seed: int) -> tuple[float, float, float, np.ndarray]:
+    """STEB's probe: Linear -> sigmoid -> cross-entropy, Adam lr 0.01, batch 512, no shuffle.
+
+    Per L2 strength: at most 200 epochs; after each epoch the validation accuracy is
+    compared with the best so far; the count of epochs without improvement is never reset,
+    and training stops once it exceeds 5. The best-on-validation state of the strength with
+    the highest validation accuracy (first on ties) is evaluated on the test set.
+    """
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # tiny matrices: one thread is fastest and reproducible
+    try:
+        return _train_steb_probe(torch, xs, ys, n_classes, seed)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _train_steb_probe(torch, xs, ys, n_classes, seed):  # noqa: ANN001, ANN202
+    torch.manual_seed(seed)
+    (xtr, xva, xte), (ytr, yva, yte) = ([torch.from_numpy(np.ascontiguousarray(a, np.float32))
+                                         for a in xs], [torch.from_numpy(a) for a in ys])
+
+    def accuracy(model: torch.nn.Module, x: torch.Tensor, y: torch.Tensor) -> tuple:
+        with torch.no_grad():
+            pred = torch.cat([torch.sigmoid(model(x[i: i + 512])).argmax(1)
+                              for i in range(0, x.shape[0], 512)])
+        return float((pred == y).float().sum() / y.shape[0]), pred.numpy()
+
+    best_states, best_scores = [], []
+    for reg in L2_GRID:
+        model = torch.nn.Linear(xtr.shape[1], n_classes)
+        opt = torch.optim.Adam(model.parameters(), lr=0.01, weight_decay=reg)
+        best, state, stalls = float("-inf"), None, 0
+        for _ in range(200):
+            for i in range(0, xtr.shape[0], 512):
+                # STEB applies a sigmoid before the softmax cross-entropy; kept on purpose.
+                loss = torch.nn.functional.cross_entropy(
+                    torch.sigmoid(model(xtr[i: i + 512])), ytr[i: i + 512])
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+            val_acc, _ = accuracy(model, xva, yva)
+            if val_acc > best:
+                best, state = val_acc, deepcopy(model.state_dict())
+            else:
+                stalls += 1
+                if stalls > 5:
+                    break
+        best_states.append(state)
+        best_scores.append(best)
+    pick = int(np.argmax(best_scores))
+    model = torch.nn.Linear(xtr.shape[1], n_classes)
+    model.load_state_dict(best_states[pick])
+    test_acc, pred = accuracy(model, xte, yte)
+    return test_acc, L2_GRID[pick], best_scores[pick], pred
+
+
+def _logreg_probe(xs: list[np.ndarray], ys: list[np.ndarray],
+                  seed: int) -> tuple[float, float, float, np.ndarray]:
+    """Multinomial logistic regression; L2 strength ``lam`` means ``C = 1 / (lam * n_train)``."""
+    from sklearn.linear_model import LogisticRegression
+
+    best = (float("-inf"), None, None)
+    for reg in L2_GRID:
+        clf = LogisticRegression(C=1.0 / (reg * xs[0].shape[0]), max_iter=1000,
+                                 random_state=seed)
+        clf.fit(xs[0], ys[0])
+        val_acc = float(np.mean(clf.predict(xs[1]) == ys[1]))
+        if val_acc > best[0]:
+            best = (val_acc, reg, clf)
+    pred = best[2].predict(xs[2])
+    return float(np.mean(pred == ys[2])), best[1], best[0], pred
+
+
+def probing(X_train: np.ndarray, y_train: np.ndarray, X_val: np.ndarray, y_val: np.ndarray,
+            X_test: np.ndarray, y_test: np.ndarray, *, mode: str = "steb",
+            seed: int = 42) -> dict:
+    """Test accuracy of a linear probe trained on frozen embeddings.
+
+    Parameters
+    ----------
+    X_train, X_val, X_test : ndarray of shape (n_split, d)
+        Embeddings of each split (zero vectors allowed).
+    y_train, y_val, y_test : array-like of shape (n_split,)
+        Classes (e.g. from :func:`quantile_bins`); every validation and test class must
+        occur in training.
+    mode : {"steb", "logreg"}
+        ``"steb"`` reproduces STEB's torch probe (see ``_steb_probe``: linear layer, Adam lr
+        0.01, weight decay chosen from ``L2_GRID`` on validation accuracy, batch 512 in input
+        order, at most 200 epochs with early stopping, and STEB's sigmoid before the
+        cross-entropy). ``"logreg"`` is scikit-learn's multinomial logistic regression
+        (lbfgs) with the same L2 grid, ``C = 1 / (l2 * n_train)``.
+    seed : int
+        Seeds the torch initialisation (``"steb"``) or the solver (``"logreg"``).
+
+    Returns
+    -------
+    dict
+        ``accuracy`` (test, main), ``val_accuracy`` and ``l2`` (the chosen strength), and
+        ``details`` with ``test_pred`` (predicted class) and ``test_correct`` (0/1 floats).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from stebkit.tasks import probing
+    >>> rng = np.random.default_rng(0)
+    >>> y = np.arange(60) % 2
+    >>> X = (rng.normal(size=(60, 4)) + 6 * y[:, None]).astype(np.float32)
+    >>> probing(X[:40], y[:40], X[40:50], y[40:50], X[50:], y[50:], mode="logreg")["accuracy"]
+    1.0
+    """
+    xs, raw = [], []
+    for name, x, y in (("X_train", X_train, y_train), ("X_val", X_val, y_val),
+                       ("X_test", X_test, y_test)):
+        x = _checks.embeddings(x, name, nonzero=False)
+        xs.append(x)
+        raw.append(_checks.labels(y, "y" + name[1:], x.shape[0], name))
+    if len({x.shape[1] for x in xs}) != 1:
+        raise ValueError("X_train, X_val and X_test must have the same number of columns, got "
+                         f"{[x.shape[1] for x in xs]}")
+    classes = np.unique(raw[0])
+    if classes.shape[0] < 2:
+        raise ValueError("y_train has a single class; a probe needs at least 2")
+    ys = []
+    for name, y in zip(("y_train", "y_val", "y_test"), raw, strict=True):
+        unseen = np.setdiff1d(y, classes)
+        if unseen.shape[0]:
+            raise ValueError(f"{name} has classes absent from y_train: {unseen[:5].tolist()}")
+        ys.append(np.searchsorted(classes, y).astype(np.int64))
+    if mode == "steb":
+        acc, reg, val_acc, pred = _steb_probe(xs, ys, classes.shape[0], seed)
+    elif mode == "logreg":
+        acc, reg, val_acc, pred = _logreg_probe(xs, ys, seed)
+    else:
+        raise ValueError(f"mode must be 'steb' or 'logreg', got {mode!r}")
+    return {"accuracy": acc, "val_accuracy": val_acc, "l2": float(reg),
+            "details": {"test_pred": classes[pred],
+                        "test_correct": (pred == ys[2]).astype(np.float64)}}

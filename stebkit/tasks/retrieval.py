@@ -1,0 +1,147 @@
+"""Retrieval: rank the targets for each query by cosine similarity.
+
+A target is relevant to a query when their labels are equal. As in STEB, queries and
+targets whose label is absent from the other side are removed first (their counts are
+returned). The similarity matrix is processed in chunks of queries, so memory stays
+bounded for any number of queries.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _checks
+
+#: Cut-offs of the reported ``recall@k`` values.
+RECALL_KS: tuple[int, ...] = (1, 8, 16, 32, 64, 128)
+
+_CHUNK_ELEMENTS = 8_000_000  # similarities held at once (32 MB in float32)
+
+
+def _ranks(sims: np.ndarray, rows: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    """1-based rank of target ``targets[i]`` in the similarity row ``sims[rows[i]]``.
+
+    Rank = 1 + number of targets with a higher similarity + number of targets with an equal
+    similarity and a smaller index (the order of a stable sort by decreasing similarity).
+    With few relevant targets per query they are compared with the whole row; with many,
+    each row is sorted once and searched.
+    """
+    values = sims[rows, targets]
+    if rows.shape[0] > 16 * sims.shape[0]:
+        ordered = np.sort(sims, axis=1)
+        higher = np.empty(rows.shape[0], dtype=np.int64)
+        equal = np.empty(rows.shape[0], dtype=np.int64)
+        bounds = np.searchsorted(rows, np.arange(sims.shape[0] + 1))
+        for i in range(sims.shape[0]):
+            part = slice(bounds[i], bounds[i + 1])
+            right = np.searchsorted(ordered[i], values[part], side="right")
+            higher[part] = sims.shape[1] - right
+            equal[part] = right - np.searchsorted(ordered[i], values[part], side="left")
+    else:
+        higher = np.empty(rows.shape[0], dtype=np.int64)
+        equal = np.empty(rows.shape[0], dtype=np.int64)
+        step = max(1, _CHUNK_ELEMENTS // sims.shape[1])
+        for a in range(0, rows.shape[0], step):
+            block = sims[rows[a: a + step]]
+            value = values[a: a + step, None]
+            higher[a: a + step] = np.count_nonzero(block > value, axis=1)
+            equal[a: a + step] = np.count_nonzero(block == value, axis=1)
+    for i in np.flatnonzero(equal > 1):  # ties: count equal targets earlier in the list
+        higher[i] += np.count_nonzero(sims[rows[i], : targets[i]] == values[i])
+    return higher + 1
+
+
+def retrieval(query_emb: np.ndarray, query_labels: np.ndarray, target_emb: np.ndarray,
+              target_labels: np.ndarray) -> dict:
+    """Rank all targets for each query by cosine similarity and score the relevant ones.
+
+    Similarities are computed in the embeddings' own floating precision (float32 in, float32
+    similarities, as STEB). Ties are broken deterministically by target position: among
+    equally similar targets the one earlier in ``target_emb`` ranks higher.
+
+    Parameters
+    ----------
+    query_emb : ndarray of shape (n_queries, d)
+    query_labels : array-like of shape (n_queries,)
+    target_emb : ndarray of shape (n_targets, d)
+    target_labels : array-like of shape (n_targets,)
+
+    Returns
+    -------
+    dict
+        Averages over the kept queries of
+
+        - ``mrr`` (main): the mean of ``1 / rank`` over all relevant targets of the query
+          (STEB's definition; equal to the usual MRR when each query has one relevant target);
+        - ``mrr_first_hit``: ``1 / rank`` of the best-ranked relevant target (LUAR/MTEB);
+        - ``mean_rank``: the mean rank of the relevant targets;
+        - ``recall@1``, ``recall@8``, ``recall@16``, ``recall@32``, ``recall@64``,
+          ``recall@128``: the fraction of the relevant targets ranked in the top k;
+
+        plus ``n_queries`` (kept), ``n_queries_dropped`` and ``n_targets_dropped`` (label
+        absent from the other side), and ``details``: ``per_query_rr`` (the per-query value
+        averaged by ``mrr``), ``per_query_first_rank`` and ``n_relevant`` (per kept query),
+        ``query_index`` (positions of the kept queries in the input).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from stebkit.tasks import retrieval
+    >>> q = np.array([[1, 0], [0, 1]], dtype=np.float32)
+    >>> t = np.array([[0, 1], [1, 0.1], [0.9, 0.2]], dtype=np.float32)
+    >>> r = retrieval(q, ["a", "b"], t, ["b", "a", "a"])
+    >>> r["mrr"], r["mrr_first_hit"], r["mean_rank"], r["recall@1"]
+    (0.875, 1.0, 1.25, 0.75)
+    """
+    q = _checks.embeddings(query_emb, "query_emb")
+    t = _checks.embeddings(target_emb, "target_emb")
+    if q.shape[1] != t.shape[1]:
+        raise ValueError(f"query_emb has dimension {q.shape[1]} but target_emb has "
+                         f"{t.shape[1]}; both must come from the same encoder")
+    qy = _checks.labels(query_labels, "query_labels", q.shape[0], "query_emb")
+    ty = _checks.labels(target_labels, "target_labels", t.shape[0], "target_emb")
+    common = np.intersect1d(qy, ty)
+    keep_q = np.flatnonzero(np.isin(qy, common))
+    keep_t = np.isin(ty, common)
+    n_q_dropped = q.shape[0] - keep_q.shape[0]
+    n_t_dropped = int((~keep_t).sum())
+    if keep_q.shape[0] == 0:
+        raise ValueError("no query label occurs among target_labels; retrieval needs at least "
+                         "one query whose label is present on the target side")
+    dtype = np.result_type(q.dtype, t.dtype, np.float32)
+    qn = _checks.unit_rows(q[keep_q], dtype)
+    tn = _checks.unit_rows(t[keep_t], dtype)
+    code, _ = _checks.codes(np.concatenate([qy[keep_q], ty[keep_t]]))
+    q_code, t_code = code[: keep_q.shape[0]], code[keep_q.shape[0]:]
+    by_label = np.split(np.argsort(t_code, kind="stable"),
+                        np.cumsum(np.bincount(t_code))[:-1])
+
+    n_q, n_t = qn.shape[0], tn.shape[0]
+    n_rel = np.bincount(t_code)[q_code]
+    ranks = np.empty(int(n_rel.sum()), dtype=np.int64)  # relevant targets, query by query
+    start = np.concatenate([[0], np.cumsum(n_rel)])
+    chunk = max(1, _CHUNK_ELEMENTS // n_t)
+    for a in range(0, n_q, chunk):
+        b = min(a + chunk, n_q)
+        sims = qn[a:b] @ tn.T
+        rows = np.repeat(np.arange(b - a), n_rel[a:b])
+        targets = np.concatenate([by_label[c] for c in q_code[a:b]])
+        ranks[start[a]: start[b]] = _ranks(sims, rows, targets)
+    query = np.repeat(np.arange(n_q), n_rel)
+    rr = np.bincount(query, 1.0 / ranks, n_q) / n_rel
+    mean_rank = np.bincount(query, ranks, n_q) / n_rel
+    first = np.minimum.reduceat(ranks, start[:-1])
+    recall = [np.bincount(query, ranks <= k, n_q) / n_rel for k in RECALL_KS]
+    out: dict = {
+        "mrr": float(rr.mean()),
+        "mrr_first_hit": float(np.mean(1.0 / first)),
+        "mean_rank": float(mean_rank.mean()),
+    }
+    for k, row in zip(RECALL_KS, recall, strict=True):
+        out[f"recall@{k}"] = float(row.mean())
+    out["n_queries"] = float(n_q)
+    out["n_queries_dropped"] = float(n_q_dropped)
+    out["n_targets_dropped"] = float(n_t_dropped)
+    out["details"] = {"per_query_rr": rr, "per_query_first_rank": first, "n_relevant": n_rel,
+                      "query_index": keep_q}
+    return out

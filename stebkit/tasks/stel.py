@@ -1,0 +1,85 @@
+"""STEL: the similarity-based style evaluation framework (Wegmann & Nguyen, 2021).
+
+A STEL item is a quadruple: anchors ``A1, A2`` in two styles and alternatives ``S1, S2``
+in the same two styles, where ``correct`` says whether ``S1`` (1) or ``S2`` (2) shares
+``A1``'s style. Similarity is the cosine of the embeddings; a tie counts as 0.5 (STEL
+guesses at random there and credits ties with 0.5 in its accuracy).
+
+- *STEL* (quadruple rule): with distances ``d = 1 - cos``, predict 1 when
+  ``|| (d(A1,S1), d(A2,S2)) || < || (d(A1,S2), d(A2,S1)) ||`` and 2 when greater.
+- *STEL-or-Content* (triple rule, Wegmann et al., 2022): the wrong alternative is replaced
+  by ``A2`` (same content as ``A1``, other style); correct when
+  ``cos(A1, S_correct) > cos(A1, A2)``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _checks
+
+
+def _cos(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.einsum("ij,ij->i", a, b)
+
+
+def _credit(good: np.ndarray, bad: np.ndarray) -> np.ndarray:
+    """1 where good wins, 0 where bad wins, 0.5 on ties."""
+    return np.where(good, 1.0, np.where(bad, 0.0, 0.5))
+
+
+def stel(anchor1: np.ndarray, anchor2: np.ndarray, alt1: np.ndarray, alt2: np.ndarray,
+         correct: np.ndarray) -> dict:
+    """STEL accuracy (quadruple rule) and STEL-or-Content accuracy (triple rule).
+
+    Parameters
+    ----------
+    anchor1, anchor2, alt1, alt2 : ndarray of shape (n, d)
+        Embeddings of ``A1``, ``A2``, ``S1``, ``S2`` of each item.
+    correct : array-like of shape (n,)
+        1 when ``S1`` has ``A1``'s style, 2 when ``S2`` has.
+
+    Returns
+    -------
+    dict
+        ``stel_acc`` (main), ``stel_or_content_acc``, and ``details`` with the per-item
+        credit (1, 0.5 or 0) ``stel_correct`` and ``stel_or_content_correct``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from stebkit.tasks import stel
+    >>> formal, casual = np.array([[1.0, 0.0]]), np.array([[0.0, 1.0]])
+    >>> r = stel(formal, casual, casual + 0.1, formal + 0.1, [2])
+    >>> r["stel_acc"], r["stel_or_content_acc"]
+    (1.0, 1.0)
+    """
+    a1 = _checks.embeddings(anchor1, "anchor1")
+    n = a1.shape[0]
+    arrays = [a1]
+    for name, arr in (("anchor2", anchor2), ("alt1", alt1), ("alt2", alt2)):
+        arr = _checks.embeddings(arr, name)
+        if arr.shape != a1.shape:
+            raise ValueError(f"{name} has shape {arr.shape} but anchor1 has shape {a1.shape}; "
+                             "each item needs one row in all four arrays")
+        arrays.append(arr)
+    a1, a2, s1, s2 = (_checks.unit_rows(a) for a in arrays)
+    c = _checks.labels(correct, "correct", n, "anchor1")
+    if c.dtype.kind not in "iuf" or not np.isin(c, (1, 2)).all():
+        raise ValueError("correct must contain only 1 (alt1 matches anchor1's style) or 2")
+    one = c == 1
+    c11, c12 = _cos(a1, s1), _cos(a1, s2)
+    d11, d12 = 1 - c11, 1 - c12
+    d21, d22 = 1 - _cos(a2, s1), 1 - _cos(a2, s2)
+    straight = np.sqrt(d11 * d11 + d22 * d22)
+    crossed = np.sqrt(d12 * d12 + d21 * d21)
+    pred1, pred2 = straight < crossed, straight > crossed
+    quad = _credit(np.where(one, pred1, pred2), np.where(one, pred2, pred1))
+    style = np.where(one, c11, c12)
+    content = _cos(a1, a2)
+    triple = _credit(style > content, style < content)
+    return {
+        "stel_acc": float(quad.mean()),
+        "stel_or_content_acc": float(triple.mean()),
+        "details": {"stel_correct": quad, "stel_or_content_correct": triple},
+    }
