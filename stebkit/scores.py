@@ -1,0 +1,884 @@
+"""Operational and definitional STEB scores, with bootstrap intervals.
+
+The STEB reference reports two scores (its ``scripts/benchmark_clustering`` package
+and ``docs/leaderboard.md``):
+
+Operational score
+    Per task, a models x datasets matrix of the task's main metric (default
+    exclusions: non-English and semantic-control datasets; datasets that not every
+    model has are dropped). Datasets are grouped so that redundant datasets count once:
+
+    - ``grouping="correlation"`` (the reference): Spearman correlation between the
+      dataset columns across models (an undefined correlation counts as 0), distance
+      ``clip(1 - rho, 0, 2)`` with a zero diagonal, Ward linkage of the condensed
+      distance matrix (``scipy.cluster.hierarchy.linkage(squareform(d), "ward")``),
+      flat clusters cut with ``fcluster(Z, t=threshold, criterion="distance")``.
+      The reference's leaderboard uses ``threshold=0.5`` (its command-line default;
+      its library default is 1.0). The grouping moves when models are added and is
+      unreliable with fewer than 10 models (a warning says so).
+    - ``grouping="fixed"``: the reference's hand-made clusters
+      (``stebkit/data/dataset_clusters.yaml``, transcribed from the reference's
+      ``scripts/dataset_clusters.yaml``); a dataset listed in several clusters belongs
+      to the first. Datasets the reference does not list (the offline suites) form one
+      group each. Scores do not move when models are added.
+    - a mapping ``{dataset: group}`` or ``{group: [datasets]}``: a declared grouping;
+      unlisted datasets form one group each.
+
+    Task score = mean over groups of the group means; STEB score = mean of the task
+    scores a model has. With several episode sizes, each (model, dataset, task) uses
+    the first episode size of the reference preset for the task (size 1 for
+    clustering and all-to-all pairs), else its smallest size, as the reference does.
+
+Definitional score (Wegmann et al.'s definition of style, as the reference computes it)
+    For each definitional cluster — genre, register, time, demographics, dialect,
+    idiolect, linguistic features (the reference's ``predefined_features``) and content
+    independence (``style_vs_content``) — one column per (task, metric): the mean over
+    the cluster's datasets evaluated by every model of that column; the cluster score is
+    the mean of its columns. Order alignment enters the style clusters with its plain
+    accuracy (``acc_mean``) and content independence with its distractor accuracy
+    (``distractor_acc_mean``, order-alignment results only). Object of Study = mean of
+    the six object clusters; Definitional score = mean of Object of Study, Linguistic
+    Features and Content Independence. Datasets the reference does not list join the
+    cluster of their declared ``dataset_category``, and every order-alignment dataset
+    also joins content independence, as all of the reference's do.
+
+Intervals are percentile bootstrap intervals over datasets. Operational: a two-stage
+(clustered) bootstrap inside every task — resample the task's groups, and the datasets
+inside each group, with replacement (tasks themselves are fixed). Definitional: resample
+the datasets inside every cluster column (clusters and axes are fixed by the
+definition). The grouping is kept fixed, and the same draw serves every model, so
+replicates are paired across models.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from stebkit.datasets.spec import PRESET_TASK_CONFIGS, TASKS
+
+log = logging.getLogger(__name__)
+
+MIN_RELIABLE_MODELS = 10
+"""Below this many models the correlation grouping is flagged low-confidence."""
+
+DEFAULT_THRESHOLD = 0.5
+"""Ward cut height of the reference's leaderboard (its command-line default)."""
+
+DEFAULT_EXCLUDE = ("non_english", "semantic_control")
+"""Default dataset exclusions, as the reference's (non-English and semantic sets)."""
+
+OBJECT_OF_STUDY = ("genre", "register", "time", "demographics", "dialect", "idiolect")
+DEFINITIONAL_COLUMNS = (*OBJECT_OF_STUDY, "object_of_study", "linguistic_features",
+                        "content_independence", "definitional_score")
+
+# stebkit definitional category -> the reference's cluster name.
+_CATEGORY_CLUSTER = {
+    "genre": "genre", "register": "register", "time": "time",
+    "demographics": "demographics", "dialect": "dialect", "idiolect": "idiolect",
+    "linguistic_features": "predefined_features", "style_vs_content": "style_vs_content",
+}
+# definitional column -> reference cluster
+_DEF_CLUSTERS = {**{c: c for c in OBJECT_OF_STUDY},
+                 "linguistic_features": "predefined_features",
+                 "content_independence": "style_vs_content"}
+_OA = "order_alignment"
+_OA_ACC = "acc_mean"
+_OA_DISTRACTOR = "distractor_acc_mean"
+
+
+# --------------------------------------------------------------------------- inputs
+def main_frame(results: Any) -> pd.DataFrame:
+    """The main-metric rows of ``results`` as a frame.
+
+    Accepts a :class:`stebkit.results.Results` (anything with ``main_frame()``), a tidy
+    frame with ``metric`` and ``is_main`` columns, or a frame already holding one main
+    value per row. Rows without a value are dropped (the count is logged).
+
+    >>> df = pd.DataFrame({"model": ["a"], "dataset": ["d"], "task": ["clustering"],
+    ...                    "value": [0.5]})
+    >>> main_frame(df)[["model", "value"]].to_dict("records")
+    [{'model': 'a', 'value': 0.5}]
+    """
+    if hasattr(results, "main_frame"):
+        df = results.main_frame()
+    elif isinstance(results, pd.DataFrame):
+        df = results
+        if "is_main" in df.columns:
+            df = df[df["is_main"].astype(bool)]
+    else:
+        raise TypeError("results must be a stebkit Results object (with main_frame()) or a "
+                        f"pandas DataFrame, got {type(results).__name__}")
+    missing = {"model", "dataset", "task", "value"} - set(df.columns)
+    if missing:
+        raise ValueError(f"results frame lacks column(s) {sorted(missing)}; pass "
+                         "Results.main_frame() or Results.to_frame()")
+    df = df.copy()
+    df["value"] = pd.to_numeric(df["value"], errors="coerce")
+    n_nan = int(df["value"].isna().sum())
+    if n_nan:
+        log.info("dropped %d result row(s) without a value", n_nan)
+        df = df[df["value"].notna()]
+    return df.reset_index(drop=True)
+
+
+def _tidy_frame(results: Any) -> pd.DataFrame | None:
+    """All metric rows (``to_frame()``) when available, else None."""
+    if hasattr(results, "to_frame"):
+        df = results.to_frame()
+    elif isinstance(results, pd.DataFrame) and "metric" in results.columns:
+        df = results
+    else:
+        return None
+    df = df.copy()
+    df["value"] = pd.to_numeric(df["value"], errors="coerce")
+    return df[df["value"].notna()].reset_index(drop=True)
+
+
+def apply_exclusions(df: pd.DataFrame, exclude: Iterable[str] | None = DEFAULT_EXCLUDE
+                     ) -> tuple[pd.DataFrame, dict[str, list[str]]]:
+    """Drop excluded datasets; return the kept rows and what was excluded, by reason.
+
+    ``exclude`` holds ``"non_english"`` (``language`` not English),
+    ``"semantic_control"`` (``dataset_category == "semantic_control"``) and/or dataset
+    names.
+
+    >>> df = pd.DataFrame({"dataset": ["a", "b", "c"], "language": ["en", "de", "en"],
+    ...                    "dataset_category": ["genre", "genre", "semantic_control"]})
+    >>> kept, why = apply_exclusions(df)
+    >>> list(kept["dataset"]), why
+    (['a'], {'non_english': ['b'], 'semantic_control': ['c']})
+    """
+    exclude = [] if exclude is None else ([exclude] if isinstance(exclude, str)
+                                          else list(exclude))
+    drop = pd.Series(False, index=df.index)
+    why: dict[str, list[str]] = {}
+    for item in exclude:
+        if item == "non_english":
+            if "language" not in df.columns:
+                continue
+            lang = df["language"].astype(str).str.lower()
+            english = lang.eq("en") | lang.str.startswith("en-") | lang.str.startswith("en_")
+            mask = df["language"].notna() & ~english
+        elif item == "semantic_control":
+            if "dataset_category" not in df.columns:
+                continue
+            mask = df["dataset_category"].eq("semantic_control")
+        else:
+            mask = df["dataset"].eq(item)
+        names = sorted(df.loc[mask & ~drop, "dataset"].unique())
+        if names:
+            why[item] = names
+        drop |= mask
+    if why:
+        log.info("excluded datasets: %s", why)
+    return df[~drop].reset_index(drop=True), why
+
+
+def select_episode_size(df: pd.DataFrame, episode_size: int | None = None) -> pd.DataFrame:
+    """Keep one episode size per (model, dataset, task), as the reference does.
+
+    With ``episode_size=None``: the first size of the reference preset for the task
+    when present (``1`` for clustering and all-to-all pairs), else the smallest size.
+    With an int: exactly that size.
+
+    >>> df = pd.DataFrame({"model": "m", "dataset": "d", "task": "clustering",
+    ...                    "episode_size": [5, 1, 2], "value": [0.9, 0.3, 0.5]})
+    >>> select_episode_size(df)[["episode_size", "value"]].to_dict("records")
+    [{'episode_size': 1, 'value': 0.3}]
+    """
+    if "episode_size" not in df.columns:
+        return df
+    size = pd.to_numeric(df["episode_size"], errors="coerce")
+    if episode_size is not None:
+        return df[size.eq(episode_size)].reset_index(drop=True)
+    preferred = df["task"].map(lambda t: PRESET_TASK_CONFIGS[t].episode_sizes[0]
+                               if t in PRESET_TASK_CONFIGS else np.nan)
+    order = pd.DataFrame({
+        "pref": (~size.eq(preferred)).astype(int),
+        # -1 (all texts of a label) sorts after every fixed size
+        "size": size.where(size > 0, np.inf),
+    }, index=df.index)
+    keys = ["model", "dataset", "task"]
+    chosen = (pd.concat([df[keys], order, size.rename("_s")], axis=1)
+              .sort_values(["pref", "size"], kind="stable")
+              .drop_duplicates(keys)[keys + ["_s"]])
+    merged = df.assign(_s=size).merge(chosen, on=keys + ["_s"], how="inner")
+    return merged.drop(columns="_s")
+
+
+def score_matrix(df: pd.DataFrame, task: str) -> pd.DataFrame:
+    """Models x datasets matrix of one task's values (first value per cell)."""
+    sub = df[df["task"] == task]
+    if sub.empty:
+        return pd.DataFrame()
+    mat = sub.pivot_table(index="model", columns="dataset", values="value", aggfunc="first")
+    mat.columns.name = None
+    return mat.sort_index().sort_index(axis=1)
+
+
+# --------------------------------------------------------------------------- grouping
+def dataset_correlation(matrix: pd.DataFrame) -> pd.DataFrame:
+    """Pairwise Spearman correlation of the dataset columns across models.
+
+    An undefined correlation (a constant column) counts as 0, as in the reference.
+
+    >>> m = pd.DataFrame({"a": [1, 2, 3], "b": [2, 4, 9], "c": [3, 2, 1]})
+    >>> dataset_correlation(m).round(2).values.tolist()
+    [[1.0, 1.0, -1.0], [1.0, 1.0, -1.0], [-1.0, -1.0, 1.0]]
+    """
+    x = matrix.to_numpy(dtype=float)
+    if np.isnan(x).any():
+        raise ValueError("matrix has missing values; drop incomplete datasets first")
+    from scipy.stats import rankdata
+
+    r = rankdata(x, axis=0)
+    r = r - r.mean(axis=0)
+    norm = np.sqrt((r ** 2).sum(axis=0))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        corr = (r.T @ r) / np.outer(norm, norm)
+    corr = np.where(np.isfinite(corr), corr, 0.0)
+    np.fill_diagonal(corr, 1.0)
+    return pd.DataFrame(np.clip(corr, -1.0, 1.0), index=matrix.columns,
+                        columns=matrix.columns)
+
+
+def dataset_linkage(corr: pd.DataFrame) -> np.ndarray:
+    """Ward linkage of the datasets from their correlation matrix (reference recipe).
+
+    Distance ``clip(1 - rho, 0, 2)``, zero diagonal, symmetrised, condensed with
+    ``squareform`` and linked with ``scipy.cluster.hierarchy.linkage(method="ward")``.
+    """
+    from scipy.cluster.hierarchy import linkage
+    from scipy.spatial.distance import squareform
+
+    dist = np.clip(1.0 - corr.to_numpy(dtype=float), 0.0, 2.0)
+    np.fill_diagonal(dist, 0.0)
+    dist = (dist + dist.T) / 2.0
+    return linkage(squareform(dist, checks=False), method="ward")
+
+
+def correlation_groups(matrix: pd.DataFrame, *, threshold: float = DEFAULT_THRESHOLD
+                       ) -> dict[str, list[str]]:
+    """Group redundant datasets: Ward clusters of Spearman distances cut at ``threshold``.
+
+    Returns ``{"cluster_<k>": [datasets]}`` with scipy's ``fcluster`` labels.
+
+    >>> m = pd.DataFrame({"a": [1, 2, 3, 4], "b": [1, 2, 4, 3], "c": [4, 3, 2, 1]})
+    >>> correlation_groups(m)
+    {'cluster_1': ['a', 'b'], 'cluster_2': ['c']}
+    """
+    cols = list(matrix.columns)
+    if len(cols) < 2:
+        return {"cluster_1": cols} if cols else {}
+    from scipy.cluster.hierarchy import fcluster
+
+    labels = fcluster(dataset_linkage(dataset_correlation(matrix)), t=threshold,
+                      criterion="distance")
+    groups: dict[str, list[str]] = {}
+    for name, lab in zip(cols, labels, strict=True):
+        groups.setdefault(f"cluster_{lab}", []).append(name)
+    return dict(sorted(groups.items()))
+
+
+@lru_cache(maxsize=1)
+def _reference_yaml() -> dict[str, list[dict[str, Any]]]:
+    from importlib.resources import files
+
+    import yaml
+
+    raw = yaml.safe_load((files("stebkit") / "data" / "dataset_clusters.yaml").read_text())
+    out: dict[str, list[dict[str, Any]]] = {}
+    for cluster, body in raw.items():
+        entries: list[dict[str, Any]] = []
+        for item in body["datasets"]:
+            for one in (item if isinstance(item, list) else [item]):
+                entry = {"name": one} if isinstance(one, str) else dict(one)
+                entry.setdefault("oa_metric", None)
+                entry.setdefault("oa_only", False)
+                entries.append(entry)
+        out[cluster] = entries
+    return out
+
+
+def _name_map() -> dict[str, str]:
+    """Reference dataset name -> stebkit dataset name, from the catalogue's specs."""
+    try:
+        from stebkit.datasets.catalogue import SPECS
+    except ImportError:
+        return {}
+    return {s.steb_name: s.name for s in SPECS if s.steb_name}
+
+
+def reference_clusters() -> dict[str, list[dict[str, Any]]]:
+    """The reference's fixed clusters, with dataset names mapped to stebkit names.
+
+    Each entry is ``{"name", "oa_metric", "oa_only", "aliases"}`` (``aliases``: the
+    stebkit and the reference name, both recognised in results); see
+    ``stebkit/data/dataset_clusters.yaml``.
+
+    >>> sorted(reference_clusters())[:3]
+    ['authorship_retrieval', 'authorship_verification', 'demographics']
+    """
+    names = _name_map()
+    return {c: [{**e, "name": names.get(e["name"], e["name"]),
+                 "aliases": (names.get(e["name"], e["name"]), e["name"])} for e in entries]
+            for c, entries in _reference_yaml().items()}
+
+
+def fixed_groups(datasets: Sequence[str]) -> dict[str, list[str]]:
+    """Partition ``datasets`` by the reference's fixed clusters (first listing wins).
+
+    Datasets the reference does not list form one group each.
+
+    >>> fixed_groups(["pan20_authorship_verification_test", "enron_authorship_corpus",
+    ...               "my_offline_set"])  # doctest: +NORMALIZE_WHITESPACE
+    {'authorship_verification': ['enron_authorship_corpus',
+                                 'pan20_authorship_verification_test'],
+     'my_offline_set': ['my_offline_set']}
+    """
+    owner: dict[str, str] = {}
+    for cluster, entries in reference_clusters().items():
+        for e in entries:
+            for alias in e["aliases"]:
+                owner.setdefault(alias, cluster)
+    return _partition(datasets, owner)
+
+
+def _partition(datasets: Sequence[str], owner: Mapping[str, str]) -> dict[str, list[str]]:
+    groups: dict[str, list[str]] = {}
+    for d in sorted(datasets):
+        groups.setdefault(owner.get(d, d), []).append(d)
+    return groups
+
+
+def _declared_groups(datasets: Sequence[str], grouping: Mapping[str, Any]
+                     ) -> dict[str, list[str]]:
+    owner: dict[str, str] = {}
+    for key, value in grouping.items():
+        if isinstance(value, str):
+            owner[key] = value
+        elif isinstance(value, Iterable):
+            for d in value:
+                owner[d] = key
+        else:
+            raise TypeError(f"grouping[{key!r}] must be a group name or a list of datasets, "
+                            f"got {type(value).__name__}")
+    return _partition(datasets, owner)
+
+
+# --------------------------------------------------------------------------- aggregation
+def _nanmean(x: np.ndarray, axis: int) -> np.ndarray:
+    """Mean ignoring NaN; NaN where every value is NaN (no warning)."""
+    ok = np.isfinite(x)
+    n = ok.sum(axis=axis)
+    s = np.where(ok, x, 0.0).sum(axis=axis)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n > 0, s / np.maximum(n, 1), np.nan)
+
+
+def _group_reps(mat: np.ndarray, rng: np.random.Generator | None, n_resamples: int
+                ) -> np.ndarray:
+    """Group mean per model: point value (models, 1) plus ``n_resamples`` replicates."""
+    point = _nanmean(mat, axis=1)[:, None]
+    if rng is None or n_resamples == 0:
+        return point
+    n = mat.shape[1]
+    idx = rng.integers(0, n, size=(n_resamples, n))
+    reps = _nanmean(mat[:, idx], axis=2)  # (models, B)
+    return np.concatenate([point, reps], axis=1)
+
+
+def _resample_groups(reps: np.ndarray, rng: np.random.Generator | None) -> np.ndarray:
+    """Mean over groups of (groups, models, 1 + B) replicates; each bootstrap replicate
+    also resamples the groups themselves (a two-stage, clustered bootstrap)."""
+    point = _nanmean(reps[:, :, :1], axis=0)
+    if rng is None or reps.shape[2] == 1:
+        return point
+    n_groups, _, width = reps.shape
+    b = width - 1
+    idx = rng.integers(0, n_groups, size=(b, n_groups))
+    picked = reps[:, :, 1:][idx, :, np.arange(b)[:, None]]  # (B, groups, models)
+    return np.concatenate([point, _nanmean(picked, axis=1).T], axis=1)
+
+
+@dataclass
+class TaskAggregate:
+    """One task's operational aggregation: matrix, groups, scores and replicates."""
+
+    task: str
+    matrix: pd.DataFrame
+    groups: dict[str, list[str]]
+    group_scores: pd.DataFrame
+    dropped_datasets: list[str] = field(default_factory=list)
+    low_confidence: bool = False
+
+
+@dataclass
+class Operational:
+    """Operational scores of every model: per task, STEB score, and paired replicates.
+
+    ``replicates`` has shape (n_models, 1 + n_resamples): column 0 is the point
+    estimate, the rest are bootstrap replicates drawn with the same datasets for every
+    model (paired). ``task_replicates`` holds the same per task.
+    """
+
+    models: list[str]
+    tasks: dict[str, TaskAggregate]
+    task_scores: pd.DataFrame
+    steb: pd.Series
+    replicates: np.ndarray
+    task_replicates: dict[str, np.ndarray]
+    excluded: dict[str, list[str]]
+
+
+def operational(results: Any, *, grouping: str | Mapping[str, Any] = "correlation",
+                exclude: Iterable[str] | None = DEFAULT_EXCLUDE,
+                threshold: float = DEFAULT_THRESHOLD, episode_size: int | None = None,
+                min_models: int = 3, n_resamples: int = 1000, seed: int = 42) -> Operational:
+    """Operational STEB aggregation (see the module docstring for the recipe).
+
+    Parameters
+    ----------
+    results : Results or DataFrame
+        Evaluation results (anything :func:`main_frame` accepts).
+    grouping : {"correlation", "fixed"} or mapping
+        How redundant datasets are grouped inside a task.
+    exclude : iterable of str or None
+        Exclusions for :func:`apply_exclusions`.
+    threshold : float
+        Ward cut height for ``grouping="correlation"``.
+    episode_size : int or None
+        Episode size to use (None: the reference rule, see :func:`select_episode_size`).
+    min_models : int
+        With fewer models, correlation grouping is impossible: every dataset forms its
+        own group (with a warning).
+    n_resamples : int
+        Bootstrap replicates (0: none).
+    seed : int
+        Seed of the bootstrap.
+
+    Examples
+    --------
+    >>> rows = [("m1", "a", .1), ("m1", "b", .2), ("m2", "a", .3), ("m2", "b", .6)]
+    >>> df = pd.DataFrame(rows, columns=["model", "dataset", "value"]).assign(
+    ...     task="retrieval")
+    >>> op = operational(df, grouping={"a": "g", "b": "g"}, n_resamples=0)
+    >>> op.steb.round(3).to_dict()
+    {'m1': 0.15, 'm2': 0.45}
+    """
+    df = main_frame(results)
+    df, excluded = apply_exclusions(df, exclude)
+    df = select_episode_size(df, episode_size)
+    unknown = sorted(set(df["task"]) - set(TASKS))
+    if unknown:
+        raise ValueError(f"unknown task(s) {unknown} in results; known tasks are {TASKS}")
+    if not isinstance(grouping, Mapping) and grouping not in ("correlation", "fixed"):
+        raise ValueError(f"grouping must be 'correlation', 'fixed' or a mapping, got "
+                         f"{grouping!r}")
+    models = sorted(df["model"].unique())
+    rng = np.random.default_rng(seed) if n_resamples else None
+    tasks: dict[str, TaskAggregate] = {}
+    task_reps: dict[str, np.ndarray] = {}
+    for task in TASKS:
+        raw = score_matrix(df, task)
+        if raw.empty:
+            continue
+        mat = raw.dropna(axis=1, how="any")
+        dropped = sorted(set(raw.columns) - set(mat.columns))
+        if dropped:
+            log.info("%s: dropped %d dataset(s) not evaluated by every model: %s",
+                     task, len(dropped), dropped)
+        if mat.shape[1] == 0:
+            continue
+        n_models = mat.shape[0]
+        low = False
+        if isinstance(grouping, Mapping):
+            groups = _declared_groups(list(mat.columns), grouping)
+        elif grouping == "fixed":
+            groups = fixed_groups(list(mat.columns))
+        elif n_models < min_models:
+            warnings.warn(f"{task}: only {n_models} model(s) (correlation grouping needs "
+                          f"{min_models}); every dataset forms its own group",
+                          UserWarning, stacklevel=2)
+            groups = {d: [d] for d in mat.columns}
+            low = True
+        else:
+            if n_models < MIN_RELIABLE_MODELS and mat.shape[1] > 1:
+                warnings.warn(f"{task}: correlation grouping from {n_models} models (fewer "
+                              f"than {MIN_RELIABLE_MODELS}) is unreliable and moves when "
+                              "models are added; consider grouping='fixed'",
+                              UserWarning, stacklevel=2)
+                low = True
+            groups = correlation_groups(mat, threshold=threshold)
+        full = mat.reindex(models)
+        reps = []
+        gscores = {}
+        for name, cols in groups.items():
+            r = _group_reps(full[cols].to_numpy(dtype=float), rng, n_resamples)
+            reps.append(r)
+            gscores[name] = r[:, 0]
+        task_reps[task] = _resample_groups(np.stack(reps), rng)
+        tasks[task] = TaskAggregate(task, mat, groups,
+                                    pd.DataFrame(gscores, index=models), dropped, low)
+    if not tasks:
+        raise ValueError("no task has results left after exclusions; check `exclude` and "
+                         "that the results hold main-metric values")
+    task_scores = pd.DataFrame({t: r[:, 0] for t, r in task_reps.items()}, index=models)
+    steb_reps = _nanmean(np.stack(list(task_reps.values())), axis=0)
+    steb = pd.Series(steb_reps[:, 0], index=models, name="steb_score")
+    return Operational(models, tasks, task_scores, steb, steb_reps, task_reps, excluded)
+
+
+# --------------------------------------------------------------------------- definitional
+@dataclass
+class Definitional:
+    """Definitional scores: one column per cluster and axis, plus paired replicates."""
+
+    scores: pd.DataFrame
+    replicates: np.ndarray
+    columns: dict[str, dict[tuple[str, str], list[str]]]
+
+
+def _definitional_entries(frame: pd.DataFrame, clusters: Mapping[str, Sequence[Any]] | None
+                          ) -> list[tuple[str, str, str | None, bool]]:
+    """(cluster, dataset, oa_metric, oa_only) membership for the datasets in ``frame``."""
+    present = set(frame["dataset"])
+    entries: list[tuple[str, str, str | None, bool]] = []
+    listed: set[str] = set()
+    source = reference_clusters() if clusters is None else {
+        c: [e if isinstance(e, Mapping) else {"name": e} for e in v]
+        for c, v in clusters.items()}
+    for cluster, items in source.items():
+        for e in items:
+            aliases = e.get("aliases", (e["name"],))
+            listed.update(aliases)
+            for name in dict.fromkeys(a for a in aliases if a in present):
+                entries.append((cluster, name, e.get("oa_metric"),
+                                bool(e.get("oa_only", False))))
+    if clusters is None and "dataset_category" in frame.columns:
+        cats = frame.drop_duplicates("dataset").set_index("dataset")["dataset_category"]
+        oa_sets = set(frame.loc[frame["task"] == _OA, "dataset"])
+        for d in sorted(present - listed):
+            cluster = _CATEGORY_CLUSTER.get(cats.get(d))
+            if cluster == "style_vs_content":
+                entries.append((cluster, d, _OA_DISTRACTOR, False))
+                continue
+            if cluster is not None:
+                entries.append((cluster, d, _OA_ACC, False))
+            if d in oa_sets:
+                entries.append(("style_vs_content", d, _OA_DISTRACTOR, True))
+    return entries
+
+
+def definitional(results: Any, *, exclude: Iterable[str] | None = DEFAULT_EXCLUDE,
+                 clusters: Mapping[str, Sequence[Any]] | None = None,
+                 episode_size: int | None = None, models: Sequence[str] | None = None,
+                 n_resamples: int = 1000, seed: int = 42) -> Definitional:
+    """Definitional STEB scores (see the module docstring for the recipe).
+
+    ``clusters`` replaces the reference's clusters: ``{cluster: [dataset or
+    {"name", "oa_metric", "oa_only"}]}`` with cluster names among genre, register, time,
+    demographics, dialect, idiolect, predefined_features and style_vs_content.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"model": ["m1", "m2"], "dataset": "g", "task": "clustering",
+    ...                    "value": [0.2, 0.4], "dataset_category": "genre"})
+    >>> definitional(df, n_resamples=0).scores["genre"].to_dict()
+    {'m1': 0.2, 'm2': 0.4}
+    """
+    main = select_episode_size(apply_exclusions(main_frame(results), exclude)[0],
+                               episode_size)
+    tidy = _tidy_frame(results)
+    if tidy is not None:
+        tidy = select_episode_size(apply_exclusions(tidy, exclude)[0], episode_size)
+    all_models = sorted(main["model"].unique()) if models is None else list(models)
+    main_metric = {}
+    if "metric" in main.columns:
+        main_metric = dict(zip(zip(main["dataset"], main["task"], strict=True),
+                               main["metric"], strict=True))
+    entries = _definitional_entries(main, clusters)
+    # (cluster, task, metric) -> {dataset: Series(model -> value)}
+    cells: dict[tuple[str, str, str], dict[str, pd.Series]] = {}
+    warned = False
+    for cluster, dataset, oa_metric, oa_only in entries:
+        rows = main[main["dataset"] == dataset]
+        for task in sorted(rows["task"].unique()):
+            if oa_only and task != _OA:
+                continue
+            metric = main_metric.get((dataset, task), "main")
+            if task == _OA and oa_metric and oa_metric != metric:
+                if tidy is None or not (tidy["metric"] == oa_metric).any():
+                    if not warned:
+                        warnings.warn(f"results hold only main metrics: order alignment "
+                                      f"enters definitional clusters with its main metric "
+                                      f"instead of {oa_metric!r}; pass Results or "
+                                      "Results.to_frame()", UserWarning, stacklevel=2)
+                        warned = True
+                    vals = rows[rows["task"] == task]
+                else:
+                    metric = oa_metric
+                    vals = tidy[(tidy["dataset"] == dataset) & (tidy["task"] == task)
+                                & (tidy["metric"] == metric)]
+            else:
+                vals = rows[rows["task"] == task]
+            s = vals.groupby("model")["value"].first()
+            if len(s):
+                cells.setdefault((cluster, task, metric), {})[dataset] = s
+    rng = np.random.default_rng(seed) if n_resamples else None
+    width = 1 + (n_resamples if rng is not None else 0)
+    nan_rep = np.full((len(all_models), width), np.nan)
+    cluster_cols: dict[str, list[np.ndarray]] = {}
+    used: dict[str, dict[tuple[str, str], list[str]]] = {}
+    for (cluster, task, metric), per_ds in sorted(cells.items()):
+        mat = pd.DataFrame(per_ds)
+        seen = mat.notna().any(axis=1)
+        mat = mat[seen]
+        complete = mat.columns[mat.notna().all(axis=0)]
+        dropped = sorted(set(mat.columns) - set(complete))
+        if dropped:
+            log.info("definitional %s / %s (%s): dropped incomplete dataset(s) %s",
+                     cluster, task, metric, dropped)
+        if len(complete) == 0:
+            continue
+        full = mat[sorted(complete)].reindex(all_models).to_numpy(dtype=float)
+        cluster_cols.setdefault(cluster, []).append(_group_reps(full, rng, n_resamples))
+        used.setdefault(cluster, {})[(task, metric)] = sorted(complete)
+    reps: dict[str, np.ndarray] = {}
+    for col, cluster in _DEF_CLUSTERS.items():
+        cols = cluster_cols.get(cluster)
+        reps[col] = _nanmean(np.stack(cols), axis=0) if cols else nan_rep
+    reps["object_of_study"] = _nanmean(np.stack([reps[c] for c in OBJECT_OF_STUDY]), axis=0)
+    reps["definitional_score"] = _nanmean(np.stack(
+        [reps[c] for c in ("object_of_study", "linguistic_features", "content_independence")]),
+        axis=0)
+    scores = pd.DataFrame({c: reps[c][:, 0] for c in DEFINITIONAL_COLUMNS}, index=all_models)
+    return Definitional(scores, reps["definitional_score"], used)
+
+
+# --------------------------------------------------------------------------- leaderboard
+def _ci(reps: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    if reps.shape[1] < 2:
+        nan = np.full(reps.shape[0], np.nan)
+        return nan, nan
+    r = reps[:, 1:]
+    lo = np.full(r.shape[0], np.nan)
+    hi = np.full(r.shape[0], np.nan)
+    for i, row in enumerate(r):
+        row = row[np.isfinite(row)]
+        if row.size:
+            lo[i], hi[i] = np.quantile(row, [alpha / 2, 1 - alpha / 2])
+    return lo, hi
+
+
+def leaderboard(results: Any, *, grouping: str | Mapping[str, Any] = "correlation",
+                exclude: Iterable[str] | None = DEFAULT_EXCLUDE, with_ci: bool = True,
+                threshold: float = DEFAULT_THRESHOLD, episode_size: int | None = None,
+                min_models: int = 3, n_resamples: int = 1000, alpha: float = 0.05,
+                seed: int = 42) -> pd.DataFrame:
+    """The STEB leaderboard: per-task scores, operational and definitional STEB scores.
+
+    Parameters
+    ----------
+    results : Results or DataFrame
+        Evaluation results (``Results``, ``Results.to_frame()`` or ``main_frame()``;
+        the tidy frame lets order alignment enter definitional clusters with its plain
+        accuracy, as the reference does).
+    grouping : {"correlation", "fixed"} or mapping
+        Dataset grouping inside each task (module docstring). ``"correlation"`` is the
+        reference's; ``"fixed"`` keeps scores stable when models are added.
+    exclude : iterable of str or None
+        ``"non_english"``, ``"semantic_control"`` and/or dataset names.
+    with_ci : bool
+        Add percentile bootstrap intervals (over datasets) of both STEB scores.
+    threshold, episode_size, min_models
+        See :func:`operational`.
+    n_resamples, alpha, seed
+        Bootstrap replicates, interval level (``1 - alpha``) and seed.
+
+    Returns
+    -------
+    DataFrame
+        One row per model, best first: ``rank``, ``model``, ``model_category``, one
+        column per task, ``steb_score`` (with ``steb_ci_low``/``steb_ci_high``), the six
+        object-of-study clusters, ``object_of_study``, ``linguistic_features``,
+        ``content_independence``, ``definitional_score`` (with its interval).
+        ``attrs`` holds ``groups`` (task -> group -> datasets), ``n_datasets``,
+        ``excluded`` and the settings.
+
+    Examples
+    --------
+    >>> rows = [(m, d, t, v) for m, vals in {"m1": (.1, .2), "m2": (.3, .6)}.items()
+    ...         for (d, t), v in zip([("a", "retrieval"), ("b", "clustering")], vals)]
+    >>> df = pd.DataFrame(rows, columns=["model", "dataset", "task", "value"])
+    >>> lb = leaderboard(df, grouping="fixed", with_ci=False)
+    >>> lb[["rank", "model", "retrieval", "clustering", "steb_score"]].round(2).values.tolist()
+    [[1, 'm2', 0.3, 0.6, 0.45], [2, 'm1', 0.1, 0.2, 0.15]]
+    """
+    n_boot = n_resamples if with_ci else 0
+    op = operational(results, grouping=grouping, exclude=exclude, threshold=threshold,
+                     episode_size=episode_size, min_models=min_models,
+                     n_resamples=n_boot, seed=seed)
+    de = definitional(results, exclude=exclude, episode_size=episode_size,
+                      models=op.models, n_resamples=n_boot, seed=seed + 1)
+    main = main_frame(results)
+    if "model_category" in main.columns:
+        cat = main.drop_duplicates("model").set_index("model")["model_category"]
+    else:
+        cat = pd.Series(dtype=object)
+    out = pd.DataFrame({"model": op.models})
+    out["model_category"] = [cat.get(m, "other") for m in op.models]
+    for t in op.task_scores.columns:
+        out[t] = op.task_scores[t].to_numpy()
+    out["steb_score"] = op.steb.to_numpy()
+    if with_ci:
+        out["steb_ci_low"], out["steb_ci_high"] = _ci(op.replicates, alpha)
+    for c in DEFINITIONAL_COLUMNS:
+        out[c] = de.scores[c].reindex(op.models).to_numpy()
+    if with_ci:
+        out["definitional_ci_low"], out["definitional_ci_high"] = _ci(de.replicates, alpha)
+    out = out.sort_values(["steb_score", "model"], ascending=[False, True],
+                          na_position="last", kind="stable").reset_index(drop=True)
+    out.insert(0, "rank", out["steb_score"].rank(ascending=False, method="min")
+               .astype("Int64"))
+    out.attrs.update({
+        "groups": {t: a.groups for t, a in op.tasks.items()},
+        "n_datasets": {t: a.matrix.shape[1] for t, a in op.tasks.items()},
+        "dropped_datasets": {t: a.dropped_datasets for t, a in op.tasks.items()
+                             if a.dropped_datasets},
+        "excluded": op.excluded,
+        "grouping": grouping if isinstance(grouping, str) else "declared",
+        "threshold": threshold,
+        "definitional_columns": {c: {f"{t} ({m})": ds for (t, m), ds in cols.items()}
+                                 for c, cols in de.columns.items()},
+    })
+    return out
+
+
+# --------------------------------------------------------------------------- export
+_TEXT_COLUMNS = ("rank", "model", "model_category")
+
+
+def _score_columns(df: pd.DataFrame) -> list[str]:
+    return [c for c in df.columns if c not in _TEXT_COLUMNS and not c.endswith("_ci_low")
+            and not c.endswith("_ci_high") and pd.api.types.is_numeric_dtype(df[c])]
+
+
+def _cells(df: pd.DataFrame, scale: float, digits: int, bold: tuple[str, str]
+           ) -> tuple[list[str], list[list[str]]]:
+    cols = [c for c in _TEXT_COLUMNS if c in df.columns] + _score_columns(df)
+    best = {c: df[c].max() for c in _score_columns(df)}
+    rows = []
+    for _, r in df.iterrows():
+        cells = []
+        for c in cols:
+            v = r[c]
+            if c in best:
+                if pd.isna(v):
+                    cells.append("–")
+                    continue
+                s = f"{v * scale:.{digits}f}"
+                base = c.removesuffix("_score") if c.endswith("_score") else c
+                lo, hi = r.get(f"{base}_ci_low"), r.get(f"{base}_ci_high")
+                if lo is not None and hi is not None and pd.notna(lo) and pd.notna(hi):
+                    s += f" [{lo * scale:.{digits}f}, {hi * scale:.{digits}f}]"
+                if v == best[c]:
+                    s = f"{bold[0]}{s}{bold[1]}"
+                cells.append(s)
+            else:
+                cells.append("" if pd.isna(v) else str(v))
+        rows.append(cells)
+    return cols, rows
+
+
+def to_markdown(df: pd.DataFrame, *, scale: float = 100.0, digits: int = 2) -> str:
+    """Render a leaderboard as a Markdown table (scores x ``scale``, best in bold).
+
+    >>> lb = pd.DataFrame({"rank": [1, 2], "model": ["a", "b"], "steb_score": [.5, .25]})
+    >>> print(to_markdown(lb))
+    | rank | model | steb_score |
+    |---|---|---|
+    | 1 | a | **50.00** |
+    | 2 | b | 25.00 |
+    """
+    cols, rows = _cells(df, scale, digits, ("**", "**"))
+    lines = ["| " + " | ".join(cols) + " |", "|" + "|".join(["---"] * len(cols)) + "|"]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def _latex_escape(s: str) -> str:
+    s = s.replace("\\", "\0")
+    for ch in "&%$#_{}":
+        s = s.replace(ch, "\\" + ch)
+    return s.replace("\0", r"\textbackslash{}")
+
+
+def _atomic_write(path: str | os.PathLike[str], text: str) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def to_latex(df: pd.DataFrame, path: str | os.PathLike[str] | None = None, *,
+             scale: float = 100.0, digits: int = 2, caption: str | None = None,
+             label: str | None = None) -> str:
+    """Render a leaderboard as a booktabs LaTeX table, best per column in bold.
+
+    Writes it to ``path`` (atomically) when given; returns the LaTeX text.
+
+    >>> lb = pd.DataFrame({"model": ["a_1", "b"], "steb_score": [.5, .25]})
+    >>> print(to_latex(lb))
+    \\begin{tabular}{lr}
+    \\toprule
+    model & steb\\_score \\\\
+    \\midrule
+    a\\_1 & \\textbf{50.00} \\\\
+    b & 25.00 \\\\
+    \\bottomrule
+    \\end{tabular}
+    """
+    cols, rows = _cells(df, scale, digits, (r"\textbf{", "}"))
+    n_text = sum(c in _TEXT_COLUMNS for c in cols)
+    spec = "l" * n_text + "r" * (len(cols) - n_text)
+    body = [rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
+            " & ".join(_latex_escape(c) for c in cols) + r" \\", r"\midrule"]
+    for r in rows:
+        body.append(" & ".join(cell if cell.startswith(r"\textbf{") else _latex_escape(cell)
+                               for cell in r) + r" \\")
+    body += [r"\bottomrule", r"\end{tabular}"]
+    if caption or label:
+        inner = [r"\begin{table}[t]", r"\centering", *body]
+        if caption:
+            inner.append(rf"\caption{{{caption}}}")
+        if label:
+            inner.append(rf"\label{{{label}}}")
+        body = [*inner, r"\end{table}"]
+    text = "\n".join(body)
+    if path is not None:
+        _atomic_write(path, text + "\n")
+    return text
+
+
+def to_csv(df: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
+    """Write a leaderboard (raw values) to CSV atomically; return the path."""
+    return _atomic_write(path, df.to_csv(index=False))
