@@ -1,0 +1,41 @@
+"""Benchmark datasets: declarative specs, the registry, and the loader.
+
+>>> from stebkit.datasets import list_datasets, get_spec
+>>> get_spec("bible_versions").category
+'time'
+>>> len(list_datasets(suite="steb")) >= 90
+True
+
+See :mod:`stebkit.datasets.spec` for the records schema, :mod:`.catalogue` for the
+reference datasets and :mod:`.registry` for loading and caching.
+"""
+
+from __future__ import annotations
+
+from .registry import (
+    fingerprint,
+    get_spec,
+    is_available_offline,
+    list_datasets,
+    load_dataset,
+    register,
+    table,
+    validate_records,
+)
+from .spec import (
+    APPLICATIONS,
+    CATEGORIES,
+    PRESET_TASK_CONFIGS,
+    TASKS,
+    Dataset,
+    DatasetSpec,
+    License,
+    Source,
+    TaskConfig,
+)
+
+__all__ = [
+    "APPLICATIONS", "CATEGORIES", "PRESET_TASK_CONFIGS", "TASKS", "Dataset", "DatasetSpec",
+    "License", "Source", "TaskConfig", "fingerprint", "get_spec", "is_available_offline",
+    "list_datasets", "load_dataset", "register", "table", "validate_records",
+]

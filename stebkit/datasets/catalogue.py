@@ -1,0 +1,527 @@
+"""Every dataset of the STEB reference configuration, declared as data.
+
+One row per dataset of the reference benchmark (its ``steb/steb_datasets/<name>``
+folders, minus the dummy sets), with the online source, licence, label meaning, tasks
+with their preset episode configuration, definitional category, application and a short
+citation. Names are the reference's folder names in lower case with ``-`` turned into
+``_``; ``steb_name`` keeps the original.
+
+Entries stored on the Hugging Face Hub with a plain row layout are read by
+:func:`stebkit.datasets.hub.read_hub` (online only); the row layout is declared in
+``reader_options``. The other entries come from archives that stebkit cannot fetch
+for you (registration, licence agreements, private drives, bespoke layouts): their
+``reader`` is ``None`` and ``source.note`` says where the data lives. Offline,
+runnable stand-ins are in the ``lite`` suite.
+
+:data:`REFERENCE_CLUSTERS` is the reference's reporting map (which datasets are
+averaged into each operational/definitional cluster, and which order-alignment metric
+each contributes).
+
+>>> len(SPECS) >= 90
+True
+>>> spec = next(s for s in SPECS if s.name == "corpus_of_diverse_styles")
+>>> spec.source.hf_path, sorted(spec.tasks)
+('billray110/corpus-of-diverse-styles', ['all_to_all_pairs', 'clustering', 'order_alignment'])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from types import MappingProxyType
+from typing import Any, NamedTuple
+
+from .hub import read_hub
+from .spec import PRESET_TASK_CONFIGS, DatasetSpec, License, Source, TaskConfig
+
+__all__ = ["REFERENCE_CLUSTERS", "SPECS", "ClusterEntry", "catalogue_name"]
+
+# ---------------------------------------------------------------------------- licences
+_PAN = License("PAN shared-task data, released on request via Zenodo", research_only=True,
+               needs_agreement="PAN data access request", url="https://pan.webis.de/data.html")
+_NONE = License("no licence stated", research_only=True)
+_LIC = {
+    "pan": _PAN,
+    "none": _NONE,
+    "ldc": License("LDC User Agreement (Fisher English Training Transcripts)",
+                   research_only=True, needs_agreement="LDC licence (LDC2004T19, LDC2005T19)",
+                   url="https://catalog.ldc.upenn.edu/LDC2004T19"),
+    "radiotalk": License("RadioTalk data use agreement", research_only=True,
+                         needs_agreement="RadioTalk request to the authors"),
+    "mit": License("MIT"),
+    "apache": License("Apache-2.0"),
+    "cc-by": License("CC-BY-4.0"),
+    "cc-by-sa": License("CC-BY-SA-4.0"),
+    "cc-by-nc": License("CC-BY-NC-4.0", non_commercial=True),
+    "cc-by-nc-sa3": License("CC-BY-NC-SA-3.0", non_commercial=True),
+    "cc-by-nc-sa": License("CC-BY-NC-SA-4.0", non_commercial=True),
+    "pd": License("public domain"),
+    "masc": License("MASC open data (CC-BY-3.0 or public domain per text)"),
+    "stel": License("MIT; the formality items derive from GYAFC (Yahoo Answers L6 terms)",
+                    research_only=True, needs_agreement="Yahoo Webscope L6 terms (GYAFC)"),
+    "shakespeare": License("no licence; modern side scraped from study guides",
+                           research_only=True),
+    "ptb": License("StylePTB release; sentences from the Penn Treebank (LDC99T42)",
+                   research_only=True),
+    "pile": License("MIT (compilation); component licences vary", research_only=True),
+    "blog": License("Blog Authorship Corpus: non-commercial research use",
+                    non_commercial=True, research_only=True),
+    "fce": License("FCE release: non-commercial research and education",
+                   non_commercial=True, research_only=True),
+    "twitter": License("no licence; tweets under the platform's terms", research_only=True),
+    "amazon": License("Amazon review data: academic research use", non_commercial=True,
+                      research_only=True),
+    "agnews": License("AG's corpus: non-commercial research use", non_commercial=True,
+                      research_only=True),
+    "reuters": License("Reuters-21578: free for research use", research_only=True),
+    "emotion": License("educational and research use only", research_only=True),
+    "yelp": License("Yelp Dataset terms (non-commercial, academic)", non_commercial=True,
+                    research_only=True),
+}
+
+# ----------------------------------------------------------------------------- helpers
+_TASK_CODES = {"C": "clustering", "A": "all_to_all_pairs", "P": "predefined_pairs",
+               "R": "retrieval", "O": "order_alignment", "B": "probing"}
+_CAT_APP = {  # category code -> (definitional category, application)
+    "mtd": ("idiolect", "ai_text_detection"),
+    "av": ("idiolect", "authorship_verification"),
+    "ret": ("idiolect", "authorship_retrieval"),
+    "attr": ("idiolect", "authorship_attribution"),
+    "genre": ("genre", "register_classification"),
+    "register": ("register", "register_classification"),
+    "register-oa": ("register", "style_transfer_evaluation"),
+    "feature-oa": ("linguistic_features", "style_transfer_evaluation"),
+    "time": ("time", "register_classification"),
+    "time-oa": ("time", "style_transfer_evaluation"),
+    "demo": ("demographics", "authorship_attribution"),
+    "dialect": ("dialect", "register_classification"),
+    "dialect-oa": ("dialect", "style_transfer_evaluation"),
+    "probe": ("linguistic_features", "linguistic_probing"),
+    "semantic": ("semantic_control", "semantic_control"),
+}
+
+
+def catalogue_name(steb_name: str) -> str:
+    """The stebkit name of a reference dataset folder.
+
+    >>> catalogue_name("corpus-of-diverse-styles")
+    'corpus_of_diverse_styles'
+    """
+    return steb_name.lower().replace("-", "_")
+
+
+def _hub(path: str, split: str, name: str | None = None, note: str = "") -> Source:
+    return Source(hf_path=path, hf_name=name, hf_split=split, note=note)
+
+
+def _web(note: str, *urls: str) -> Source:
+    return Source(urls=tuple((u, None) for u in urls), note=note)
+
+
+def _spec(steb: str, desc: str, *, kind: str, tasks: str, label: str, lic: str, cite: str,
+          src: Source, langs: Iterable[str] = ("en",), options: Mapping[str, Any] | None = None,
+          episodes: Mapping[str, int] | None = None) -> DatasetSpec:
+    """One catalogue row -> a DatasetSpec (preset episode configs, optional overrides)."""
+    category, application = _CAT_APP[kind]
+    task_cfgs = {}
+    for code in tasks:
+        task = _TASK_CODES[code]
+        cfg = PRESET_TASK_CONFIGS[task]
+        if episodes and task in episodes:
+            cfg = TaskConfig(cfg.episode_sizes, episodes[task])
+        task_cfgs[task] = cfg
+    reader = read_hub if src.is_hub and options is not None else None
+    return DatasetSpec(name=catalogue_name(steb), description=desc, languages=tuple(langs),
+                       source=src, license=_LIC[lic], label=label, tasks=task_cfgs,
+                       category=category, application=application, citation=cite,
+                       reader=reader, reader_options=dict(options or {}), offline=False,
+                       suites=("steb",), steb_name=steb)
+
+
+# ---------------------------------------------------------------- machine-text detection
+_DETECTRL = _web("DetectRL benchmark files (Benchmark/Benchmark_Data) from "
+                 "https://github.com/NLP2CT/DetectRL")
+_M4 = _web("M4 per-domain JSONL files from https://github.com/mbzuai-nlp/M4")
+_MAGE = _web("MAGE (DeepfakeTextDetect) per-source test sets from "
+             "https://github.com/yafuly/MAGE (Hub: yaful/MAGE)")
+_GEN_LABEL = "source of the text: human or the generating language model"
+
+_MTD = [
+    *(_spec(f"machine_text_detection_DetectRL_{d}", f"DetectRL {d.replace('_', ' ')}: human "
+            "vs. LLM-written texts", kind="mtd", tasks="C", label=_GEN_LABEL, lic="none",
+            cite="Wu et al., 2024 (DetectRL, NeurIPS D&B)", src=_DETECTRL)
+      for d in ("arxiv", "direct_prompt", "writing_prompt", "xsum", "yelp_review")),
+    *(_spec(f"machine_text_detection_DetectRL_{d}_attacks", f"DetectRL {d} attacks: human "
+            "vs. attacked machine text", kind="mtd", tasks="C",
+            label="human or machine (binary), machine text altered by the attack",
+            lic="none", cite="Wu et al., 2024 (DetectRL, NeurIPS D&B)", src=_DETECTRL)
+      for d in ("paraphrase", "perturbation", "prompt")),
+    *(_spec(f"machine_text_detection_M4_{d}", f"M4 {d}: human vs. machine text from "
+            "several generators", kind="mtd", tasks="C", label=_GEN_LABEL, lic="none",
+            cite="Wang et al., 2024 (M4, EACL)", src=_M4)
+      for d in ("arxiv", "peerread", "reddit", "wikihow", "wikipedia")),
+    *(_spec(f"machine_text_detection_MAGE_{d}", f"MAGE {d}: human vs. machine text",
+            kind="mtd", tasks="C", label=_GEN_LABEL, lic="apache",
+            cite="Li et al., 2024 (MAGE, ACL)", src=_MAGE)
+      for d in ("cmv", "eli5", "hswag", "roct", "sci_gen", "squad", "tldr", "wp", "xsum",
+                "yelp")),
+    _spec("machine_text_detection_PAN24_news", "PAN 2024 Voight-Kampff generative "
+          "authorship: human vs. machine news", kind="mtd", tasks="C", label=_GEN_LABEL,
+          lic="pan", cite="Bevendorff et al., 2024 (PAN)",
+          src=_web("pan24-generative-authorship-news, https://pan.webis.de/clef24/pan24-web/"
+                   "generated-content-analysis.html")),
+    *(_spec(f"machine_text_detection_PAN25_26_{d}", f"PAN 2025/26 generative AI detection "
+            f"(task 1, {d}): human vs. machine", kind="mtd", tasks="C",
+            label="human or machine (binary)", lic="pan", cite="Bevendorff et al., 2025 (PAN)",
+            src=_web("pan25-26-generative-ai-detection-task1, "
+                     "https://pan.webis.de/clef25/pan25-web/generated-content-analysis.html"))
+      for d in ("essays", "fiction", "news")),
+    _spec("machine_text_detection_PAN25_collaborative", "PAN 2025 human-AI collaborative "
+          "text classification", kind="mtd", tasks="C",
+          label="kind of human-AI collaboration behind the text", lic="pan",
+          cite="Bevendorff et al., 2025 (PAN)",
+          src=_web("pan25-generative-ai-detection-task2, "
+                   "https://pan.webis.de/clef25/pan25-web/generated-content-analysis.html")),
+    _spec("gede_essay_detection", "GEDE: human vs. machine-generated student essays",
+          kind="mtd", tasks="C", label=_GEN_LABEL, lic="none", cite="GEDE essay detection",
+          src=_web("STEB release gede_essay_detection.tar.gz (Google Drive)")),
+]
+
+# ----------------------------------------------------------------- authorship verification
+_PAN_LANGS = {"english": "en", "dutch": "nl", "greek": "el", "spanish": "es",
+              "french": "fr", "italian": "it", "polish": "pl"}
+_PAN13 = "https://zenodo.org/records/3715999/files/pan13-authorship-verification-test-and-training.zip"
+_PAN14 = "https://zenodo.org/records/3716033/files/pan14-authorship-verification-test-and-training.zip"
+_PAN15 = "https://zenodo.org/records/3737563/files/pan15-authorship-verification-test-and-training.zip"
+_AV_LABEL = "author; pairs are (known, unknown) documents, same=True if one author wrote both"
+_SC_LABEL = ("author of a segment; pairs are consecutive segments of one document, "
+             "same=True when there is no style (author) change between them")
+
+
+def _pan_av(year: int, part: str, url: str, cite: str) -> DatasetSpec:
+    lang = part.split("_")[-2] if part.endswith(("essays", "novels", "reviews", "articles")) \
+        else part.split("_")[-1]
+    return _spec(f"pan{year}_authorship_verification_{part}_test",
+                 f"PAN {year} authorship verification test set ({part.replace('_', ' ')})",
+                 kind="av", tasks="P", label=_AV_LABEL, lic="pan", cite=cite,
+                 src=_web(f"PAN {year} authorship verification test corpus", url),
+                 langs=(_PAN_LANGS[lang],))
+
+
+_AV = [
+    *(_pan_av(13, lang, _PAN13, "Juola & Stamatatos, 2013 (PAN)")
+      for lang in ("english", "greek", "spanish")),
+    *(_pan_av(14, f"{corpus}_{genre}", _PAN14, "Stamatatos et al., 2014 (PAN)")
+      for corpus in ("corpus1", "corpus2")
+      for genre in ("english_essays", "english_novels", "dutch_essays", "dutch_reviews",
+                    "greek_articles", "spanish_articles")),
+    *(_pan_av(15, lang, _PAN15, "Stamatatos et al., 2015 (PAN)")
+      for lang in ("english", "dutch", "greek", "spanish")),
+    *(_spec(f"pan{y}_authorship_verification_test", f"PAN 20{y} cross-fandom authorship "
+            "verification (fanfiction pairs)", kind="av", tasks="P", label=_AV_LABEL,
+            lic="pan", cite=f"Kestemont et al., 20{y} (PAN)",
+            src=_web(f"pan{y}-authorship-verification-test, https://pan.webis.de/clef{y}/"
+                     f"pan{y}-web/author-identification.html"))
+      for y in (20, 21)),
+    _spec("pan18_style_change", "PAN 2018 style change detection", kind="av", tasks="P",
+          label=_SC_LABEL, lic="pan", cite="Kestemont et al., 2018 (PAN)",
+          src=_web("pan18-style-change, https://pan.webis.de/clef18/pan18-web/"
+                   "style-change-detection.html")),
+    *(_spec(f"pan{y}_style_change_{level}", f"PAN 20{y} multi-author style change "
+            f"detection ({level})", kind="av", tasks="P", label=_SC_LABEL, lic="pan",
+            cite=f"Zangerle et al., 20{y} (PAN)",
+            src=_web(f"pan{y}-style-change/{level}, https://pan.webis.de/clef{y}/pan{y}-web/"
+                     "style-change-detection.html"))
+      for y, levels in ((22, ("basic", "sentence", "advanced")),
+                        *((y, ("easy", "medium", "hard")) for y in (23, 24, 25, 26)))
+      for level in levels),
+    _spec("enron_authorship_corpus", "Enron e-mails of 80 authors, verification pairs",
+          kind="av", tasks="P", label=_AV_LABEL, lic="cc-by",
+          cite="Enron Authorship Verification Corpus (Mendeley Data n77w7mygwg)",
+          src=_web("Enron (80 authors) from Mendeley Data n77w7mygwg",
+                   "https://prod-dcd-datasets-cache-zipfiles.s3.eu-west-1.amazonaws.com/"
+                   "n77w7mygwg-1.zip")),
+]
+
+# ------------------------------------------------------------------ authorship retrieval
+_RET_LABEL = "author; each author's query texts must retrieve the same author's targets"
+_RET = [
+    *(_spec(f"pan18_cross_domain_authorship_attribution_{lang}", f"PAN 2018 cross-domain "
+            f"authorship attribution ({lang} fanfiction) as retrieval", kind="ret",
+            tasks="R", label=_RET_LABEL, lic="pan", cite="Kestemont et al., 2018 (PAN)",
+            src=_web("pan18 cross-domain authorship attribution, https://pan.webis.de/"
+                     "clef18/pan18-web/author-identification.html"),
+            langs=(_PAN_LANGS[lang],))
+      for lang in ("english", "french", "italian", "polish", "spanish")),
+    _spec("amazon", "Amazon reviews by author, query/target split", kind="ret", tasks="R",
+          label=_RET_LABEL, lic="amazon", cite="Ni et al., 2019; Rivera-Soto et al., 2021",
+          src=_web("STEB amazon_retrieval.tar.gz (Google Drive), from the Amazon review "
+                   "data")),
+    _spec("fanfiction", "Fanfiction stories by author, query/target split", kind="ret",
+          tasks="R", label=_RET_LABEL, lic="none",
+          cite="Bischoff et al., 2020; Rivera-Soto et al., 2021",
+          src=_web("STEB fanfiction_retrieval.tar.gz (Google Drive)")),
+    _spec("stackexchange_retrieval", "Stack Exchange posts by author, query/target split",
+          kind="ret", tasks="R", label=_RET_LABEL, lic="cc-by-sa",
+          cite="Rivera-Soto et al., 2021", src=_web("STEB stackexchange_retrieval release")),
+    *(_spec(f"authbench_attribution_{lang}", f"AuthBench authorship attribution ({lang}) as "
+            "retrieval", kind="attr", tasks="R", label=_RET_LABEL, lic="none",
+            cite="AuthBench (multilingual authorship attribution)",
+            src=_web(f"STEB authbench_attribution_{lang} release"), langs=(lang,))
+      for lang in ("ar", "de", "en", "es", "fr", "hi", "ja", "ko", "ru", "zh")),
+]
+
+# -------------------------------------------------------------------- speaker attribution
+_SPEAKERS = [
+    *(_spec(f"fisher_speaker_attribution_{sys}_{level}", f"Fisher telephone conversations, "
+            f"{sys.upper()} transcripts, {level} speaker-verification trials", kind="av",
+            tasks="P", label="speaker; same=True when both transcripts are one speaker's",
+            lic="ldc", cite="Cieri et al., 2004 (Fisher English)",
+            src=_web(f"fisher_speaker_attribution/{sys}_test_{level}_trials.npy, built "
+                     "from LDC2004T19/LDC2005T19"))
+      for sys in ("bbn", "ldc") for level in ("base", "hard", "harder")),
+    _spec("radiotalk", "RadioTalk talk-radio transcripts, speaker verification pairs",
+          kind="av", tasks="P", label="speaker; same=True when one speaker said both",
+          lic="radiotalk", cite="Beeferman et al., 2019 (RadioTalk)",
+          src=_web("STEB radiotalk.tar.gz (Google Drive), from the RadioTalk corpus")),
+]
+
+# ------------------------------------------------------------------------- object of study
+_OBJECT = [
+    _spec("core", "CORE: web registers of English (narrative, opinion, how-to, ...)",
+          kind="genre", tasks="CA", label="register of the web page", lic="cc-by-sa",
+          cite="Egbert et al., 2015; Laippala et al., 2022",
+          src=_web("TurkuNLP CORE corpus",
+                   *(f"https://github.com/TurkuNLP/CORE-corpus/raw/master/{part}.tsv.gz"
+                     for part in ("train", "dev", "test")))),
+    _spec("x_genre", "X-GENRE English genre dataset (CORE and FTD parts)", kind="genre",
+          tasks="CA", label="genre", lic="cc-by-sa", cite="Kuzman et al., 2023 (X-GENRE)",
+          src=_hub("TajaKuzmanPungersek/X-GENRE-text-genre-dataset", "train",
+                   note="one Hub config per split (train, test, dev); GINCO rows are "
+                        "Slovenian and left out"),
+          options={"configs": ["train", "test", "dev"], "label": "labels",
+                   "where": {"dataset": ["CORE", "FTD"]}}),
+    _spec("masc_text_genre", "MASC 3.0.0 written and spoken genres, 150 passages each",
+          kind="genre", tasks="CA", label="genre (MASC folder)", lic="masc",
+          cite="Ide et al., 2010 (MASC)",
+          src=_web("MASC-3.0.0 from https://anc.org/data/masc/downloads/")),
+    _spec("the_pile", "The Pile: 1,000 documents per source subset", kind="genre",
+          tasks="CA", label="Pile subset (e.g. ArXiv, Github, PubMed)", lic="pile",
+          cite="Gao et al., 2020 (The Pile)",
+          src=_hub("ArmelR/the-pile-splitted", "train",
+                   note="one Hub config per Pile subset, streamed")),
+    _spec("STEL_register", "STEL formality and simplicity quadruples", kind="register-oa",
+          tasks="O", label="style dimension (formality, simplicity)", lic="stel",
+          cite="Wegmann & Nguyen, 2021 (STEL)",
+          src=_web("STEL dimensions from https://github.com/nlpsoc/STEL (Data/STEL)")),
+    _spec("SynthSTEL_register", "SynthSTEL register contrasts (formal, polite, sarcastic, "
+          "...)", kind="register-oa", tasks="O",
+          label="contrasted style feature (e.g. 'formal / informal')", lic="mit",
+          cite="Patel et al., 2025 (StyleDistance)",
+          src=_hub("StyleDistance/synthstel", "train+test"),
+          options={"parallel": ["positive", "negative"], "label": "feature",
+                   "where": {"feature": ["certain / uncertain", "complex / simple",
+                                         "formal / informal", "offensive / non-offensive",
+                                         "polite / impolite", "positive / negative",
+                                         "with humor / without humor",
+                                         "with sarcasm / without sarcasm"]},
+                   "max_per_label": 100}),
+    _spec("corpus-of-diverse-styles", "Corpus of Diverse Styles: 11 styles from tweets to "
+          "Shakespeare", kind="register-oa", tasks="CAO", label="style (source corpus)",
+          lic="none", cite="Krishna et al., 2020 (STRAP)",
+          src=_hub("billray110/corpus-of-diverse-styles", "train",
+                   note="order alignment pairs styles with a bespoke grouping")),
+    _spec("graded_formality", "Sentences rewritten at graded formality levels",
+          kind="register-oa", tasks="O", label="formality", lic="none",
+          cite="STEB graded formality (GPT-5-mini generated)",
+          src=_web("STEB graded_formality_generated_gpt-5-mini.zip (Google Drive)")),
+    _spec("OneStopEnglishCorpus", "OneStopEnglish articles at three reading levels",
+          kind="register-oa", tasks="O", label="reading level (elementary to advanced)",
+          lic="cc-by-sa", cite="Vajjala & Lučić, 2018 (OneStopEnglish)",
+          src=_web("Texts-SeparatedByReadingLevel from "
+                   "https://github.com/nishkalavallabhi/OneStopEnglishCorpus")),
+    *(_spec(f"{site}_politeness", f"Stanford politeness corpus ({site.title()} requests)",
+            kind="register", tasks="CA", label="politeness (polite, neutral, impolite)",
+            lic="cc-by", cite="Danescu-Niculescu-Mizil et al., 2013",
+            src=_web(f"ConvoKit {slug}",
+                     f"https://zissou.infosci.cornell.edu/convokit/datasets/{slug}/{slug}.zip"))
+      for site, slug in (("wikipedia", "wikipedia-politeness-corpus"),
+                         ("stackexchange", "stack-exchange-politeness-corpus"))),
+    _spec("ASSET", "ASSET: Wikipedia sentences and their simplifications",
+          kind="register-oa", tasks="O", label="complexity (0 = original, 1 = simplified)",
+          lic="cc-by-nc", cite="Alva-Manchego et al., 2020 (ASSET)",
+          src=_hub("facebook/asset", "validation+test", name="simplification"),
+          options={"parallel": ["original", "simplifications"], "label_value": "complexity",
+                   "max_per_label": None}),
+    _spec("STEL_feature", "STEL characteristic quadruples (contraction, emotives, "
+          "leetspeak, pronouns)", kind="feature-oa", tasks="O",
+          label="style characteristic", lic="mit", cite="Wegmann & Nguyen, 2021 (STEL)",
+          src=_web("STEL characteristics from https://github.com/nlpsoc/STEL "
+                   "(Data/STEL/characteristics)")),
+    _spec("SynthSTEL_feature", "SynthSTEL linguistic-feature contrasts (contractions, "
+          "emojis, ...)", kind="feature-oa", tasks="O",
+          label="contrasted linguistic feature", lic="mit",
+          cite="Patel et al., 2025 (StyleDistance)",
+          src=_hub("StyleDistance/synthstel", "train+test"),
+          options={"parallel": ["positive", "negative"], "label": "feature",
+                   "exclude": {"feature": ["certain / uncertain", "complex / simple",
+                                           "formal / informal", "offensive / non-offensive",
+                                           "polite / impolite", "positive / negative",
+                                           "with humor / without humor",
+                                           "with sarcasm / without sarcasm"]},
+                   "max_per_label": 100}),
+    _spec("parallel_shakespeare", "Shakespeare lines and their modern paraphrases",
+          kind="time-oa", tasks="O", label="Early Modern vs. modern English",
+          lic="shakespeare", cite="Xu et al., 2012",
+          src=_web("https://github.com/cocoxu/Shakespeare")),
+    _spec("StylePTB", "StylePTB single-transform sentence pairs (15 subtypes)",
+          kind="feature-oa", tasks="O", label="syntactic/lexical transform", lic="ptb",
+          cite="Lyu et al., 2021 (StylePTB)",
+          src=_web("https://github.com/lvyiwei1/StylePTB")),
+    _spec("bible_versions", "Seven English Bible translations", kind="time", tasks="CA",
+          label="Bible version", lic="pd", cite="Carlson et al., 2018",
+          src=_web("Data/Bibles from https://github.com/keithecarlson/StyleTransferBibleData")),
+    _spec("ceeces", "Early English correspondence (CEECES 1 and 2) by period",
+          kind="time", tasks="CA", label="period of the letter (20-year span)",
+          lic="cc-by", cite="CEEC-400 sampler, University of Helsinki",
+          src=_web("CEECES1/CEECES2 TEI releases on Zenodo")),
+    *(_spec(f"blog_{attr}", f"Blog Authorship Corpus posts by author {attr}", kind="demo",
+            tasks="CA", label=lab, lic="blog", cite="Schler et al., 2006",
+            src=_hub("barilan/blog_authorship_corpus", "train+validation"),
+            options={"label": attr, "label_map": mapping, "trust_remote_code": True})
+      for attr, lab, mapping in (
+          ("age", "age group (10s: 13-17, 20s: 23-27, 30s: 33-47)",
+           {**{a: "10s" for a in range(13, 18)}, **{a: "20s" for a in range(23, 28)},
+            **{a: "30s" for a in range(33, 48)}}),
+          ("gender", "gender (male, female)", {"male": "male", "female": "female"}))),
+    _spec("fce_l1", "FCE learner essays by first language", kind="demo", tasks="CA",
+          label="writer's first language", lic="fce", cite="Yannakoudakis et al., 2011",
+          src=_web("fce-released-dataset from https://ilexir.co.uk/datasets/index.html"),
+          episodes={"clustering": 100, "all_to_all_pairs": 100}),
+    *(_spec(f"pastel_{attr}", f"PASTEL persona-written stories by annotator {attr}",
+            kind="demo", tasks="CA", label=f"annotator {attr}", lic="none",
+            cite="Kang & Hovy, 2019 (PASTEL)",
+            src=_web("data/v2/stories from https://github.com/dykang/PASTEL"))
+      for attr in ("age", "education", "gender", "ethnic", "politics")),
+    _spec("endive", "EnDive: SAE tasks translated into five English dialects",
+          kind="dialect", tasks="CA", label="dialect (AAVE, ChcE, CollSgE, IndE, JamE)",
+          lic="none", cite="Gupta et al., 2025 (EnDive)",
+          src=_web("EnDive on the Hub: one dataset per task (abhaygupta1266/<task>, e.g. "
+                   "abhaygupta1266/boolq), one split per dialect, rows aligned on the SAE "
+                   "source")),
+    _spec("twitter_aave_sae", "Parallel AAVE tweets and SAE rewrites", kind="dialect-oa",
+          tasks="O", label="AAVE (position 0) vs. SAE", lic="twitter",
+          cite="Groenwold et al., 2020",
+          src=_web("aave_samples.txt and sae_samples.txt from "
+                   "https://github.com/sophiegroenwold/AAVE_SAE_dataset")),
+    _spec("eWAVE", "eWAVE example sentences from varieties of English", kind="dialect",
+          tasks="CA", label="variety of English", lic="cc-by",
+          cite="Kortmann et al., 2020 (eWAVE)",
+          src=_web("cldf/examples.csv and cldf/languages.csv from "
+                   "https://github.com/cldf-datasets/ewave")),
+]
+
+# ---------------------------------------------------------------------------- probing
+_PROBING = [
+    _spec(f"probing_{domain}", f"Linguistic-feature probing on {domain} texts",
+          kind="probe", tasks="B", label="binned value of a linguistic feature (one probe "
+          "per feature, split given per text)", lic="none", cite="STEB probing sets",
+          src=_web(f"STEB probing/{domain}.jsonl release"))
+    for domain in ("amazon", "blog", "reddit", "stackexchange")
+]
+
+# -------------------------------------------------------------------- semantic control
+_SEMANTIC = [
+    _spec(steb, desc, kind="semantic", tasks="CA", label=label, lic=lic, cite=cite,
+          src=_hub(path, split, name=name), options=options)
+    for steb, desc, label, lic, cite, path, split, name, options in (
+        ("20_Newsgroups_Fixed", "20 Newsgroups posts (cleaned)", "newsgroup (topic)",
+         "none", "Lang, 1995", "rungalileo/20_Newsgroups_Fixed", "test", None, {}),
+        ("ag_news", "AG news articles", "news topic", "agnews", "Zhang et al., 2015",
+         "ag_news", "test", None, {}),
+        ("reuters21578", "Reuters-21578 newswire (ModLewis split)", "first topic",
+         "reuters", "Lewis, 1997", "reuters21578", "test", "ModLewis",
+         {"label": "topics", "trust_remote_code": True}),
+        ("emotion", "English tweets labelled with emotions", "emotion", "emotion",
+         "Saravia et al., 2018", "emotion", "test", None, {}),
+        ("financial_phrasebank", "Financial news sentences", "sentiment", "cc-by-nc-sa3",
+         "Malo et al., 2014", "FinanceMTEB/financial_phrasebank", "test", None, {}),
+        ("twitter-airline-sentiment", "Tweets about US airlines", "sentiment",
+         "cc-by-nc-sa", "Crowdflower, 2015", "osanseviero/twitter-airline-sentiment",
+         "train", None, {"label": "airline_sentiment"}),
+        ("yelp_polarity", "Yelp reviews", "polarity", "yelp", "Zhang et al., 2015",
+         "yelp_polarity", "test", None, {}),
+    )
+]
+
+SPECS: list[DatasetSpec] = [*_MTD, *_AV, *_RET, *_SPEAKERS, *_OBJECT, *_PROBING, *_SEMANTIC]
+"""All catalogue entries, suite ``"steb"``."""
+
+
+# ------------------------------------------------------------------ reporting clusters
+class ClusterEntry(NamedTuple):
+    """One dataset in a reference reporting cluster.
+
+    ``oa_metric``: the order-alignment metric it contributes (``None``: the task's
+    default); ``oa_only``: only its order-alignment score counts in this cluster.
+    """
+
+    dataset: str
+    oa_metric: str | None = None
+    oa_only: bool = False
+
+
+def _cluster(*names: str, oa_metric: str | None = None, oa_only: bool = False):
+    return tuple(ClusterEntry(catalogue_name(n), oa_metric, oa_only) for n in names)
+
+
+_DEFINITIONAL_AV = _cluster(
+    "pan13_authorship_verification_english_test",
+    *(f"pan14_authorship_verification_{c}_english_{g}_test"
+      for c in ("corpus1", "corpus2") for g in ("essays", "novels")),
+    "pan15_authorship_verification_english_test", "pan20_authorship_verification_test",
+    "pan21_authorship_verification_test", "pan18_style_change",
+    *(f"pan22_style_change_{lv}" for lv in ("basic", "sentence", "advanced")),
+    *(f"pan{y}_style_change_{lv}" for y in (23, 24, 25, 26)
+      for lv in ("easy", "medium", "hard")),
+    "enron_authorship_corpus")
+_RETRIEVAL = _cluster("pan18_cross_domain_authorship_attribution_english", "amazon",
+                      "fanfiction", "stackexchange_retrieval")
+_OA_REGISTER = ("STEL_register", "SynthSTEL_register", "corpus-of-diverse-styles",
+                "graded_formality", "OneStopEnglishCorpus")
+_PROBES = tuple(f"probing_{d}" for d in ("amazon", "blog", "reddit", "stackexchange"))
+
+REFERENCE_CLUSTERS: Mapping[str, tuple[ClusterEntry, ...]] = MappingProxyType({
+    "machine_text_detection": _cluster(
+        *(s.steb_name for s in _MTD if "attacks" not in (s.steb_name or ""))),
+    "machine_text_detection_adversarial": _cluster(
+        *(s.steb_name for s in _MTD if "attacks" in (s.steb_name or ""))),
+    "authorship_verification": _DEFINITIONAL_AV,
+    "authorship_retrieval": _RETRIEVAL,
+    "speaker_attribution": _cluster(*(s.steb_name for s in _SPEAKERS)),
+    "genre": _cluster("core", "x_genre", "masc_text_genre", "the_pile"),
+    "register": (*_cluster(*_OA_REGISTER, oa_metric="acc_mean"),
+                 *_cluster("wikipedia_politeness", "stackexchange_politeness"),
+                 *_cluster("ASSET", oa_metric="acc_mean")),
+    "style_vs_content": _cluster(
+        "STEL_register", "STEL_feature", "SynthSTEL_register", "SynthSTEL_feature",
+        "corpus-of-diverse-styles", "graded_formality", "OneStopEnglishCorpus",
+        "parallel_shakespeare", "ASSET", "StylePTB", oa_metric="distractor_acc_mean",
+        oa_only=True),
+    "time": (*_cluster("bible_versions", "ceeces"),
+             *_cluster("parallel_shakespeare", oa_metric="acc_mean")),
+    "demographics": _cluster("blog_age", "blog_gender", "fce_l1",
+                             *(f"pastel_{a}" for a in ("age", "education", "gender",
+                                                       "ethnic", "politics"))),
+    "feature_probing": _cluster(*_PROBES),
+    "predefined_features": (*_cluster(*_PROBES),
+                            *_cluster("StylePTB", "STEL_feature", "SynthSTEL_feature",
+                                      oa_metric="acc_mean")),
+    "dialect": _cluster("endive", "twitter_aave_sae", "eWAVE"),
+    "idiolect": _DEFINITIONAL_AV + _RETRIEVAL,
+})
+"""The reference's reporting clusters: cluster name -> its datasets (stebkit names).
+
+The definitional axes are ``genre``, ``register``, ``time``, ``demographics``,
+``dialect``, ``idiolect`` (object of study), ``predefined_features`` (linguistic
+features) and ``style_vs_content`` (content independence); the rest are operational.
+"""

@@ -1,0 +1,215 @@
+"""Datasets on the Hugging Face Hub, through the optional ``datasets`` library.
+
+:func:`load_hub` opens one split at a pinned revision and turns every failure to reach
+it (library missing, offline mode, Hub unreachable) into
+:class:`~stebkit.errors.DataUnavailable` naming the dataset and revision.
+:func:`read_hub` is the generic reader of catalogue entries stored on the Hub: what to
+take from each row is declared as data in ``spec.reader_options`` and applied by
+:func:`hub_records`:
+
+``text``
+    Column holding the text (default ``"text"``).
+``label`` / ``label_value``
+    Column holding the label (default ``"label"``), or one constant label.
+``where`` / ``exclude``
+    ``{column: [values]}``: keep only the rows with (``where``) or without
+    (``exclude``) those values (a selection that defines the dataset, not a filter).
+``label_map``
+    ``{raw value: label}``: rename labels; rows whose raw label is not a key are left
+    out (a selection, e.g. age ranges).
+``parallel``
+    ``[column, ...]``: each row is one parallel group for order alignment; the texts
+    of the listed columns get positions 0, 1, ... (0 = most of the property). A list
+    cell contributes its first element.
+``max_per_label``
+    Keep at most this many rows (groups) per label, sampled with the seed (default 500;
+    ``None`` keeps all). ``smoke=True`` caps at 20.
+``configs``
+    ``[config name, ...]``: read this split of each config and concatenate them (for
+    datasets published as one config per part); otherwise ``source.hf_name`` is used.
+``trust_remote_code``
+    Passed to ``datasets.load_dataset`` for script-based datasets.
+
+List-valued labels use their first element; integer labels of a ``ClassLabel`` column
+are turned into the class names. Rows with a missing text or label are dropped and
+counted in a ``DroppedRowsWarning``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import DataUnavailable
+from ..sources import cache_dir, is_offline
+from .readers._text import DroppedRowsWarning
+
+__all__ = ["hub_records", "load_hub", "read_hub"]
+
+DEFAULT_MAX_PER_LABEL = 500
+SMOKE_PER_LABEL = 20
+
+
+def _describe(path: str, name: str | None, revision: str | None, split: str | None) -> str:
+    config = f", config {name!r}" if name else ""
+    rev = f"revision {revision!r}" if revision else "revision 'main' (not pinned)"
+    part = f", split {split!r}" if split else ""
+    return f"Hugging Face dataset {path!r}{config}{part} at {rev}"
+
+
+def load_hub(path: str, *, name: str | None = None, revision: str | None = None,
+             split: str | None = None, trust_remote_code: bool = False) -> Any:
+    """Load one split of a Hub dataset (a ``datasets.Dataset``).
+
+    Parameters
+    ----------
+    path, name, revision, split
+        As in ``datasets.load_dataset``; ``revision`` pins a commit or tag.
+    trust_remote_code : bool
+        Allow script-based datasets (only for catalogue entries that need it).
+
+    Raises
+    ------
+    DataUnavailable
+        The ``datasets`` library is missing, offline mode is on, or the Hub cannot be
+        reached; the message names the dataset and revision and how to fix it.
+
+    Examples
+    --------
+    >>> from unittest import mock
+    >>> with mock.patch.dict("os.environ", {"STEBKIT_OFFLINE": "1"}):
+    ...     try:
+    ...         load_hub("ag_news", split="test")
+    ...     except DataUnavailable as err:
+    ...         print("'ag_news'" in str(err), "offline mode is on" in str(err))
+    True True
+    """
+    what = _describe(path, name, revision, split)
+    problems = []
+    if is_offline():
+        problems.append("offline mode is on (STEBKIT_OFFLINE or HF_HUB_OFFLINE is set), so "
+                        "the Hub is not contacted; unset them on a machine that can reach "
+                        "huggingface.co")
+    try:
+        import datasets
+    except ImportError:
+        datasets = None
+        problems.append("the optional 'datasets' library is not installed: "
+                        "pip install 'stebkit[hub]'")
+    if problems:
+        raise DataUnavailable(f"{what} is unavailable: " + "; and ".join(problems) + ".")
+    kwargs: dict[str, Any] = {"path": path, "name": name, "revision": revision,
+                              "split": split, "cache_dir": str(cache_dir() / "hub")}
+    if trust_remote_code:
+        kwargs["trust_remote_code"] = True
+    try:
+        return datasets.load_dataset(**kwargs)
+    except (OSError, TimeoutError) as exc:  # requests/hub errors are OSError subclasses
+        raise DataUnavailable(f"{what} could not be loaded: the Hub is unreachable or the "
+                              f"dataset is missing ({type(exc).__name__}: {exc}). Go online "
+                              f"or choose an offline dataset "
+                              f"(stebkit.datasets.list_datasets(offline=True)).") from exc
+
+
+def read_hub(spec: Any, *, seed: int = 42, smoke: bool = False) -> pd.DataFrame:
+    """Generic reader of a catalogue entry stored on the Hub (runs only online).
+
+    Loads ``spec.source`` through :func:`load_hub` and applies :func:`hub_records`
+    with ``spec.reader_options``.
+    """
+    src = spec.source
+    if not src.is_hub:
+        raise ValueError(f"dataset {spec.name!r}: read_hub needs a Hub source (hf_path)")
+    opts = dict(spec.reader_options)
+    frames, names = [], {}
+    for config in opts.get("configs", [src.hf_name]):
+        ds = load_hub(src.hf_path, name=config, revision=src.hf_revision,
+                      split=src.hf_split or "train",
+                      trust_remote_code=bool(opts.get("trust_remote_code", False)))
+        names.update({col: list(feat.names) for col, feat in ds.features.items()
+                      if hasattr(feat, "names")})
+        frames.append(ds.to_pandas())
+    return hub_records(pd.concat(frames, ignore_index=True), opts, label_names=names,
+                       seed=seed, smoke=smoke, dataset=spec.name)
+
+
+def _first(value: Any) -> Any:
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return value[0] if len(value) else None
+    return value
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and np.isnan(value)) or (
+        isinstance(value, str) and not value.strip())
+
+
+def hub_records(frame: pd.DataFrame, options: Mapping[str, Any], *,
+                label_names: Mapping[str, Sequence[str]] | None = None, seed: int = 42,
+                smoke: bool = False, dataset: str = "dataset") -> pd.DataFrame:
+    """Turn the rows of a Hub table into records, as declared by ``options``.
+
+    >>> rows = pd.DataFrame({"text": ["a", "b", "c"], "label": [0, 1, 0],
+    ...                      "src": ["x", "x", "y"]})
+    >>> hub_records(rows, {"where": {"src": ["x"]}},
+    ...             label_names={"label": ["neg", "pos"]}).to_dict("list")
+    {'text': ['a', 'b'], 'label': ['neg', 'pos']}
+    >>> rows = pd.DataFrame({"pos": ["Hi!!", "Yo"], "neg": ["Hello.", "Good day."],
+    ...                      "feature": ["emphatic", "casual"]})
+    >>> hub_records(rows, {"parallel": ["pos", "neg"], "label": "feature"})[
+    ...     ["text", "label", "group", "position"]].values.tolist()
+    [['Hi!!', 'emphatic', '0', 0], ['Hello.', 'emphatic', '0', 1], ['Yo', 'casual', '1', 0], \
+['Good day.', 'casual', '1', 1]]
+    """
+    label_names = dict(label_names or {})
+    frame = frame.reset_index(drop=True)
+    for column, allowed in dict(options.get("where", {})).items():
+        frame = frame[frame[column].isin(list(allowed))].reset_index(drop=True)
+    for column, banned in dict(options.get("exclude", {})).items():
+        frame = frame[~frame[column].isin(list(banned))].reset_index(drop=True)
+    if "label_value" in options:
+        labels = pd.Series([options["label_value"]] * len(frame), dtype=object)
+    else:
+        column = options.get("label", "label")
+        names = label_names.get(column)
+        labels = frame[column].map(_first).map(
+            lambda v: names[int(v)] if names is not None and not _missing(v) else v)
+    labels = labels.astype(object)
+    if "label_map" in options:
+        mapping = dict(options["label_map"])
+        keep = labels.isin(list(mapping)).to_numpy()
+        frame, labels = frame[keep].reset_index(drop=True), labels[keep].map(mapping)
+    labels = labels.map(lambda v: None if _missing(v) else str(v)).reset_index(drop=True)
+    text_cols = list(options.get("parallel", [options.get("text", "text")]))
+    texts = pd.DataFrame({c: frame[c].map(_first) for c in text_cols})
+    bad = labels.isna().to_numpy() | texts.map(_missing).any(axis=1).to_numpy()
+    if bad.any():
+        warnings.warn(f"{dataset}: dropped {int(bad.sum())} of {len(frame)} rows with a "
+                      f"missing text or label", DroppedRowsWarning, stacklevel=2)
+    texts, labels = texts[~bad].reset_index(drop=True), labels[~bad].reset_index(drop=True)
+    cap = SMOKE_PER_LABEL if smoke else options.get("max_per_label", DEFAULT_MAX_PER_LABEL)
+    keep_rows = _cap_per_label(labels, cap, seed)
+    texts, labels = texts.iloc[keep_rows].reset_index(drop=True), labels.iloc[keep_rows]
+    labels = labels.reset_index(drop=True)
+    if "parallel" not in options:
+        return pd.DataFrame({"text": texts.iloc[:, 0].astype(str), "label": labels})
+    rows = [{"text": str(texts.iat[i, j]), "label": labels[i], "group": str(i),
+             "position": j} for i in range(len(texts)) for j in range(len(text_cols))]
+    out = pd.DataFrame(rows, columns=["text", "label", "group", "position"])
+    return out.astype({"position": "int64"})
+
+
+def _cap_per_label(labels: pd.Series, cap: int | None, seed: int) -> list[int]:
+    """Row positions, at most ``cap`` per label, chosen with ``seed``, in original order."""
+    if cap is None:
+        return list(range(len(labels)))
+    rng = np.random.default_rng(seed)
+    keep: list[int] = []
+    for _, idx in sorted(labels.groupby(labels, sort=True).indices.items()):
+        idx = np.asarray(idx)
+        keep.extend(idx if len(idx) <= cap else np.sort(rng.choice(idx, cap, replace=False)))
+    return sorted(int(i) for i in keep)

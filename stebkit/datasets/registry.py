@@ -1,0 +1,400 @@
+"""The dataset registry, the loader and its processed-records cache.
+
+Specs come from the catalogue (suite ``"steb"``), the offline ``lite`` suite
+(:mod:`stebkit.datasets.lite` and its probing sets, :mod:`stebkit.datasets.probing_sets`)
+and the ``synthetic`` suite (:mod:`stebkit.datasets.synthetic`), each module's
+``SPECS`` imported on first use, plus anything passed to :func:`register`.
+
+:func:`load_dataset` calls ``spec.reader(spec, seed=seed, smoke=smoke)``, checks the
+records against the schema of :mod:`stebkit.datasets.spec` (:func:`validate_records`)
+and keeps them as ``$STEBKIT_CACHE/processed/<name>-<fingerprint[:16]>.parquet``, so a
+second load reads one parquet file and never touches the sources again.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import importlib
+import json
+import os
+import tempfile
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..errors import DataUnavailable
+from ..sources import cache_dir, locate
+from .readers._text import DroppedRowsWarning
+from .spec import TASKS, Dataset, DatasetSpec
+
+__all__ = ["fingerprint", "get_spec", "is_available_offline", "list_datasets",
+           "load_dataset", "processed_path", "register", "table", "validate_records"]
+
+_SUITE_MODULES = ("stebkit.datasets.catalogue", "stebkit.datasets.lite",
+                  "stebkit.datasets.probing_sets", "stebkit.datasets.synthetic")
+_REGISTRY: dict[str, DatasetSpec] = {}
+_state = {"loaded": False, "loading": False}
+
+SUITES = ("steb", "lite", "smoke", "synthetic")
+"""The built-in suites (a suite may be empty until its module is installed)."""
+SPLITS = ("train", "validation", "test")
+SIDES = ("query", "target")
+# Columns each task family needs beyond text/label, and their kind.
+TASK_COLUMNS: dict[str, tuple[str, ...]] = {
+    "predefined_pairs": ("pair", "same"),
+    "retrieval": ("side",),
+    "order_alignment": ("group", "position"),
+    "probing": ("split",),
+}
+_STR_COLUMNS = ("text", "label", "group", "pair", "side", "split", "work")
+_BOOL_COLUMNS = ("same", "distractor")
+
+
+def _ensure_loaded() -> None:
+    if _state["loaded"] or _state["loading"]:
+        return
+    _state["loading"] = True
+    try:
+        for module_name in _SUITE_MODULES:
+            try:
+                module = importlib.import_module(module_name)
+            except ImportError as exc:  # a suite not written yet, never a broken one
+                if exc.name == module_name:
+                    continue
+                raise
+            for spec in module.SPECS:
+                _add(spec, replace=False)
+        _state["loaded"] = True
+    finally:
+        _state["loading"] = False
+
+
+def _add(spec: DatasetSpec, *, replace: bool) -> None:
+    if not isinstance(spec, DatasetSpec):
+        raise TypeError(f"register() takes a DatasetSpec, got {type(spec).__name__}")
+    old = _REGISTRY.get(spec.name)
+    if old is not None and not replace and old is not spec and old != spec:
+        raise ValueError(f"a different dataset named {spec.name!r} is already registered "
+                         f"(suites {old.suites}); pick another name or pass replace=True")
+    _REGISTRY[spec.name] = spec
+
+
+def register(spec: DatasetSpec, *, replace: bool = False) -> DatasetSpec:
+    """Add a dataset to the registry (and return it).
+
+    Registering the same spec twice is harmless; a different spec under a known name
+    raises ``ValueError`` unless ``replace=True``.
+
+    >>> from stebkit.datasets.spec import License, Source, TaskConfig
+    >>> spec = DatasetSpec(name="doc_toy", description="toy", languages=("en",),
+    ...     source=Source(), license=License("CC0-1.0"), label="author",
+    ...     tasks={"clustering": TaskConfig()}, category="idiolect",
+    ...     application="authorship_attribution")
+    >>> register(spec).name in list_datasets()
+    True
+    """
+    _ensure_loaded()
+    _add(spec, replace=replace)
+    return spec
+
+
+def get_spec(name: str) -> DatasetSpec:
+    """The spec of a registered dataset; unknown names list the closest known ones.
+
+    >>> get_spec("ag_news").source.hf_path
+    'ag_news'
+    >>> get_spec("ag_nws")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown dataset 'ag_nws'; closest known names: ['ag_news']...
+    """
+    if isinstance(name, DatasetSpec):
+        return name
+    if not isinstance(name, str):
+        raise TypeError(f"dataset name must be a str, got {type(name).__name__}")
+    _ensure_loaded()
+    if name in _REGISTRY:
+        return _REGISTRY[name]
+    lowered = {n.lower(): n for n in _REGISTRY}
+    if name.lower() in lowered:
+        return _REGISTRY[lowered[name.lower()]]
+    close = difflib.get_close_matches(name.lower(), list(lowered), n=5, cutoff=0.5)
+    raise ValueError(f"unknown dataset {name!r}; closest known names: "
+                     f"{[lowered[c] for c in close]}. See stebkit.datasets.list_datasets().")
+
+
+def is_available_offline(spec: DatasetSpec) -> bool:
+    """Whether ``spec`` loads without network: declared offline, and every source file
+    is in the cache or a mirror (checked with :func:`stebkit.sources.locate`)."""
+    if not spec.offline or spec.source.is_hub:
+        return False
+    return all(locate(url) is not None for url, _ in spec.source.urls)
+
+
+def list_datasets(*, suite: str | None = None, task: str | None = None,
+                  offline: bool | None = None) -> list[str]:
+    """Names of registered datasets, sorted, optionally filtered.
+
+    Parameters
+    ----------
+    suite : str, optional
+        Keep datasets of this suite (``"steb"``, ``"lite"``, ``"smoke"``, ...).
+    task : str, optional
+        Keep datasets evaluated on this task family (one of ``spec.TASKS``).
+    offline : bool, optional
+        True: only datasets loadable without network; False: only the others.
+
+    >>> "ag_news" in list_datasets(suite="steb", task="clustering")
+    True
+    """
+    _ensure_loaded()
+    if task is not None and task not in TASKS:
+        raise ValueError(f"task must be one of {TASKS}, got {task!r}")
+    specs = sorted(_REGISTRY.values(), key=lambda s: s.name)
+    if suite is not None:
+        known = sorted(set(SUITES).union(*(spec.suites for spec in specs)))
+        if suite not in known:
+            raise ValueError(f"unknown suite {suite!r}; known suites: {known}")
+        specs = [s for s in specs if suite in s.suites]
+    if task is not None:
+        specs = [s for s in specs if s.serves(task)]
+    if offline is not None:
+        specs = [s for s in specs if is_available_offline(s) == offline]
+    return [s.name for s in specs]
+
+
+def fingerprint(spec: DatasetSpec, *, seed: int = 42, smoke: bool = False) -> str:
+    """sha256 (hex) of what determines the records: name, reader version and options,
+    sources (URLs with their sha256, Hub path/config/revision/split), seed and smoke.
+
+    >>> spec = get_spec("ag_news")
+    >>> fingerprint(spec, seed=1) != fingerprint(spec, seed=2)
+    True
+    """
+    src = spec.source
+    payload = {
+        "name": spec.name,
+        "reader_version": spec.reader_version,
+        "reader_options": dict(spec.reader_options),
+        "urls": [list(u) for u in src.urls],
+        "hub": [src.hf_path, src.hf_name, src.hf_revision, src.hf_split],
+        "seed": int(seed),
+        "smoke": bool(smoke),
+    }
+    blob = json.dumps(payload, sort_keys=True, default=repr).encode()
+    return hashlib.sha256(blob).hexdigest()
+
+
+def processed_path(spec: DatasetSpec, fp: str) -> Path:
+    """Where the processed records of ``spec`` with fingerprint ``fp`` are kept."""
+    return cache_dir() / "processed" / f"{spec.name}-{fp[:16]}.parquet"
+
+
+def load_dataset(name: str | DatasetSpec, *, seed: int = 42, smoke: bool = False,
+                 cache: bool = True) -> Dataset:
+    """Load a dataset's records (validated), from the processed cache when possible.
+
+    Parameters
+    ----------
+    name : str or DatasetSpec
+        A registered name (see :func:`list_datasets`) or a spec.
+    seed : int
+        Seed of every sampling step of the reader.
+    smoke : bool
+        Ask the reader for a small version (for quick checks and tests).
+    cache : bool
+        Read and write the processed cache (``$STEBKIT_CACHE/processed``).
+
+    Raises
+    ------
+    DataUnavailable
+        The sources cannot be reached, or stebkit has no reader for this dataset.
+
+    Examples
+    --------
+    >>> from stebkit.datasets.spec import License, Source, TaskConfig
+    >>> spec = DatasetSpec(name="doc_tiny", description="tiny", languages=("en",),
+    ...     source=Source(), license=License("CC0-1.0"), label="author",
+    ...     tasks={"clustering": TaskConfig()}, category="idiolect",
+    ...     application="authorship_attribution",
+    ...     reader=lambda spec, seed, smoke: pd.DataFrame(
+    ...         {"text": ["a b", "c d"], "label": ["x", "y"]}))
+    >>> load_dataset(spec, cache=False)
+    Dataset('doc_tiny', 2 texts, 2 labels, tasks=['clustering'])
+    """
+    spec = get_spec(name)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise TypeError(f"seed must be a non-negative int, got {seed!r}")
+    fp = fingerprint(spec, seed=seed, smoke=smoke)
+    path = processed_path(spec, fp)
+    if cache and path.is_file():
+        return Dataset(spec, pd.read_parquet(path), fp)
+    if spec.reader is None:
+        where = spec.source.note or spec.source.hf_path or "its original distribution"
+        raise DataUnavailable(
+            f"dataset {spec.name!r} has no reader in stebkit: its data comes from {where} "
+            f"under '{spec.license.name}'"
+            + (f" (needs: {spec.license.needs_agreement})" if spec.license.needs_agreement
+               else "")
+            + ". Use an offline dataset instead: stebkit.datasets.list_datasets(offline=True)."
+        )
+    raw = spec.reader(spec, seed=seed, smoke=smoke)
+    records = validate_records(raw, spec)
+    if cache:
+        _write_parquet(records, path)
+    return Dataset(spec, records, fp)
+
+
+def _write_parquet(records: pd.DataFrame, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
+    os.close(fd)
+    try:
+        records.to_parquet(tmp, index=False, engine="pyarrow")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _is_empty_text(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and value != value) or (
+        isinstance(value, str) and not value.strip())
+
+
+def validate_records(records: Any, spec: DatasetSpec) -> pd.DataFrame:
+    """Check a reader's records against the schema; return them cleaned.
+
+    Required: ``text`` and ``label`` (str), plus the columns of the tasks the spec
+    serves (``pair``/``same`` for predefined pairs, ``side`` for retrieval,
+    ``group``/``position`` for order alignment, ``split`` for probing).
+    The one filter: rows whose text is missing or blank are dropped (with the other
+    row of their pair, for predefined pairs) and counted in a ``DroppedRowsWarning``.
+    Everything else that is wrong raises ``TypeError``/``ValueError`` naming the dataset
+    and column.
+
+    >>> from stebkit.datasets.spec import License, Source, TaskConfig
+    >>> spec = DatasetSpec(name="v", description="", languages=("en",), source=Source(),
+    ...     license=License("CC0-1.0"), label="author", tasks={"retrieval": TaskConfig()},
+    ...     category="idiolect", application="authorship_retrieval")
+    >>> validate_records(pd.DataFrame({"text": ["a"], "label": ["x"]}), spec)
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: dataset 'v': records lack column(s) ['side'] needed by task 'retrieval' ...
+    """
+    name = spec.name
+    if not isinstance(records, pd.DataFrame):
+        raise TypeError(f"dataset {name!r}: the reader must return a pandas DataFrame, "
+                        f"got {type(records).__name__}")
+    for column in ("text", "label"):
+        if column not in records.columns:
+            raise ValueError(f"dataset {name!r}: records lack the required column "
+                             f"{column!r}; columns are {list(records.columns)}")
+    for task in spec.tasks:
+        missing = [c for c in TASK_COLUMNS.get(task, ()) if c not in records.columns]
+        if missing:
+            raise ValueError(f"dataset {name!r}: records lack column(s) {missing} needed by "
+                             f"task {task!r} (see stebkit.datasets.spec for the schema)")
+    frame = records.reset_index(drop=True)
+    empty = frame["text"].map(_is_empty_text).to_numpy()
+    wrong = [i for i, v in enumerate(frame["text"]) if not empty[i] and not isinstance(v, str)]
+    if wrong:
+        raise TypeError(f"dataset {name!r}: column 'text' must hold str, row {wrong[0]} holds "
+                        f"{type(frame['text'].iat[wrong[0]]).__name__} ({len(wrong)} such rows)")
+    if empty.any():
+        n_empty, dropped = int(empty.sum()), empty.copy()
+        extra = ""
+        if "pair" in frame.columns and spec.serves("predefined_pairs"):
+            dropped = frame["pair"].isin(set(frame.loc[empty, "pair"])).to_numpy()
+            extra = f" and {int(dropped.sum()) - n_empty} partner(s) of their pairs"
+        warnings.warn(f"dataset {name!r}: dropped {n_empty} of {len(frame)} records with an "
+                      f"empty text{extra}", DroppedRowsWarning, stacklevel=2)
+        frame = frame[~dropped].reset_index(drop=True)
+    if frame.empty:
+        raise ValueError(f"dataset {name!r}: the reader returned no usable records")
+    for column in _STR_COLUMNS:
+        if column in frame.columns:
+            _check_str(frame, column, name)
+    for column in _BOOL_COLUMNS:
+        if column in frame.columns and not pd.api.types.is_bool_dtype(frame[column]):
+            raise TypeError(f"dataset {name!r}: column {column!r} must be bool, got dtype "
+                            f"{frame[column].dtype}")
+    if "position" in frame.columns:
+        pos = frame["position"]
+        if not pd.api.types.is_integer_dtype(pos) or (pos < 0).any():
+            raise TypeError(f"dataset {name!r}: column 'position' must hold ints >= 0, "
+                            f"got dtype {pos.dtype}")
+    _check_values(frame, "side", SIDES, name)
+    _check_values(frame, "split", SPLITS, name)
+    if spec.serves("retrieval") and set(frame["side"]) != set(SIDES):
+        raise ValueError(f"dataset {name!r}: retrieval needs both 'query' and 'target' rows, "
+                         f"got {sorted(set(frame['side']))}")
+    if spec.serves("predefined_pairs"):
+        sizes = frame.groupby("pair", sort=True)["same"].agg(["size", "nunique"])
+        bad = sizes[(sizes["size"] != 2) | (sizes["nunique"] != 1)]
+        if len(bad):
+            raise ValueError(f"dataset {name!r}: every pair id needs exactly 2 rows with the "
+                             f"same 'same' value; {len(bad)} pair(s) do not, e.g. "
+                             f"{list(bad.index[:3])}")
+    # one dtype per column, so fresh and cached records are identical
+    frame = frame.astype({c: "str" for c in _STR_COLUMNS if c in frame.columns})
+    if "position" in frame.columns:
+        frame["position"] = frame["position"].astype("int64")
+    return frame
+
+
+def _check_str(frame: pd.DataFrame, column: str, name: str) -> None:
+    values = frame[column]
+    bad = [i for i, v in enumerate(values) if not isinstance(v, str)]
+    if bad:
+        first = values.iat[bad[0]]
+        raise TypeError(f"dataset {name!r}: column {column!r} must hold str (no missing "
+                        f"values), row {bad[0]} holds {type(first).__name__} {first} "
+                        f"({len(bad)} such rows); convert it in the reader")
+
+
+def _check_values(frame: pd.DataFrame, column: str, allowed: tuple[str, ...],
+                  name: str) -> None:
+    if column in frame.columns:
+        unknown = sorted(set(frame[column]) - set(allowed))
+        if unknown:
+            raise ValueError(f"dataset {name!r}: column {column!r} must be one of "
+                             f"{allowed}, got {unknown[:5]}")
+
+
+def table(*, suite: str | None = None, stats: bool = False) -> pd.DataFrame:
+    """One row per dataset: tasks, languages, category, licence flags, availability.
+
+    With ``stats=True``, datasets that load without network (or are already in the
+    processed cache) also get ``texts``, ``labels`` and ``median_chars``; others get
+    missing values. Without it the table only reads specs and stats a few files.
+
+    >>> t = table(suite="steb")
+    >>> t.loc[t["name"] == "ag_news", ["category", "non_commercial"]].values.tolist()
+    [['semantic_control', True]]
+    """
+    rows = []
+    for spec_name in list_datasets(suite=suite):
+        spec = _REGISTRY[spec_name]
+        offline = is_available_offline(spec)
+        row = {
+            "name": spec.name, "suites": ",".join(spec.suites), "tasks": ",".join(spec.tasks),
+            "languages": ",".join(spec.languages), "category": spec.category,
+            "application": spec.application, "license": spec.license.name,
+            "non_commercial": spec.license.non_commercial,
+            "research_only": spec.license.research_only,
+            "needs_agreement": spec.license.needs_agreement or "", "offline": offline,
+        }
+        if stats:
+            cached = processed_path(spec, fingerprint(spec)).is_file()
+            row.update(texts=pd.NA, labels=pd.NA, median_chars=pd.NA)
+            if offline or cached:
+                records = load_dataset(spec).records
+                row.update(texts=len(records), labels=int(records["label"].nunique()),
+                           median_chars=float(records["text"].str.len().median()))
+        rows.append(row)
+    return pd.DataFrame(rows)

@@ -1,0 +1,218 @@
+"""The catalogue of reference datasets, and Hub loading (offline behaviour, row layout)."""
+
+from __future__ import annotations
+
+import sys
+
+import pandas as pd
+import pytest
+
+from stebkit.datasets import catalogue, load_dataset
+from stebkit.datasets.hub import hub_records, load_hub, read_hub
+from stebkit.datasets.readers._text import DroppedRowsWarning
+from stebkit.datasets.spec import APPLICATIONS, CATEGORIES, PRESET_TASK_CONFIGS, TASKS
+from stebkit.errors import DataUnavailable
+
+SPECS = {s.name: s for s in catalogue.SPECS}
+
+# From the reference's scripts/benchmark_clustering/config.py.
+REFERENCE_SEMANTIC = {"20_Newsgroups_Fixed", "ag_news", "reuters21578", "emotion",
+                      "financial_phrasebank", "twitter-airline-sentiment", "yelp_polarity"}
+REFERENCE_NON_ENGLISH = {
+    "pan13_authorship_verification_greek_test", "pan13_authorship_verification_spanish_test",
+    *(f"pan14_authorship_verification_{c}_{g}_test" for c in ("corpus1", "corpus2")
+      for g in ("dutch_essays", "dutch_reviews", "greek_articles", "spanish_articles")),
+    *(f"pan15_authorship_verification_{lang}_test" for lang in ("dutch", "greek", "spanish")),
+    *(f"pan18_cross_domain_authorship_attribution_{lang}"
+      for lang in ("french", "italian", "polish", "spanish")),
+}
+
+
+def test_size_and_unique_names():
+    assert len(catalogue.SPECS) >= 90
+    assert len(SPECS) == len(catalogue.SPECS)
+    steb_names = [s.steb_name for s in catalogue.SPECS]
+    assert len(set(steb_names)) == len(steb_names)
+
+
+@pytest.mark.parametrize("spec", catalogue.SPECS, ids=lambda s: s.name)
+def test_every_entry_is_complete(spec):
+    assert spec.tasks and set(spec.tasks) <= set(TASKS)
+    assert spec.category in CATEGORIES and spec.application in APPLICATIONS
+    src = spec.source
+    assert src.urls or src.hf_path or src.note, "no source declared"
+    assert spec.license.name.strip() and spec.citation.strip() and spec.description.strip()
+    assert spec.label.strip() and spec.languages and all(len(x) == 2 for x in spec.languages)
+    assert spec.suites == ("steb",) and spec.offline is False
+    assert spec.steb_name and catalogue.catalogue_name(spec.steb_name) == spec.name
+    for task, cfg in spec.tasks.items():
+        preset = PRESET_TASK_CONFIGS[task]
+        assert cfg.episode_sizes == preset.episode_sizes
+        if spec.name != "fce_l1":
+            assert cfg == preset
+    if spec.reader is not None:
+        assert spec.reader is read_hub and src.is_hub
+
+
+def test_spot_checks_against_reference_configs():
+    # ag_news/config.json: path ag_news, split test, all-to-all pairs + clustering
+    ag = SPECS["ag_news"]
+    assert (ag.source.hf_path, ag.source.hf_split) == ("ag_news", "test")
+    assert set(ag.tasks) == {"all_to_all_pairs", "clustering"}
+    # ASSET/config.json: facebook/asset, name simplification, split validation+test, OA
+    asset = SPECS["asset"]
+    assert (asset.source.hf_path, asset.source.hf_name, asset.source.hf_split) == (
+        "facebook/asset", "simplification", "validation+test")
+    assert set(asset.tasks) == {"order_alignment"} and asset.license.non_commercial
+    # twitter-airline-sentiment/config.json: label getter airline_sentiment, split train
+    air = SPECS["twitter_airline_sentiment"]
+    assert air.reader_options["label"] == "airline_sentiment"
+    assert air.source.hf_split == "train"
+    # reuters21578/config.json: ModLewis config, label getter topics
+    reuters = SPECS["reuters21578"]
+    assert reuters.source.hf_name == "ModLewis" and reuters.reader_options["label"] == "topics"
+    # task families of custom entries
+    assert set(SPECS["pan13_authorship_verification_english_test"].tasks) == {
+        "predefined_pairs"}
+    assert set(SPECS["amazon"].tasks) == {"retrieval"}
+    assert set(SPECS["probing_amazon"].tasks) == {"probing"}
+    assert set(SPECS["corpus_of_diverse_styles"].tasks) == {
+        "clustering", "all_to_all_pairs", "order_alignment"}
+    # fce_l1/config.json overrides n_episodes_per_class to 100
+    assert SPECS["fce_l1"].tasks["clustering"].episodes_per_label == 100
+    # licences that need an agreement
+    assert SPECS["fisher_speaker_attribution_ldc_hard"].license.needs_agreement
+    assert SPECS["pan15_authorship_verification_english_test"].license.needs_agreement
+
+
+def test_semantic_and_non_english_sets_match_the_reference():
+    semantic = {s.steb_name for s in catalogue.SPECS if s.category == "semantic_control"}
+    assert semantic == REFERENCE_SEMANTIC
+    assert all(SPECS[catalogue.catalogue_name(n)].application == "semantic_control"
+               for n in REFERENCE_SEMANTIC)
+    for name in REFERENCE_NON_ENGLISH:
+        assert SPECS[name].languages != ("en",), name
+
+
+def test_reference_clusters_point_at_catalogue_entries_of_that_category():
+    for cluster, entries in catalogue.REFERENCE_CLUSTERS.items():
+        assert entries, cluster
+        for entry in entries:
+            assert entry.dataset in SPECS, (cluster, entry.dataset)
+            if entry.oa_metric is not None:
+                assert SPECS[entry.dataset].serves("order_alignment")
+    by_axis = {"genre": "genre", "register": "register", "time": "time",
+               "demographics": "demographics",
+               "dialect": "dialect", "idiolect": "idiolect",
+               "predefined_features": "linguistic_features"}
+    for cluster, category in by_axis.items():
+        for entry in catalogue.REFERENCE_CLUSTERS[cluster]:
+            assert SPECS[entry.dataset].category == category, (cluster, entry)
+    svc = catalogue.REFERENCE_CLUSTERS["style_vs_content"]
+    assert len(svc) == 10 and all(e.oa_only and e.oa_metric == "distractor_acc_mean"
+                                  for e in svc)
+
+
+def test_hub_offline_error_names_dataset_and_revision(monkeypatch):
+    monkeypatch.setenv("STEBKIT_OFFLINE", "1")
+    with pytest.raises(DataUnavailable) as err:
+        load_hub("facebook/asset", name="simplification", revision="abc123", split="test")
+    msg = str(err.value)
+    assert "'facebook/asset'" in msg and "'abc123'" in msg and "offline" in msg
+    with pytest.raises(DataUnavailable, match="'ag_news'.*not pinned"):
+        load_dataset("ag_news", cache=False)
+
+
+def test_hub_missing_library_says_what_to_install(monkeypatch):
+    monkeypatch.delenv("STEBKIT_OFFLINE", raising=False)
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setitem(sys.modules, "datasets", None)  # import datasets -> ImportError
+    with pytest.raises(DataUnavailable, match=r"pip install 'stebkit\[hub\]'"):
+        load_hub("emotion", split="test")
+
+
+def test_entries_without_reader_say_where_the_data_lives():
+    with pytest.raises(DataUnavailable) as err:
+        load_dataset("pan15_authorship_verification_english_test", cache=False)
+    msg = str(err.value)
+    assert "zenodo" in msg.lower() and "PAN data access request" in msg
+
+
+def test_hub_row_layouts_of_catalogue_entries():
+    # blog_age: age buckets of Schler et al.; ages in the gaps are not part of the set
+    rows = pd.DataFrame({"text": ["a", "b", "c", "d", "e"], "age": [15, 20, 25, 40, 17]})
+    out = hub_records(rows, SPECS["blog_age"].reader_options)
+    assert out.to_dict("list") == {"text": ["a", "c", "d", "e"],
+                                   "label": ["10s", "20s", "30s", "10s"]}
+    # SynthSTEL: positive/negative -> one order-alignment group, register subset only
+    rows = pd.DataFrame({"positive": ["Could you please help?", "I can't"],
+                         "negative": ["Help.", "I cannot"],
+                         "feature": ["polite / impolite", "contractions / no contractions"]})
+    reg = hub_records(rows, SPECS["synthstel_register"].reader_options)
+    feat = hub_records(rows, SPECS["synthstel_feature"].reader_options)
+    assert reg[["text", "position"]].values.tolist() == [
+        ["Could you please help?", 0], ["Help.", 1]]
+    assert feat["label"].unique().tolist() == ["contractions / no contractions"]
+    # reuters: list labels use their first topic; rows without topics are counted
+    rows = pd.DataFrame({"text": ["x", "y", "z"], "topics": [["earn", "acq"], [], ["grain"]]})
+    with pytest.warns(DroppedRowsWarning, match="dropped 1 of 3 rows"):
+        out = hub_records(rows, SPECS["reuters21578"].reader_options)
+    assert out["label"].tolist() == ["earn", "grain"]
+
+
+def test_hub_records_cap_per_label_is_seeded():
+    rows = pd.DataFrame({"text": [f"t{i}" for i in range(100)], "label": ["a", "b"] * 50})
+    a = hub_records(rows, {"max_per_label": 10}, seed=1)
+    b = hub_records(rows, {"max_per_label": 10}, seed=1)
+    c = hub_records(rows, {"max_per_label": 10}, seed=2)
+    assert a.equals(b) and not a.equals(c)
+    assert a["label"].value_counts().to_dict() == {"a": 10, "b": 10}
+    assert len(hub_records(rows, {}, smoke=True)) == 40
+
+
+class _FakeHubSplit:
+    def __init__(self, frame, features):
+        self.frame, self.features = frame, features
+
+    def to_pandas(self):
+        return self.frame.copy()
+
+
+class _ClassLabel:
+    def __init__(self, names):
+        self.names = names
+
+
+def test_read_hub_end_to_end_with_a_stand_in_datasets_library(monkeypatch, tmp_path):
+    """The online path, with ``datasets.load_dataset`` replaced by a local stand-in."""
+    monkeypatch.delenv("STEBKIT_OFFLINE", raising=False)
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path))
+    calls = []
+
+    def fake_load(**kwargs):
+        calls.append(kwargs)
+        if kwargs["path"] == "ag_news":
+            frame = pd.DataFrame({"text": ["stocks up", "cup final", "rates cut"],
+                                  "label": [2, 1, 2]})
+            return _FakeHubSplit(frame, {"label": _ClassLabel(["World", "Sports",
+                                                                "Business", "Sci/Tech"])})
+        part = kwargs["name"]
+        frame = pd.DataFrame({"text": [f"{part} en", f"{part} sl", f"{part} ftd"],
+                              "labels": ["News", "News", "Forum"],
+                              "dataset": ["CORE", "GINCO", "FTD"]})
+        return _FakeHubSplit(frame, {})
+
+    fake = type(sys)("datasets")
+    fake.load_dataset = fake_load
+    monkeypatch.setitem(sys.modules, "datasets", fake)
+    ag = load_dataset("ag_news")
+    assert ag.records["label"].tolist() == ["Business", "Sports", "Business"]
+    assert calls[0]["split"] == "test" and calls[0]["revision"] is None
+    xg = load_dataset("x_genre")
+    assert [c["name"] for c in calls[1:]] == ["train", "test", "dev"]
+    assert xg.records["text"].tolist() == ["train en", "train ftd", "test en", "test ftd",
+                                           "dev en", "dev ftd"]
+    assert len(calls) == 4
+    load_dataset("x_genre")  # processed cache: the Hub is not asked again
+    assert len(calls) == 4
