@@ -1,0 +1,94 @@
+"""LFTK features: declared sets, hand counts, agreement with LFTK itself, errors."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+lftk = pytest.importorskip("lftk")
+
+from stebkit import features as F  # noqa: E402
+from stebkit.errors import ModelUnavailable  # noqa: E402
+
+TEXTS = ["The cat sat on the mat.", "Dogs bark loudly, don't they?"]
+
+
+def test_declared_sets_follow_the_reference_selection_rules() -> None:
+    # The reference's probing features: foundation formulation, entity families excluded.
+    found = [f["key"] for f in lftk.search_features()
+             if f["formulation"] == "foundation" and f["family"] not in {"entity", "avgentity"}]
+    assert list(F.FOUNDATION_FEATURES) == found
+    # The reference's LFTK encoder default: four families, language-general members.
+    model = []
+    for family in ("wordsent", "typetokenratio", "partofspeech", "readformula"):
+        model += lftk.search_features(family=family, language="general", return_format="list_key")
+    assert list(F.STEB_LFTK_FEATURES) == list(dict.fromkeys(model))
+    english = {f["key"] for f in lftk.search_features(language="en")}
+    assert F.ENGLISH_ONLY == english & set(F.FOUNDATION_FEATURES)
+
+
+def test_hand_counted_surface_features() -> None:
+    df = F.lftk_features(TEXTS, features=["t_word", "t_punct", "t_sent", "t_char", "n_noun"])
+    assert list(df.columns) == ["t_word", "t_punct", "t_sent", "t_char", "n_noun"]
+    assert (df.dtypes == np.float64).all()
+    # "The cat sat on the mat ." -> 7 tokens, 1 punctuation mark, 17 + 1 characters, 2 nouns
+    # "Dogs bark loudly , do n't they ?" -> 8 tokens, 2 punctuation marks, 25 characters
+    assert df.iloc[0].tolist() == [7.0, 1.0, 1.0, 18.0, 2.0]
+    assert df.iloc[1].tolist() == [8.0, 2.0, 1.0, 25.0, 1.0]
+
+
+def test_foundation_values_equal_lftk_extractor() -> None:
+    # Oracle: LFTK's own extractor (which re-reads its lexicons for every document).
+    ours = F.lftk_features(TEXTS)
+    assert ours.shape == (2, 46)
+    docs = list(F._spacy_pipeline("en").pipe(TEXTS))
+    extractor = lftk.Extractor(docs=docs)
+    extractor.customize(stop_words=True, punctuations=True)
+    expected = extractor.extract(features=list(F.FOUNDATION_FEATURES))
+    for i, row in enumerate(expected):
+        assert ours.iloc[i].to_dict() == pytest.approx({k: float(v) for k, v in row.items()})
+    assert ours["t_subtlex_us_zipf"].gt(0).all() and ours["t_kup"].gt(0).all()
+
+
+def test_rows_follow_input_order_and_empty_text_counts_zero() -> None:
+    df = F.lftk_features(["", TEXTS[1], TEXTS[0]], features="steb_lftk", batch_size=2)
+    assert df.shape == (3, len(F.STEB_LFTK_FEATURES))
+    assert df.loc[0, "t_word"] == 0.0 and df.loc[0, "simp_ttr"] == 0.0
+    assert df["t_word"].tolist()[1:] == [8.0, 7.0]
+
+
+def test_other_languages_keep_general_features_only() -> None:
+    assert "t_kup" not in F.resolve_features("foundation", language="it")
+    with pytest.raises(ValueError, match="English only"):
+        F.resolve_features(["t_word", "t_kup"], language="fr")
+
+
+def test_bad_inputs_name_the_problem() -> None:
+    with pytest.raises(ValueError, match="not a known feature set"):
+        F.lftk_features(TEXTS, features="everything")
+    with pytest.raises(ValueError, match="unknown LFTK feature key"):
+        F.lftk_features(TEXTS, features=["t_word", "n_bananas"])
+    with pytest.raises(TypeError, match=r"texts\[1\] is int"):
+        F.lftk_features(["fine", 3])
+    with pytest.raises(TypeError, match="sequence of str"):
+        F.lftk_features("one string")
+    with pytest.raises(ValueError, match="batch_size"):
+        F.lftk_features(TEXTS, batch_size=0)
+    with pytest.raises(ValueError, match="no spaCy pipeline here"):
+        F.lftk_features(TEXTS, language="xx")
+
+
+def test_missing_pipeline_or_library_says_what_to_install(monkeypatch) -> None:
+    monkeypatch.setitem(F.SPACY_PIPELINES, "fr",
+                        (("fr_pipeline_that_is_not_installed", "fr-pipeline-pkg==9"),))
+    F._spacy_pipeline.cache_clear()
+    try:
+        with pytest.raises(ModelUnavailable, match="pip install fr-pipeline-pkg==9"):
+            F.lftk_features(TEXTS, language="fr")
+    finally:
+        F._spacy_pipeline.cache_clear()
+    monkeypatch.setitem(sys.modules, "lftk", None)
+    with pytest.raises(ModelUnavailable, match="lftk==1.0.9"):
+        F.lftk_features(TEXTS)
