@@ -107,9 +107,28 @@ def _figure(width: float, height: float) -> tuple[Any, Any]:
     return fig, fig.add_subplot()
 
 
-def save(fig: Any, stem: str, directory: str | os.PathLike[str] = "figures", *,
+def figures_dir() -> Path:
+    """Where figures go by default: ``$STEBKIT_FIGURES``, else the nearest ``figures/``.
+
+    The nearest ``figures/`` folder is looked for in the working directory and its parent,
+    so notebooks run from ``notebooks/`` write into the project's ``figures/``; without
+    one, ``./figures`` is created.
+    """
+    env = os.environ.get("STEBKIT_FIGURES")
+    if env:
+        return Path(env)
+    here = Path.cwd()
+    for base in (here, here.parent):
+        if (base / "figures").is_dir():
+            return base / "figures"
+    return here / "figures"
+
+
+def save(fig: Any, stem: str, directory: str | os.PathLike[str] = "auto", *,
          formats: Sequence[str] = ("pdf", "png"), dpi: int = 300) -> list[Path]:
     """Save ``fig`` as ``<directory>/<stem>.<fmt>`` for each format, atomically.
+
+    ``directory="auto"`` means :func:`figures_dir`.
 
     Returns the written paths. PDF files carry no creation date, so reruns produce
     identical files.
@@ -122,7 +141,7 @@ def save(fig: Any, stem: str, directory: str | os.PathLike[str] = "figures", *,
     """
     if not stem or any(ch in stem for ch in "/\\"):
         raise ValueError(f"stem must be a plain file name without folders, got {stem!r}")
-    out_dir = Path(directory)
+    out_dir = figures_dir() if directory == "auto" else Path(directory)
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = []
     for fmt in formats:
@@ -152,7 +171,7 @@ def _ordered_categories(cats: Sequence[str]) -> list[str]:
 
 
 # --------------------------------------------------------------------------- figures
-def figure1(leaderboard_df: pd.DataFrame, *, directory: str | os.PathLike[str] | None = "figures",
+def figure1(leaderboard_df: pd.DataFrame, *, directory: str | os.PathLike[str] | None = "auto",
             stem: str = "figure1_steb_by_category", score: str = "steb_score",
             scale: float = 100.0, title: str | None = None) -> Plot:
     """STEB score by model category: each model a point with its interval, grouped and
@@ -216,7 +235,7 @@ def figure1(leaderboard_df: pd.DataFrame, *, directory: str | os.PathLike[str] |
 
 
 def task_heatmap(data: pd.DataFrame, *, by: str = "task", columns: Sequence[str] | None = None,
-                 directory: str | os.PathLike[str] | None = "figures",
+                 directory: str | os.PathLike[str] | None = "auto",
                  stem: str = "task_heatmap", scale: float = 100.0, annotate: bool = True,
                  cmap: str = "cividis") -> Plot:
     """Heat map of models x tasks (or x datasets).
@@ -270,7 +289,7 @@ def task_heatmap(data: pd.DataFrame, *, by: str = "task", columns: Sequence[str]
 
 
 def roc_curves(curves: Mapping[str, tuple[Any, Any]], *,
-               directory: str | os.PathLike[str] | None = "figures", stem: str = "roc_curves",
+               directory: str | os.PathLike[str] | None = "auto", stem: str = "roc_curves",
                colors: Mapping[str, str] | None = None, title: str | None = None) -> Plot:
     """ROC curves, one per entry ``name -> (y_true, y_score)``, with their AUC."""
     from sklearn.metrics import roc_auc_score, roc_curve
@@ -314,7 +333,7 @@ def _project(embeddings: np.ndarray, method: str, seed: int) -> np.ndarray:
 
 def embedding_map(embeddings: Any, labels: Sequence[Any], *, method: str = "pca",
                   seed: int = 42, max_labels: int = 10,
-                  directory: str | os.PathLike[str] | None = "figures",
+                  directory: str | os.PathLike[str] | None = "auto",
                   stem: str = "embedding_map", title: str | None = None) -> Plot:
     """2-D map of embeddings coloured by label (PCA, or UMAP with ``method="umap"``).
 
@@ -355,7 +374,7 @@ def embedding_map(embeddings: Any, labels: Sequence[Any], *, method: str = "pca"
 
 def similarity_distributions(groups: Mapping[str, Any], *, bins: int = 40,
                              xlabel: str = "cosine similarity",
-                             directory: str | os.PathLike[str] | None = "figures",
+                             directory: str | os.PathLike[str] | None = "auto",
                              stem: str = "similarity_distributions",
                              title: str | None = None) -> Plot:
     """Overlaid density histograms of similarity values, one per group.
@@ -390,7 +409,7 @@ def similarity_distributions(groups: Mapping[str, Any], *, bins: int = 40,
 
 
 def dimension_curve(curve: pd.DataFrame, *, hue: str | None = None,
-                    directory: str | os.PathLike[str] | None = "figures",
+                    directory: str | os.PathLike[str] | None = "auto",
                     stem: str = "dimension_curve", scale: float = 100.0,
                     title: str | None = None) -> Plot:
     """Score against embedding dimension (log-2 axis), one line per ``hue`` value.
@@ -425,7 +444,7 @@ def dimension_curve(curve: pd.DataFrame, *, hue: str | None = None,
     return _finish(fig, stem, directory)
 
 
-def rank_resolution(table: pd.DataFrame, *, directory: str | os.PathLike[str] | None = "figures",
+def rank_resolution(table: pd.DataFrame, *, directory: str | os.PathLike[str] | None = "auto",
                     stem: str = "rank_resolution", scale: float = 100.0,
                     title: str | None = None) -> Plot:
     """Models in rank order with tiers of indistinguishable models shaded alternately.
