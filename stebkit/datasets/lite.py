@@ -1,0 +1,418 @@
+"""The offline ``lite`` suite (and its ``smoke`` variant): STEB-style datasets built
+from the mirrored public sources, small enough to evaluate many models on two cores.
+
+Every spec pins its files (URL and sha256, listed in ``readers/lite_manifest.txt``),
+serves one or more task families, and is sized for speed: passages of 60-120 words,
+at most a few hundred texts per dataset and about 6,700 in all. Episode
+configurations are smaller than the reference presets
+(:data:`stebkit.datasets.spec.PRESET_TASK_CONFIGS`); each description says how.
+``load_dataset(name, smoke=True)`` caps every dataset at about 40 texts (two labels
+with 20 texts each for the clustering sets, so that one episode configuration serves
+both variants; order-alignment sets keep 20 sequences).
+
+>>> from stebkit.datasets.lite import SPECS
+>>> len(SPECS) >= 25
+True
+>>> sorted({lang for s in SPECS for lang in s.languages})
+['de', 'en', 'es', 'fr', 'id', 'it', 'ru']
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from .spec import DatasetSpec, License, Source, TaskConfig
+
+SUITES = ("lite", "smoke")
+_MANIFEST = Path(__file__).parent / "readers" / "lite_manifest.txt"
+
+
+class _Reader:
+    """A reader imported on first call, so that listing the suite stays cheap."""
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+
+    def __call__(self, spec: DatasetSpec, *, seed: int = 42, smoke: bool = False) -> Any:
+        module, func = self.target.split(":")
+        reader = getattr(importlib.import_module(f"stebkit.datasets.readers.{module}"), func)
+        return reader(spec, seed=seed, smoke=smoke)
+
+    def __repr__(self) -> str:
+        return f"<reader {self.target}>"
+
+
+@lru_cache(maxsize=1)
+def _manifest() -> tuple[tuple[str, str], ...]:
+    rows = []
+    for line in _MANIFEST.read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#"):
+            url, sha = line.split()
+            rows.append((url, sha))
+    return tuple(rows)
+
+
+def _source(*patterns: str, note: str = "") -> Source:
+    """The manifest files whose URL matches any of ``patterns``."""
+    rx = [re.compile(p) for p in patterns]
+    urls = tuple((u, s) for u, s in _manifest() if any(r.search(u) for r in rx))
+    if not urls:
+        raise RuntimeError(f"no lite file matches {patterns}")
+    return Source(urls=urls, note=note)
+
+
+# episode configurations shared by many sets
+_CLUSTER = TaskConfig((1, 2), 10)
+_ORDER = TaskConfig((1,), 100)
+_PAIRS = TaskConfig((1,), 2)
+_RETRIEVAL = TaskConfig((-1,), 1)
+_PROBE = TaskConfig((1,), 1)
+_LABELLED = {"clustering": _CLUSTER, "all_to_all_pairs": _CLUSTER}
+_LABELLED_NOTE = ("Clustering and all-to-all pairs use episode sizes (1, 2) with 10 "
+                  "episodes per label instead of the presets' (1, 2, 5) with 50.")
+
+MIT = License("MIT", url="https://opensource.org/licenses/MIT")
+PUBLIC_DOMAIN = License("public domain")
+CC_BY_SA = License("CC-BY-SA-4.0", url="https://creativecommons.org/licenses/by-sa/4.0/")
+NO_LICENCE = License("unspecified (no licence file)", research_only=True)
+
+_CITE = {
+    "stel": "Wegmann & Nguyen (2021). Does It Capture STEL? A Modular, Similarity-based "
+            "Linguistic Style Evaluation Framework. EMNLP.",
+    "bible": "Carlson, Riddell & Rockmore (2018). Evaluating prose style transfer with the "
+             "Bible. Royal Society Open Science 5(10).",
+    "eltec": "Schöch et al. (2021). Creating the European Literary Text Collection (ELTeC). "
+             "Modern Languages Open.",
+    "federalist": "Brown (2021). cmu.textstat: Functions for teaching text analysis. "
+                  "Texts: Hamilton, Madison & Jay (1787-88), The Federalist.",
+    "nltk": "Bird, Klein & Loper (2009). Natural Language Processing with Python. O'Reilly.",
+    "brown": "Francis & Kučera (1979). Brown Corpus Manual. Brown University.",
+    "masc": "Ide et al. (2010). MASC: the Manually Annotated Sub-Corpus of American "
+            "English. LREC.",
+    "ewt": "Silveira et al. (2014). A Gold Standard Dependency Corpus for English. LREC.",
+    "gum": "Zeldes (2017). The GUM Corpus: Creating Multilayer Resources in the "
+           "Classroom. Language Resources and Evaluation 51(3).",
+    "politeness": "Danescu-Niculescu-Mizil et al. (2013). A computational approach to "
+                  "politeness with application to social factors. ACL.",
+    "informal": "Eder, Krieg-Holz & Hahn (2023). In_Formal sentences: a German formality "
+                "dataset (ee-2/in_formal_sentences).",
+    "fastdetect": "Bao et al. (2024). Fast-DetectGPT: Efficient Zero-Shot Detection of "
+                  "Machine-Generated Text via Conditional Probability Curvature. ICLR.",
+    "m4": "Wang et al. (2024). M4: Multi-generator, Multi-domain, and Multi-lingual "
+          "Black-Box Machine-Generated Text Detection. EACL.",
+    "argugpt": "Liu et al. (2023). ArguGPT: evaluating, understanding and identifying "
+               "argumentative essays generated by GPT models. arXiv:2304.07666.",
+    "asset": "Alva-Manchego et al. (2020). ASSET: A Dataset for Tuning and Evaluation of "
+             "Sentence Simplification Models with Multiple Rewriting Transformations. ACL.",
+    "shakespeare": "Xu et al. (2012). Paraphrasing for Style. COLING.",
+}
+
+
+def _spec(name: str, description: str, languages: tuple[str, ...], source: Source,
+          license: License, label: str, tasks: dict[str, TaskConfig], category: str,
+          application: str, citation: str, reader: str, steb_name: str | None = None,
+          **options: Any) -> DatasetSpec:
+    return DatasetSpec(
+        name=name, description=description, languages=languages, source=source,
+        license=license, label=label, tasks=tasks, category=category,
+        application=application, citation=_CITE[citation], reader=_Reader(reader),
+        reader_options=options, offline=True, suites=SUITES, steb_name=steb_name)
+
+
+def _stel() -> list[DatasetSpec]:
+    files = {"contraction": "quad_questions_char_contraction",
+             "emotives": "quad_questions_char_emotives",
+             "nbr-substitution": "quad_questions_char_substitution",
+             "em-subj-pronoun": "quad_questions_em-subj-pronoun_100"}
+    what = {"contraction": "contracted vs full forms (it's / it is)",
+            "emotives": "emoticons vs emoji (:) / 😀)",
+            "nbr-substitution": "number substitution / leetspeak vs standard spelling",
+            "em-subj-pronoun": "the pronoun 'em' as subject vs standard pronouns"}
+    out = []
+    for short, stem in files.items():
+        out.append(_spec(
+            f"stel-{short}",
+            f"STEL characteristic quadruples: {what[short]}. 50 quadruples (seeded) give "
+            "100 two-position sequences (anchor pair and alternative pair; position 0 "
+            "has the characteristic). Quadruples repeating an earlier pair are dropped "
+            "first. The raw quadruple columns are kept (quadruple, role, slot, correct) "
+            "for the STEL accuracy. Order alignment uses the preset (100 sequences per "
+            "label).",
+            ("en",), _source(rf"/{stem}\.tsv$"), MIT, "style characteristic "
+            "(position 0 = with it)", {"order_alignment": _ORDER}, "linguistic_features",
+            "style_transfer_evaluation", "stel", "stel:read_stel",
+            steb_name=f"STEL_{short.replace('-', '_')}", quadruples=50, smoke_quadruples=10))
+    return out
+
+
+_BIBLE_NOTE = ("Chapters: Genesis 1-3, Ruth 1-2, Proverbs 3, Ecclesiastes 3, Isaiah 40, "
+               "Matthew 5-7, Luke 10 and 15, Acts 2, Romans 8, 1 Corinthians 13, James 1, "
+               "Revelation 21 (verse numbering identical in all seven versions). Verses "
+               "are aligned on verse number and grouped into 60-120-word spans.")
+_BIBLE_LICENCE = License("public domain (no licence file; old or public-domain "
+                         "translations)", research_only=False)
+
+
+def _bible() -> list[DatasetSpec]:
+    src = _source(r"/Data/Bibles/")
+    return [
+        _spec("bible-versions",
+              "Seven parallel English Bible versions (ASV, BBE, DARBY, DRA, KJV, WEB, YLT); "
+              "30 spans, each cut from every version, so content is controlled. "
+              f"{_BIBLE_NOTE} {_LABELLED_NOTE}",
+              ("en",), src, _BIBLE_LICENCE, "Bible version", _LABELLED, "time",
+              "register_classification", "bible", "bible:read_bible", design="versions",
+              versions=("KJV", "ASV", "BBE", "DARBY", "DRA", "WEB", "YLT"), spans=30,
+              smoke_spans=20, smoke_versions=("KJV", "WEB")),
+        _spec("bible-eras",
+              "The same span in four versions ordered by date: KJV (1611), ASV (1901), "
+              "BBE (1949/1965), WEB (2000); 60 sequences (seeded), position 0 = oldest. "
+              f"{_BIBLE_NOTE} Order alignment: 60 sequences instead of the preset's 100.",
+              ("en",), src, _BIBLE_LICENCE, "era of the translation (0 = oldest)",
+              {"order_alignment": TaskConfig((1,), 60)}, "time",
+              "style_transfer_evaluation", "bible", "bible:read_bible", design="order",
+              versions=("KJV", "ASV", "BBE", "WEB"), spans=60, smoke_spans=10),
+    ]
+
+
+def _parallel() -> list[DatasetSpec]:
+    return [
+        _spec("asset-simplification",
+              "ASSET test set: 100 Wikipedia sentences (seeded), each with one of its ten "
+              "crowd simplifications drawn with the seed; position 0 = simplified, "
+              "1 = original, as the reference. Order alignment uses the preset.",
+              ("en",), _source(r"/asset/.*/dataset/asset\.test\."),
+              License("CC-BY-NC-4.0", non_commercial=True,
+                      url="https://creativecommons.org/licenses/by-nc/4.0/"),
+              "simplicity (position 0 = simplified)", {"order_alignment": _ORDER}, "register",
+              "style_transfer_evaluation", "asset", "parallel:read_asset",
+              steb_name="ASSET", split="test", sequences=100, smoke_sequences=20),
+        _spec("shakespeare-modern",
+              "Shakespeare lines and their modern paraphrases (SparkNotes/eNotes), "
+              "100 pairs (seeded) of 8-120 words; identical pairs dropped. Position 0 = "
+              "Early Modern original, 1 = modern. Order alignment uses the preset.",
+              ("en",), _source(r"/cocoxu/Shakespeare/"),
+              License("unspecified; modern side scraped from SparkNotes/eNotes",
+                      research_only=True), "Early Modern English (position 0 = original)",
+              {"order_alignment": _ORDER}, "time", "style_transfer_evaluation",
+              "shakespeare", "parallel:read_shakespeare", sequences=100,
+              smoke_sequences=20),
+    ]
+
+
+_ELTEC = {"eng": ("en", "English"), "deu": ("de", "German"), "fra": ("fr", "French"),
+          "spa": ("es", "Spanish"), "ita": ("it", "Italian")}
+_ELTEC_LICENCE = License("CC-BY-4.0 (markup); texts in the public domain",
+                         url="https://creativecommons.org/licenses/by/4.0/")
+
+
+def _eltec() -> list[DatasetSpec]:
+    out = []
+    for code, (lang, language) in _ELTEC.items():
+        src = _source(rf"/COST-ELTeC/ELTeC-{code}/")
+        base = (f"ELTeC {language} novels: 8 authors with two novels each (19th-early 20th "
+                "century), cut into 60-120-word passages.")
+        out += [
+            _spec(f"eltec-{code}-authorship",
+                  f"{base} 20 passages per author (seeded) from both novels. {_LABELLED_NOTE}",
+                  (lang,), src, _ELTEC_LICENCE, "author", _LABELLED, "idiolect",
+                  "authorship_attribution", "eltec", "eltec:read_eltec", design="authorship",
+                  per_label=20, smoke_per_label=20, smoke_authors=2),
+            _spec(f"eltec-{code}-verification",
+                  f"{base} Predefined pairs across novels: 4 same-author pairs per author "
+                  "(one passage from each of the author's two novels) and as many "
+                  "different-author pairs; no passage reused. Preset episode configuration.",
+                  (lang,), src, _ELTEC_LICENCE, "author (same = same author)",
+                  {"predefined_pairs": _PAIRS}, "idiolect", "authorship_verification",
+                  "eltec", "eltec:read_eltec", design="verification", pairs_per_label=4,
+                  smoke_pairs_per_label=2, smoke_authors=4),
+            _spec(f"eltec-{code}-retrieval",
+                  f"{base} Retrieval across novels: 5 passages of each author's first "
+                  "novel are the query, 5 of the second the target (one episode per side "
+                  "and author, as the preset).",
+                  (lang,), src, _ELTEC_LICENCE, "author", {"retrieval": _RETRIEVAL},
+                  "idiolect", "authorship_retrieval", "eltec", "eltec:read_eltec",
+                  design="retrieval", per_side=5, smoke_per_side=4, smoke_authors=4),
+        ]
+    return out
+
+
+def _authorship() -> list[DatasetSpec]:
+    return [
+        _spec("federalist-authorship",
+              "Federalist Papers by Hamilton, Madison and Jay (the 12 disputed and 3 joint "
+              "papers are left out), 20 passages of 60-120 words per author (seeded), "
+              f"spread over the author's papers. {_LABELLED_NOTE}",
+              ("en",), _source(r"/cmu\.textstat/.*\.rda$"),
+              License("MIT (package); texts in the public domain"), "author",
+              _LABELLED, "idiolect", "authorship_attribution", "federalist",
+              "federalist:read_federalist", per_label=20, smoke_per_label=20,
+              smoke_labels=2),
+        _spec("gutenberg-authorship",
+              "Project Gutenberg selection (old NLTK copy): Austen, Blake, Carroll, "
+              "Chesterton, Melville, Milton, Shakespeare, Whitman (the KJV Bible is left "
+              f"out); 20 passages per author (seeded). {_LABELLED_NOTE}",
+              ("en",), _source(r"/nltk/nltk/.*/gutenberg\.zip$"), PUBLIC_DOMAIN, "author",
+              _LABELLED, "idiolect", "authorship_attribution", "nltk", "nltk_zip:read_nltk",
+              corpus="gutenberg", per_label=20, smoke_per_label=20, smoke_labels=2,
+              labels=("austen", "blake", "carroll", "chesterton", "melville", "milton",
+                      "shakespeare", "whitman")),
+        _spec("sotu-retrieval",
+              "State of the Union addresses 1945-2006, 11 presidents: 5 passages of a "
+              "president's first address are the query, 5 of the second the target. "
+              "Speeches were often ghost-written: the label is the speaker. Preset "
+              "retrieval configuration.",
+              ("en",), _source(r"/state_union\.zip$"), PUBLIC_DOMAIN, "president",
+              {"retrieval": _RETRIEVAL}, "idiolect", "authorship_retrieval", "nltk",
+              "nltk_zip:read_nltk", corpus="state_union", design="retrieval", per_side=5,
+              smoke_per_side=2),
+    ]
+
+
+def _registers() -> list[DatasetSpec]:
+    return [
+        _spec("brown-genre",
+              f"Brown Corpus (1961), 15 genres, 20 untagged passages per genre. {_LABELLED_NOTE}",
+              ("en",), _source(r"/brown\.zip$"),
+              License("non-commercial use (NLTK descriptor)", non_commercial=True), "genre",
+              _LABELLED, "genre", "register_classification", "brown", "nltk_zip:read_nltk",
+              corpus="brown", per_label=20, smoke_per_label=20, smoke_labels=2),
+        _spec("masc-register",
+              "MASC (written and spoken), 20 registers/genres (email, spam, blog, court "
+              f"transcript, ...), 20 untagged passages each. {_LABELLED_NOTE}",
+              ("en",), _source(r"/masc_tagged\.zip$"),
+              License("MASC: research, education and development, including commercial"),
+              "register", _LABELLED, "register", "register_classification", "masc",
+              "nltk_zip:read_nltk", corpus="masc_tagged", per_label=20, smoke_per_label=20,
+              smoke_labels=2),
+        _spec("webtext-register",
+              "NLTK webtext: firefox forum, overheard NY, Pirates script, Grail script, "
+              f"singles ads, wine diary; 20 passages each. {_LABELLED_NOTE}",
+              ("en",), _source(r"/webtext\.zip$"), License("unspecified (none stated)",
+                                                           research_only=True),
+              "source/register", _LABELLED, "register", "register_classification", "nltk",
+              "nltk_zip:read_nltk", corpus="webtext", per_label=20, smoke_per_label=20,
+              smoke_labels=2),
+        _spec("nps-chat-age",
+              "NPS Chat sessions (2006) by the age group of the room: teens, 20s, 30s, 40s, "
+              "adults; runs of consecutive posts (system lines left out) form 60-120-word "
+              "passages, 20 per age group; user names (which name the room) are masked. "
+              f"{_LABELLED_NOTE}",
+              ("en",), _source(r"/nps_chat\.zip$"),
+              License("non-commercial, non-profit educational and research use",
+                      non_commercial=True, research_only=True),
+              "age group of the chat room", _LABELLED, "demographics",
+              "register_classification", "nltk", "nltk_zip:read_nltk", corpus="nps_chat",
+              per_label=20, smoke_per_label=20, smoke_labels=2),
+        _spec("ud-ewt-genre",
+              "UD English-EWT web genres (answers, email, newsgroup, reviews, weblog): the "
+              "first 30 documents per genre by file name, cut into 60-120-word passages "
+              f"(shorter documents whole); 20 texts per genre. {_LABELLED_NOTE}",
+              ("en",), _source(r"/UD_English-EWT/.*\.conllu$"), CC_BY_SA, "web genre",
+              _LABELLED, "genre", "register_classification", "ewt", "conllu:read_ud",
+              design="genre", per_label=20, smoke_per_label=20, smoke_labels=2),
+        _spec("ud-gum-genre",
+              "UD English-GUM, 15 genres (academic ... conversation, vlog, whow), "
+              f"60-120-word passages, 20 per genre. {_LABELLED_NOTE}",
+              ("en",), _source(r"/UD_English-GUM/.*\.conllu$"),
+              License("CC-BY-NC-SA-4.0", non_commercial=True), "genre", _LABELLED, "genre",
+              "register_classification", "gum", "conllu:read_ud", design="genre",
+              per_label=20, smoke_per_label=20, smoke_labels=2),
+        _spec("politeness-community",
+              "Stanford Politeness requests from Wikipedia editors vs Stack Exchange "
+              f"users, 20 per community. {_LABELLED_NOTE}",
+              ("en",), _source(r"/politeness/.*\.annotated\.csv$"),
+              License("Apache-2.0"), "community",
+              _LABELLED, "register", "register_classification", "politeness",
+              "politeness:read_politeness", design="community", per_label=20,
+              smoke_per_label=20),
+        _spec("politeness-level",
+              "Stanford Politeness requests in five quintiles of the normalised politeness "
+              "score (both communities), 40 per quintile, with a 60/20/20 stratified split "
+              "for probing (preset configuration).",
+              ("en",), _source(r"/politeness/.*\.annotated\.csv$"),
+              License("Apache-2.0"), "politeness quintile",
+              {"probing": _PROBE}, "register", "linguistic_probing", "politeness",
+              "politeness:read_politeness", design="level", per_label=40,
+              smoke_per_label=8),
+        _spec("informal-genre",
+              "German In_Formal sentences by domain (11 domains; the CC BY-NC-SA "
+              f"'comments' domain is left out), 20 sentences each. {_LABELLED_NOTE}",
+              ("de",), _source(r"/in_formal_sentences\.tsv$"), CC_BY_SA, "domain",
+              _LABELLED, "genre", "register_classification", "informal",
+              "informal:read_informal", design="genre", per_label=20, smoke_per_label=20,
+              smoke_labels=2),
+        _spec("informal-formality",
+              "German In_Formal sentences in five formality quintiles (crowd best-worst "
+              "scaling), 40 per quintile, 60/20/20 stratified split for probing (preset "
+              "configuration). Domain and formality are correlated.",
+              ("de",), _source(r"/in_formal_sentences\.tsv$"), CC_BY_SA, "formality quintile",
+              {"probing": _PROBE}, "register", "linguistic_probing", "informal",
+              "informal:read_informal", design="formality", per_label=40,
+              smoke_per_label=8),
+    ]
+
+
+def _detection() -> list[DatasetSpec]:
+    out = []
+    fdg = {"xsum": "XSum news", "writing": "WritingPrompts stories",
+           "squad": "SQuAD Wikipedia contexts"}
+    for stem, what in fdg.items():
+        gens = ("gpt2-xl, opt-2.7b, gpt-neo-2.7B, gpt-j-6B, gpt-neox-20b" if stem == "squad"
+                else "gpt2-xl, opt-2.7b, gpt-neo-2.7B, gpt-j-6B, gpt-neox-20b, davinci, "
+                "gpt-3.5-turbo, gpt-4")
+        out.append(_spec(
+            f"fastdetectgpt-{stem}",
+            f"Fast-DetectGPT {what}: human texts and continuations by {gens}. The shared "
+            "human prefix (and the rest of its sentence) is removed from both sides; "
+            "texts are the leading 60-120 words; pairs left with < 30 words are dropped. "
+            f"20 texts per writer (seeded). {_LABELLED_NOTE}",
+            ("en",), _source(rf"/fast-detect-gpt/.*/{stem}_[^/]*\.raw_data\.json$"),
+            License("MIT (repository); source datasets keep their own terms"),
+            "writer (human or generator)", _LABELLED, "idiolect", "ai_text_detection",
+            "fastdetect", "detection:read_detection", kind="fastdetect", per_label=20,
+            smoke_per_label=20, smoke_labels=2))
+    m4 = {"eng": ("en", r"test_(arxiv|reddit|wikihow|wikipedia)_llama2",
+                  "arXiv, Reddit ELI5, wikiHow and Wikipedia"),
+          "deu": ("de", r"test_germanwikipedia_llama2", "German Wikipedia"),
+          "ind": ("id", r"test_id-newspaper_llama2", "Indonesian newspapers"),
+          "rus": ("ru", r"test_russian_llama2", "RuATD 2022")}
+    for code, (lang, pattern, what) in m4.items():
+        out.append(_spec(
+            f"m4-{code}-detection",
+            f"M4 {what}: human texts vs llama-2-70b-chat, 20 each (seeded), leading "
+            "60-120 words. Texts not detected as the file's language (script and "
+            "stopword ratio) are dropped and reported. Machine texts may keep the chat "
+            f"model's preamble ('Certainly! Here is ...'), as released. {_LABELLED_NOTE}",
+            (lang,), _source(rf"/M4/.*/{pattern}\.jsonl$"), NO_LICENCE,
+            "writer (human or llama-2-70b-chat)",
+            _LABELLED, "idiolect", "ai_text_detection", "m4", "detection:read_detection",
+            kind="m4", language=lang, per_label=20, smoke_per_label=20, smoke_labels=2))
+    out += [
+        _spec("argugpt-generator",
+              "ArguGPT machine essays (dev, test, ood): 9 generators (gpt2-xl ... gpt4, "
+              "claude-instant, bloomz-7b, flan-t5-11b), 20 essays each, leading 60-120 "
+              "words (the human-written first sentence of gpt2-xl essays removed). "
+              f"Machine-only: the human essays are not released. {_LABELLED_NOTE}",
+              ("en",), _source(r"/ArguGPT/.*\.csv$"), NO_LICENCE, "generator", _LABELLED,
+              "idiolect", "ai_text_detection", "argugpt", "detection:read_detection",
+              kind="argugpt", per_label=20, smoke_per_label=20, smoke_labels=2),
+        _spec("gum-summaries",
+              "One-sentence summaries of GUM documents by humans and by claude-3.5-sonnet, "
+              "gpt4o, Llama-3.2-3B, Meta-Llama-3-8B and Qwen2.5-7B (post-edited machine "
+              f"summaries dropped); 20 per writer. {_LABELLED_NOTE}",
+              ("en",), _source(r"/UD_English-GUM/.*\.conllu$"),
+              License("CC-BY-NC-SA-4.0", non_commercial=True), "writer (human or generator)",
+              _LABELLED, "idiolect", "ai_text_detection", "gum", "conllu:read_ud",
+              design="summaries", per_label=20, smoke_per_label=20, smoke_labels=2),
+    ]
+    return out
+
+
+SPECS: list[DatasetSpec] = [*_stel(), *_bible(), *_parallel(), *_eltec(), *_authorship(),
+                            *_registers(), *_detection()]
+"""Every dataset of the lite suite, each also in the smoke suite."""

@@ -1,0 +1,316 @@
+"""Shared helpers of the readers: fetching a spec's files, normalising text, cutting
+passages on sentence boundaries, seeded sampling and reporting dropped rows.
+
+Every reader turns raw files into the records documented in
+:mod:`stebkit.datasets.spec`. The helpers here keep that uniform: the same sentence
+splitter, the same passage lengths and the same way of saying what was filtered out.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+import warnings
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+PASSAGE_MIN_WORDS = 60
+PASSAGE_MAX_WORDS = 120
+
+
+class DroppedRowsWarning(Warning):
+    """A documented filter removed rows from a source; the message gives the counts.
+
+    It derives from :class:`Warning` (not :class:`UserWarning`): it reports an
+    expected, documented filter, not a problem with the caller's input.
+    """
+
+
+def report_dropped(dataset: str, dropped: int, total: int, reason: str) -> None:
+    """Warn that a documented filter removed ``dropped`` of ``total`` items.
+
+    Nothing is reported when nothing was dropped.
+
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     report_dropped("m4-deu", 3, 200, "not German")
+    >>> str(caught[0].message)
+    'm4-deu: dropped 3 of 200 items (not German)'
+    """
+    if dropped:
+        warnings.warn(f"{dataset}: dropped {dropped} of {total} items ({reason})",
+                      DroppedRowsWarning, stacklevel=3)
+
+
+def spec_files(spec: Any) -> dict[str, Path]:
+    """Local paths of every file a spec's source pins, keyed by URL (sorted).
+
+    Files come through :func:`stebkit.sources.fetch` (mirror, cache or download,
+    checksum verified).
+    """
+    from stebkit.sources import fetch
+
+    return {url: Path(fetch(url, sha256=sha)) for url, sha in sorted(spec.source.urls)}
+
+
+def files_matching(files: dict[str, Path], pattern: str) -> list[tuple[str, Path]]:
+    """The ``(url, path)`` pairs whose URL matches the regular expression ``pattern``."""
+    rx = re.compile(pattern)
+    found = [(u, p) for u, p in sorted(files.items()) if rx.search(u)]
+    if not found:
+        raise ValueError(f"no source file matches {pattern!r}; the spec's URLs are "
+                         f"{sorted(files)[:5]}...")
+    return found
+
+
+def read_text(path: Path, encoding: str = "utf-8") -> str:
+    """Read a whole text file, with an error naming the file and byte on bad encoding.
+
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "bad.txt"
+    >>> _ = p.write_bytes(b"ok\\xff")
+    >>> read_text(p)
+    Traceback (most recent call last):
+    ...
+    ValueError: .../bad.txt is not valid utf-8 (byte 2: invalid start byte)...
+    """
+    data = Path(path).read_bytes()
+    return decode(data, str(path), encoding)
+
+
+def decode(data: bytes, name: str, encoding: str = "utf-8") -> str:
+    """Decode ``data``; a decoding error names ``name`` and the line."""
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError as err:
+        line = data[: err.start].count(b"\n") + 1
+        raise ValueError(f"{name} is not valid {encoding} (byte {err.start}: {err.reason}); "
+                         f"line {line}. Re-download the file or check its encoding.") from None
+
+
+_WS = re.compile(r"\s+")
+
+
+def normalise(text: str) -> str:
+    """NFC-normalise and collapse all whitespace to single spaces.
+
+    >>> normalise("  Hello,\\n\\n  world\\u00a0! ")
+    'Hello, world !'
+    """
+    return _WS.sub(" ", unicodedata.normalize("NFC", text)).strip()
+
+
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+
+def n_words(text: str) -> int:
+    """Whitespace tokens, counting each CJK character as a word.
+
+    >>> n_words("one two  three"), n_words("我们是")
+    (3, 3)
+    """
+    cjk = len(_CJK.findall(text))
+    return len(_CJK.sub(" ", text).split()) + cjk
+
+
+# A sentence ends with . ! ? … (optionally followed by closing quotes/brackets) and the
+# next one starts with an upper-case letter, a digit or an opening quote/dash; CJK
+# full stops end a sentence wherever they are.
+_SENT_END = re.compile(
+    r"(?<=[.!?…][\"'”’»)\]])\s+(?=[\"'“‘«„¿¡(\[—–-]?[^\W_a-z])"
+    r"|(?<=[.!?…])\s+(?=[\"'“‘«„¿¡(\[—–-]?[^\W_a-z])"
+    r"|(?<=[。！？])"
+)
+_ABBREV = re.compile(r"(?:\b(?:Mr|Mrs|Ms|Dr|St|Mt|Prof|Sr|Jr|vs|etc|No|Gen|Col|Capt|Lt|"
+                     r"Rev|Hon|Mme|Mlle|M|Sra|Sr|Dña|Hr|Fr|Dr|Nr|Sig|Sgr|ca|cf|z\.B|"
+                     r"u\.a|d\.h|i\.e|e\.g)\.|\b[A-Z]\.)$")
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split normalised text into sentences with a conservative rule.
+
+    A break needs sentence-final punctuation followed by a capital, digit or opening
+    quote; common abbreviations and initials do not end a sentence.
+
+    >>> split_sentences("Mr. Smith came. He sat down! Did he? Yes.")
+    ['Mr. Smith came.', 'He sat down!', 'Did he?', 'Yes.']
+    """
+    text = normalise(text)
+    if not text:
+        return []
+    pieces = [p for p in _SENT_END.split(text) if p and p.strip()]
+    sentences: list[str] = []
+    for piece in pieces:
+        piece = piece.strip()
+        if sentences and _ABBREV.search(sentences[-1]):
+            sentences[-1] = f"{sentences[-1]} {piece}"
+        else:
+            sentences.append(piece)
+    return sentences
+
+
+_CLAUSE = re.compile(r"(?<=[;:,])\s+")
+
+
+def _split_long(sentence: str, max_words: int) -> list[str]:
+    """Cut a sentence longer than ``max_words`` at clause punctuation, else by words."""
+    parts: list[str] = []
+    current: list[str] = []
+    for clause in _CLAUSE.split(sentence):
+        candidate = " ".join([*current, clause])
+        if current and n_words(candidate) > max_words:
+            parts.append(" ".join(current))
+            current = [clause]
+        else:
+            current.append(clause)
+    if current:
+        parts.append(" ".join(current))
+    out: list[str] = []
+    for part in parts:
+        words = part.split()
+        if n_words(part) <= max_words or len(words) < 2:
+            out.append(part)
+        else:
+            out.extend(" ".join(words[i:i + max_words]) for i in range(0, len(words), max_words))
+    return out
+
+
+def cut_passages(text: str | Sequence[str], min_words: int = PASSAGE_MIN_WORDS,
+                 max_words: int = PASSAGE_MAX_WORDS) -> list[str]:
+    """Cut text (or a sequence of paragraphs) into consecutive passages on sentence
+    boundaries, each of ``min_words`` to ``max_words`` words.
+
+    Sentences longer than ``max_words`` are cut at clause punctuation. A trailing
+    remainder shorter than ``min_words`` is not returned.
+
+    >>> text = " ".join(f"Sentence number {i} has exactly seven words." for i in range(30))
+    >>> [n_words(p) for p in cut_passages(text, min_words=20, max_words=40)]
+    [35, 35, 35, 35, 35, 35]
+    """
+    paragraphs = [text] if isinstance(text, str) else list(text)
+    passages: list[str] = []
+    current: list[str] = []
+    count = 0
+    for paragraph in paragraphs:
+        for sentence in split_sentences(paragraph):
+            for piece in (_split_long(sentence, max_words)
+                          if n_words(sentence) > max_words else [sentence]):
+                k = n_words(piece)
+                if count + k > max_words:
+                    if count >= min_words:
+                        passages.append(" ".join(current))
+                    current, count = [], 0
+                current.append(piece)
+                count += k
+    if count >= min_words:
+        passages.append(" ".join(current))
+    return passages
+
+
+def spread_passages(paragraphs: Sequence[str], k: int, rng: np.random.Generator,
+                    min_words: int = PASSAGE_MIN_WORDS,
+                    max_words: int = PASSAGE_MAX_WORDS) -> list[str]:
+    """Up to ``k`` passages spread over a long text, without cutting all of it.
+
+    The paragraphs are divided into ``k`` equal stretches; in each, a passage is cut
+    from a seeded start paragraph on (sentence boundaries, ``min_words`` to
+    ``max_words`` words). Stretches too short to yield a passage give none, and a
+    passage found twice is kept once. Texts of fewer than ``4 * k`` paragraphs are
+    cut whole and ``k`` passages sampled.
+
+    >>> paras = [f"Paragraph {i} says one thing. It then says another thing." for i in range(40)]
+    >>> out = spread_passages(paras, 3, rng_for(0), min_words=20, max_words=30)
+    >>> len(out), all(20 <= n_words(p) <= 30 for p in out)
+    (3, True)
+    """
+    n = len(paragraphs)
+    if k <= 0 or n == 0:
+        return []
+    if n < 4 * k:  # too few paragraphs to spread over: cut them all and sample
+        return sample(cut_passages(paragraphs, min_words, max_words), k, rng)
+    bounds = np.linspace(0, n, k + 1).astype(int)
+    out: list[str] = []
+    for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
+        if hi <= lo:
+            continue
+        end = start = int(rng.integers(lo, hi))
+        words = 0
+        while end < n and words < 3 * max_words:
+            words += len(paragraphs[end].split())
+            end += 1
+        found = cut_passages(paragraphs[start:end], min_words, max_words)
+        if found and found[0] not in out:
+            out.append(found[0])
+    return out
+
+
+def leading_passage(text: str, max_words: int = PASSAGE_MAX_WORDS) -> str:
+    """The leading sentences of ``text`` up to ``max_words`` words (at least one piece).
+
+    >>> leading_passage("One two three. Four five six. Seven.", max_words=6)
+    'One two three. Four five six.'
+    """
+    out: list[str] = []
+    count = 0
+    for sentence in split_sentences(text):
+        for piece in (_split_long(sentence, max_words)
+                      if n_words(sentence) > max_words else [sentence]):
+            k = n_words(piece)
+            if out and count + k > max_words:
+                return " ".join(out)
+            out.append(piece)
+            count += k
+    return " ".join(out)
+
+
+def rng_for(seed: int) -> np.random.Generator:
+    """The only source of randomness of the readers."""
+    return np.random.default_rng(seed)
+
+
+def sample(items: Sequence[Any], k: int, rng: np.random.Generator) -> list[Any]:
+    """``k`` items drawn without replacement, kept in their input order (all if fewer).
+
+    >>> sample(list("abcdef"), 3, rng_for(0))
+    ['d', 'e', 'f']
+    """
+    if k >= len(items):
+        return list(items)
+    idx = np.sort(rng.choice(len(items), size=k, replace=False))
+    return [items[i] for i in idx]
+
+
+def per_label_sample(frame: Any, k: int, rng: np.random.Generator, by: str = "label") -> Any:
+    """Up to ``k`` rows per value of ``by`` (labels visited in sorted order)."""
+    import pandas as pd
+
+    parts = []
+    for _, group in sorted(frame.groupby(by, sort=True), key=lambda kv: str(kv[0])):
+        rows = sample(list(range(len(group))), k, rng)
+        parts.append(group.iloc[rows])
+    if not parts:
+        return frame.iloc[:0]
+    return pd.concat(parts, ignore_index=True)
+
+
+def strip_diacritics(text: str) -> str:
+    """Remove combining marks: ``"Féval"`` -> ``"Feval"``."""
+    return "".join(c for c in unicodedata.normalize("NFKD", text)
+                   if not unicodedata.combining(c))
+
+
+def require_columns(columns: Iterable[str], needed: Iterable[str], name: str) -> None:
+    """Raise a ValueError naming the file and the missing columns."""
+    missing = [c for c in needed if c not in set(columns)]
+    if missing:
+        raise ValueError(f"{name}: missing column(s) {missing}; found {list(columns)}. "
+                         "The file is not in the expected format.")
+
+
+def smoke_cap(n: int, smoke: bool, cap: int) -> int:
+    """``min(n, cap)`` in smoke mode, else ``n``."""
+    return min(n, cap) if smoke else n
