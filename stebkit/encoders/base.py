@@ -8,6 +8,7 @@ adapts it.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
@@ -73,6 +74,50 @@ def mean_of_episodes(
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
     sums = np.add.reduceat(emb.astype(np.float64), starts, axis=0) if len(flat) else emb
     return (sums / sizes[:, None]).astype(np.float32)
+
+
+def check_texts(texts: Any, *, warn_empty: bool = True) -> list[str]:
+    """Validate a batch of texts and return them as a list of clean ``str``.
+
+    - ``None`` or a non-``str`` item raises ``TypeError`` naming its index;
+    - surrogate code points (text that is not valid UTF-8): a pair is joined into the
+      character it encodes, a lone one is replaced by U+FFFD;
+    - empty or whitespace-only texts are kept (every encoder gives them a defined
+      embedding) and counted in one ``UserWarning``.
+
+    >>> check_texts(["a", "b\\ud800"])
+    ['a', 'b\ufffd']
+    >>> check_texts(["a", None])
+    Traceback (most recent call last):
+    ...
+    TypeError: texts[1] is None, not str: drop or fill missing texts before encoding
+    """
+    if isinstance(texts, str):
+        raise TypeError("texts must be a sequence of str, not a single str: wrap it in a list")
+    out: list[str] = []
+    n_empty = 0
+    for i, t in enumerate(texts):
+        if not isinstance(t, str):
+            what = "None" if t is None else f"of type {type(t).__name__}"
+            raise TypeError(
+                f"texts[{i}] is {what}, not str: drop or fill missing texts before encoding"
+            )
+        try:
+            t.encode("utf-8")
+        except UnicodeEncodeError:
+            # paired surrogates become the character they encode, lone ones U+FFFD
+            t = t.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        if not t.strip():
+            n_empty += 1
+        out.append(t)
+    if n_empty and warn_empty:
+        warnings.warn(
+            f"{n_empty} of {len(out)} texts are empty or whitespace-only; they are encoded "
+            "as given (a defined but uninformative embedding)",
+            UserWarning,
+            stacklevel=3,
+        )
+    return out
 
 
 class BaseEncoder:

@@ -1,0 +1,391 @@
+"""STEB's non-neural baselines: TF-IDF n-grams, function words, LFTK features, random.
+
+Reference corpus
+----------------
+The TF-IDF vocabularies and IDF weights, and the scaling of the LFTK features, are fitted
+once on a fixed reference corpus that is not evaluation text: the NLTK ``inaugural``
+corpus (all 59 US presidential inaugural addresses, 1789-2021, public domain;
+``nltk_data`` @ ``5db857e6f7``), one document per paragraph (line) of at least five
+words: 1,547 paragraphs. Evaluation
+sets must not draw on it. The fit is stored under ``STEBKIT_CACHE/baselines`` as
+NumPy ``.npz`` files (no pickle) and reused. (The STEB reference fits its TF-IDF
+vectorizers on a FineWeb or MUD sample; those pickles are not available offline.)
+As in the reference, these baselines embed an episode as one document (its texts joined
+by a space), not as a mean of text vectors.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.resources
+import os
+import tempfile
+import zipfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from stebkit.encoders.base import BaseEncoder, check_texts
+
+REFERENCE_URL = ("https://raw.githubusercontent.com/nltk/nltk_data/"
+                 "5db857e6f7df11eabb5e5665836db9ec8df07e28/packages/corpora/inaugural.zip")
+REFERENCE_SHA256 = "7c5fb5793e31fbeae12bf1aa0ffda5336468f07cedb50654c6d31ca384e2046b"
+REFERENCE_NAME = "nltk-inaugural@5db857e6f7"
+TOKEN_PATTERN = r"(?u)\b\w+\b"  # keeps one-letter words ("a", "I")
+FUNCTION_WORD_LANGUAGES = ("en", "de", "fr", "es", "it")
+
+
+class _ConcatenatedEpisodes(BaseEncoder):
+    """Episodes are embedded as one document: their texts joined by a space (reference)."""
+
+    def encode_episodes(self, episodes: Sequence[Sequence[str]], *, batch_size: int = 32,
+                        show_progress: bool = False) -> np.ndarray:
+        docs = []
+        for i, ep in enumerate(episodes):
+            if len(ep) == 0:
+                raise ValueError(f"episodes[{i}] is empty: every episode needs a text")
+            docs.append(" ".join(check_texts(ep, warn_empty=False)))
+        return self.encode(docs, batch_size=batch_size, show_progress=show_progress)
+
+
+def _save_npz(path: Path, **arrays: np.ndarray) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            np.savez(fh, **arrays)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _load_npz(path: Path) -> dict[str, np.ndarray] | None:
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            return {k: data[k] for k in data.files}
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError):
+        return None
+
+
+def reference_corpus() -> list[str]:
+    """The reference corpus: paragraphs (>= 5 words) of NLTK ``inaugural``, in file order.
+
+    Fetched through :func:`stebkit.sources.fetch` (mirror, cache or download, checked
+    against its sha256).
+    """
+    from stebkit.sources import fetch
+
+    docs: list[str] = []
+    with zipfile.ZipFile(fetch(REFERENCE_URL, REFERENCE_SHA256)) as zf:
+        for member in sorted(n for n in zf.namelist() if n.endswith(".txt")):
+            raw = zf.read(member)
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError:  # one address is Windows-1252
+                text = raw.decode("cp1252", errors="replace")
+            docs.extend(line.strip() for line in text.splitlines() if len(line.split()) >= 5)
+    return docs
+
+
+class TfidfEncoder(_ConcatenatedEpisodes):
+    """TF-IDF over word or character n-grams, fitted on a reference corpus.
+
+    Vocabulary: the ``max_features`` most frequent n-grams of the corpus (lowercased);
+    weights: smoothed IDF, rows L2-normalised (scikit-learn's ``TfidfVectorizer``
+    defaults, as the reference). Empty texts get the zero vector.
+
+    Parameters
+    ----------
+    analyzer : {"word", "char"}
+        Word n-grams (tokens ``\\b\\w+\\b``) or character n-grams.
+    ngram_range : (int, int), optional
+        Default (1, 2) for words, (3, 5) for characters (the reference's settings).
+    max_features : int
+        Vocabulary size (2000, as the reference).
+    corpus : sequence of str, optional
+        Fit on these texts instead of the reference corpus (nothing is cached then).
+
+    Examples
+    --------
+    >>> enc = TfidfEncoder("word", corpus=["the cat sat", "the dog ran"], max_features=4)
+    >>> enc.vocabulary
+    ['cat', 'cat sat', 'dog', 'the']
+    >>> enc.encode(["the cat"]).round(3)
+    array([[0.815, 0.   , 0.   , 0.58 ]], dtype=float32)
+    """
+
+    max_length = None
+
+    def __init__(self, analyzer: str = "word", *, ngram_range: tuple[int, int] | None = None,
+                 max_features: int = 2000, corpus: Sequence[str] | None = None) -> None:
+        if analyzer not in {"word", "char"}:
+            raise ValueError(f"analyzer must be 'word' or 'char', got {analyzer!r}")
+        self.analyzer = analyzer
+        self.ngram_range = tuple(ngram_range or ((1, 2) if analyzer == "word" else (3, 5)))
+        self.max_features = int(max_features)
+        self._corpus = None if corpus is None else check_texts(corpus, warn_empty=False)
+        lo, hi = self.ngram_range
+        self.name = f"tfidf-{analyzer}-{lo}-{hi}grams"
+        if self._corpus is None:
+            self.revision = REFERENCE_NAME
+        else:
+            digest = hashlib.sha256("\x00".join(self._corpus).encode()).hexdigest()[:16]
+            self.revision = f"corpus:{digest}"
+        self.cache_config = {"max_features": self.max_features}
+        self._vocab: list[str] | None = None
+        self._idf: np.ndarray | None = None
+        self._counter: Any = None
+
+    def _vectorizer(self, **kw: Any) -> Any:
+        from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
+
+        common = {"analyzer": self.analyzer, "ngram_range": self.ngram_range,
+                  "lowercase": True, "dtype": np.float64}
+        if self.analyzer == "word":
+            common["token_pattern"] = TOKEN_PATTERN
+        if "vocabulary" in kw:
+            return CountVectorizer(**common, **kw)
+        return TfidfVectorizer(**common, max_features=self.max_features, norm="l2", **kw)
+
+    def _fit(self) -> None:
+        if self._vocab is not None:
+            return
+        lo, hi = self.ngram_range
+        from stebkit.sources import cache_dir
+
+        path = (cache_dir() / "baselines" /
+                f"tfidf-{self.analyzer}-{lo}-{hi}-{self.max_features}-{REFERENCE_NAME}.npz")
+        stored = _load_npz(path) if self._corpus is None else None
+        if stored is None:
+            fitted = self._vectorizer().fit(self._corpus if self._corpus is not None
+                                            else reference_corpus())
+            vocab = fitted.get_feature_names_out()
+            stored = {"vocabulary": np.asarray(vocab, dtype=str),
+                      "idf": fitted.idf_.astype(np.float64)}
+            if self._corpus is None:
+                _save_npz(path, **stored)
+        self._vocab = [str(v) for v in stored["vocabulary"]]
+        self._idf = stored["idf"]
+        self._counter = self._vectorizer(vocabulary={v: i for i, v in enumerate(self._vocab)})
+
+    @property
+    def vocabulary(self) -> list[str]:
+        """The n-grams, in column order."""
+        self._fit()
+        assert self._vocab is not None
+        return list(self._vocab)
+
+    @property
+    def embedding_dim(self) -> int:  # type: ignore[override]
+        return len(self.vocabulary)
+
+    def encode(self, texts: Sequence[str], *, batch_size: int = 1024,
+               show_progress: bool = False) -> np.ndarray:
+        texts = check_texts(texts)
+        self._fit()
+        counts = self._counter.transform(texts).multiply(self._idf[None, :]).tocsr()
+        dense = np.asarray(counts.toarray(), dtype=np.float64)
+        norms = np.linalg.norm(dense, axis=1, keepdims=True)
+        return (dense / np.where(norms > 0, norms, 1.0)).astype(np.float32)
+
+
+def lftk_surface_pos_keys() -> list[str]:
+    """LFTK keys of the reference's ``surface_pos.yaml``: surface domain + part of speech."""
+    import lftk
+
+    keys = [*lftk.search_features(domain="surface", return_format="list_key"),
+            *lftk.search_features(family="partofspeech", return_format="list_key")]
+    return list(dict.fromkeys(keys))
+
+
+def function_words(language: str = "en") -> list[str]:
+    """The project's function-word list for ``language`` (words and multi-word phrases).
+
+    >>> function_words("en")[:3]
+    ['a', 'an', 'the']
+    """
+    if language not in FUNCTION_WORD_LANGUAGES:
+        raise ValueError(f"no function-word list for language {language!r}; "
+                         f"available: {', '.join(FUNCTION_WORD_LANGUAGES)}")
+    text = (importlib.resources.files("stebkit.encoders") / "function_words" /
+            f"{language}.txt").read_text(encoding="utf-8")
+    seen: dict[str, None] = {}
+    for line in text.splitlines():
+        item = " ".join(line.strip().lower().split())
+        if item and not item.startswith("#"):
+            seen.setdefault(item, None)
+    return list(seen)
+
+
+class FunctionWordEncoder(_ConcatenatedEpisodes):
+    """Relative frequencies of function words and phrases (the reference's baseline).
+
+    Each column counts one word or phrase (lowercased, tokens ``\\b\\w+\\b``), divided by
+    the text's number of tokens (at least 1). Empty texts get the zero vector.
+
+    Examples
+    --------
+    >>> enc = FunctionWordEncoder("en")
+    >>> v = enc.encode(["The cat and the dog."])[0].astype(float).round(6)
+    >>> float(v[enc.vocabulary.index("the")]), float(v[enc.vocabulary.index("and")])
+    (0.4, 0.2)
+    """
+
+    max_length = None
+    cache_config: dict[str, Any] = {}
+
+    def __init__(self, language: str = "en") -> None:
+        self.language = language
+        self.vocabulary = function_words(language)
+        self.name = f"function-words-{language}"
+        digest = hashlib.sha256("\n".join(self.vocabulary).encode()).hexdigest()[:12]
+        self.revision = f"list:{digest}"
+        self.embedding_dim = len(self.vocabulary)
+        self._counter: Any = None
+
+    def encode(self, texts: Sequence[str], *, batch_size: int = 1024,
+               show_progress: bool = False) -> np.ndarray:
+        import re
+
+        from sklearn.feature_extraction.text import CountVectorizer
+
+        texts = check_texts(texts)
+        if self._counter is None:
+            longest = max(len(v.split()) for v in self.vocabulary)
+            self._counter = CountVectorizer(
+                token_pattern=TOKEN_PATTERN, lowercase=True, ngram_range=(1, longest),
+                vocabulary={v: i for i, v in enumerate(self.vocabulary)})
+        counts = self._counter.transform(texts).toarray().astype(np.float64)
+        pattern = re.compile(TOKEN_PATTERN)
+        n_tokens = np.array([max(1, len(pattern.findall(t.lower()))) for t in texts],
+                            dtype=np.float64)
+        return (counts / n_tokens[:, None]).astype(np.float32)
+
+
+class LFTKEncoder(_ConcatenatedEpisodes):
+    """LFTK handcrafted linguistic features (spaCy pipeline), standardised.
+
+    Features come from :func:`stebkit.features.lftk_features` (a feature-set name or a
+    list of LFTK keys; the leaderboard's ``surface_pos.yaml`` is the surface domain plus
+    the part-of-speech family); each is standardised with
+    the mean and standard deviation it has on a fixed sample of the reference corpus
+    (the first 200 paragraphs), so a text's vector does not depend on the other texts
+    encoded with it. Missing values become 0 (the reference mean).
+
+    Examples
+    --------
+    >>> LFTKEncoder().encode(["A short sentence. And another one."]).shape[0]
+    1
+    """
+
+    max_length = None
+    n_reference = 200
+
+    def __init__(self, features: str | Sequence[str] = "foundation", *, language: str = "en",
+                 name: str | None = None) -> None:
+        if isinstance(features, str):
+            label = features
+        else:
+            features = list(features)
+            label = "keys-" + hashlib.sha256(",".join(features).encode()).hexdigest()[:10]
+        self.features = features
+        self.language = language
+        self._label = label
+        self.name = name or f"lftk-{label}" + ("" if language == "en" else f"-{language}")
+        self.revision = self._revision()
+        self.cache_config = {"standardised_on": REFERENCE_NAME, "n": self.n_reference}
+        self._stats: dict[str, np.ndarray] | None = None
+
+    @staticmethod
+    def _revision() -> str:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            return f"lftk=={version('lftk')}"
+        except PackageNotFoundError:
+            return "lftk"
+
+    def _features(self, texts: list[str], batch_size: int, show_progress: bool) -> Any:
+        from stebkit.features import lftk_features
+
+        return lftk_features(texts, features=self.features, language=self.language,
+                             batch_size=batch_size, show_progress=show_progress)
+
+    def _standardiser(self) -> dict[str, np.ndarray]:
+        if self._stats is None:
+            from stebkit.sources import cache_dir
+
+            path = (cache_dir() / "baselines" /
+                    f"lftk-{self._label}-{self.language}-{self.n_reference}-"
+                    f"{REFERENCE_NAME}-{self.revision}.npz")
+            stats = _load_npz(path)
+            if stats is None:
+                frame = self._features(reference_corpus()[:self.n_reference], 64, False)
+                values = frame.to_numpy(dtype=np.float64)
+                std = np.nanstd(values, axis=0)
+                stats = {"columns": np.asarray(frame.columns, dtype=str),
+                         "mean": np.nan_to_num(np.nanmean(values, axis=0)),
+                         "std": np.where(np.isfinite(std) & (std > 0), std, 1.0)}
+                _save_npz(path, **stats)
+            self._stats = stats
+        return self._stats
+
+    @property
+    def embedding_dim(self) -> int:  # type: ignore[override]
+        return len(self._standardiser()["columns"])
+
+    @property
+    def columns(self) -> list[str]:
+        """Feature names, in column order."""
+        return [str(c) for c in self._standardiser()["columns"]]
+
+    def encode(self, texts: Sequence[str], *, batch_size: int = 64,
+               show_progress: bool = False) -> np.ndarray:
+        texts = check_texts(texts)
+        stats = self._standardiser()
+        if not texts:
+            return np.zeros((0, len(stats["columns"])), dtype=np.float32)
+        frame = self._features(texts, batch_size, show_progress)
+        values = frame.reindex(columns=list(stats["columns"])).to_numpy(dtype=np.float64)
+        z = (values - stats["mean"]) / stats["std"]
+        return np.nan_to_num(z, nan=0.0, posinf=0.0, neginf=0.0).astype(np.float32)
+
+
+class RandomEncoder(BaseEncoder):
+    """Random vectors, deterministic per text: the text's sha256 (and ``seed``) seed them.
+
+    The chance-level reference of the benchmark: the same text always gets the same
+    standard-normal vector, whatever else is encoded with it.
+
+    Examples
+    --------
+    >>> enc = RandomEncoder(dim=4)
+    >>> a = enc.encode(["x", "y"])
+    >>> bool((enc.encode(["x"])[0] == a[0]).all()), bool((a[0] == a[1]).all())
+    (True, False)
+    """
+
+    max_length = None
+
+    def __init__(self, dim: int = 384, *, seed: int = 42) -> None:
+        if dim < 1:
+            raise ValueError(f"dim must be >= 1, got {dim}")
+        self.embedding_dim = int(dim)
+        self.seed = int(seed)
+        self.name = "random" if dim == 384 else f"random-{dim}"
+        self.revision = "sha256-seeded"
+        self.cache_config = {"seed": self.seed}
+
+    def encode(self, texts: Sequence[str], *, batch_size: int = 1024,
+               show_progress: bool = False) -> np.ndarray:
+        texts = check_texts(texts, warn_empty=False)
+        out = np.empty((len(texts), self.embedding_dim), dtype=np.float32)
+        for i, t in enumerate(texts):
+            digest = hashlib.sha256(t.encode("utf-8")).digest()
+            words = np.frombuffer(digest, dtype=np.uint32)
+            rng = np.random.default_rng([self.seed, *words.tolist()])
+            out[i] = rng.standard_normal(self.embedding_dim)
+        return out

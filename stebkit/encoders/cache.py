@@ -1,0 +1,278 @@
+"""On-disk embedding cache around any encoder.
+
+Layout: ``<cache_dir>/<model slug>/<key>/`` where ``key`` hashes the model name, its
+revision and its ``cache_config`` (pooling, long-document mode, max tokens, ...). Each
+``encode`` call that computes new embeddings writes one shard ``<uuid>.npz`` holding
+``keys`` (sha256 of each text, ``uint8 (n, 32)``) and ``embeddings`` (``float32 (n, d)``):
+NumPy's format, never pickle. A shard is written to a temporary file and renamed into
+place, so readers never see half a file and two processes filling the same cache never
+clash (each writes its own shards; duplicates are harmless). A shard that cannot be read
+(truncated, corrupted) is deleted with a warning and its texts are encoded again.
+A full cache hit never touches the wrapped encoder's weights.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import tempfile
+import uuid
+import warnings
+import zipfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from stebkit.encoders.base import BaseEncoder, check_texts
+
+
+def default_cache_dir() -> Path:
+    """``$STEBKIT_CACHE/embeddings`` (or the platform's user cache folder)."""
+    from stebkit.sources import cache_dir
+
+    return cache_dir() / "embeddings"
+
+
+def text_key(text: str) -> bytes:
+    """sha256 of the UTF-8 text: the per-text cache key."""
+    return hashlib.sha256(text.encode("utf-8")).digest()
+
+
+class CachedEncoder(BaseEncoder):
+    """An encoder whose embeddings are stored on disk and reused (see module docstring).
+
+    Attributes ``name``, ``revision``, ``embedding_dim``, ``max_length`` and
+    ``cache_config`` are those of the wrapped encoder; ``hits`` and ``misses`` count
+    texts served from disk and encoded, over the wrapper's life.
+    """
+
+    def __init__(self, encoder: Any, cache_dir: str | os.PathLike[str] | None = None) -> None:
+        from stebkit.encoders.st import as_encoder
+
+        self.encoder = as_encoder(encoder)
+        self.name = self.encoder.name
+        self.cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+        self.hits = 0
+        self.misses = 0
+        self._index: dict[bytes, tuple[Path, int]] | None = None
+        self._seen: set[str] = set()
+
+    # -- identity -----------------------------------------------------------------------
+    @property
+    def revision(self) -> str:  # type: ignore[override]
+        return str(self.encoder.revision)
+
+    @property
+    def embedding_dim(self) -> int:  # type: ignore[override]
+        return int(self.encoder.embedding_dim)
+
+    @property
+    def max_length(self) -> int | None:  # type: ignore[override]
+        return self.encoder.max_length
+
+    @property
+    def cache_config(self) -> dict[str, Any]:
+        return dict(getattr(self.encoder, "cache_config", {}) or {})
+
+    @property
+    def directory(self) -> Path:
+        """Folder holding this encoder's shards."""
+        ident = json.dumps({"name": self.name, "revision": self.revision,
+                            "config": self.cache_config}, sort_keys=True, default=str)
+        key = hashlib.sha256(ident.encode()).hexdigest()[:20]
+        slug = re.sub(r"[^A-Za-z0-9._-]+", "_", self.name).strip("_")[-80:] or "model"
+        return self.cache_dir / slug / key
+
+    # -- storage ------------------------------------------------------------------------
+    def _scan(self) -> dict[bytes, tuple[Path, int]]:
+        """Index every readable shard not yet seen; warn about unreadable ones."""
+        if self._index is None:
+            self._index = {}
+        folder = self.directory
+        if not folder.is_dir():
+            return self._index
+        for shard in sorted(folder.glob("*.npz")):
+            if shard.name in self._seen:
+                continue
+            keys = self._read(shard, "keys")
+            self._seen.add(shard.name)
+            if keys is None:
+                continue
+            for row, k in enumerate(keys):
+                self._index.setdefault(k.tobytes(), (shard, row))
+        return self._index
+
+    def _read(self, shard: Path, what: str) -> np.ndarray | None:
+        try:
+            with np.load(shard, allow_pickle=False) as data:
+                keys = data["keys"]
+                emb = data["embeddings"] if what == "embeddings" else None
+                if keys.ndim != 2 or keys.shape[1] != 32:
+                    raise ValueError("bad key array")
+                if emb is not None and emb.shape[0] != keys.shape[0]:
+                    raise ValueError("row count mismatch")
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
+            warnings.warn(f"embedding cache shard {shard} is unreadable ({err}); its texts "
+                          "will be encoded again", RuntimeWarning, stacklevel=4)
+            self._drop(shard)
+            return None
+        return keys if emb is None else emb
+
+    def _drop(self, shard: Path) -> None:
+        """Forget an unreadable shard and delete it (writes are atomic: it is corrupt)."""
+        shard.unlink(missing_ok=True)
+        if self._index is not None:
+            self._index = {k: v for k, v in self._index.items() if v[0] != shard}
+        self._seen.add(shard.name)
+
+    def _write(self, keys: list[bytes], emb: np.ndarray) -> None:
+        folder = self.directory
+        folder.mkdir(parents=True, exist_ok=True)
+        name = f"{uuid.uuid4().hex}.npz"
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                np.savez(fh, keys=np.frombuffer(b"".join(keys), dtype=np.uint8)
+                         .reshape(len(keys), 32), embeddings=emb.astype(np.float32))
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, folder / name)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        self._seen.add(name)
+        index = self._index if self._index is not None else {}
+        for row, k in enumerate(keys):
+            index.setdefault(k, (folder / name, row))
+        self._index = index
+
+    def clear(self) -> None:
+        """Delete this encoder's cached embeddings."""
+        folder = self.directory
+        if folder.is_dir():
+            for shard in folder.glob("*.npz"):
+                shard.unlink(missing_ok=True)
+        self._index, self._seen = {}, set()
+
+    # -- encoding -----------------------------------------------------------------------
+    def encode(self, texts: Sequence[str], *, batch_size: int = 32,
+               show_progress: bool = False) -> np.ndarray:
+        """Embeddings of ``texts``: from disk where cached, else encoded and stored."""
+        texts = check_texts(texts, warn_empty=False)
+        keys = [text_key(t) for t in texts]
+        out: np.ndarray | None = None
+        missing: list[int] = []
+        while True:  # each unreadable shard is dropped from the index, then we retry
+            index = self._scan()
+            by_shard: dict[Path, list[tuple[int, int]]] = {}
+            missing = []
+            for i, k in enumerate(keys):
+                hit = index.get(k)
+                if hit is None:
+                    missing.append(i)
+                else:
+                    by_shard.setdefault(hit[0], []).append((i, hit[1]))
+            failed = False
+            for shard, pairs in by_shard.items():
+                emb = self._read(shard, "embeddings")
+                if emb is None:
+                    failed = True
+                    continue
+                if out is None:
+                    out = np.empty((len(texts), emb.shape[1]), dtype=np.float32)
+                rows = np.fromiter((r for _, r in pairs), dtype=np.int64)
+                out[[i for i, _ in pairs]] = emb[rows]
+            if not failed:
+                break
+            out = None
+        if missing:
+            # encode each distinct missing text once
+            first: dict[bytes, int] = {}
+            for i in missing:
+                first.setdefault(keys[i], i)
+            todo = list(first.values())
+            new = np.asarray(self.encoder.encode([texts[i] for i in todo],
+                                                 batch_size=batch_size,
+                                                 show_progress=show_progress),
+                             dtype=np.float32)
+            if out is None:
+                out = np.empty((len(texts), new.shape[1]), dtype=np.float32)
+            pos = {keys[i]: j for j, i in enumerate(todo)}
+            for i in missing:
+                out[i] = new[pos[keys[i]]]
+            self._write([keys[i] for i in todo], new)
+        self.hits += len(texts) - len(missing)
+        self.misses += len(missing)
+        if out is None:  # no texts at all
+            return np.zeros((0, self.embedding_dim), dtype=np.float32)
+        return out
+
+    def encode_episodes(self, episodes: Sequence[Sequence[str]], *, batch_size: int = 32,
+                        show_progress: bool = False) -> np.ndarray:
+        """Episode embeddings: the mean of cached text embeddings, or for an encoder with
+        its own ``encode_episodes`` (LUAR) whole episodes cached under their texts."""
+        if not _has_own_episodes(self.encoder):
+            return super().encode_episodes(episodes, batch_size=batch_size,
+                                           show_progress=show_progress)
+        episodes = [check_texts(ep, warn_empty=False) for ep in episodes]
+        view = CachedEncoder(_EpisodeView(self.encoder), self.cache_dir)
+        return view.encode([json.dumps(ep) for ep in episodes], batch_size=batch_size,
+                           show_progress=show_progress)
+
+    def __repr__(self) -> str:
+        return f"cached({self.encoder!r}, cache_dir={str(self.cache_dir)!r})"
+
+
+def _has_own_episodes(encoder: Any) -> bool:
+    target = getattr(encoder, "obj", encoder)  # look through the adapter
+    own = getattr(type(target), "encode_episodes", None)
+    return own is not None and own is not BaseEncoder.encode_episodes
+
+
+class _EpisodeView(BaseEncoder):
+    """An episode encoder seen as a text encoder over JSON-encoded episodes."""
+
+    def __init__(self, encoder: Any) -> None:
+        self.encoder = encoder
+        self.name = f"{encoder.name}#episodes"
+        self.revision = encoder.revision
+        self.cache_config = dict(getattr(encoder, "cache_config", {}) or {})
+
+    @property
+    def embedding_dim(self) -> int:  # type: ignore[override]
+        return int(self.encoder.embedding_dim)
+
+    def encode(self, texts: Sequence[str], *, batch_size: int = 32,
+               show_progress: bool = False) -> np.ndarray:
+        return self.encoder.encode_episodes([json.loads(t) for t in texts],
+                                            batch_size=batch_size,
+                                            show_progress=show_progress)
+
+
+def cached(encoder: Any, cache_dir: str | os.PathLike[str] | None = None) -> CachedEncoder:
+    """Wrap ``encoder`` with the on-disk embedding cache.
+
+    Parameters
+    ----------
+    encoder : Encoder or object with ``encode``
+        What computes embeddings on a miss.
+    cache_dir : path, optional
+        Root folder (default ``$STEBKIT_CACHE/embeddings``).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from stebkit.encoders import get_encoder
+    >>> enc = cached(get_encoder("random"), tempfile.mkdtemp())
+    >>> a = enc.encode(["one", "two"]); b = enc.encode(["two", "three"])
+    >>> enc.hits, enc.misses, bool((a[1] == b[0]).all())
+    (1, 3, True)
+    """
+    if isinstance(encoder, CachedEncoder) and (cache_dir is None
+                                               or Path(cache_dir) == encoder.cache_dir):
+        return encoder
+    return CachedEncoder(encoder, cache_dir)

@@ -1,0 +1,107 @@
+"""Non-neural baselines against independent oracles (scikit-learn, hand counts)."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pytest
+
+from stebkit.encoders import get_encoder
+from stebkit.encoders.baselines import (
+    FUNCTION_WORD_LANGUAGES,
+    REFERENCE_SHA256,
+    REFERENCE_URL,
+    TfidfEncoder,
+    function_words,
+)
+
+CORPUS = ["The cat sat on the mat.", "A dog ran in the park!", "The dog and the cat.",
+          "Rain fell on the quiet town."]
+TEXTS = ["The cat ran.", "Dogs in the rain, on the mat."]
+
+
+@pytest.mark.parametrize("analyzer,rng", [("word", (1, 2)), ("char", (3, 5))])
+def test_tfidf_matches_sklearn(analyzer, rng):
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    enc = TfidfEncoder(analyzer, corpus=CORPUS, max_features=30)
+    kw = {"token_pattern": r"(?u)\b\w+\b"} if analyzer == "word" else {}
+    oracle = TfidfVectorizer(analyzer=analyzer, ngram_range=rng, max_features=30, **kw)
+    oracle.fit(CORPUS)
+    assert enc.vocabulary == list(oracle.get_feature_names_out())
+    assert np.allclose(enc.encode(TEXTS), oracle.transform(TEXTS).toarray(), atol=1e-6)
+    with pytest.warns(UserWarning, match="empty"):
+        assert not enc.encode([""]).any()
+
+
+def test_tfidf_reference_corpus(mirror):
+    from stebkit.sources import fetch, file_sha256
+
+    assert file_sha256(fetch(REFERENCE_URL, REFERENCE_SHA256)) == REFERENCE_SHA256
+    enc = get_encoder("tfidf-word")
+    assert enc.revision == "nltk-inaugural@5db857e6f7" and enc.embedding_dim == 2000
+    assert {"the", "of the", "fellow citizens"} <= set(enc.vocabulary)
+    emb = enc.encode(TEXTS)
+    assert np.allclose(np.linalg.norm(emb, axis=1), 1, atol=1e-5)
+
+
+def test_tfidf_episodes_are_concatenated_documents():
+    enc = TfidfEncoder("word", corpus=CORPUS, max_features=30)
+    got = enc.encode_episodes([TEXTS])
+    assert np.allclose(got, enc.encode([" ".join(TEXTS)]))
+
+
+def test_function_words_hand_counts():
+    enc = get_encoder("function-words")
+    v = enc.encode(["In order to win, the team and the coach worked as well as they could."])[0]
+    voc = enc.vocabulary
+    n_tokens = 15
+    assert v[voc.index("the")] == pytest.approx(2 / n_tokens)
+    assert v[voc.index("in order to")] == pytest.approx(1 / n_tokens)
+    assert v[voc.index("as well as")] == pytest.approx(1 / n_tokens)
+    assert v[voc.index("as")] == pytest.approx(2 / n_tokens)
+    assert v[voc.index("could")] == pytest.approx(1 / n_tokens)
+
+
+@pytest.mark.parametrize("lang", FUNCTION_WORD_LANGUAGES)
+def test_function_word_lists(lang):
+    words = function_words(lang)
+    assert len(words) > 150 and len(set(words)) == len(words)
+    assert all(w == w.lower().strip() for w in words)
+
+
+def test_function_words_french_elision():
+    enc = get_encoder("function-words", language="fr")
+    v = enc.encode(["L'homme et la femme."])[0]
+    assert v[enc.vocabulary.index("l")] == pytest.approx(1 / 5)
+    with pytest.raises(ValueError, match="available: en, de, fr, es, it"):
+        get_encoder("function-words", language="xx")
+
+
+def test_random_is_deterministic_per_text():
+    enc = get_encoder("random")
+    a = enc.encode(["alpha", "beta", "alpha"])
+    assert a.shape == (3, 384) and a.dtype == np.float32
+    assert np.array_equal(a[0], a[2]) and not np.array_equal(a[0], a[1])
+    assert np.array_equal(enc.encode(["beta"])[0], a[1])
+    other_seed = get_encoder("random", seed=7).encode(["alpha"])[0]
+    assert not np.array_equal(other_seed, a[0])
+    assert abs(float(a.mean())) < 0.2 and 0.8 < float(a.std()) < 1.2
+
+
+@pytest.mark.skipif(importlib.util.find_spec("stebkit.features") is None,
+                    reason="stebkit.features not present")
+def test_lftk_standardised_features(mirror):
+    from stebkit.features import lftk_features
+
+    enc = get_encoder("lftk")
+    texts = ["I came, I saw, I conquered. Then I went home.",
+             "Notwithstanding the aforementioned provisions, the agreement remains valid."]
+    emb = enc.encode(texts)
+    stats = enc._standardiser()
+    raw = lftk_features(texts, features="foundation")[enc.columns].to_numpy(float)
+    assert emb.shape == (2, len(enc.columns))
+    assert np.allclose(emb, (raw - stats["mean"]) / stats["std"], atol=1e-4)
+    # each text's vector is independent of the batch it is encoded with
+    assert np.allclose(enc.encode(texts[:1])[0], emb[0], atol=1e-6)
