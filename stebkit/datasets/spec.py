@@ -49,6 +49,11 @@ TASKS = (
 )
 """The STEB task families, in the reference's order."""
 
+EXTRA_TASKS = ("classification", "retrieval_ndcg")
+"""Task families beyond STEB's, for user-declared suites (:mod:`stebkit.suites`)."""
+
+ALL_TASKS = TASKS + EXTRA_TASKS
+
 CATEGORIES = (
     "genre",
     "register",
@@ -59,8 +64,10 @@ CATEGORIES = (
     "linguistic_features",
     "style_vs_content",
     "semantic_control",
+    "other",
 )
-"""Definitional categories. ``semantic_control`` marks topic/meaning sets."""
+"""Definitional categories. ``semantic_control`` marks topic/meaning sets; ``other``
+marks datasets outside STEB's definitional score (e.g. user suites)."""
 
 APPLICATIONS = (
     "authorship_verification",
@@ -71,6 +78,7 @@ APPLICATIONS = (
     "register_classification",
     "linguistic_probing",
     "semantic_control",
+    "custom",
 )
 
 
@@ -169,12 +177,13 @@ class DatasetSpec:
     offline: bool = False
     suites: tuple[str, ...] = ()
     steb_name: str | None = None  # the reference's dataset name, when different
+    main_metric: str | None = None  # overrides the task's main metric (user suites)
 
     def __post_init__(self) -> None:
-        unknown = set(self.tasks) - set(TASKS)
+        unknown = set(self.tasks) - set(ALL_TASKS)
         if unknown:
             raise ValueError(f"dataset {self.name!r}: unknown task(s) {sorted(unknown)}; "
-                             f"known tasks are {TASKS}")
+                             f"known tasks are {ALL_TASKS}")
         if self.category not in CATEGORIES:
             raise ValueError(f"dataset {self.name!r}: unknown category {self.category!r}; "
                              f"choose one of {CATEGORIES}")
