@@ -1,0 +1,255 @@
+"""The ``stebkit`` command.
+
+``stebkit datasets``, ``stebkit models``, ``stebkit run`` and ``stebkit leaderboard`` are
+defined here. Every subcommand is a :class:`Subcommand` (an ``add_arguments`` function
+and a ``run`` function) in one registry; another module adds its own with a single
+:func:`register` call and by being listed in :data:`SUBCOMMAND_MODULES`.
+
+Input errors (an unknown dataset or model name, a bad option) print one line and exit
+with status 2; ``stebkit run`` exits with 1 when a result failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+SUITES = ("lite", "smoke", "synthetic", "steb")
+FORMATS = ("md", "latex", "csv")
+
+SUBCOMMAND_MODULES = ("stebkit.train.cli",)
+"""Modules imported by :func:`main` so that they can :func:`register` subcommands."""
+
+
+@dataclass(frozen=True)
+class Subcommand:
+    """One ``stebkit <name>`` command: ``add_arguments(parser)`` and ``run(args) -> int``."""
+
+    name: str
+    help: str
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int | None]
+
+
+COMMANDS: dict[str, Subcommand] = {}
+
+
+def register(name: str, *, help: str, add_arguments: Callable[[argparse.ArgumentParser], None],
+             run: Callable[[argparse.Namespace], int | None]) -> Subcommand:
+    """Add the subcommand ``stebkit <name>``.
+
+    Examples
+    --------
+    >>> def add(parser): parser.add_argument("--who", default="world")
+    >>> def hello(args): print("hello", args.who); return 0
+    >>> _ = register("hello", help="say hello", add_arguments=add, run=hello)
+    >>> main(["hello", "--who", "STEB"])
+    hello STEB
+    0
+    >>> del COMMANDS["hello"]
+    """
+    COMMANDS[name] = Subcommand(name, help, add_arguments, run)
+    return COMMANDS[name]
+
+
+# --------------------------------------------------------------------------- datasets
+
+
+def _add_datasets(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--suite", choices=SUITES, help="only the datasets of this suite")
+    p.add_argument("--stats", action="store_true",
+                   help="also load each dataset and show its texts/labels counts")
+
+
+def _run_datasets(args: argparse.Namespace) -> int:
+    from stebkit.datasets import table
+
+    print(_text(table(suite=args.suite, stats=args.stats)))
+    return 0
+
+
+# --------------------------------------------------------------------------- models
+
+
+def _add_models(p: argparse.ArgumentParser) -> None:
+    del p  # no options
+
+
+def _run_models(args: argparse.Namespace) -> int:
+    from stebkit.encoders import list_models
+
+    print(_text(list_models()))
+    return 0
+
+
+# --------------------------------------------------------------------------- run
+
+
+def default_models() -> list[str]:
+    """The models ``stebkit run`` evaluates when ``--models`` is not given: the offline
+    zoo (``stebkit.encoders.DEFAULT_OFFLINE_ZOO``) plus the style model trained by
+    ``stebkit train`` when the zoo declares it and it is available here."""
+    from stebkit.encoders import DEFAULT_OFFLINE_ZOO, is_available
+    from stebkit.train import STYLE_MODEL_NAME
+
+    models = list(DEFAULT_OFFLINE_ZOO)
+    try:
+        trained = is_available(STYLE_MODEL_NAME)
+    except ValueError:  # not declared in the zoo
+        trained = False
+    if trained and STYLE_MODEL_NAME not in models:
+        models.append(STYLE_MODEL_NAME)
+    return models
+
+
+def _add_run(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--suite", choices=SUITES, default="lite",
+                   help="datasets to run when --datasets is not given (default: lite); "
+                        "'smoke' also loads the small smoke version of each dataset")
+    p.add_argument("--models", nargs="+", metavar="MODEL",
+                   help="model names (default: the offline zoo and the trained style model)")
+    p.add_argument("--datasets", nargs="+", metavar="DATASET", help="dataset names")
+    p.add_argument("--tasks", nargs="+", metavar="TASK", help="task families (default: all "
+                   "that each dataset serves)")
+    p.add_argument("--output", default="results", help="results folder (default: results)")
+    p.add_argument("--figures", default="figures", help="figures folder (default: figures)")
+    p.add_argument("--overwrite", choices=("only-missing", "never", "always"),
+                   default="only-missing", help="which existing records to recompute")
+    p.add_argument("--seed", type=int, default=42, help="random seed (default: 42)")
+    p.add_argument("--batch-size", type=int, default=32, help="encoding batch size")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+
+
+def _run_run(args: argparse.Namespace) -> int:
+    from stebkit.runner import evaluate
+
+    if args.datasets:
+        datasets = args.datasets
+    else:
+        from stebkit.datasets import list_datasets
+
+        datasets = list(list_datasets(suite=args.suite))
+        if not datasets:
+            raise ValueError(f"suite {args.suite!r} has no datasets")
+    results = evaluate(args.models or default_models(), datasets, tasks=args.tasks,
+                       output_dir=args.output, overwrite=args.overwrite, seed=args.seed,
+                       smoke=args.suite == "smoke", batch_size=args.batch_size,
+                       show_progress=not args.no_progress)
+    if any(r["status"] == "ok" for r in results):
+        from stebkit.scores import leaderboard, to_markdown
+
+        board = leaderboard(results)
+        print(to_markdown(board))
+        _figures(board, Path(args.figures))
+    skipped = results.skipped()
+    if len(skipped):
+        print(f"\n{len(skipped)} result(s) skipped:\n{_text(skipped)}")
+    if not results.ok:
+        print(f"\n{len(results.failures())} result(s) failed (records in {args.output}):\n"
+              f"{_text(results.failures())}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _figures(board: Any, folder: Path) -> None:
+    """Figure 1 (STEB score by model category) and the model x task heat map."""
+    from stebkit import plots
+
+    paths = [*plots.figure1(board, directory=folder).paths,
+             *plots.task_heatmap(board, directory=folder).paths]
+    print(f"\nfigures: {', '.join(str(p) for p in paths)}")
+
+
+# --------------------------------------------------------------------------- leaderboard
+
+
+def _add_leaderboard(p: argparse.ArgumentParser) -> None:
+    p.add_argument("results", help="results folder written by `stebkit run`")
+    p.add_argument("--format", choices=FORMATS, default="md", help="output format")
+    p.add_argument("--output", help="write to this file instead of printing")
+
+
+def _run_leaderboard(args: argparse.Namespace) -> int:
+    from stebkit import scores
+    from stebkit.results import Results, write_text
+
+    board = scores.leaderboard(Results.load(args.results))
+    if args.format == "md":
+        text = scores.to_markdown(board)
+    elif args.format == "latex":
+        text = scores.to_latex(board)
+    else:
+        text = board.to_csv(index=False)
+    if args.output:
+        write_text(args.output, text)
+        print(f"leaderboard written to {args.output}")
+    else:
+        print(text)
+    return 0
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _text(frame: Any) -> str:
+    return frame.to_string(index=False)
+
+
+register("datasets", help="list the benchmark datasets", add_arguments=_add_datasets,
+         run=_run_datasets)
+register("models", help="list the model zoo", add_arguments=_add_models, run=_run_models)
+register("run", help="evaluate models on a suite and print the leaderboard",
+         add_arguments=_add_run, run=_run_run)
+register("leaderboard", help="leaderboard of a results folder",
+         add_arguments=_add_leaderboard, run=_run_leaderboard)
+
+
+def _load_plugins() -> None:
+    for module in SUBCOMMAND_MODULES:
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError as err:
+            if err.name is None or not module.startswith(err.name):
+                raise  # the module exists but one of its imports is missing
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``stebkit`` argument parser with every registered subcommand."""
+    from stebkit import __version__
+
+    parser = argparse.ArgumentParser(prog="stebkit", description="Style Text Embedding "
+                                     "Benchmark toolkit")
+    parser.add_argument("--version", action="version", version=f"stebkit {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for cmd in COMMANDS.values():
+        cmd.add_arguments(sub.add_parser(cmd.name, help=cmd.help, description=cmd.help))
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``stebkit`` command line; returns the exit status.
+
+    Examples
+    --------
+    >>> main(["leaderboard", "results", "--format", "csv"])  # doctest: +SKIP
+    """
+    _load_plugins()
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    from stebkit.errors import StebkitError
+
+    try:
+        status = COMMANDS[args.command].run(args)
+    except (ValueError, FileNotFoundError, StebkitError) as err:
+        print(f"stebkit: error: {err}", file=sys.stderr)
+        return 2
+    return int(status or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

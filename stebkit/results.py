@@ -1,0 +1,328 @@
+"""Result records: one small versioned JSON file per model x dataset x task x episode size.
+
+Layout: ``<root>/<model>/<dataset>/<task>__e<episode_size>.json`` (names made safe for
+every file system; the record keeps the real names). A record is written atomically, so
+an interrupted run never leaves a half-written file and a rerun skips what is done.
+
+Record (schema 1)
+-----------------
+``schema``, ``stebkit_version``;
+``model``: ``name``, ``revision``, ``category``;
+``dataset``: ``name``, ``fingerprint``, ``source_sha256`` (list), ``category``,
+``languages``, ``application``;
+``task``, ``episode_size``, ``episodes_per_label``, ``seed``;
+``protocol``: every parameter the numbers depend on (pooling, smoke, batch size, ...);
+``main_metric``; ``metrics`` (name -> float); ``ci``: ``low``, ``high``, ``level``,
+``resamples``, ``unit``; ``n_items``; ``dropped`` (filter counts);
+``per_item``: ``ids`` and ``values`` (per-item contributions to the main metric, for
+paired comparisons) and optional aligned lists such as ``labels``;
+``runtime_s``, ``date``; ``status``: ``"ok"``, ``"failed"`` (with ``error`` and
+``traceback``) or ``"skipped"`` (with ``reason``); ``warnings`` (list of str).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import tempfile
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+SCHEMA = 1
+STATUSES = ("ok", "failed", "skipped")
+
+FRAME_COLUMNS = ("model", "model_category", "dataset", "dataset_category", "language",
+                 "task", "episode_size", "metric", "value", "is_main", "ci_low", "ci_high",
+                 "status")
+
+
+def safe_name(name: str) -> str:
+    """A file-system-safe version of a model or dataset name.
+
+    >>> safe_name("sentence-transformers/all-MiniLM-L6-v2")
+    'sentence-transformers__all-MiniLM-L6-v2'
+    >>> safe_name("my model: v2?")
+    'my_model_v2'
+    """
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(f"a model or dataset name must be a non-empty string, got {name!r}")
+    out = name.strip().replace("/", "__").replace("\\", "__")
+    out = re.sub(r"[^A-Za-z0-9._+=-]+", "_", out).strip("._")
+    return out or "_"
+
+
+def record_path(root: str | os.PathLike, model: str, dataset: str, task: str,
+                episode_size: int) -> Path:
+    """Where the record of one model x dataset x task x episode size lives.
+
+    >>> record_path("results", "tfidf-char", "stel", "order_alignment", 1).as_posix()
+    'results/tfidf-char/stel/order_alignment__e1.json'
+    """
+    return Path(root) / safe_name(model) / safe_name(dataset) / \
+        f"{safe_name(task)}__e{int(episode_size)}.json"
+
+
+def _jsonable(value: Any) -> Any:
+    """Plain JSON types; non-finite floats become None (JSON has no NaN)."""
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
+        return _jsonable(value.tolist())
+    if isinstance(value, bool) or value is None or isinstance(value, (str, int)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if hasattr(value, "item"):
+        return _jsonable(value.item())
+    return str(value)
+
+
+def write_text(path: str | os.PathLike, text: str) -> Path:
+    """Write ``text`` to ``path`` atomically: a temporary file in the same folder, then a
+    rename, so a reader never sees half a file (folders are created as needed)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text if text.endswith("\n") else text + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return path
+
+
+def write_record(path: str | os.PathLike, record: Mapping[str, Any]) -> Path:
+    """Write ``record`` as JSON atomically (NaN and infinities become ``null``).
+
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> path = write_record(d / "a" / "r.json", {"schema": 1, "status": "ok"})
+    >>> read_record(path)
+    {'schema': 1, 'status': 'ok'}
+    """
+    return write_text(path, json.dumps(_jsonable(record), indent=2, ensure_ascii=False,
+                                       allow_nan=False))
+
+
+def read_record(path: str | os.PathLike) -> dict[str, Any]:
+    """Read one record, checking that it is a stebkit result of a known schema."""
+    path = Path(path)
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{path}: not a JSON result record ({err}); delete it to "
+                         "recompute") from None
+    if not isinstance(record, dict) or "schema" not in record:
+        raise ValueError(f"{path}: not a stebkit result record (no 'schema' key)")
+    if record["schema"] != SCHEMA:
+        raise ValueError(f"{path}: result schema {record['schema']!r} is not supported by "
+                         f"this stebkit (schema {SCHEMA}); rerun the evaluation")
+    return record
+
+
+# task -> (details array stored as per_item["values"], array stored as per_item["labels"])
+PER_ITEM: Mapping[str, tuple[str, str | None]] = {
+    "clustering": ("clusters", "label_codes"),
+    "predefined_pairs": ("scores", "same"),
+    "retrieval": ("per_query_rr", None),
+    "order_alignment": ("distractor_acc", None),  # per pair: mean of both distractor variants
+    "probing": ("test_correct", None),
+}
+"""What ``per_item`` keeps of a task's ``details``: enough for a paired bootstrap."""
+
+
+def per_item(task: str, result: Mapping[str, Any], ids: list[str]) -> dict[str, list]:
+    """The per-item part of a record: ``ids``, ``values`` and, where needed, ``labels``.
+
+    All-to-all pairs keep nothing (their n(n-1)/2 pair scores are not stored).
+
+    >>> import numpy as np
+    >>> per_item("retrieval", {"details": {"per_query_rr": np.array([1.0, 0.5])}}, ["q1", "q2"])
+    {'ids': ['q1', 'q2'], 'values': [1.0, 0.5]}
+    """
+    if task not in PER_ITEM:
+        return {"ids": [], "values": []}
+    details = result["details"]
+    values_key, labels_key = PER_ITEM[task]
+    if task == "order_alignment":
+        values = (np.asarray(details["distractor_last_acc"], dtype=np.float64)
+                  + np.asarray(details["distractor_first_acc"], dtype=np.float64)) / 2
+    else:
+        values = np.asarray(details[values_key])
+    if len(ids) != len(values):
+        raise ValueError(f"{task}: {len(ids)} item ids for {len(values)} per-item values")
+    out = {"ids": list(ids), "values": values.tolist()}
+    if labels_key is not None:
+        out["labels"] = np.asarray(details[labels_key]).tolist()
+    return out
+
+
+def item_details(record: Mapping[str, Any]) -> dict[str, Any]:
+    """Rebuild ``{"details": ...}`` from a record's ``per_item`` for
+    :func:`stebkit.tasks.paired_bootstrap` / :func:`stebkit.tasks.bootstrap_ci` with
+    ``task=record["task"]``. Align two records on ``per_item["ids"]`` before pairing them.
+
+    >>> rec = {"task": "predefined_pairs",
+    ...        "per_item": {"ids": ["p1", "p2"], "values": [0.9, 0.1], "labels": [True, False]}}
+    >>> item_details(rec)["details"]["same"]
+    array([ True, False])
+    """
+    task = record["task"]
+    if task not in PER_ITEM:
+        raise ValueError(f"records of task {task!r} keep no per-item values")
+    items = record["per_item"]
+    values_key, labels_key = PER_ITEM[task]
+    values = np.asarray(items["values"], dtype=np.float64)
+    if task == "order_alignment":
+        details = {"distractor_last_acc": values, "distractor_first_acc": values}
+    elif task == "clustering":
+        details = {values_key: values.astype(np.int64)}
+    else:
+        details = {values_key: values}
+    if labels_key is not None:
+        labels = np.asarray(items["labels"])
+        details[labels_key] = labels.astype(bool) if task == "predefined_pairs" else labels
+    return {"details": details}
+
+
+def _value(v: Any) -> float:
+    return float("nan") if v is None else float(v)
+
+
+class Results:
+    """A set of result records, usually all the JSON files under a results folder.
+
+    Parameters
+    ----------
+    records : iterable of dict, or a folder
+        Result records (see the module docstring), or a results folder to read.
+    root : path, optional
+        The folder they were read from.
+
+    Examples
+    --------
+    >>> r = Results([{"schema": 1, "model": {"name": "m", "category": "baseline"},
+    ...               "dataset": {"name": "d", "category": "genre", "languages": ["en"]},
+    ...               "task": "clustering", "episode_size": 1, "main_metric": "v_measure",
+    ...               "metrics": {"v_measure": 0.5, "ari": 0.2},
+    ...               "ci": {"low": 0.4, "high": 0.6}, "status": "ok"}])
+    >>> r.main_frame()[["model", "dataset", "metric", "value", "ci_low"]].values.tolist()
+    [['m', 'd', 'v_measure', 0.5, 0.4]]
+    >>> r.ok
+    True
+    """
+
+    def __init__(self, records: Any = (), root: str | os.PathLike | None = None) -> None:
+        if isinstance(records, (str, os.PathLike)):  # Results("results") reads a folder
+            root, records = records, Results.load(records).records
+        self.records: list[dict[str, Any]] = [dict(r) for r in records]
+        self.root = Path(root) if root is not None else None
+
+    @classmethod
+    def load(cls, root: str | os.PathLike) -> Results:
+        """Read every ``*.json`` record under ``root`` (sorted by path)."""
+        root = Path(root)
+        if not root.is_dir():
+            raise FileNotFoundError(f"results folder {str(root)!r} does not exist; run "
+                                    "stebkit.evaluate(..., output_dir=...) first")
+        paths = sorted(p for p in root.rglob("*.json") if not p.name.startswith("."))
+        return cls((read_record(p) for p in paths), root=root)
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return iter(self.records)
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def __repr__(self) -> str:
+        counts = {s: sum(r.get("status") == s for r in self.records) for s in STATUSES}
+        where = f", root={str(self.root)!r}" if self.root else ""
+        return f"Results({len(self)} records: {counts}{where})"
+
+    @property
+    def ok(self) -> bool:
+        """True when no record failed."""
+        return not any(r.get("status") == "failed" for r in self.records)
+
+    def _key_columns(self, r: dict[str, Any]) -> dict[str, Any]:
+        model, dataset = r.get("model", {}), r.get("dataset", {})
+        languages = dataset.get("languages") or [None]
+        ci = r.get("ci") or {}
+        return {"model": model.get("name"), "model_category": model.get("category"),
+                "dataset": dataset.get("name"), "dataset_category": dataset.get("category"),
+                "language": languages[0], "task": r.get("task"),
+                "episode_size": r.get("episode_size"), "ci_low": _value(ci.get("low")),
+                "ci_high": _value(ci.get("high")), "status": r.get("status")}
+
+    def to_frame(self) -> Any:
+        """Tidy frame: one row per record and metric (one NaN row for failed/skipped).
+
+        Columns: model, model_category, dataset, dataset_category, language, task,
+        episode_size, metric, value, is_main, ci_low, ci_high, status. The interval
+        columns are filled on the main metric's row only.
+        """
+        import pandas as pd
+
+        rows = []
+        for r in self.records:
+            key = self._key_columns(r)
+            main = r.get("main_metric")
+            metrics = r.get("metrics") or {}
+            if r.get("status") != "ok" or not metrics:
+                rows.append({**key, "metric": main, "value": float("nan"), "is_main": True})
+                continue
+            for name, value in metrics.items():
+                is_main = name == main
+                row = {**key, "metric": name, "value": _value(value), "is_main": is_main}
+                if not is_main:
+                    row["ci_low"] = row["ci_high"] = float("nan")
+                rows.append(row)
+        return pd.DataFrame(rows, columns=list(FRAME_COLUMNS))
+
+    def main_frame(self) -> Any:
+        """One row per model x dataset x task x episode size with the main metric.
+
+        Columns: those of :meth:`to_frame` (``metric`` names the main metric) plus
+        ``n_items``.
+        """
+        import pandas as pd
+
+        rows = []
+        for r in self.records:
+            main = r.get("main_metric")
+            value = (r.get("metrics") or {}).get(main) if r.get("status") == "ok" else None
+            rows.append({**self._key_columns(r), "metric": main, "value": _value(value),
+                         "is_main": True, "n_items": r.get("n_items")})
+        return pd.DataFrame(rows, columns=[*FRAME_COLUMNS, "n_items"])
+
+    def failures(self) -> Any:
+        """Frame of the failed records: model, dataset, task, episode_size, error."""
+        import pandas as pd
+
+        rows = [{"model": r["model"].get("name"), "dataset": r["dataset"].get("name"),
+                 "task": r.get("task"), "episode_size": r.get("episode_size"),
+                 "error": r.get("error")}
+                for r in self.records if r.get("status") == "failed"]
+        return pd.DataFrame(rows, columns=["model", "dataset", "task", "episode_size", "error"])
+
+    def skipped(self) -> Any:
+        """Frame of the skipped records: model, dataset, task, episode_size, reason."""
+        import pandas as pd
+
+        rows = [{"model": r["model"].get("name"), "dataset": r["dataset"].get("name"),
+                 "task": r.get("task"), "episode_size": r.get("episode_size"),
+                 "reason": r.get("reason")}
+                for r in self.records if r.get("status") == "skipped"]
+        return pd.DataFrame(rows, columns=["model", "dataset", "task", "episode_size", "reason"])

@@ -1,0 +1,523 @@
+"""Evaluate models x datasets x tasks x episode sizes, one result record per combination.
+
+The work is planned before anything heavy happens: every combination maps to a record
+path (:func:`stebkit.results.record_path`), and combinations whose record is already
+there are skipped *before* a model is loaded or a text encoded — so an interrupted run
+resumes where it stopped. For each model and dataset, the unique texts of every pending
+task are encoded once (through the embedding cache), episodes are mean-pooled (or
+embedded by the encoder itself when it defines its own ``encode_episodes``), the task
+function runs, its main metric gets a bootstrap interval, and the record is written
+atomically. A failure is recorded (``status: "failed"``, with the error) and the run goes
+on; a task a dataset does not serve is recorded as ``"skipped"`` with the reason.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+import traceback
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from stebkit.datasets.episodes import (
+    TaskInput,
+    build_episodes,
+    pool_episodes,
+    run_task,
+    shape_items,
+    unit_ids,
+)
+from stebkit.datasets.spec import PRESET_TASK_CONFIGS, TASKS, Dataset, DatasetSpec
+from stebkit.results import Results, per_item, read_record, record_path, write_record
+
+log = logging.getLogger("stebkit.runner")
+
+OVERWRITE = ("only-missing", "never", "always")
+"""``only-missing``: compute what has no valid record (missing, failed, or made with
+other protocol parameters or dataset records); ``never``: never replace an existing file;
+``always``: recompute everything."""
+
+N_RESAMPLES = 1000
+CONFIDENCE = 0.95
+FIXED_SIZE_TASKS = ("predefined_pairs", "probing")  # always one text per item
+# parameters an existing record must share to count as done
+_PROTOCOL_KEYS = ("seed", "episodes_per_label", "smoke", "served")
+
+
+@dataclass
+class _Unit:
+    """One model x dataset x task x episode size: one record."""
+
+    model: str
+    spec: DatasetSpec
+    task: str
+    episode_size: int
+    episodes_per_label: int
+    served: bool
+    fingerprint: str
+    path: Path
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return self.task, self.episode_size
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+def _as_list(x: Any) -> list[Any]:
+    if isinstance(x, (str, Dataset)) or not isinstance(x, Sequence):
+        return [x]
+    return list(x)
+
+
+def _resolve_models(models: Any) -> list[tuple[str, Any]]:
+    """``(name, encoder or None)``: names are loaded later, objects adapted now."""
+    out = []
+    for m in _as_list(models):
+        if isinstance(m, str):
+            out.append((m, None))
+        else:
+            from stebkit.encoders import as_encoder
+
+            enc = as_encoder(m)
+            out.append((str(enc.name), enc))
+    names = [n for n, _ in out]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise ValueError(f"models: the name(s) {dupes} appear more than once; records are "
+                         "stored per model name, so give each model a distinct name")
+    if not out:
+        raise ValueError("models is empty: pass at least one model name or encoder")
+    return out
+
+
+def _resolve_datasets(datasets: Any) -> list[tuple[DatasetSpec, Dataset | None]]:
+    """``(spec, loaded dataset or None)``; unknown names raise the registry's error now."""
+    out = []
+    for d in _as_list(datasets):
+        if isinstance(d, Dataset):
+            out.append((d.spec, d))
+        elif isinstance(d, str):
+            from stebkit.datasets import get_spec
+
+            out.append((get_spec(d), None))
+        else:
+            raise TypeError(f"datasets: expected dataset names or Dataset objects, got "
+                            f"{type(d).__name__}")
+    if not out:
+        raise ValueError("datasets is empty: pass at least one dataset name or Dataset")
+    names = [spec.name for spec, _ in out]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise ValueError(f"datasets: {dupes} appear more than once; pass each dataset once")
+    return out
+
+
+def _sizes(task: str, spec: DatasetSpec, episode_sizes: Any) -> tuple[tuple[int, ...], int]:
+    """Episode sizes and episodes per label of ``task`` on ``spec``."""
+    config = spec.tasks.get(task) or PRESET_TASK_CONFIGS[task]
+    sizes = config.episode_sizes
+    if isinstance(episode_sizes, Mapping):
+        sizes = tuple(episode_sizes.get(task, sizes))
+    elif episode_sizes is not None and task not in FIXED_SIZE_TASKS:
+        sizes = tuple(episode_sizes)
+    for s in sizes:
+        if not isinstance(s, (int, np.integer)) or s == 0 or s < -1:
+            raise ValueError(f"episode_sizes: {s!r} is not a positive int or -1")
+    return tuple(int(s) for s in sizes), config.episodes_per_label
+
+
+def _plan(models: list[tuple[str, Any]], specs: list[tuple[DatasetSpec, Any]],
+          tasks: Sequence[str] | None, episode_sizes: Any, root: Path, *, seed: int,
+          smoke: bool) -> list[_Unit]:
+    from stebkit.datasets import fingerprint
+
+    prints = {spec.name: dataset.fingerprint if dataset is not None else
+              fingerprint(spec, seed=seed, smoke=smoke) for spec, dataset in specs}
+    units = []
+    for model, _ in models:
+        for spec, _ in specs:
+            wanted = list(spec.tasks) if tasks is None else list(tasks)
+            for task in wanted:
+                sizes, per_label = _sizes(task, spec, episode_sizes)
+                for size in sizes:
+                    units.append(_Unit(model, spec, task, size, per_label, spec.serves(task),
+                                       prints[spec.name],
+                                       record_path(root, model, spec.name, task, size)))
+    return units
+
+
+def _needs_run(unit: _Unit, overwrite: str, protocol: Mapping[str, Any]) -> bool:
+    if overwrite == "always" or not unit.path.exists():
+        return True
+    if overwrite == "never":
+        return False
+    try:
+        record = read_record(unit.path)
+    except (ValueError, OSError):
+        return True
+    if record.get("status") == "failed":
+        return True
+    if record.get("dataset", {}).get("fingerprint") != unit.fingerprint:
+        return True  # the dataset's records changed (reader, sources, seed or size)
+    old = record.get("protocol", {})
+    return any(old.get(k) != protocol[k] for k in _PROTOCOL_KEYS if k in protocol)
+
+
+# --------------------------------------------------------------------------- records
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _model_meta(name: str, encoder: Any) -> dict[str, Any]:
+    category = getattr(encoder, "category", None)
+    if category is None:
+        from stebkit.encoders.zoo import MODELS
+
+        info = MODELS.get(name)
+        category = info.category if info is not None else None
+    revision = getattr(encoder, "revision", None) if not isinstance(encoder, Exception) else None
+    return {"name": name, "revision": str(revision or "unknown"),
+            "category": category or "custom"}
+
+
+def _dataset_meta(unit: _Unit) -> dict[str, Any]:
+    spec = unit.spec
+    return {"name": spec.name, "fingerprint": unit.fingerprint,
+            "source_sha256": [sha for _, sha in spec.source.urls],
+            "category": spec.category, "languages": list(spec.languages),
+            "application": spec.application}
+
+
+def _skeleton(unit: _Unit, protocol: dict[str, Any], model: dict[str, Any],
+              dataset: dict[str, Any]) -> dict[str, Any]:
+    from stebkit import __version__
+    from stebkit.tasks import MAIN_METRIC
+
+    return {"schema": 1, "stebkit_version": __version__, "model": model, "dataset": dataset,
+            "task": unit.task, "episode_size": unit.episode_size,
+            "episodes_per_label": unit.episodes_per_label, "seed": protocol["seed"],
+            "protocol": {**protocol, "task": unit.task, "episode_size": unit.episode_size,
+                         "episodes_per_label": unit.episodes_per_label},
+            "main_metric": MAIN_METRIC[unit.task], "metrics": {}, "ci": None, "n_items": 0,
+            "per_item": {"ids": [], "values": []}, "runtime_s": 0.0, "date": _now()}
+
+
+def _failed(record: dict[str, Any], err: BaseException, started: float) -> dict[str, Any]:
+    tb = traceback.format_exception(type(err), err, err.__traceback__)
+    record.update(status="failed", error=f"{type(err).__name__}: {err}",
+                  traceback="".join(tb[-3:]).strip(),
+                  runtime_s=round(time.perf_counter() - started, 3))
+    log.warning("%s / %s / %s (e=%s) failed: %s", record["model"]["name"],
+                record["dataset"]["name"], record["task"], record["episode_size"],
+                record["error"])
+    return record
+
+
+# --------------------------------------------------------------------------- work
+
+
+def _embeds_episodes(encoder: Any) -> bool:
+    """Whether ``encoder`` embeds episodes itself rather than mean-pooling its texts
+    (LUAR, or the baselines that concatenate an episode's texts); looks through adapters."""
+    from stebkit.encoders.base import BaseEncoder
+
+    target = getattr(encoder, "obj", encoder)
+    own = getattr(type(target), "encode_episodes", None)
+    return own is not None and own is not BaseEncoder.encode_episodes
+
+
+def _prepare_encoder(name: str, given: Any) -> Any:
+    """Build a zoo model by name (weights load lazily, on the first encode).
+
+    Unknown names raise ``ValueError`` now, before anything runs; a model that cannot be
+    had here (:class:`stebkit.errors.ModelUnavailable`) is returned as the exception, to
+    be recorded as the failure of each of its results.
+    """
+    if given is not None:
+        return given
+    from stebkit.encoders import get_encoder
+    from stebkit.errors import ModelUnavailable
+
+    try:
+        return get_encoder(name)
+    except ModelUnavailable as err:
+        return err
+
+
+def _with_cache(encoder: Any, cache: bool) -> Any:
+    from stebkit.encoders import cached
+    from stebkit.encoders.cache import CachedEncoder
+
+    if not cache or isinstance(encoder, CachedEncoder):
+        return encoder
+    return cached(encoder)
+
+
+def _captured(fn: Any, *args: Any, **kwargs: Any) -> tuple[Any, list[str]]:
+    """Run ``fn`` and return its result and the warnings it issued (logged, not raised)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = fn(*args, **kwargs)
+    messages = [f"{w.category.__name__}: {w.message}" for w in caught]
+    for m in messages:
+        log.warning(m)
+    return out, messages
+
+
+def _bootstrap(task: str, result: Mapping[str, Any], seed: int) -> dict[str, Any]:
+    from stebkit.tasks import bootstrap_ci
+
+    ci = bootstrap_ci(result, task=task, n_resamples=N_RESAMPLES, confidence=CONFIDENCE,
+                      seed=seed)
+    units = {"clustering": "episode", "all_to_all_pairs": "pair", "predefined_pairs": "pair",
+             "retrieval": "query", "order_alignment": "pair of sets", "probing": "test text"}
+    return {"low": ci["low"], "high": ci["high"], "level": CONFIDENCE,
+            "resamples": N_RESAMPLES, "unit": units[task]}
+
+
+def _run_unit(unit: _Unit, ti: TaskInput, item_emb: np.ndarray, record: dict[str, Any],
+              *, seed: int, batch_size: int) -> dict[str, Any]:
+    result, messages = _captured(run_task, ti, item_emb, seed=seed, batch_size=batch_size)
+    metrics = {k: float(v) for k, v in result.items() if k != "details"}
+    record.update(metrics=metrics, ci=_bootstrap(unit.task, result, seed),
+                  n_items=ti.n_items, n_texts=len(ti.texts), dropped=dict(ti.dropped),
+                  per_item=per_item(unit.task, result, unit_ids(ti, result)),
+                  status="ok")
+    record["warnings"] = record.get("warnings", []) + messages
+    return record
+
+
+def evaluate(
+    models: Any,
+    datasets: Any,
+    *,
+    tasks: Sequence[str] | None = None,
+    output_dir: str | os.PathLike = "results",
+    overwrite: str = "only-missing",
+    seed: int = 42,
+    smoke: bool = False,
+    episode_sizes: Sequence[int] | Mapping[str, Sequence[int]] | None = None,
+    batch_size: int = 32,
+    show_progress: bool = True,
+    cache_embeddings: bool = True,
+) -> Results:
+    """Evaluate every model on every dataset, task and episode size; write one record each.
+
+    Parameters
+    ----------
+    models : str, encoder, or a list of them
+        Zoo names (built with :func:`stebkit.encoders.get_encoder` only if some record is
+        missing) or encoder objects (anything with ``encode(texts)``).
+    datasets : str, Dataset, or a list of them
+        Catalogue names (loaded with :func:`stebkit.datasets.load_dataset`) or Datasets.
+    tasks : list of str, optional
+        Task families to run; default: those each dataset serves. A requested task a
+        dataset does not serve gets a ``"skipped"`` record with the reason.
+    output_dir : path, default "results"
+        Root of the record files ``<model>/<dataset>/<task>__e<size>.json``.
+    overwrite : {"only-missing", "never", "always"}
+        ``only-missing`` computes combinations without a valid record (missing, failed,
+        or made with another seed, episodes per label, smoke setting or dataset
+        fingerprint); ``never`` leaves every existing file alone; ``always`` recomputes
+        everything. (A new model revision is not detected: use ``always``.)
+    seed : int, default 42
+        Seeds dataset sampling, episode sampling, the task functions and the bootstrap.
+    smoke : bool, default False
+        Load the small smoke version of each dataset.
+    episode_sizes : list of int, or dict task -> list of int, optional
+        Override the datasets' episode sizes (a list applies to every task except
+        predefined pairs and probing, which use single texts).
+    batch_size : int, default 32
+        Encoding batch size (also the mini-batch size of clustering, as the reference).
+    show_progress : bool, default True
+        Show a progress bar over the records.
+    cache_embeddings : bool, default True
+        Encode through the on-disk embedding cache (:func:`stebkit.encoders.cached`).
+
+    Returns
+    -------
+    Results
+        Every record of this run's combinations (read back from ``output_dir``);
+        ``Results.ok`` is False when one failed.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> res = evaluate("random", "synthetic-authors-en", tasks=["retrieval"], smoke=True,
+    ...                output_dir=tempfile.mkdtemp(), show_progress=False)
+    >>> res.ok, res.main_frame()[["model", "dataset", "task", "metric"]].values.tolist()
+    (True, [['random', 'synthetic-authors-en', 'retrieval', 'mrr']])
+    """
+    if overwrite not in OVERWRITE:
+        raise ValueError(f"overwrite must be one of {OVERWRITE}, got {overwrite!r}")
+    if tasks is not None:
+        tasks = _as_list(tasks)
+        unknown = [t for t in tasks if t not in TASKS]
+        if unknown:
+            raise ValueError(f"tasks: unknown task(s) {unknown}; known tasks are {TASKS}")
+    if not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
+        raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
+    root = Path(output_dir)
+    model_list = _resolve_models(models)
+    dataset_list = _resolve_datasets(datasets)
+    units = _plan(model_list, dataset_list, tasks, episode_sizes, root, seed=int(seed),
+                  smoke=bool(smoke))
+    base = {"seed": int(seed), "smoke": bool(smoke), "batch_size": int(batch_size),
+            "sampling": "seeded shuffle, then the first N texts per label",
+            "bootstrap": {"resamples": N_RESAMPLES, "level": CONFIDENCE}}
+
+    from tqdm.auto import tqdm
+
+    pending = []
+    for model, given in model_list:
+        mine = [u for u in units if u.model == model]
+        todo = [u for u in mine if _needs_run(u, overwrite, {
+            **base, "episodes_per_label": u.episodes_per_label, "served": u.served})]
+        if todo and any(u.served for u in todo):
+            given = _prepare_encoder(model, given)
+        pending.append((model, given, len(mine) - len(todo), todo))
+
+    bar = tqdm(total=len(units), desc="stebkit", unit="result", disable=not show_progress)
+    loaded: dict[str, Dataset] = {spec.name: ds for spec, ds in dataset_list if ds is not None}
+    inputs: dict[tuple[str, str, int], tuple[TaskInput | BaseException, list[str]]] = {}
+    try:
+        for model, encoder, n_done, todo in pending:
+            bar.update(n_done)
+            if todo:
+                _run_model(model, encoder, todo, dataset_list, loaded, inputs, base, bar,
+                           seed=int(seed), smoke=bool(smoke), batch_size=int(batch_size),
+                           cache=cache_embeddings, show_progress=show_progress)
+    finally:
+        bar.close()
+    return Results((read_record(u.path) for u in units if u.path.exists()), root=root)
+
+
+def _run_model(model: str, encoder: Any, todo: list[_Unit], dataset_list: list[Any],
+               loaded: dict[str, Dataset], inputs: dict, base: dict[str, Any], bar: Any, *,
+               seed: int, smoke: bool, batch_size: int, cache: bool,
+               show_progress: bool) -> None:
+    """All pending records of one model, dataset by dataset."""
+    model_meta = _model_meta(model, encoder)
+    text_encoder = None
+    for spec, _ in dataset_list:
+        units = [u for u in todo if u.spec.name == spec.name]
+        if not units:
+            continue
+        bar.set_postfix_str(f"{model} / {spec.name}", refresh=False)
+        started = time.perf_counter()
+        dataset = loaded.get(spec.name)
+        records = {}
+        for u in units:
+            protocol = {**base, "served": u.served, "pooling": "mean"}
+            records[u.key] = _skeleton(u, protocol, model_meta, _dataset_meta(u))
+        # tasks the dataset does not serve: nothing to load
+        for u in [u for u in units if not u.served]:
+            rec = records.pop(u.key)
+            rec.update(status="skipped", reason=f"dataset {spec.name!r} does not serve task "
+                       f"{u.task!r}; it serves {sorted(spec.tasks)}")
+            write_record(u.path, rec)
+            bar.update(1)
+        units = [u for u in units if u.served]
+        if not units:
+            continue
+        try:
+            if isinstance(encoder, Exception):
+                raise encoder
+            if dataset is None:
+                from stebkit.datasets import load_dataset
+
+                dataset = loaded[spec.name] = load_dataset(spec.name, seed=seed, smoke=smoke)
+            if text_encoder is None:
+                text_encoder = _with_cache(encoder, cache)
+        except Exception as err:  # recorded; the run goes on
+            for u in units:
+                write_record(u.path, _failed(records[u.key], err, started))
+                bar.update(1)
+            continue
+        _run_dataset(dataset, units, records, inputs, encoder, text_encoder, bar, seed=seed,
+                     batch_size=batch_size, show_progress=show_progress)
+
+
+def _run_dataset(dataset: Dataset, units: list[_Unit], records: dict, inputs: dict,
+                 encoder: Any, text_encoder: Any, bar: Any, *, seed: int, batch_size: int,
+                 show_progress: bool) -> None:
+    """Build episodes, encode the texts once, run and record every unit of one dataset."""
+    started = time.perf_counter()
+    built: dict[tuple[str, int], TaskInput] = {}
+    for u in units:
+        key = (dataset.name, u.task, u.episode_size)
+        if key not in inputs:
+            try:
+                inputs[key] = _captured(build_episodes, dataset.records, u.task,
+                                        episode_size=u.episode_size,
+                                        episodes_per_label=u.episodes_per_label, seed=seed)
+            except Exception as err:
+                inputs[key] = (err, [])
+        ti, messages = inputs[key]
+        rec = records[u.key]
+        rec["warnings"] = list(messages)
+        if isinstance(ti, BaseException):
+            write_record(u.path, _failed(rec, ti, started))
+            bar.update(1)
+        elif ti.n_items == 0:
+            rec.update(status="skipped", dropped=dict(ti.dropped),
+                       reason=f"no {u.task} items left after the documented filters "
+                              f"(episode size {u.episode_size}, {u.episodes_per_label} "
+                              f"episode(s) per label): dropped {dict(ti.dropped)}")
+            write_record(u.path, rec)
+            bar.update(1)
+        else:
+            built[u.key] = ti
+    if not built:
+        return
+    custom = _embeds_episodes(encoder)
+    t_encode = time.perf_counter()
+    try:
+        if not custom:
+            texts = list(dict.fromkeys(t for ti in built.values() for t in ti.texts))
+            emb = np.asarray(text_encoder.encode(texts, batch_size=batch_size,
+                                                 show_progress=show_progress),
+                             dtype=np.float32)
+            if emb.ndim != 2 or emb.shape[0] != len(texts):
+                raise ValueError(f"encoder {encoder.name!r} returned shape {emb.shape} for "
+                                 f"{len(texts)} texts; expected ({len(texts)}, d)")
+            row = {t: i for i, t in enumerate(texts)}
+            for key in built:
+                records[key]["encode_s"] = round(time.perf_counter() - t_encode, 3)
+    except Exception as err:
+        for u in units:
+            if u.key in built:
+                write_record(u.path, _failed(records[u.key], err, started))
+                bar.update(1)
+        return
+    for u in units:
+        ti = built.get(u.key)
+        if ti is None:
+            continue
+        rec = records[u.key]
+        t0 = time.perf_counter()
+        try:
+            if custom:
+                rec["protocol"]["pooling"] = "encoder"
+                item_emb = shape_items(ti, text_encoder.encode_episodes(
+                    ti.episode_texts(), batch_size=batch_size, show_progress=show_progress))
+            else:
+                item_emb = pool_episodes(ti, emb[[row[t] for t in ti.texts]])
+            _run_unit(u, ti, item_emb, rec, seed=seed, batch_size=batch_size)
+            rec["runtime_s"] = round(time.perf_counter() - t0, 3)
+        except Exception as err:
+            _failed(rec, err, t0)
+        rec["date"] = _now()
+        write_record(u.path, rec)
+        bar.update(1)

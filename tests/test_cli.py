@@ -1,0 +1,121 @@
+"""The stebkit command: subcommands through main([...]), exit codes, clean errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from stebkit import cli, runner
+from stebkit.results import Results
+
+
+@pytest.fixture(autouse=True)
+def fewer_resamples(monkeypatch):
+    monkeypatch.setattr(runner, "N_RESAMPLES", 100)
+
+
+def test_datasets_lists_the_suite(capsys):
+    from stebkit.datasets import list_datasets
+
+    assert cli.main(["datasets", "--suite", "synthetic"]) == 0
+    out = capsys.readouterr().out
+    names = list_datasets(suite="synthetic")
+    assert all(name in out for name in names)
+    assert "bible-versions" not in out and "category" in out
+
+
+def test_models_lists_the_zoo(capsys):
+    from stebkit.encoders import DEFAULT_OFFLINE_ZOO
+
+    assert cli.main(["models"]) == 0
+    out = capsys.readouterr().out
+    assert all(name in out for name in DEFAULT_OFFLINE_ZOO) and "LUAR-MUD" in out
+
+
+def test_default_models_are_the_offline_zoo_plus_the_trained_style_model(monkeypatch):
+    from stebkit.encoders import DEFAULT_OFFLINE_ZOO, zoo
+    from stebkit.train import STYLE_MODEL_NAME
+
+    assert cli.default_models()[:len(DEFAULT_OFFLINE_ZOO)] == list(DEFAULT_OFFLINE_ZOO)
+    monkeypatch.setattr(zoo, "is_available", lambda name: name == STYLE_MODEL_NAME)
+    assert cli.default_models() == [*DEFAULT_OFFLINE_ZOO, STYLE_MODEL_NAME]
+
+    def undeclared(name):
+        raise ValueError(f"unknown model {name!r}")
+
+    monkeypatch.setattr(zoo, "is_available", undeclared)
+    assert cli.default_models() == list(DEFAULT_OFFLINE_ZOO)
+
+
+@pytest.mark.parametrize("argv, match", [
+    (["run", "--models", "random", "--datasets", "bible-versionz"],
+     "unknown dataset 'bible-versionz'; closest known names: ['bible-versions'"),
+    (["run", "--models", "tfidf-chr", "--datasets", "bible-versions"],
+     "unknown model 'tfidf-chr'. Closest known names: tfidf-char"),
+])
+def test_unknown_names_print_the_closest_ones_and_exit_2(argv, match, capsys, tmp_path):
+    assert cli.main([*argv, "--output", str(tmp_path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.startswith("stebkit: error: ") and match in captured.err
+    assert "Traceback" not in captured.err and not list(tmp_path.rglob("*.json"))
+
+
+def test_run_then_leaderboard_on_real_smoke_data(tmp_path, capsys, mirror):
+    out, figs = tmp_path / "results", tmp_path / "figures"
+    argv = ["run", "--suite", "smoke", "--models", "random", "tfidf-char", "--datasets",
+            "synthetic-authors-en", "synthetic-author-pairs-en", "--tasks", "retrieval",
+            "predefined_pairs", "all_to_all_pairs", "--output", str(out),
+            "--figures", str(figs), "--no-progress"]
+    with pytest.warns(UserWarning, match="correlation grouping needs 3"):  # two models only
+        assert cli.main(argv) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith("| rank | model |") and "| tfidf-char |" in printed
+    assert {p.name for p in figs.iterdir()} >= {"task_heatmap.png", "task_heatmap.pdf"}
+    res = Results.load(out)
+    ok = [r for r in res if r["status"] == "ok"]
+    assert res.ok and len(ok) == 2 * (2 + 1 + 1)  # e1 + e2 all-to-all, retrieval, pairs
+    assert len(res.skipped()) == 2 * 5  # requested tasks a dataset does not serve
+    assert {r["protocol"]["pooling"] for r in ok if r["model"]["name"] == "tfidf-char"} == \
+        {"encoder"}  # TF-IDF embeds an episode as its concatenated texts
+    for fmt, needle in (("md", "| rank |"), ("csv", "rank,model,"), ("latex", "\\begin")):
+        target = tmp_path / f"board.{fmt}"
+        with pytest.warns(UserWarning, match="correlation grouping"):
+            assert cli.main(["leaderboard", str(out), "--format", fmt, "--output",
+                             str(target)]) == 0
+        assert needle in target.read_text()
+    with pytest.warns(UserWarning, match="correlation grouping"):
+        assert cli.main(["leaderboard", str(out)]) == 0
+    assert "| random |" in capsys.readouterr().out
+
+
+def test_a_failed_result_makes_run_exit_1(tmp_path, capsys, mirror):
+    argv = ["run", "--suite", "smoke", "--models", "random", "LUAR-MUD", "--datasets",
+            "synthetic-author-pairs-en", "--output", str(tmp_path / "r"), "--figures",
+            str(tmp_path / "f"), "--no-progress"]
+    with pytest.warns(UserWarning, match="correlation grouping"):
+        assert cli.main(argv) == 1
+    err = capsys.readouterr().err
+    assert "1 result(s) failed" in err and "trust_remote_code" in err
+    only_failures = [*argv[:4], "LUAR-MUD", *argv[6:]]
+    assert cli.main(only_failures) == 1  # nothing to rank: no leaderboard, still a report
+    captured = capsys.readouterr()
+    assert "| rank |" not in captured.out and "1 result(s) failed" in captured.err
+    assert cli.main(["leaderboard", str(tmp_path / "missing")]) == 2
+
+
+def test_other_modules_add_subcommands_with_one_register_call(capsys):
+    def add(parser):
+        parser.add_argument("--who", default="world")
+
+    def hello(args):
+        print(f"hello {args.who}")
+        return 3
+
+    cli.register("hello", help="greet", add_arguments=add, run=hello)
+    try:
+        assert cli.main(["hello", "--who", "STEB"]) == 3
+        assert capsys.readouterr().out == "hello STEB\n"
+        with pytest.raises(SystemExit) as stop:
+            cli.main(["--help"])
+        assert stop.value.code == 0 and "hello" in capsys.readouterr().out
+    finally:
+        del cli.COMMANDS["hello"]

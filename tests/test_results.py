@@ -1,0 +1,137 @@
+"""Result records: paths, atomic writes, schema checks, frames, per-item round trips."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+from stebkit import results as R
+from stebkit.results import (
+    Results,
+    item_details,
+    per_item,
+    read_record,
+    record_path,
+    safe_name,
+    write_record,
+)
+
+
+def record(model="m", dataset="d", task="retrieval", size=-1, status="ok", value=0.5,
+           category="style", **extra):
+    rec = {"schema": 1, "model": {"name": model, "revision": "r", "category": category},
+           "dataset": {"name": dataset, "category": "idiolect", "languages": ["de", "en"]},
+           "task": task, "episode_size": size, "main_metric": "mrr",
+           "metrics": {"mrr": value, "recall@1": value / 2} if status == "ok" else {},
+           "ci": {"low": value - 0.1, "high": value + 0.1} if status == "ok" else None,
+           "n_items": 3, "status": status}
+    rec.update(extra)
+    return rec
+
+
+def test_paths_are_safe_and_keep_task_and_episode_size(tmp_path):
+    assert safe_name("org/model v2") == "org__model_v2"
+    assert safe_name("../../etc") == "etc" and safe_name(".hidden") == "hidden"
+    path = record_path(tmp_path, "org/name", "ELTeC (eng)", "retrieval", -1)
+    assert path == tmp_path / "org__name" / "ELTeC_eng" / "retrieval__e-1.json"
+    assert path.resolve().is_relative_to(tmp_path.resolve())
+    with pytest.raises(ValueError, match="non-empty string"):
+        safe_name("  ")
+
+
+def test_write_is_atomic_and_nan_becomes_null(tmp_path, monkeypatch):
+    path = tmp_path / "a" / "r.json"
+    write_record(path, {"schema": 1, "x": float("nan"), "arr": np.arange(3),
+                        "f": np.float32(0.25)})
+    assert json.loads(path.read_text()) == {"schema": 1, "x": None, "arr": [0, 1, 2],
+                                            "f": 0.25}
+
+    def broken_replace(src, dst):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", broken_replace)
+    with pytest.raises(OSError, match="disk full"):
+        write_record(path, {"schema": 1, "x": 2})
+    assert json.loads(path.read_text())["x"] is None  # the old record is intact
+    assert [p.name for p in path.parent.iterdir()] == ["r.json"]  # no temporary left
+
+
+def test_read_record_refuses_broken_and_foreign_files(tmp_path):
+    (tmp_path / "bad.json").write_text("{not json")
+    with pytest.raises(ValueError, match="not a JSON result record"):
+        read_record(tmp_path / "bad.json")
+    (tmp_path / "other.json").write_text('{"a": 1}')
+    with pytest.raises(ValueError, match="no 'schema' key"):
+        read_record(tmp_path / "other.json")
+    (tmp_path / "future.json").write_text('{"schema": 99}')
+    with pytest.raises(ValueError, match="schema 99 is not supported"):
+        read_record(tmp_path / "future.json")
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        Results.load(tmp_path / "missing")
+
+
+def test_frames_failures_and_load(tmp_path):
+    recs = [record(), record(model="n", value=0.7, category="semantic"),
+            record(dataset="e", status="failed", error="RuntimeError: boom"),
+            record(dataset="f", status="skipped", reason="does not serve")]
+    for r in recs:
+        write_record(record_path(tmp_path, r["model"]["name"], r["dataset"]["name"],
+                                 r["task"], r["episode_size"]), r)
+    res = Results.load(tmp_path)
+    assert len(res) == 4 and not res.ok
+    assert Results(str(tmp_path)).records == res.records
+    tidy = res.to_frame()
+    assert list(tidy.columns) == list(R.FRAME_COLUMNS)
+    assert len(tidy) == 2 * 2 + 1 + 1
+    main_rows = tidy[tidy["is_main"] & (tidy["status"] == "ok")]
+    assert sorted(main_rows["value"]) == [0.5, 0.7]
+    side = tidy[tidy["metric"] == "recall@1"]
+    assert side["ci_low"].isna().all() and (tidy["language"] == "de").all()
+    main = res.main_frame()
+    assert len(main) == 4 and main.loc[main["status"] != "ok", "value"].isna().all()
+    assert main.set_index(["model", "dataset"]).loc[("n", "d"), "ci_high"] == pytest.approx(0.8)
+    assert res.failures().to_dict("records") == [
+        {"model": "m", "dataset": "e", "task": "retrieval", "episode_size": -1,
+         "error": "RuntimeError: boom"}]
+    assert res.skipped()["reason"].tolist() == ["does not serve"]
+    assert "1 records" not in repr(res) and "'failed': 1" in repr(res)
+
+
+def test_per_item_round_trip_reproduces_the_bootstrap_of_the_original_result():
+    from stebkit.tasks import (
+        bootstrap_ci,
+        clustering,
+        order_alignment,
+        paired_bootstrap,
+        predefined_pairs,
+        retrieval,
+    )
+
+    rng = np.random.default_rng(0)
+    y = np.repeat(np.arange(4), 5)
+    emb = (rng.normal(size=(20, 6)) + 2 * np.eye(6)[y]).astype(np.float32)
+    cases = {
+        "clustering": clustering(emb, y, seed=1),
+        "predefined_pairs": predefined_pairs(emb[:10], emb[10:], rng.random(10) < 0.5),
+        "retrieval": retrieval(emb[:8], y[:8], emb[8:], y[8:]),
+        "order_alignment": order_alignment(emb.reshape(5, 4, 6)[:, :3], np.zeros(5)),
+    }
+    for task, result in cases.items():
+        n = len(next(iter(result["details"].values())))
+        if task == "order_alignment":
+            n = len(result["details"]["acc"])
+        if task == "retrieval":
+            n = len(result["details"]["per_query_rr"])
+        ids = [f"u{i}" for i in range(n)]
+        rec = {"task": task, "per_item": json.loads(json.dumps(per_item(task, result, ids)))}
+        rebuilt = item_details(rec)
+        assert bootstrap_ci(rebuilt, task=task, n_resamples=200, seed=3) == \
+            bootstrap_ci(result, task=task, n_resamples=200, seed=3), task
+        diff = paired_bootstrap(rebuilt, result, task=task, n_resamples=50)
+        assert diff["diff"] == 0.0
+    with pytest.raises(ValueError, match="3 item ids for 2"):
+        per_item("retrieval", {"details": {"per_query_rr": np.ones(2)}}, ["a", "b", "c"])
+    assert per_item("all_to_all_pairs", {"details": {}}, []) == {"ids": [], "values": []}
