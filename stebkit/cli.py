@@ -21,6 +21,7 @@ from typing import Any
 
 SUITES = ("lite", "smoke", "synthetic", "steb")
 FORMATS = ("md", "latex", "csv")
+_SUITE_FILES = (".yaml", ".yml", ".toml")
 
 SUBCOMMAND_MODULES = ("stebkit.train.cli",)
 """Modules imported by :func:`main` so that they can :func:`register` subcommands."""
@@ -108,14 +109,17 @@ def default_models() -> list[str]:
 
 
 def _add_run(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--suite", choices=SUITES, default="lite",
-                   help="datasets to run when --datasets is not given (default: lite); "
-                        "'smoke' also loads the small smoke version of each dataset")
+    p.add_argument("--suite", default="lite", metavar="SUITE",
+                   help=f"datasets to run when --datasets is not given: one of {SUITES} "
+                        "(default: lite; 'smoke' also loads the small smoke version of each "
+                        "dataset) or a suite file (.yaml/.toml, see stebkit.suites)")
     p.add_argument("--models", nargs="+", metavar="MODEL",
                    help="model names (default: the offline zoo and the trained style model)")
     p.add_argument("--datasets", nargs="+", metavar="DATASET", help="dataset names")
     p.add_argument("--tasks", nargs="+", metavar="TASK", help="task families (default: all "
                    "that each dataset serves)")
+    p.add_argument("--smoke", action="store_true",
+                   help="load the small smoke version of each dataset (quick checks)")
     p.add_argument("--output", default="results", help="results folder (default: results)")
     p.add_argument("--figures", default="figures", help="figures folder (default: figures)")
     p.add_argument("--overwrite", choices=("only-missing", "never", "always"),
@@ -130,15 +134,22 @@ def _run_run(args: argparse.Namespace) -> int:
 
     if args.datasets:
         datasets = args.datasets
+    elif args.suite not in SUITES and Path(args.suite).suffix.lower() in _SUITE_FILES:
+        from stebkit.suites import load_suite
+
+        datasets = load_suite(args.suite).datasets
     else:
         from stebkit.datasets import list_datasets
 
+        if args.suite not in SUITES:
+            raise ValueError(f"--suite {args.suite!r} is neither a built-in suite {SUITES} "
+                             f"nor a suite file ({', '.join(_SUITE_FILES)})")
         datasets = list(list_datasets(suite=args.suite))
         if not datasets:
             raise ValueError(f"suite {args.suite!r} has no datasets")
     results = evaluate(args.models or default_models(), datasets, tasks=args.tasks,
                        output_dir=args.output, overwrite=args.overwrite, seed=args.seed,
-                       smoke=args.suite == "smoke", batch_size=args.batch_size,
+                       smoke=args.smoke or args.suite == "smoke", batch_size=args.batch_size,
                        show_progress=not args.no_progress)
     if any(r["status"] == "ok" for r in results):
         from stebkit.scores import leaderboard, to_markdown

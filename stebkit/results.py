@@ -139,6 +139,8 @@ PER_ITEM: Mapping[str, tuple[str, str | None]] = {
     "retrieval": ("per_query_rr", None),
     "order_alignment": ("distractor_acc", None),  # per pair: mean of both distractor variants
     "probing": ("test_correct", None),
+    "classification": ("test_pred", "test_true"),
+    "retrieval_ndcg": ("ndcg", None),
 }
 """What ``per_item`` keeps of a task's ``details``: enough for a paired bootstrap."""
 

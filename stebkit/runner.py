@@ -34,7 +34,7 @@ from stebkit.datasets.episodes import (
     shape_items,
     unit_ids,
 )
-from stebkit.datasets.spec import PRESET_TASK_CONFIGS, TASKS, Dataset, DatasetSpec
+from stebkit.datasets.spec import ALL_TASKS, PRESET_TASK_CONFIGS, Dataset, DatasetSpec
 from stebkit.results import Results, per_item, read_record, record_path, write_record
 
 log = logging.getLogger("stebkit.runner")
@@ -46,7 +46,10 @@ other protocol parameters or dataset records); ``never``: never replace an exist
 
 N_RESAMPLES = 1000
 CONFIDENCE = 0.95
-FIXED_SIZE_TASKS = ("predefined_pairs", "probing")  # always one text per item
+# Tasks that always take one text per item.
+FIXED_SIZE_TASKS = ("predefined_pairs", "probing", "classification", "retrieval_ndcg")
+SMOKE_EPISODES_PER_LABEL = 10
+"""Smoke runs sample at most this many episodes per label (the smoke datasets are tiny)."""
 # parameters an existing record must share to count as done
 _PROTOCOL_KEYS = ("seed", "episodes_per_label", "smoke", "served")
 
@@ -121,8 +124,9 @@ def _resolve_datasets(datasets: Any) -> list[tuple[DatasetSpec, Dataset | None]]
     return out
 
 
-def _sizes(task: str, spec: DatasetSpec, episode_sizes: Any) -> tuple[tuple[int, ...], int]:
-    """Episode sizes and episodes per label of ``task`` on ``spec``."""
+def _sizes(task: str, spec: DatasetSpec, episode_sizes: Any, *,
+           smoke: bool = False) -> tuple[tuple[int, ...], int]:
+    """Episode sizes and episodes per label of ``task`` on ``spec`` (capped when smoke)."""
     config = spec.tasks.get(task) or PRESET_TASK_CONFIGS[task]
     sizes = config.episode_sizes
     if isinstance(episode_sizes, Mapping):
@@ -132,7 +136,10 @@ def _sizes(task: str, spec: DatasetSpec, episode_sizes: Any) -> tuple[tuple[int,
     for s in sizes:
         if not isinstance(s, (int, np.integer)) or s == 0 or s < -1:
             raise ValueError(f"episode_sizes: {s!r} is not a positive int or -1")
-    return tuple(int(s) for s in sizes), config.episodes_per_label
+    per_label = config.episodes_per_label
+    if smoke:
+        per_label = min(per_label, SMOKE_EPISODES_PER_LABEL)
+    return tuple(int(s) for s in sizes), per_label
 
 
 def _plan(models: list[tuple[str, Any]], specs: list[tuple[DatasetSpec, Any]],
@@ -147,7 +154,7 @@ def _plan(models: list[tuple[str, Any]], specs: list[tuple[DatasetSpec, Any]],
         for spec, _ in specs:
             wanted = list(spec.tasks) if tasks is None else list(tasks)
             for task in wanted:
-                sizes, per_label = _sizes(task, spec, episode_sizes)
+                sizes, per_label = _sizes(task, spec, episode_sizes, smoke=smoke)
                 for size in sizes:
                     units.append(_Unit(model, spec, task, size, per_label, spec.serves(task),
                                        prints[spec.name],
@@ -209,7 +216,8 @@ def _skeleton(unit: _Unit, protocol: dict[str, Any], model: dict[str, Any],
             "episodes_per_label": unit.episodes_per_label, "seed": protocol["seed"],
             "protocol": {**protocol, "task": unit.task, "episode_size": unit.episode_size,
                          "episodes_per_label": unit.episodes_per_label},
-            "main_metric": MAIN_METRIC[unit.task], "metrics": {}, "ci": None, "n_items": 0,
+            "main_metric": unit.spec.main_metric or MAIN_METRIC[unit.task], "metrics": {},
+            "ci": None, "n_items": 0,
             "per_item": {"ids": [], "values": []}, "runtime_s": 0.0, "date": _now()}
 
 
@@ -275,13 +283,20 @@ def _captured(fn: Any, *args: Any, **kwargs: Any) -> tuple[Any, list[str]]:
     return out, messages
 
 
-def _bootstrap(task: str, result: Mapping[str, Any], seed: int) -> dict[str, Any]:
-    from stebkit.tasks import bootstrap_ci
+def _bootstrap(task: str, result: Mapping[str, Any], seed: int,
+               main_metric: str) -> dict[str, Any] | None:
+    """Percentile interval of the main metric; None when a dataset overrides the task's
+    main metric with one the bootstrap does not resample."""
+    from stebkit.tasks import MAIN_METRIC, bootstrap_ci
+
+    if main_metric != MAIN_METRIC[task]:
+        return None
 
     ci = bootstrap_ci(result, task=task, n_resamples=N_RESAMPLES, confidence=CONFIDENCE,
                       seed=seed)
     units = {"clustering": "episode", "all_to_all_pairs": "pair", "predefined_pairs": "pair",
-             "retrieval": "query", "order_alignment": "pair of sets", "probing": "test text"}
+             "retrieval": "query", "order_alignment": "pair of sets", "probing": "test text",
+             "classification": "test text", "retrieval_ndcg": "query"}
     return {"low": ci["low"], "high": ci["high"], "level": CONFIDENCE,
             "resamples": N_RESAMPLES, "unit": units[task]}
 
@@ -290,7 +305,8 @@ def _run_unit(unit: _Unit, ti: TaskInput, item_emb: np.ndarray, record: dict[str
               *, seed: int, batch_size: int) -> dict[str, Any]:
     result, messages = _captured(run_task, ti, item_emb, seed=seed, batch_size=batch_size)
     metrics = {k: float(v) for k, v in result.items() if k != "details"}
-    record.update(metrics=metrics, ci=_bootstrap(unit.task, result, seed),
+    record.update(metrics=metrics,
+                  ci=_bootstrap(unit.task, result, seed, record["main_metric"]),
                   n_items=ti.n_items, n_texts=len(ti.texts), dropped=dict(ti.dropped),
                   per_item=per_item(unit.task, result, unit_ids(ti, result)),
                   status="ok")
@@ -363,9 +379,9 @@ def evaluate(
         raise ValueError(f"overwrite must be one of {OVERWRITE}, got {overwrite!r}")
     if tasks is not None:
         tasks = _as_list(tasks)
-        unknown = [t for t in tasks if t not in TASKS]
+        unknown = [t for t in tasks if t not in ALL_TASKS]
         if unknown:
-            raise ValueError(f"tasks: unknown task(s) {unknown}; known tasks are {TASKS}")
+            raise ValueError(f"tasks: unknown task(s) {unknown}; known tasks are {ALL_TASKS}")
     if not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
         raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
     root = Path(output_dir)

@@ -25,8 +25,10 @@ Operational score
       unlisted datasets form one group each.
 
     Task score = mean over groups of the group means; STEB score = mean of the task
-    scores a model has. With several episode sizes, each (model, dataset, task) uses
-    the first episode size of the reference preset for the task (size 1 for
+    scores a model has. Results of user suites (:mod:`stebkit.suites`: classification,
+    nDCG retrieval and the STEB families on the suite's datasets) are aggregated by the
+    same recipe, so the score of a suite-only run is its tasks' mean. With several
+    episode sizes, each (model, dataset, task) uses the first episode size of the reference preset for the task (size 1 for
     clustering and all-to-all pairs), else its smallest size, as the reference does.
 
 Definitional score (Wegmann et al.'s definition of style, as the reference computes it)
@@ -65,7 +67,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from stebkit.datasets.spec import PRESET_TASK_CONFIGS, TASKS
+from stebkit.datasets.spec import ALL_TASKS, PRESET_TASK_CONFIGS
 
 log = logging.getLogger(__name__)
 
@@ -480,9 +482,9 @@ def operational(results: Any, *, grouping: str | Mapping[str, Any] = "correlatio
     df = main_frame(results)
     df, excluded = apply_exclusions(df, exclude)
     df = select_episode_size(df, episode_size)
-    unknown = sorted(set(df["task"]) - set(TASKS))
+    unknown = sorted(set(df["task"]) - set(ALL_TASKS))
     if unknown:
-        raise ValueError(f"unknown task(s) {unknown} in results; known tasks are {TASKS}")
+        raise ValueError(f"unknown task(s) {unknown} in results; known tasks are {ALL_TASKS}")
     if not isinstance(grouping, Mapping) and grouping not in ("correlation", "fixed"):
         raise ValueError(f"grouping must be 'correlation', 'fixed' or a mapping, got "
                          f"{grouping!r}")
@@ -490,7 +492,7 @@ def operational(results: Any, *, grouping: str | Mapping[str, Any] = "correlatio
     rng = np.random.default_rng(seed) if n_resamples else None
     tasks: dict[str, TaskAggregate] = {}
     task_reps: dict[str, np.ndarray] = {}
-    for task in TASKS:
+    for task in ALL_TASKS:  # STEB's families, then those of user suites
         raw = score_matrix(df, task)
         if raw.empty:
             continue

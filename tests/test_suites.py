@@ -118,3 +118,31 @@ def test_example_suite_on_real_data(mirror, tmp_path):
         judged = json.loads(rel)
         assert len(judged) == 10 and set(judged) <= targets
         assert np.allclose(list(judged.values()), 1.0)
+
+
+def test_example_suite_runs_end_to_end_through_the_cli(mirror, tmp_path, capsys):
+    import warnings
+
+    from stebkit.cli import main
+    from stebkit.results import Results
+
+    suite = write_example_suite(tmp_path / "suite")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # the documented filter's counts
+        code = main(["run", "--suite", str(suite), "--smoke", "--models", "tfidf-char", "random",
+                     "--output", str(tmp_path / "results"), "--figures",
+                     str(tmp_path / "figures"), "--no-progress"])
+    out = capsys.readouterr().out
+    assert code == 0
+    header = out.splitlines()[0]
+    for column in ("classification", "retrieval_ndcg", "clustering"):
+        assert column in header
+    records = {(r["model"]["name"], r["task"]): r for r in Results.load(tmp_path / "results")}
+    assert len(records) == 6 and all(r["status"] == "ok" for r in records.values())
+    ndcg = records[("tfidf-char", "retrieval_ndcg")]
+    assert ndcg["main_metric"] == "ndcg@10" and ndcg["ci"]["unit"] == "query"
+    # Character n-grams find simplifications far better than random vectors.
+    assert ndcg["metrics"]["ndcg@10"] > records[("random", "retrieval_ndcg")]["metrics"][
+        "ndcg@10"] + 0.5
+    cls = records[("tfidf-char", "classification")]
+    assert cls["ci"]["low"] <= cls["metrics"]["macro_f1"] <= cls["ci"]["high"]

@@ -93,3 +93,20 @@ def test_bad_input(results: dict) -> None:
         bootstrap_ci([1.0, np.nan])
     with pytest.raises(ValueError, match="confidence"):
         bootstrap_ci([1.0], confidence=95)
+
+
+def test_clustering_resample_statistic_equals_sklearn_v_measure():
+    from sklearn.metrics import v_measure_score
+
+    from stebkit.tasks.bootstrap import task_statistic
+
+    rng = np.random.default_rng(7)
+    for _ in range(50):
+        n = int(rng.integers(2, 60))
+        y = rng.integers(0, int(rng.integers(1, 6)), n)
+        c = rng.integers(0, int(rng.integers(1, 6)), n)
+        n_items, stat = task_statistic("clustering", {"details": {"label_codes": y,
+                                                                  "clusters": c}})
+        idx = rng.integers(0, n, n)
+        assert n_items == n
+        assert stat(idx) == pytest.approx(v_measure_score(y[idx], c[idx]), abs=1e-12)

@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from stebkit.datasets.spec import TASKS
+from stebkit.datasets.spec import ALL_TASKS
 
 SPLITS = ("train", "validation", "test")
 SIDES = ("query", "target")
@@ -77,6 +77,9 @@ class TaskInput:
     same : numpy.ndarray of bool or None
         Predefined pairs: items ``2k`` and ``2k + 1`` form pair ``k``; ``same[k]`` says
         whether they share the property.
+    relevance : numpy.ndarray or None
+        ``retrieval_ndcg``: graded relevance of every target (columns, in item order) for
+        every query (rows, in item order).
     dropped : Mapping[str, int]
         What the documented filters removed (non-zero counts only).
     """
@@ -93,6 +96,7 @@ class TaskInput:
     sides: np.ndarray | None = None
     splits: np.ndarray | None = None
     same: np.ndarray | None = None
+    relevance: np.ndarray | None = None
     dropped: Mapping[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -370,9 +374,9 @@ def _build_ordered(records: Any, task: str, episode_size: int, episodes_per_labe
 
 def _build_probing(records: Any, task: str, episode_size: int, episodes_per_label: int,
                    seed: int) -> TaskInput:
-    """Probing: every text with a label and a split is one item."""
+    """Probing and classification: every text with a label and a split is one item."""
     if episode_size != 1:
-        raise ValueError(f"probing classifies single texts: episode_size must be 1, "
+        raise ValueError(f"{task} classifies single texts: episode_size must be 1, "
                          f"got {episode_size}")
     _require(records, ["text", "label", "split"], task)
     rows, invalid = _valid_rows(records, ["label", "split"])
@@ -383,7 +387,7 @@ def _build_probing(records: Any, task: str, episode_size: int, episodes_per_labe
                          f"{sorted(set(splits[~known].tolist()))[:5]}")
     missing = [s for s in SPLITS if not (splits == s).any()]
     if missing:
-        raise ValueError(f"probing needs texts in every split; split(s) {missing} are empty")
+        raise ValueError(f"{task} needs texts in every split; split(s) {missing} are empty")
     intern = _Texts()
     episodes = tuple((intern(t),) for t in rows["text"].to_numpy())
     ids = tuple(str(i) for i in rows.index)
@@ -391,6 +395,42 @@ def _build_probing(records: Any, task: str, episode_size: int, episodes_per_labe
     return TaskInput(task, episode_size, episodes_per_label, seed, intern.tuple(), episodes, 1,
                      rows["label"].astype(str).to_numpy(dtype=object), ids,
                      splits=splits.astype(object), dropped=dropped)
+
+
+def _build_ranked(records: Any, task: str, episode_size: int, episodes_per_label: int,
+                  seed: int) -> TaskInput:
+    """Ranked retrieval (``retrieval_ndcg``): every query and corpus text is one item.
+
+    Queries carry their judged documents as JSON ``{target group id: grade}`` in the
+    ``relevance`` column; targets are identified by ``group``.
+    """
+    import json
+
+    if episode_size != 1:
+        raise ValueError(f"{task} ranks single texts: episode_size must be 1, "
+                         f"got {episode_size}")
+    _require(records, ["text", "side", "group", "relevance"], task)
+    rows, invalid = _valid_rows(records, ["side", "group"])
+    sides = rows["side"].astype(str).to_numpy()
+    if not np.isin(sides, SIDES).all():
+        raise ValueError(f"records['side'] must be 'query' or 'target'; found "
+                         f"{sorted(set(sides[~np.isin(sides, SIDES)].tolist()))[:5]}")
+    queries, targets = rows[sides == "query"], rows[sides == "target"]
+    column = {g: j for j, g in enumerate(targets["group"].astype(str))}
+    relevance = np.zeros((len(queries), len(targets)))
+    for i, judged in enumerate(queries["relevance"]):
+        for doc, grade in json.loads(judged or "{}").items():
+            if doc in column:
+                relevance[i, column[doc]] = float(grade)
+    intern = _Texts()
+    ordered = [queries, targets]
+    episodes = tuple((intern(t),) for part in ordered for t in part["text"].to_numpy())
+    labels = np.concatenate([p["group"].astype(str).to_numpy(dtype=object) for p in ordered])
+    item_sides = np.array(["query"] * len(queries) + ["target"] * len(targets), dtype=object)
+    dropped = _report(task, invalid, "texts need a side and a group id")
+    return TaskInput(task, episode_size, episodes_per_label, seed, intern.tuple(), episodes, 1,
+                     labels, tuple(f"{s}:{g}" for s, g in zip(item_sides, labels, strict=True)),
+                     sides=item_sides, relevance=relevance, dropped=dropped)
 
 
 # --------------------------------------------------------------------------- callers
@@ -431,6 +471,22 @@ def _call_probing(ti: TaskInput, emb: np.ndarray, *, seed: int, batch_size: int)
     return probing(*parts, seed=seed)
 
 
+def _call_classification(ti: TaskInput, emb: np.ndarray, *, seed: int,
+                         batch_size: int) -> dict:
+    from stebkit.tasks import classification
+    parts = []
+    for split in SPLITS:
+        m = ti.splits == split
+        parts += [emb[m], ti.labels[m]]
+    return classification(*parts, seed=seed)
+
+
+def _call_ranked(ti: TaskInput, emb: np.ndarray, *, seed: int, batch_size: int) -> dict:
+    from stebkit.tasks import retrieval_ndcg
+    q = ti.sides == "query"
+    return retrieval_ndcg(emb[q], emb[~q], ti.relevance)
+
+
 Builder = Callable[[Any, str, int, int, int], TaskInput]
 Caller = Callable[..., dict]
 
@@ -441,6 +497,8 @@ PROTOCOLS: Mapping[str, tuple[Builder, Caller]] = MappingProxyType({
     "retrieval": (_build_retrieval, _call_retrieval),
     "order_alignment": (_build_ordered, _call_order),
     "probing": (_build_probing, _call_probing),
+    "classification": (_build_probing, _call_classification),
+    "retrieval_ndcg": (_build_ranked, _call_ranked),
 })
 """Task family -> (episode builder, task-function caller): the one place tasks are wired."""
 
@@ -489,7 +547,7 @@ def build_episodes(
     ['a1', 'a2', 'a3', 'a4']
     """
     if task not in PROTOCOLS:
-        raise ValueError(f"unknown task {task!r}; known tasks are {TASKS}")
+        raise ValueError(f"unknown task {task!r}; known tasks are {ALL_TASKS}")
     if not hasattr(records, "columns"):
         raise TypeError(f"records must be a pandas DataFrame, got {type(records).__name__}")
     _check_size(episode_size, episodes_per_label)
@@ -574,6 +632,8 @@ def unit_ids(task_input: TaskInput, result: Mapping[str, Any]) -> list[str]:
         return queries[np.asarray(details["query_index"], dtype=np.int64)].tolist()
     if task == "order_alignment":
         return [f"{ids[i]}|{ids[j]}" for i, j in np.asarray(details["pair_index"])]
-    if task == "probing":
+    if task in ("probing", "classification"):
         return ids[task_input.splits == "test"].tolist()
+    if task == "retrieval_ndcg":
+        return ids[task_input.sides == "query"].tolist()
     return []

@@ -28,7 +28,7 @@ import pandas as pd
 from ..errors import DataUnavailable
 from ..sources import cache_dir, locate
 from .readers._text import DroppedRowsWarning
-from .spec import TASKS, Dataset, DatasetSpec
+from .spec import ALL_TASKS, Dataset, DatasetSpec
 
 __all__ = ["fingerprint", "get_spec", "is_available_offline", "list_datasets",
            "load_dataset", "processed_path", "register", "table", "validate_records"]
@@ -48,6 +48,8 @@ TASK_COLUMNS: dict[str, tuple[str, ...]] = {
     "retrieval": ("side",),
     "order_alignment": ("group", "position"),
     "probing": ("split",),
+    "classification": ("split",),
+    "retrieval_ndcg": ("side", "group", "relevance"),
 }
 _STR_COLUMNS = ("text", "label", "group", "pair", "side", "split", "work")
 _BOOL_COLUMNS = ("same", "distractor")
@@ -151,8 +153,8 @@ def list_datasets(*, suite: str | None = None, task: str | None = None,
     True
     """
     _ensure_loaded()
-    if task is not None and task not in TASKS:
-        raise ValueError(f"task must be one of {TASKS}, got {task!r}")
+    if task is not None and task not in ALL_TASKS:
+        raise ValueError(f"task must be one of {ALL_TASKS}, got {task!r}")
     specs = sorted(_REGISTRY.values(), key=lambda s: s.name)
     if suite is not None:
         known = sorted(set(SUITES).union(*(spec.suites for spec in specs)))

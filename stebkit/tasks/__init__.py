@@ -14,11 +14,13 @@ from __future__ import annotations
 
 from ._checks import DegenerateWarning
 from .bootstrap import bootstrap_ci, paired_bootstrap, task_statistic
+from .classification import classification
 from .clustering import clustering
 from .order_alignment import order_alignment
 from .pairs import FPR_LIMITS, all_to_all_pairs, predefined_pairs
 from .probing import L2_GRID, balanced_split, probing, quantile_bins
 from .retrieval import RECALL_KS, retrieval
+from .retrieval_ndcg import retrieval_ndcg
 from .stel import stel
 
 MAIN_METRIC: dict[str, str] = {
@@ -29,6 +31,8 @@ MAIN_METRIC: dict[str, str] = {
     "order_alignment": "distractor_acc_mean",
     "probing": "accuracy",
     "stel": "stel_acc",
+    "classification": "macro_f1",
+    "retrieval_ndcg": "ndcg@10",
 }
 
 __all__ = [
@@ -40,6 +44,7 @@ __all__ = [
     "all_to_all_pairs",
     "balanced_split",
     "bootstrap_ci",
+    "classification",
     "clustering",
     "order_alignment",
     "paired_bootstrap",
@@ -47,6 +52,7 @@ __all__ = [
     "probing",
     "quantile_bins",
     "retrieval",
+    "retrieval_ndcg",
     "stel",
     "task_statistic",
 ]

@@ -14,6 +14,8 @@ family                 resampled unit -> statistic
 ``order_alignment``    pairs of sequences -> mean of both distractor accuracies
 ``stel``               items -> mean of ``stel_correct``
 ``probing``            test texts -> mean of ``test_correct``
+``classification``     test texts -> macro-F1 of ``test_true`` vs ``test_pred``
+``retrieval_ndcg``     queries -> mean of the per-query ``ndcg``
 =====================  ============================================================
 """
 
@@ -46,6 +48,50 @@ def _weighted_auc(scores: np.ndarray, positive: np.ndarray) -> tuple[int, Statis
     return s.shape[0], auc
 
 
+def _entropy(counts: np.ndarray) -> float:
+    total = counts.sum()
+    p = counts[counts > 0] / total
+    return float(-(p * np.log(p)).sum())
+
+
+def _v_measure_statistic(y: np.ndarray, c: np.ndarray) -> tuple[int, Statistic]:
+    """V-measure of a resample from its contingency table (scikit-learn's definition).
+
+    One ``bincount`` per resample instead of a full ``v_measure_score`` call.
+    """
+    y_codes = np.unique(y, return_inverse=True)[1].reshape(-1)
+    c_codes, n_c = np.unique(c, return_inverse=True)[1].reshape(-1), int(np.unique(c).size)
+    n_y = int(y_codes.max()) + 1
+    cell = y_codes * n_c + c_codes
+
+    def v_measure(idx: np.ndarray) -> float:
+        table = np.bincount(cell[idx], minlength=n_y * n_c).reshape(n_y, n_c).astype(float)
+        h_y, h_c = _entropy(table.sum(axis=1)), _entropy(table.sum(axis=0))
+        joint = _entropy(table.ravel())
+        homogeneity = 1.0 if h_y == 0 else 1.0 - (joint - h_c) / h_y
+        completeness = 1.0 if h_c == 0 else 1.0 - (joint - h_y) / h_c
+        total = homogeneity + completeness
+        return 0.0 if total == 0 else float(2 * homogeneity * completeness / total)
+
+    return y.shape[0], v_measure
+
+
+def _macro_f1_statistic(truth: np.ndarray, pred: np.ndarray) -> tuple[int, Statistic]:
+    """Macro-F1 of a resample (scikit-learn's: classes seen in truth or prediction,
+    F1 = 0 for a class with no true and no predicted member is never counted)."""
+    k = int(max(truth.max(), pred.max())) + 1
+    cell = truth * k + pred
+
+    def macro_f1(idx: np.ndarray) -> float:
+        table = np.bincount(cell[idx], minlength=k * k).reshape(k, k).astype(float)
+        tp, true_n, pred_n = np.diag(table), table.sum(axis=1), table.sum(axis=0)
+        present = (true_n + pred_n) > 0
+        f1 = 2 * tp[present] / (true_n[present] + pred_n[present])
+        return float(f1.mean())
+
+    return truth.shape[0], macro_f1
+
+
 def task_statistic(task: str, result: Mapping) -> tuple[int, Statistic]:
     """``(n_items, statistic)`` of a task's main metric over resampled item indices.
 
@@ -53,18 +99,18 @@ def task_statistic(task: str, result: Mapping) -> tuple[int, Statistic]:
     """
     d = result["details"]
     if task == "clustering":
-        from sklearn.metrics import v_measure_score
-
-        y, c = d["label_codes"], d["clusters"]
-        return y.shape[0], lambda idx: float(v_measure_score(y[idx], c[idx]))
+        return _v_measure_statistic(np.asarray(d["label_codes"]), np.asarray(d["clusters"]))
     if task == "all_to_all_pairs":
         scores = np.concatenate([d["pos_scores"], d["neg_scores"]])
         positive = np.arange(scores.shape[0]) < d["pos_scores"].shape[0]
         return _weighted_auc(scores, positive)
     if task == "predefined_pairs":
         return _weighted_auc(d["scores"], np.asarray(d["same"], dtype=bool))
+    if task == "classification":
+        return _macro_f1_statistic(np.asarray(d["test_true"], dtype=np.int64),
+                                   np.asarray(d["test_pred"], dtype=np.int64))
     per_item = {"retrieval": "per_query_rr", "stel": "stel_correct",
-                "probing": "test_correct"}
+                "probing": "test_correct", "retrieval_ndcg": "ndcg"}
     if task in per_item:
         v = np.asarray(d[per_item[task]], dtype=np.float64)
         return v.shape[0], lambda idx: float(v[idx].mean())
@@ -72,7 +118,8 @@ def task_statistic(task: str, result: Mapping) -> tuple[int, Statistic]:
         v = (np.asarray(d["distractor_last_acc"]) + np.asarray(d["distractor_first_acc"])) / 2
         return v.shape[0], lambda idx: float(v[idx].mean())
     raise ValueError(f"unknown task {task!r}; expected one of clustering, all_to_all_pairs, "
-                     "predefined_pairs, retrieval, order_alignment, stel, probing")
+                     "predefined_pairs, retrieval, order_alignment, stel, probing, "
+                     "classification, retrieval_ndcg")
 
 
 def _resolve(data: object, task: str | None,

@@ -46,7 +46,8 @@ def classification(
     Returns
     -------
     dict
-        ``macro_f1`` (main), ``accuracy``, ``C`` (chosen), ``val_macro_f1``.
+        ``macro_f1`` (main), ``accuracy``, ``C`` (chosen), ``val_macro_f1``; ``details``
+        holds ``test_true`` and ``test_pred`` (class codes in sorted label order).
 
     Examples
     --------
@@ -91,9 +92,13 @@ def classification(
             best = (float(score), c, model)
     val_f1, c, model = best
     pred = model.predict(splits["test"][0])
+    truth = splits["test"][1]
+    classes_sorted = np.unique(np.concatenate([np.asarray(truth), np.asarray(pred)]))
     return {
-        "macro_f1": float(f1_score(splits["test"][1], pred, average="macro")),
-        "accuracy": float(accuracy_score(splits["test"][1], pred)),
+        "macro_f1": float(f1_score(truth, pred, average="macro")),
+        "accuracy": float(accuracy_score(truth, pred)),
         "C": float(c),
         "val_macro_f1": val_f1,
+        "details": {"test_true": np.searchsorted(classes_sorted, truth),
+                    "test_pred": np.searchsorted(classes_sorted, pred)},
     }
