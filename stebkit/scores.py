@@ -28,8 +28,9 @@ Operational score
     scores a model has. Results of user suites (:mod:`stebkit.suites`: classification,
     nDCG retrieval and the STEB families on the suite's datasets) are aggregated by the
     same recipe, so the score of a suite-only run is its tasks' mean. With several
-    episode sizes, each (model, dataset, task) uses the first episode size of the reference preset for the task (size 1 for
-    clustering and all-to-all pairs), else its smallest size, as the reference does.
+    episode sizes, each (model, dataset, task) uses the first episode size of the
+    reference preset for the task (size 1 for clustering and all-to-all pairs), else its
+    smallest size, as the reference does.
 
 Definitional score (Wegmann et al.'s definition of style, as the reference computes it)
     For each definitional cluster — genre, register, time, demographics, dialect,
