@@ -21,7 +21,7 @@ The lite datasets measure five of the reference's foundation features on a fixed
 subset of UD English-EWT web documents (answers, e-mail, newsgroups, reviews,
 weblogs): the 600 source files whose sha256 sorts first (listed in
 ``_pools/ud_ewt_probing_files.txt``), of which the first 500 long enough texts are
-used (smoke: the first 72 files, at most 60 texts). All five share one text set, so
+used (smoke: the first 240 files, at most 200 texts). All five share one text set, so
 features are computed once per process and embeddings can be cached across them.
 """
 
@@ -48,7 +48,7 @@ SPLITS = ("train", "validation", "test")
 _EWT = ("https://raw.githubusercontent.com/UniversalDependencies/UD_English-EWT/"
         "15d613d8447b3478787d4c278730a1e48a945efb/")
 _FILE_LIST = "ud_ewt_probing_files.txt"
-_SIZES = {False: (600, 500), True: (72, 60)}  # smoke -> (files read, texts kept)
+_SIZES = {False: (600, 500), True: (240, 200)}  # smoke -> (files read, texts kept)
 
 PROBING_FEATURES: dict[str, str] = {
     "t_punct": "number of punctuation marks",
@@ -205,6 +205,7 @@ def _spec(feature: str, meaning: str) -> DatasetSpec:
                   "LREC; Lee & Lee (2023), LFTK: Handcrafted Features in Computational "
                   "Linguistics, BEA"),
         reader=read_ewt_probing,
+        reader_version=2,  # 2: larger smoke text set, so every split has texts
         reader_options={"feature": feature},
         offline=True,
         suites=("lite", "smoke"),
