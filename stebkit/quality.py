@@ -125,7 +125,8 @@ def split_stability(results_val: Any, results_test: Any = None, *, threshold: fl
     -------
     DataFrame
         One row per (dataset, task): ``val``, ``test`` (means over the models),
-        ``rel_diff`` (mean relative difference), ``max_rel_diff``, ``n_models``,
+        ``rel_diff`` (mean relative difference ``|val - test| / max(|val|, |test|)``,
+        symmetric and finite when one split scores 0), ``max_rel_diff``, ``n_models``,
         ``flagged``; flagged rows first.
 
     Examples
@@ -134,7 +135,7 @@ def split_stability(results_val: Any, results_test: Any = None, *, threshold: fl
     ...                     "value": [0.5, 0.6]})
     >>> test = val.assign(value=[0.3, 0.4])
     >>> split_stability(val, test)[["dataset", "rel_diff", "flagged"]].round(3).values.tolist()
-    [['d', 0.583, True]]
+    [['d', 0.367, True]]
     """
     if results_test is None:
         if not isinstance(results_val, pd.DataFrame) or split_column not in results_val:
@@ -158,7 +159,8 @@ def split_stability(results_val: Any, results_test: Any = None, *, threshold: fl
         both = both[both["model"].isin(list(models))]
     with np.errstate(divide="ignore", invalid="ignore"):
         diff = (both["value_val"] - both["value_test"]).abs()
-        both["rel"] = np.where(diff == 0, 0.0, diff / both["value_test"].abs())
+        larger = np.maximum(both["value_val"].abs(), both["value_test"].abs())
+        both["rel"] = np.where(diff == 0, 0.0, diff / larger)
     out = both.groupby(["dataset", "task"]).agg(
         val=("value_val", "mean"), test=("value_test", "mean"), rel_diff=("rel", "mean"),
         max_rel_diff=("rel", "max"), n_models=("model", "nunique")).reset_index()
