@@ -53,7 +53,7 @@ def test_planted_unstable_dataset_is_flagged():
             rows.append((m, "stable", 0.50 if split == "test" else 0.52, split))
             rows.append((m, "unstable", 0.50 if split == "test" else 0.75, split))
             # only the small model is unstable here: judged by the big models, not flagged
-            noisy = 0.9 if (m == "small" and split == "validation") else 0.4
+            noisy = 0.9 if (m == "small" and split == "validation") else 0.3
             rows.append((m, "small_noise", noisy, split))
     df = pd.DataFrame(rows, columns=["model", "dataset", "value", "split"]).assign(
         task="clustering")
