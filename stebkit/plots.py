@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import io
 import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
+
+from stebkit._io import atomic_file
 
 OKABE_ITO = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7",
              "#000000")
@@ -146,15 +147,9 @@ def save(fig: Any, stem: str, directory: str | os.PathLike[str] = "auto", *,
     paths = []
     for fmt in formats:
         path = out_dir / f"{stem}.{fmt}"
-        fd, tmp = tempfile.mkstemp(dir=out_dir, prefix=f".{path.name}.", suffix=".tmp")
         meta = {"CreationDate": None} if fmt == "pdf" else None
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fig.savefig(fh, format=fmt, dpi=dpi, bbox_inches="tight", metadata=meta)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        with atomic_file(path) as fh:
+            fig.savefig(fh, format=fmt, dpi=dpi, bbox_inches="tight", metadata=meta)
         paths.append(path)
     return paths
 

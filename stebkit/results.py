@@ -26,7 +26,6 @@ import json
 import math
 import os
 import re
-import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -87,20 +86,9 @@ def _jsonable(value: Any) -> Any:
 def write_text(path: str | os.PathLike, text: str) -> Path:
     """Write ``text`` to ``path`` atomically: a temporary file in the same folder, then a
     rename, so a reader never sees half a file (folders are created as needed)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text if text.endswith("\n") else text + "\n")
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return path
+    from stebkit._io import write_text as atomic_write_text
+
+    return atomic_write_text(path, text if text.endswith("\n") else text + "\n")
 
 
 def write_record(path: str | os.PathLike, record: Mapping[str, Any]) -> Path:

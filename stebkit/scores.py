@@ -57,7 +57,6 @@ from __future__ import annotations
 
 import logging
 import os
-import tempfile
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -68,6 +67,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from stebkit._io import write_text
 from stebkit.datasets.spec import ALL_TASKS, PRESET_TASK_CONFIGS
 
 log = logging.getLogger(__name__)
@@ -828,20 +828,6 @@ def _latex_escape(s: str) -> str:
     return s.replace("\0", r"\textbackslash{}")
 
 
-def _atomic_write(path: str | os.PathLike[str], text: str) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
-
-
 def to_latex(df: pd.DataFrame, path: str | os.PathLike[str] | None = None, *,
              scale: float = 100.0, digits: int = 2, caption: str | None = None,
              label: str | None = None) -> str:
@@ -878,10 +864,10 @@ def to_latex(df: pd.DataFrame, path: str | os.PathLike[str] | None = None, *,
         body = [*inner, r"\end{table}"]
     text = "\n".join(body)
     if path is not None:
-        _atomic_write(path, text + "\n")
+        write_text(path, text + "\n")
     return text
 
 
 def to_csv(df: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
     """Write a leaderboard (raw values) to CSV atomically; return the path."""
-    return _atomic_write(path, df.to_csv(index=False))
+    return write_text(path, df.to_csv(index=False))

@@ -19,12 +19,12 @@ from __future__ import annotations
 import hashlib
 import http.client
 import os
-import tempfile
 import urllib.error
 import urllib.request
 from pathlib import Path, PurePosixPath
 from urllib.parse import urlsplit
 
+from ._io import atomic_file
 from .errors import ChecksumMismatch, DataUnavailable
 
 __all__ = ["cache_dir", "fetch", "file_sha256", "is_offline", "locate", "mirror_dirs",
@@ -209,33 +209,24 @@ def _unavailable(url: str, tried: list[Path], why: str) -> str:
 def _download(url: str, target: Path, sha256: str | None, show_progress: bool) -> Path:
     from tqdm.auto import tqdm
 
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
-                                    suffix=".part")
-    tmp = Path(tmp_name)
-    try:
-        digest = hashlib.sha256()
-        request = urllib.request.Request(url, headers={"User-Agent": "stebkit"})
-        with os.fdopen(fd, "wb") as out, urllib.request.urlopen(request, timeout=60) as resp:
-            total = int(resp.headers.get("Content-Length") or 0) or None
-            with tqdm(total=total, unit="B", unit_scale=True, desc=target.name,
-                      disable=not show_progress) as bar:
-                received = 0
-                for block in iter(lambda: resp.read(_CHUNK), b""):
-                    out.write(block)
-                    digest.update(block)
-                    bar.update(len(block))
-                    received += len(block)
+    request = urllib.request.Request(url, headers={"User-Agent": "stebkit"})
+    digest = hashlib.sha256()
+    with atomic_file(target) as out, urllib.request.urlopen(request, timeout=60) as resp:
+        total = int(resp.headers.get("Content-Length") or 0) or None
+        with tqdm(total=total, unit="B", unit_scale=True, desc=target.name,
+                  disable=not show_progress) as bar:
+            received = 0
+            for block in iter(lambda: resp.read(_CHUNK), b""):
+                out.write(block)
+                digest.update(block)
+                bar.update(len(block))
+                received += len(block)
         if total is not None and received != total:
             raise http.client.IncompleteRead(b"", total - received)
         actual = digest.hexdigest()
         if sha256 is not None and actual != sha256.lower():
             raise ChecksumMismatch(f"downloaded file for {url} has sha256 {actual}, "
                                    f"expected {sha256}; it was not kept")
-        os.replace(tmp, target)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
     st = target.stat()
     _verified[(str(target.resolve()), st.st_size, st.st_mtime_ns)] = actual
     return target

@@ -427,12 +427,6 @@ _ASSET_SHA256 = {
 }
 
 
-def _atomic_text(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
-
-
 def write_example_suite(directory: str | Path) -> Path:
     """Write the example suite (YAML + the ASSET tables it reads) into ``directory``.
 
@@ -444,6 +438,7 @@ def write_example_suite(directory: str | Path) -> Path:
     """
     from importlib.resources import files
 
+    from ._io import write_text
     from .sources import fetch
 
     folder = Path(directory)
@@ -460,9 +455,9 @@ def write_example_suite(directory: str | Path) -> Path:
         for i, t in enumerate(lines[f"simp.{k}"]):
             corpus.append(json.dumps({"id": f"q{i}-s{k}", "text": t}))
             qrels.append(f"q{i}\tq{i}-s{k}\t1")
-    _atomic_text(folder / "asset_queries.jsonl", "\n".join(queries) + "\n")
-    _atomic_text(folder / "asset_corpus.jsonl", "\n".join(corpus) + "\n")
-    _atomic_text(folder / "asset_qrels.tsv", "\n".join(qrels) + "\n")
+    write_text(folder / "asset_queries.jsonl", "\n".join(queries) + "\n")
+    write_text(folder / "asset_corpus.jsonl", "\n".join(corpus) + "\n")
+    write_text(folder / "asset_qrels.tsv", "\n".join(qrels) + "\n")
     suite = folder / "example_suite.yaml"
-    _atomic_text(suite, files("stebkit.data").joinpath("example_suite.yaml").read_text())
+    write_text(suite, files("stebkit.data").joinpath("example_suite.yaml").read_text())
     return suite

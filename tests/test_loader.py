@@ -225,7 +225,7 @@ def test_list_datasets_filters():
     assert "enron_authorship_corpus" in pairs and "ag_news" not in pairs
     assert not set(list_datasets(offline=True)) & set(steb)
     with pytest.raises(ValueError, match="task must be one of"):
-        list_datasets(task="classification")
+        list_datasets(task="ranking")
     with pytest.raises(ValueError, match="unknown suite 'stebb'.*'steb'"):
         list_datasets(suite="stebb")
 

@@ -189,7 +189,7 @@ def test_download_writes_a_temp_file_in_the_same_folder_then_replaces(env, serve
     monkeypatch.setattr(sources.os, "replace", spy)
     target = sources.fetch(f"{base}/data/file.bin", SHA, show_progress=False)
     [(src, dst, existed)] = moves
-    assert dst == target and src.parent == dst.parent and src.name.endswith(".part")
+    assert dst == target and src.parent == dst.parent and src.name.endswith(".tmp")
     assert not existed and not src.exists()
 
 

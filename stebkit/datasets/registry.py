@@ -17,14 +17,13 @@ import difflib
 import hashlib
 import importlib
 import json
-import os
-import tempfile
 import warnings
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from .._io import atomic_file
 from ..errors import DataUnavailable
 from ..sources import cache_dir, locate
 from .readers._text import DroppedRowsWarning
@@ -251,15 +250,8 @@ def load_dataset(name: str | DatasetSpec, *, seed: int = 42, smoke: bool = False
 
 
 def _write_parquet(records: pd.DataFrame, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
-    os.close(fd)
-    try:
-        records.to_parquet(tmp, index=False, engine="pyarrow")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_file(path) as fh:
+        records.to_parquet(fh, index=False, engine="pyarrow")
 
 
 def _is_empty_text(value: Any) -> bool:

@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib.resources
-import os
-import tempfile
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -55,15 +53,10 @@ class _ConcatenatedEpisodes(BaseEncoder):
 
 
 def _save_npz(path: Path, **arrays: np.ndarray) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            np.savez(fh, **arrays)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    from stebkit._io import atomic_file
+
+    with atomic_file(path) as fh:
+        np.savez(fh, **arrays)
 
 
 def _load_npz(path: Path) -> dict[str, np.ndarray] | None:

@@ -17,7 +17,6 @@ import hashlib
 import json
 import os
 import re
-import tempfile
 import uuid
 import warnings
 import zipfile
@@ -130,20 +129,13 @@ class CachedEncoder(BaseEncoder):
         self._seen.add(shard.name)
 
     def _write(self, keys: list[bytes], emb: np.ndarray) -> None:
+        from stebkit._io import atomic_file
+
         folder = self.directory
-        folder.mkdir(parents=True, exist_ok=True)
         name = f"{uuid.uuid4().hex}.npz"
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                np.savez(fh, keys=np.frombuffer(b"".join(keys), dtype=np.uint8)
-                         .reshape(len(keys), 32), embeddings=emb.astype(np.float32))
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, folder / name)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        with atomic_file(folder / name) as fh:
+            np.savez(fh, keys=np.frombuffer(b"".join(keys), dtype=np.uint8)
+                     .reshape(len(keys), 32), embeddings=emb.astype(np.float32))
         self._seen.add(name)
         index = self._index if self._index is not None else {}
         for row, k in enumerate(keys):

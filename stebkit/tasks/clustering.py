@@ -60,12 +60,17 @@ def clustering(embeddings: np.ndarray, labels: np.ndarray, *, batch_size: int = 
         raise ValueError(f"n_runs must be a positive integer, got {n_runs!r}")
     if not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
         raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+    from threadpoolctl import threadpool_limits
+
     scores = []
     first = None
     for run in range(n_runs):
         km = MiniBatchKMeans(n_clusters=k, random_state=seed + run, batch_size=batch_size,
                              n_init="auto")
-        pred = km.fit(x).labels_
+        # Mini-batches of 32 are far too small for parallel work: extra OpenMP threads
+        # only contend for cores (10-50x slower on a busy machine), never change labels.
+        with threadpool_limits(limits=1, user_api="openmp"):
+            pred = km.fit(x).labels_
         if first is None:
             first = pred.astype(np.int64)
         scores.append((v_measure_score(code, pred), adjusted_mutual_info_score(code, pred),
