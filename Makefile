@@ -10,7 +10,7 @@ export STEBKIT_MIRROR ?= $(if $(wildcard ../shared/data/mirror),$(abspath ../sha
 export NUMBA_CACHE_DIR ?= $(abspath .cache/numba)
 export MPLBACKEND ?= Agg
 
-.PHONY: setup demo test test-fast lint benchmarks clean
+.PHONY: setup demo test test-fast lint figures benchmarks clean
 
 setup: $(STAMP)
 
@@ -32,6 +32,14 @@ test: setup
 
 test-fast: setup
 	STEBKIT_FAST=1 $(PY) -m pytest -m "not slow and not notebook" -x -q
+
+figures: setup
+	@mkdir -p .cache/executed figures
+	@for nb in notebooks/[0-9][0-9]_*.ipynb; do \
+	  echo "== $$nb (full mode)"; \
+	  STEBKIT_FAST=0 $(VENV)/bin/jupyter nbconvert --to notebook --execute \
+	    --ExecutePreprocessor.timeout=-1 --output-dir .cache/executed "$$nb" || exit 1; \
+	done
 
 lint: setup
 	$(VENV)/bin/ruff check stebkit tests benchmarks
