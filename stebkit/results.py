@@ -13,7 +13,8 @@ Record (schema 1)
 ``task``, ``episode_size``, ``episodes_per_label``, ``seed``;
 ``protocol``: every parameter the numbers depend on (pooling, smoke, batch size, ...);
 ``main_metric``; ``metrics`` (name -> float); ``ci``: ``low``, ``high``, ``level``,
-``resamples``, ``unit``; ``n_items``; ``dropped`` (filter counts);
+``resamples``, ``unit``; ``n_items`` (the units the interval resamples: pairs, queries,
+test texts, ...); ``dropped`` (filter counts);
 ``per_item``: ``ids`` and ``values`` (per-item contributions to the main metric, for
 paired comparisons) and optional aligned lists such as ``labels``;
 ``runtime_s``, ``date``; ``status``: ``"ok"``, ``"failed"`` (with ``error`` and

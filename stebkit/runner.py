@@ -305,10 +305,11 @@ def _run_unit(unit: _Unit, ti: TaskInput, item_emb: np.ndarray, record: dict[str
               *, seed: int, batch_size: int) -> dict[str, Any]:
     result, messages = _captured(run_task, ti, item_emb, seed=seed, batch_size=batch_size)
     metrics = {k: float(v) for k, v in result.items() if k != "details"}
+    ids = unit_ids(ti, result)
     record.update(metrics=metrics,
                   ci=_bootstrap(unit.task, result, seed, record["main_metric"]),
-                  n_items=ti.n_items, n_texts=len(ti.texts), dropped=dict(ti.dropped),
-                  per_item=per_item(unit.task, result, unit_ids(ti, result)),
+                  n_items=len(ids) or ti.n_items, n_texts=len(ti.texts),
+                  dropped=dict(ti.dropped), per_item=per_item(unit.task, result, ids),
                   status="ok")
     record["warnings"] = record.get("warnings", []) + messages
     return record

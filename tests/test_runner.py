@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from stebkit import runner
-from stebkit.datasets.episodes import build_episodes, pool_episodes, run_task
+from stebkit.datasets.episodes import build_episodes, pool_episodes, run_task, unit_ids
 from stebkit.datasets.spec import Dataset, DatasetSpec, License, Source, TaskConfig
 from stebkit.encoders.base import BaseEncoder
 from stebkit.results import Results, read_record, record_path
@@ -153,7 +153,8 @@ def test_every_task_family_gives_an_ok_record_that_matches_a_direct_computation(
         assert r["metrics"][main] == pytest.approx(direct[main], abs=1e-12)
         assert r["ci"]["low"] <= r["metrics"][main] <= r["ci"]["high"]
         assert r["ci"]["level"] == 0.95 and r["ci"]["resamples"] == 100
-        assert r["n_items"] == ti.n_items and r["dataset"]["fingerprint"].startswith("fp-")
+        units = len(unit_ids(ti, direct)) or ti.n_items  # the bootstrap's resampled units
+        assert r["n_items"] == units and r["dataset"]["fingerprint"].startswith("fp-")
         assert r["model"] == {"name": "marker", "revision": "1", "category": "custom"}
         assert r["protocol"]["pooling"] == "mean" and r["protocol"]["seed"] == 42
         if r["task"] != "all_to_all_pairs":
