@@ -242,16 +242,6 @@ def test_aggregation_reproduces_published_leaderboard_rows():
         assert de.loc[m, "definitional_score"] * 100 == pytest.approx(final, abs=0.01)
 
 
-def test_fixed_clusters_agree_with_catalogue():
-    from stebkit.datasets.catalogue import REFERENCE_CLUSTERS
-
-    ours = scores.reference_clusters()
-    assert sorted(ours) == sorted(REFERENCE_CLUSTERS)
-    for cluster, entries in REFERENCE_CLUSTERS.items():
-        assert [(e["name"], e["oa_metric"], e["oa_only"]) for e in ours[cluster]] == [
-            (e.dataset, e.oa_metric, e.oa_only) for e in entries], cluster
-
-
 def test_few_models_and_main_only_frames_warn():
     two = _frame(_rows(HAND, "clustering"))
     two = two[two["model"].isin(["m1", "m2"])]

@@ -13,9 +13,8 @@ for you (registration, licence agreements, private drives, bespoke layouts): the
 ``reader`` is ``None`` and ``source.note`` says where the data lives. Offline,
 runnable stand-ins are in the ``lite`` suite.
 
-:data:`REFERENCE_CLUSTERS` is the reference's reporting map (which datasets are
-averaged into each operational/definitional cluster, and which order-alignment metric
-each contributes).
+The reference's reporting clusters (which datasets are averaged into each operational
+and definitional cluster) live with the scores: :func:`stebkit.scores.reference_clusters`.
 
 >>> len(SPECS) >= 90
 True
@@ -27,13 +26,12 @@ True
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Any
 
 from .hub import read_hub
 from .spec import PRESET_TASK_CONFIGS, DatasetSpec, License, Source, TaskConfig
 
-__all__ = ["REFERENCE_CLUSTERS", "SPECS", "ClusterEntry", "catalogue_name"]
+__all__ = ["SPECS", "catalogue_name"]
 
 # ---------------------------------------------------------------------------- licences
 _PAN = License("PAN shared-task data, released on request via Zenodo", research_only=True,
@@ -455,73 +453,3 @@ _SEMANTIC = [
 
 SPECS: list[DatasetSpec] = [*_MTD, *_AV, *_RET, *_SPEAKERS, *_OBJECT, *_PROBING, *_SEMANTIC]
 """All catalogue entries, suite ``"steb"``."""
-
-
-# ------------------------------------------------------------------ reporting clusters
-class ClusterEntry(NamedTuple):
-    """One dataset in a reference reporting cluster.
-
-    ``oa_metric``: the order-alignment metric it contributes (``None``: the task's
-    default); ``oa_only``: only its order-alignment score counts in this cluster.
-    """
-
-    dataset: str
-    oa_metric: str | None = None
-    oa_only: bool = False
-
-
-def _cluster(*names: str, oa_metric: str | None = None, oa_only: bool = False):
-    return tuple(ClusterEntry(catalogue_name(n), oa_metric, oa_only) for n in names)
-
-
-_DEFINITIONAL_AV = _cluster(
-    "pan13_authorship_verification_english_test",
-    *(f"pan14_authorship_verification_{c}_english_{g}_test"
-      for c in ("corpus1", "corpus2") for g in ("essays", "novels")),
-    "pan15_authorship_verification_english_test", "pan20_authorship_verification_test",
-    "pan21_authorship_verification_test", "pan18_style_change",
-    *(f"pan22_style_change_{lv}" for lv in ("basic", "sentence", "advanced")),
-    *(f"pan{y}_style_change_{lv}" for y in (23, 24, 25, 26)
-      for lv in ("easy", "medium", "hard")),
-    "enron_authorship_corpus")
-_RETRIEVAL = _cluster("pan18_cross_domain_authorship_attribution_english", "amazon",
-                      "fanfiction", "stackexchange_retrieval")
-_OA_REGISTER = ("STEL_register", "SynthSTEL_register", "corpus-of-diverse-styles",
-                "graded_formality", "OneStopEnglishCorpus")
-_PROBES = tuple(f"probing_{d}" for d in ("amazon", "blog", "reddit", "stackexchange"))
-
-REFERENCE_CLUSTERS: Mapping[str, tuple[ClusterEntry, ...]] = MappingProxyType({
-    "machine_text_detection": _cluster(
-        *(s.steb_name for s in _MTD if "attacks" not in (s.steb_name or ""))),
-    "machine_text_detection_adversarial": _cluster(
-        *(s.steb_name for s in _MTD if "attacks" in (s.steb_name or ""))),
-    "authorship_verification": _DEFINITIONAL_AV,
-    "authorship_retrieval": _RETRIEVAL,
-    "speaker_attribution": _cluster(*(s.steb_name for s in _SPEAKERS)),
-    "genre": _cluster("core", "x_genre", "masc_text_genre", "the_pile"),
-    "register": (*_cluster(*_OA_REGISTER, oa_metric="acc_mean"),
-                 *_cluster("wikipedia_politeness", "stackexchange_politeness"),
-                 *_cluster("ASSET", oa_metric="acc_mean")),
-    "style_vs_content": _cluster(
-        "STEL_register", "STEL_feature", "SynthSTEL_register", "SynthSTEL_feature",
-        "corpus-of-diverse-styles", "graded_formality", "OneStopEnglishCorpus",
-        "parallel_shakespeare", "ASSET", "StylePTB", oa_metric="distractor_acc_mean",
-        oa_only=True),
-    "time": (*_cluster("bible_versions", "ceeces"),
-             *_cluster("parallel_shakespeare", oa_metric="acc_mean")),
-    "demographics": _cluster("blog_age", "blog_gender", "fce_l1",
-                             *(f"pastel_{a}" for a in ("age", "education", "gender",
-                                                       "ethnic", "politics"))),
-    "feature_probing": _cluster(*_PROBES),
-    "predefined_features": (*_cluster(*_PROBES),
-                            *_cluster("StylePTB", "STEL_feature", "SynthSTEL_feature",
-                                      oa_metric="acc_mean")),
-    "dialect": _cluster("endive", "twitter_aave_sae", "eWAVE"),
-    "idiolect": _DEFINITIONAL_AV + _RETRIEVAL,
-})
-"""The reference's reporting clusters: cluster name -> its datasets (stebkit names).
-
-The definitional axes are ``genre``, ``register``, ``time``, ``demographics``,
-``dialect``, ``idiolect`` (object of study), ``predefined_features`` (linguistic
-features) and ``style_vs_content`` (content independence); the rest are operational.
-"""
