@@ -247,7 +247,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     Examples
     --------
-    >>> main(["leaderboard", "results", "--format", "csv"])  # doctest: +SKIP
+    >>> main(["run", "--suite", "nope"])  # prints the reason on stderr
+    2
     """
     _load_plugins()
     parser = build_parser()
