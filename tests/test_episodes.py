@@ -15,7 +15,7 @@ from stebkit.datasets.episodes import (
     shape_items,
     unit_ids,
 )
-from stebkit.datasets.spec import TASKS
+from stebkit.datasets.spec import ALL_TASKS
 
 
 def labelled_records() -> pd.DataFrame:
@@ -34,7 +34,7 @@ def first_n_after_shuffle(records: pd.DataFrame, label: str, n: int, seed: int) 
 
 
 def test_every_task_is_wired():
-    assert set(PROTOCOLS) == set(TASKS)
+    assert set(PROTOCOLS) == set(ALL_TASKS)
 
 
 def test_labelled_episodes_sample_first_n_after_seeded_shuffle_and_report_drops():

@@ -7,6 +7,7 @@ import copy
 import numpy as np
 import pytest
 from sklearn.linear_model import LogisticRegression
+from sklearn.preprocessing import StandardScaler
 
 from stebkit.tasks import L2_GRID, balanced_split, probing, quantile_bins
 
@@ -51,10 +52,12 @@ def test_logreg_matches_sklearn_with_selected_c() -> None:
     xs = data(1, shift=1.5)
     result = probing(*xs, mode="logreg")
     assert result["l2"] in L2_GRID
-    clf = LogisticRegression(C=1 / (result["l2"] * 60), max_iter=1000).fit(xs[0], xs[1])
-    assert result["accuracy"] == pytest.approx(np.mean(clf.predict(xs[4]) == xs[5]))
-    vals = [np.mean(LogisticRegression(C=1 / (r * 60), max_iter=1000).fit(xs[0], xs[1])
-                    .predict(xs[2]) == xs[3]) for r in L2_GRID]
+    scaler = StandardScaler().fit(xs[0])
+    z = [scaler.transform(x) for x in (xs[0], xs[2], xs[4])]
+    clf = LogisticRegression(C=1 / (result["l2"] * 60), max_iter=1000).fit(z[0], xs[1])
+    assert result["accuracy"] == pytest.approx(np.mean(clf.predict(z[2]) == xs[5]))
+    vals = [np.mean(LogisticRegression(C=1 / (r * 60), max_iter=1000).fit(z[0], xs[1])
+                    .predict(z[1]) == xs[3]) for r in L2_GRID]
     assert result["val_accuracy"] == pytest.approx(max(vals))
     assert result["l2"] == L2_GRID[int(np.argmax(vals))]
 

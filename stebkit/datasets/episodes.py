@@ -17,7 +17,9 @@ The protocol follows the STEB reference loader:
 * order alignment works on parallel sets (``group``) ordered by ``position``; a label
   (style dimension) contributes its first ``N`` sets, episodes pool ``episode_size``
   consecutive sets position by position (rows marked ``distractor`` belong to
-  STEL-or-Content checks, not to the sets: they are set aside and counted);
+  STEL-or-Content checks, not to the sets, and rows marked ``repeat`` repeat a set
+  already present — the reference counts each set once: both are set aside and
+  counted);
 * probing uses every text with a split, one text per item.
 
 Where the reference takes "the first N" texts in file order, stebkit first shuffles the
@@ -320,11 +322,12 @@ def _build_ordered(records: Any, task: str, episode_size: int, episodes_per_labe
         raise ValueError("order_alignment needs a positive episode_size (sets per episode)")
     _require(records, ["text", "label", "group", "position"], task)
     rows, invalid = _valid_rows(records, ["label", "group", "position"])
-    n_distractor = 0
-    if "distractor" in rows.columns:
-        flag = rows["distractor"].fillna(False).to_numpy(dtype=bool)
-        n_distractor = int(flag.sum())
-        rows = rows[~flag]
+    set_aside = {}  # rows left out by design: counted, but not a loss
+    for column, key in (("distractor", "distractor_texts"), ("repeat", "repeated_set_texts")):
+        if column in rows.columns:
+            flag = rows[column].fillna(False).to_numpy(dtype=bool)
+            set_aside[key] = int(flag.sum())
+            rows = rows[~flag]
     texts = rows["text"].to_numpy()
     labels = rows["label"].astype(str).to_numpy()
     groups = rows["group"].astype(str).to_numpy()
@@ -365,8 +368,7 @@ def _build_ordered(records: Any, task: str, episode_size: int, episodes_per_labe
                              "sets_of_dropped_labels": n_sets},
                       f"sets need one label and positions 0..{n_pos - 1}; labels need "
                       f"{episode_size * episodes_per_label} sets")
-    if n_distractor:  # set aside by design, counted but not a loss
-        dropped["distractor_texts"] = n_distractor
+    dropped.update({k: v for k, v in set_aside.items() if v})
     return TaskInput(task, episode_size, episodes_per_label, seed, intern.tuple(),
                      tuple(episodes), n_pos, np.asarray(item_labels, dtype=object), tuple(ids),
                      dropped=dropped)

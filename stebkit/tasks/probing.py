@@ -151,13 +151,16 @@ def _train_steb_probe(torch, xs, ys, n_classes, seed):  # noqa: ANN001, ANN202
 
 def _logreg_probe(xs: list[np.ndarray], ys: list[np.ndarray],
                   seed: int) -> tuple[float, float, float, np.ndarray]:
-    """Multinomial logistic regression; L2 strength ``lam`` means ``C = 1 / (lam * n_train)``."""
+    """Multinomial logistic regression on standardised features (mean and scale from the
+    training split); L2 strength ``lam`` means ``C = 1 / (lam * n_train)``."""
     from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
 
     best = (float("-inf"), None, None)
     for reg in L2_GRID:
-        clf = LogisticRegression(C=1.0 / (reg * xs[0].shape[0]), max_iter=1000,
-                                 random_state=seed)
+        clf = make_pipeline(StandardScaler(), LogisticRegression(
+            C=1.0 / (reg * xs[0].shape[0]), max_iter=1000, random_state=seed))
         clf.fit(xs[0], ys[0])
         val_acc = float(np.mean(clf.predict(xs[1]) == ys[1]))
         if val_acc > best[0]:
@@ -183,7 +186,8 @@ def probing(X_train: np.ndarray, y_train: np.ndarray, X_val: np.ndarray, y_val: 
         0.01, weight decay chosen from ``L2_GRID`` on validation accuracy, batch 512 in input
         order, at most 200 epochs with early stopping, and STEB's sigmoid before the
         cross-entropy). ``"logreg"`` is scikit-learn's multinomial logistic regression
-        (lbfgs) with the same L2 grid, ``C = 1 / (l2 * n_train)``.
+        (lbfgs) on features standardised with the training split's mean and scale, with
+        the same L2 grid, ``C = 1 / (l2 * n_train)``.
     seed : int
         Seeds the torch initialisation (``"steb"``) or the solver (``"logreg"``).
 
