@@ -252,15 +252,6 @@ def _authorship() -> list[DatasetSpec]:
               _LABELLED, "idiolect", "authorship_attribution", "federalist",
               "federalist:read_federalist", per_label=20, smoke_per_label=20,
               smoke_labels=2),
-        _spec("gutenberg-authorship",
-              "Project Gutenberg selection (old NLTK copy): Austen, Blake, Carroll, "
-              "Chesterton, Melville, Milton, Shakespeare, Whitman (the KJV Bible is left "
-              f"out); 20 passages per author (seeded). {_LABELLED_NOTE}",
-              ("en",), _source(r"/nltk/nltk/.*/gutenberg\.zip$"), PUBLIC_DOMAIN, "author",
-              _LABELLED, "idiolect", "authorship_attribution", "nltk", "nltk_zip:read_nltk",
-              corpus="gutenberg", per_label=20, smoke_per_label=20, smoke_labels=2,
-              labels=("austen", "blake", "carroll", "chesterton", "melville", "milton",
-                      "shakespeare", "whitman")),
         _spec("sotu-retrieval",
               "State of the Union addresses 1945-2006, 11 presidents: 5 passages of a "
               "president's first address are the query, 5 of the second the target. "
