@@ -464,23 +464,24 @@ def _call_order(ti: TaskInput, emb: np.ndarray, *, seed: int, batch_size: int) -
     return order_alignment(emb, ti.labels)
 
 
-def _call_probing(ti: TaskInput, emb: np.ndarray, *, seed: int, batch_size: int) -> dict:
-    from stebkit.tasks import probing
+def _by_split(ti: TaskInput, emb: np.ndarray) -> list[np.ndarray]:
+    """``[X_train, y_train, X_validation, y_validation, X_test, y_test]``."""
     parts = []
     for split in SPLITS:
         m = ti.splits == split
         parts += [emb[m], ti.labels[m]]
-    return probing(*parts, seed=seed)
+    return parts
+
+
+def _call_probing(ti: TaskInput, emb: np.ndarray, *, seed: int, batch_size: int) -> dict:
+    from stebkit.tasks import probing
+    return probing(*_by_split(ti, emb), seed=seed)
 
 
 def _call_classification(ti: TaskInput, emb: np.ndarray, *, seed: int,
                          batch_size: int) -> dict:
     from stebkit.tasks import classification
-    parts = []
-    for split in SPLITS:
-        m = ti.splits == split
-        parts += [emb[m], ti.labels[m]]
-    return classification(*parts, seed=seed)
+    return classification(*_by_split(ti, emb), seed=seed)
 
 
 def _call_ranked(ti: TaskInput, emb: np.ndarray, *, seed: int, batch_size: int) -> dict:
