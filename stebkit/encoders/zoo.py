@@ -45,6 +45,10 @@ class ModelInfo:
 _HUB = ("transformers", "torch")
 _MODELS: tuple[ModelInfo, ...] = (
     # style models
+    ModelInfo("stebkit-style-minilm", "style", "trained-style", None, 22.7, 384, "apache-2.0",
+              offline=True, requires=_HUB,
+              notes="all-MiniLM-L6-v2 fine-tuned for style by `stebkit train` (offline data); "
+                    "available once trained, from stebkit.train.default_output_dir()"),
     ModelInfo("LUAR-MUD", "style", "luar", "rrivera1849/LUAR-MUD", 82.5, 512, "apache-2.0",
               requires=_HUB, remote_code=True),
     ModelInfo("LUAR-CRUD", "style", "luar", "rrivera1849/LUAR-CRUD", 82.5, 512, "apache-2.0",
@@ -193,6 +197,10 @@ def is_available(name: str) -> bool:
     info = _lookup(name)
     if info.builder == "unsupported" or not _importable(info.requires):
         return False
+    if info.builder == "trained-style":
+        from stebkit.train import default_output_dir
+
+        return (default_output_dir() / "config.json").is_file()
     return info.offline or (info.hub_id is not None and _in_hub_cache(info.hub_id))
 
 
@@ -359,6 +367,16 @@ def _build(info: ModelInfo, options: dict[str, Any]) -> Any:
         from stebkit.encoders.use import USEEncoder
 
         return USEEncoder(**opts)
+    if b == "trained-style":
+        from stebkit.train import default_output_dir
+
+        folder = default_output_dir()
+        if not (folder / "config.json").is_file():
+            raise ModelUnavailable(
+                f"model {info.name!r} has not been trained here: no model in {folder}. Train "
+                "it with `stebkit train` (about 30 minutes on 2 cores), or point "
+                "STEBKIT_STYLE_MODEL at a trained copy")
+        return _for_path(folder, {"name": info.name, **opts})
     if b == "smollm2":
         from stebkit.encoders.causal import smollm2_encoder
 
