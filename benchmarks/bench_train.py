@@ -1,0 +1,79 @@
+"""Training speed of the style encoder: steps per second for a few configurations.
+
+Each configuration is timed as the difference between a run of ``1 + k`` steps and a run
+of 1 step (so model loading and hard-negative mining cancel out), on a 120-passage
+slice of the training data. The baseline is the default :class:`TrainConfig`; ratios
+> 1 mean faster than the default. The mining pass is timed on 200 passages and scaled to
+the full training pool, and the wall time of a full default run is projected.
+
+    python benchmarks/bench_train.py [--steps K] [--threads N]
+
+On a busy machine one torch thread can be several times faster than two; compare
+``--threads 1`` with ``--threads 2``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import tempfile
+import time
+
+from stebkit.train import TrainConfig, load_training_passages, train_style_encoder
+from stebkit.train.model import base_model_path, encode_texts, load_base
+
+
+def _seconds(config: TrainConfig, passages, steps: int, folder: str) -> float:
+    cfg = dataclasses.replace(config, steps=steps, checkpoint_every=10_000)
+    t0 = time.perf_counter()
+    train_style_encoder(cfg, passages=passages, output_dir=f"{folder}/m{steps}",
+                        resume=False, save=False, show_progress=False)
+    return time.perf_counter() - t0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=2, help="timed steps per configuration")
+    parser.add_argument("--threads", type=int, default=None, help="torch CPU threads")
+    args = parser.parse_args()
+    import torch
+
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    full = load_training_passages()
+    sample = full.sample(120, random_state=0).sort_index()
+    default = TrainConfig()
+    variants = {
+        f"default (batch {default.batch_size}, {default.max_seq_length} tokens, "
+        f"{default.hard_negatives} hard negative)": default,
+        "no hard negatives": dataclasses.replace(default, hard_negatives=0),
+        "batch 32": dataclasses.replace(default, batch_size=32),
+        "128 tokens": dataclasses.replace(default, max_seq_length=128),
+        "64 tokens": dataclasses.replace(default, max_seq_length=64),
+    }
+    print(f"torch threads: {torch.get_num_threads()}; {args.steps} timed steps each")
+    per_step = {}
+    with tempfile.TemporaryDirectory() as folder:
+        for name, cfg in variants.items():
+            one = _seconds(cfg, sample, 1, folder)
+            more = _seconds(cfg, sample, 1 + args.steps, folder)
+            per_step[name] = max(more - one, 1e-9) / args.steps
+            base = next(iter(per_step.values()))
+            print(f"{name:50s} {per_step[name]:6.2f} s/step  {1 / per_step[name]:6.3f} "
+                  f"steps/s  x{base / per_step[name]:4.2f} vs default")
+    model, tok = load_base(base_model_path())
+    texts = full["text"].tolist()
+    encode_texts(model, tok, texts[:16], max_seq_length=default.max_seq_length)  # warm-up
+    t0 = time.perf_counter()
+    encode_texts(model, tok, texts[::max(1, len(texts) // 200)][:200],
+                 max_seq_length=default.max_seq_length)
+    mining = (time.perf_counter() - t0) * len(texts) / 200
+    base = next(iter(per_step.values()))
+    total = mining + default.steps * base
+    print(f"hard-negative mining over {len(full)} passages (projected): {mining:.0f} s")
+    print(f"projected default run ({default.steps} steps): {total / 60:.1f} min "
+          f"(budget 30 min: x{1800 / total:.2f})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,171 @@
+"""The model card (README.md) of a trained style encoder.
+
+The card is generated from a JSON summary saved next to the weights
+(``training_summary.json``): data, split, hyper-parameters, training time and — once
+:func:`update_model_card` has been called with evaluation results — scores.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from .data import EXCLUDED_AUTHORS, TRAINING_SOURCES
+from .model import STYLE_MODEL_NAME
+
+SUMMARY_FILE = "training_summary.json"
+
+
+def training_summary(frame: Any, result: Any, base_model: str) -> dict[str, Any]:
+    """A JSON-able record of what a finished training run used and did."""
+    import torch
+    import transformers
+
+    import stebkit
+
+    per_source = []
+    topics = frame["topic"].astype(str)
+    for source in TRAINING_SOURCES:
+        rows = frame[topics == source.topic]
+        if len(rows):
+            per_source.append({
+                "name": source.name, "url": source.url, "sha256": source.sha256,
+                "authors": sorted(rows["author"].unique().tolist()),
+                "works": int(rows["work"].nunique()), "passages": int(len(rows))})
+    losses = result.losses
+    tail = max(1, len(losses) // 10)
+    return {
+        "name": STYLE_MODEL_NAME,
+        "base_model": str(base_model),
+        "config": result.config.to_dict(),
+        "data": {"passages": int(len(frame)), "authors": int(frame["author"].nunique()),
+                 "works": int(frame["work"].nunique()), "sources": per_source,
+                 "excluded_authors": dict(sorted(EXCLUDED_AUTHORS.items()))},
+        "training": {"steps": result.step, "seconds": round(result.seconds, 1),
+                     "loss_first": round(float(sum(losses[:tail]) / tail), 4),
+                     "loss_last": round(float(sum(losses[-tail:]) / tail), 4),
+                     "torch_threads": torch.get_num_threads(),
+                     "losses": [round(float(x), 5) for x in losses]},
+        "versions": {"stebkit": stebkit.__version__, "torch": torch.__version__,
+                     "transformers": transformers.__version__},
+        "scores": [],
+    }
+
+
+def _table(rows: Sequence[Mapping[str, Any]]) -> str:
+    if not rows:
+        return ""
+    cols = list(rows[0])
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for r in rows:
+        cells = [f"{v:.3f}" if isinstance(v, float) else str(v) for v in r.values()]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def model_card(summary: Mapping[str, Any]) -> str:
+    """Markdown model card of a training summary.
+
+    >>> card = model_card({"name": "m", "base_model": "b", "config": {"steps": 1},
+    ...     "data": {"passages": 2, "authors": 2, "works": 2, "sources": [],
+    ...              "excluded_authors": {}}, "training": {"steps": 1, "seconds": 1.0,
+    ...     "loss_first": 1.0, "loss_last": 0.5, "torch_threads": 2},
+    ...     "versions": {}, "scores": []})
+    >>> card.splitlines()[0], "# m" in card
+    ('---', True)
+    """
+    cfg = summary["config"]
+    data = summary["data"]
+    train = summary["training"]
+    src_rows = [{"source": s["name"], "works": s["works"], "passages": s["passages"],
+                 "authors": ", ".join(s["authors"])} for s in data["sources"]]
+    excl = "\n".join(f"- `{w}`: {why}" for w, why in data["excluded_authors"].items())
+    cfg_rows = "\n".join(f"- `{k}` = `{v}`" for k, v in cfg.items())
+    scores = summary.get("scores") or []
+    score_text = (_table(scores) if scores else
+                  "Not evaluated yet: run the evaluation (e.g. notebook "
+                  "`11_train_style_encoder.ipynb`) and call "
+                  "`stebkit.train.update_model_card`.")
+    return f"""---
+library_name: transformers
+pipeline_tag: feature-extraction
+license: apache-2.0
+tags: [style-embedding, authorship, stebkit, sentence-transformers]
+---
+
+# {summary["name"]}
+
+A style (authorship) embedding trained offline by `stebkit.train` from
+{summary["base_model"]} with contrastive authorship pairs. Embed a text as the
+attention-mask **mean of the last hidden states** (no normalisation is stored; compare with
+cosine similarity). Load it with `stebkit.get_encoder("{summary["name"]}")`,
+`transformers.AutoModel` + mean pooling, or `sentence_transformers.SentenceTransformer`.
+
+## Training data
+
+{data["passages"]} passages of 60-120 words (cut on sentence boundaries) from
+{data["works"]} works by {data["authors"]} authors, all public domain:
+
+{_table(src_rows)}
+
+Positives: two passages by the same author from different works (authors with one work:
+different quarters of it). Negatives: the other pairs of the batch, plus mined hard
+negatives (most similar passages by other authors, same occasion/genre first).
+
+**Held-out by construction.** No training author or work occurs in an evaluation
+dataset of stebkit's lite suite (ELTeC, Federalist papers, State of the Union
+retrieval, Bible versions, Shakespeare, UD GUM speeches, ...). Authors left out:
+
+{excl}
+
+## Hyper-parameters
+
+{cfg_rows}
+
+Dropout-1D (channel dropout over token states, i.e. whole hidden dimensions per text)
+before mean pooling during training only.
+
+## Training
+
+{train["steps"]} steps in {train["seconds"]:.0f} s on {train["torch_threads"]} CPU
+thread(s); loss (mean of the first and last 10 % of steps) {train["loss_first"]:.3f} ->
+{train["loss_last"]:.3f}.
+
+## Scores
+
+{score_text}
+
+## Limitations
+
+Trained on 18th-21st century American inaugural addresses and a handful of 17th-19th
+century English books: English only, formal registers, few authors. Treat it as a
+teaching and baseline style model, not as a replacement for LUAR or StyleDistance.
+"""
+
+
+def update_model_card(output_dir: str | os.PathLike[str],
+                      scores: Sequence[Mapping[str, Any]]) -> Path:
+    """Add evaluation scores to a saved model's summary and regenerate its README.md.
+
+    ``scores`` is a list of flat records (e.g. ``DataFrame.to_dict("records")``) with
+    the same keys, shown as a table.
+    """
+    out = Path(output_dir)
+    summary_path = out / SUMMARY_FILE
+    if not summary_path.is_file():
+        raise ValueError(f"{out} has no {SUMMARY_FILE}: it was not written by "
+                         "stebkit.train.train_style_encoder")
+    summary = json.loads(summary_path.read_text(encoding="utf-8"))
+    summary["scores"] = [dict(r) for r in scores]
+    for path, text in ((summary_path, json.dumps(summary, indent=2, default=float)),
+                       (out / "README.md", model_card(summary))):
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=out)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    return out / "README.md"

@@ -1,0 +1,71 @@
+"""``stebkit train``: train the offline style encoder from the command line.
+
+>>> from stebkit.cli import build_parser
+>>> args = build_parser().parse_args(["train", "--steps", "10", "--matryoshka", "64,384"])
+>>> args.steps, args.matryoshka
+(10, '64,384')
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+
+from stebkit.cli import register
+
+from .loop import TrainConfig
+
+
+def _add_arguments(p: argparse.ArgumentParser) -> None:
+    d = TrainConfig()
+    p.add_argument("--output", default=None, help="model folder (default: "
+                   "$STEBKIT_STYLE_MODEL or $STEBKIT_CACHE/models/stebkit-style-minilm)")
+    p.add_argument("--base-model", default=None,
+                   help="local Hugging Face encoder folder (default: all-MiniLM-L6-v2)")
+    p.add_argument("--steps", type=int, default=d.steps, help=f"default {d.steps}")
+    p.add_argument("--batch-size", type=int, default=d.batch_size,
+                   help=f"anchor/positive pairs per step (default {d.batch_size})")
+    p.add_argument("--max-seq-length", type=int, default=d.max_seq_length,
+                   help=f"tokens per text (default {d.max_seq_length})")
+    p.add_argument("--learning-rate", type=float, default=d.learning_rate)
+    p.add_argument("--temperature", type=float, default=d.temperature)
+    p.add_argument("--dropout1d", type=float, default=d.dropout1d,
+                   help=f"channel dropout on token states (default {d.dropout1d}; 0: off)")
+    p.add_argument("--hard-negatives", type=int, default=d.hard_negatives,
+                   help=f"mined hard negatives per anchor (default {d.hard_negatives}; 0: off)")
+    p.add_argument("--refresh-hard-negatives-every", type=int,
+                   default=d.refresh_hard_negatives_every,
+                   help="re-mine with the current model every N steps (default 0: once, "
+                        "with the base model)")
+    p.add_argument("--matryoshka", default="", metavar="DIMS",
+                   help="nested dimensions for a Matryoshka loss, e.g. 64,128,256,384")
+    p.add_argument("--checkpoint-every", type=int, default=d.checkpoint_every)
+    p.add_argument("--seed", type=int, default=d.seed)
+    p.add_argument("--threads", type=int, default=None, help="torch CPU threads")
+    p.add_argument("--no-resume", action="store_true",
+                   help="start over even if checkpoints of this configuration exist")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+
+
+def _run(args: argparse.Namespace) -> int:
+    from .loop import train_style_encoder
+
+    dims = tuple(int(x) for x in args.matryoshka.split(",") if x.strip())
+    config = dataclasses.replace(
+        TrainConfig(), base_model=args.base_model, steps=args.steps,
+        batch_size=args.batch_size, max_seq_length=args.max_seq_length,
+        learning_rate=args.learning_rate, temperature=args.temperature,
+        dropout1d=args.dropout1d, hard_negatives=args.hard_negatives,
+        refresh_hard_negatives_every=args.refresh_hard_negatives_every,
+        matryoshka_dims=dims, checkpoint_every=args.checkpoint_every, seed=args.seed)
+    result = train_style_encoder(config, output_dir=args.output, resume=not args.no_resume,
+                                 show_progress=not args.no_progress,
+                                 num_threads=args.threads)
+    print(f"trained {result.step} steps in {result.seconds:.0f} s "
+          f"({result.n_passages} passages, {result.n_authors} authors); "
+          f"model saved to {result.output_dir}")
+    return 0
+
+
+register("train", help="train the offline style encoder (contrastive, authorship pairs)",
+         add_arguments=_add_arguments, run=_run)

