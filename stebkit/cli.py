@@ -93,17 +93,13 @@ def _run_models(args: argparse.Namespace) -> int:
 
 def default_models() -> list[str]:
     """The models ``stebkit run`` evaluates when ``--models`` is not given: the offline
-    zoo (``stebkit.encoders.DEFAULT_OFFLINE_ZOO``) plus the style model trained by
-    ``stebkit train`` when the zoo declares it and it is available here."""
+    zoo (``stebkit.encoders.DEFAULT_OFFLINE_ZOO``) plus the style model once
+    ``stebkit train`` has saved it (``stebkit.train.default_output_dir()``)."""
     from stebkit.encoders import DEFAULT_OFFLINE_ZOO, is_available
     from stebkit.train import STYLE_MODEL_NAME
 
     models = list(DEFAULT_OFFLINE_ZOO)
-    try:
-        trained = is_available(STYLE_MODEL_NAME)
-    except ValueError:  # not declared in the zoo
-        trained = False
-    if trained and STYLE_MODEL_NAME not in models:
+    if is_available(STYLE_MODEL_NAME):
         models.append(STYLE_MODEL_NAME)
     return models
 

@@ -30,6 +30,7 @@ the same machine and thread count).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import json
@@ -63,9 +64,9 @@ class TrainConfig:
     """Hyper-parameters of :func:`train_style_encoder`.
 
     The defaults are sized for a laptop-class CPU: 300 steps, each of 16 anchor-positive
-    pairs plus 16 hard negatives truncated to 96 tokens, stay within 30 minutes on 2
-    cores even when another process competes for them (``benchmarks/bench_train.py``
-    measures the speed of a machine).
+    pairs plus 16 hard negatives truncated to 96 tokens. The reference run took 23
+    minutes on one thread of a busy 2-core machine (4.4 s per step, mining included);
+    ``benchmarks/bench_train.py`` measures a machine's speed.
 
     >>> TrainConfig(steps=10).batch_size
     16
@@ -385,6 +386,8 @@ def train_style_encoder(
             extra_files={card_mod.SUMMARY_FILE: json.dumps(summary, indent=2)})
         for path in _checkpoints(ckpt_dir):
             path.unlink()
+        with contextlib.suppress(OSError):
+            ckpt_dir.rmdir()
     return result
 
 
