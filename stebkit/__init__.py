@@ -8,7 +8,8 @@ The public face, imported lazily so that ``import stebkit`` stays fast:
 
 - :func:`load_dataset` — a benchmark dataset as records (``stebkit.datasets``)
 - :func:`get_encoder` — any model of the zoo (``stebkit.encoders``)
-- :func:`evaluate` — models x datasets x tasks, results on disk (``stebkit.runner``)
+- :func:`evaluate` — models x datasets x tasks, results on disk (``stebkit.runner``),
+  in this process, local workers or SLURM jobs (``stebkit.executors``)
 - :func:`leaderboard` — operational and definitional STEB scores (``stebkit.scores``)
 - ``stebkit.tasks`` — the task families as pure functions of embeddings
 """
@@ -25,12 +26,12 @@ _LAZY = {
     "list_datasets": "stebkit.datasets",
     "get_encoder": "stebkit.encoders",
     "list_models": "stebkit.encoders",
-    "evaluate": "stebkit.runner",
+    "evaluate": "stebkit.executors",
     "Results": "stebkit.results",
     "leaderboard": "stebkit.scores",
 }
 _SUBMODULES = {"datasets", "encoders", "tasks", "sources", "scores", "results", "runner",
-               "plots", "errors", "train", "quality", "suites"}
+               "plots", "errors", "train", "quality", "suites", "executors"}
 
 __all__ = sorted([*_LAZY, "__version__"])
 

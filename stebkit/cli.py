@@ -1,6 +1,7 @@
 """The ``stebkit`` command.
 
-``stebkit datasets``, ``stebkit models``, ``stebkit run`` and ``stebkit leaderboard`` are
+``stebkit datasets``, ``stebkit models``, ``stebkit run``, ``stebkit leaderboard``,
+``stebkit status`` and ``stebkit prefetch`` are
 defined here. Every subcommand is a :class:`Subcommand` (an ``add_arguments`` function
 and a ``run`` function) in one registry; another module adds its own with a single
 :func:`register` call and by being listed in :data:`SUBCOMMAND_MODULES`.
@@ -123,30 +124,92 @@ def _add_run(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=42, help="random seed (default: 42)")
     p.add_argument("--batch-size", type=int, default=32, help="encoding batch size")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    _add_executor(p)
+
+
+def _add_executor(p: argparse.ArgumentParser) -> None:
+    from stebkit.executors import EXECUTORS
+
+    g = p.add_argument_group("where it runs (see stebkit.executors; a suite file's "
+                             "'executor' mapping sets the same options)")
+    g.add_argument("--executor", choices=EXECUTORS, help="sequential (default): this "
+                   "process; local: --jobs worker processes; slurm: a SLURM job array")
+    g.add_argument("--jobs", type=int, help="worker processes of --executor local (default 2)")
+    g.add_argument("--no-wait", dest="wait", action="store_const", const=False,
+                   help="submit and return (follow with `stebkit status OUTPUT`)")
+    g.add_argument("--slurm-partition", metavar="NAME", help="SLURM partition")
+    g.add_argument("--slurm-gpus-per-job", type=int, metavar="N", help="GPUs per job")
+    g.add_argument("--slurm-cpus-per-job", type=int, metavar="N", help="CPUs per job")
+    g.add_argument("--slurm-mem", metavar="MEM", help="memory per job, e.g. 16G")
+    g.add_argument("--slurm-time", metavar="TIME",
+                   help="time limit per job: minutes, HH:MM:SS or D-HH:MM:SS (default 4:00:00)")
+    g.add_argument("--slurm-array-parallelism", type=int, metavar="N",
+                   help="jobs of the array running at once (default 64)")
+    g.add_argument("--slurm-datasets-per-job", type=int, metavar="N",
+                   help="datasets per job (default: a quarter of the datasets)")
+    g.add_argument("--slurm-setup", action="append", metavar="LINE",
+                   help="shell line run before each job, e.g. 'module load cuda' (repeatable)")
+    g.add_argument("--slurm-extra", action="append", metavar="KEY=VALUE",
+                   help="other sbatch option, e.g. account=abc (repeatable)")
+
+
+def _executor(args: argparse.Namespace, from_suite: Any = None) -> Any:
+    from stebkit.executors import executor_config
+
+    extra = None
+    if args.slurm_extra:
+        bad = [e for e in args.slurm_extra if "=" not in e or not e.split("=", 1)[0]]
+        if bad:
+            raise ValueError(f"--slurm-extra {bad[0]!r}: expected KEY=VALUE, e.g. account=abc")
+        extra = dict(e.split("=", 1) for e in args.slurm_extra)
+        extra = {k.strip().lstrip("-"): v for k, v in extra.items()}
+    return executor_config(
+        from_suite, kind=args.executor, jobs=args.jobs, wait=args.wait,
+        partition=args.slurm_partition, gpus_per_job=args.slurm_gpus_per_job,
+        cpus_per_job=args.slurm_cpus_per_job, mem=args.slurm_mem, time=args.slurm_time,
+        array_parallelism=args.slurm_array_parallelism,
+        datasets_per_job=args.slurm_datasets_per_job,
+        setup=tuple(args.slurm_setup) if args.slurm_setup else None, extra=extra)
+
+
+def _suite_datasets(args: argparse.Namespace) -> tuple[list[str], Any]:
+    """The datasets of ``--datasets`` or ``--suite``, and a suite file's executor mapping."""
+    if args.suite not in SUITES and Path(args.suite).suffix.lower() in _SUITE_FILES:
+        from stebkit.suites import load_suite
+
+        suite = load_suite(args.suite)
+        return list(args.datasets or suite.datasets), suite.executor
+    if args.datasets:
+        return list(args.datasets), None
+    from stebkit.datasets import list_datasets
+
+    if args.suite not in SUITES:
+        raise ValueError(f"--suite {args.suite!r} is neither a built-in suite {SUITES} "
+                         f"nor a suite file ({', '.join(_SUITE_FILES)})")
+    datasets = list(list_datasets(suite=args.suite))
+    if not datasets:
+        raise ValueError(f"suite {args.suite!r} has no datasets")
+    return datasets, None
 
 
 def _run_run(args: argparse.Namespace) -> int:
-    from stebkit.runner import evaluate
+    from stebkit.executors import JobsFailed, evaluate
 
-    if args.datasets:
-        datasets = args.datasets
-    elif args.suite not in SUITES and Path(args.suite).suffix.lower() in _SUITE_FILES:
-        from stebkit.suites import load_suite
-
-        datasets = load_suite(args.suite).datasets
-    else:
-        from stebkit.datasets import list_datasets
-
-        if args.suite not in SUITES:
-            raise ValueError(f"--suite {args.suite!r} is neither a built-in suite {SUITES} "
-                             f"nor a suite file ({', '.join(_SUITE_FILES)})")
-        datasets = list(list_datasets(suite=args.suite))
-        if not datasets:
-            raise ValueError(f"suite {args.suite!r} has no datasets")
-    results = evaluate(args.models or default_models(), datasets, tasks=args.tasks,
-                       output_dir=args.output, overwrite=args.overwrite, seed=args.seed,
-                       smoke=args.smoke or args.suite == "smoke", batch_size=args.batch_size,
-                       show_progress=not args.no_progress)
+    datasets, suite_executor = _suite_datasets(args)
+    executor = _executor(args, suite_executor)
+    try:
+        results = evaluate(args.models or default_models(), datasets, tasks=args.tasks,
+                           output_dir=args.output, overwrite=args.overwrite, seed=args.seed,
+                           smoke=args.smoke or args.suite == "smoke",
+                           batch_size=args.batch_size, show_progress=not args.no_progress,
+                           executor=executor)
+    except JobsFailed as err:
+        print(f"stebkit: {err}\nrecords written so far are kept; run the same command again "
+              f"to compute the rest (`stebkit status {args.output}` shows each unit)",
+              file=sys.stderr)
+        return 1
+    if not executor.wait and executor.kind != "sequential":
+        return 0
     if any(r["status"] == "ok" for r in results):
         from stebkit.scores import leaderboard, to_markdown
 
@@ -170,6 +233,57 @@ def _figures(board: Any, folder: Path) -> None:
     paths = [*plots.figure1(board, directory=folder).paths,
              *plots.task_heatmap(board, directory=folder).paths]
     print(f"\nfigures: {', '.join(str(p) for p in paths)}")
+
+
+# --------------------------------------------------------------------------- status
+
+
+def _add_status(p: argparse.ArgumentParser) -> None:
+    p.add_argument("output", help="results folder of `stebkit run` (--output)")
+    p.add_argument("--all", action="store_true", help="list done units too")
+
+
+def _run_status(args: argparse.Namespace) -> int:
+    from stebkit.executors import status
+
+    table = status(args.output)
+    counts = table["state"].value_counts()
+    print(", ".join(f"{counts.get(s, 0)} {s}" for s in ("done", "failed", "running",
+                                                          "pending")) + " unit(s)")
+    shown = table if args.all else table[table["state"] != "done"]
+    if len(shown):
+        print(_text(shown))
+    return 0
+
+
+# --------------------------------------------------------------------------- prefetch
+
+
+def _add_prefetch(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--suite", default="lite", metavar="SUITE",
+                   help=f"datasets when --datasets is not given: one of {SUITES} or a suite "
+                        "file (default: lite)")
+    p.add_argument("--models", nargs="+", metavar="MODEL",
+                   help="model names (default: the offline zoo and the trained style model)")
+    p.add_argument("--datasets", nargs="+", metavar="DATASET", help="dataset names")
+    p.add_argument("--smoke", action="store_true", help="the smoke version of each dataset")
+    p.add_argument("--seed", type=int, default=42, help="random seed (default: 42)")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+
+
+def _run_prefetch(args: argparse.Namespace) -> int:
+    from stebkit.executors import prefetch
+
+    datasets, _ = _suite_datasets(args)
+    table = prefetch(args.models or default_models(), datasets, seed=args.seed,
+                     smoke=args.smoke or args.suite == "smoke",
+                     show_progress=not args.no_progress)
+    failed = table[table["status"] == "failed"]
+    print(f"{len(table) - len(failed)} of {len(table)} item(s) ready in the cache")
+    if len(failed):
+        print(_text(failed[["kind", "name", "error"]]), file=sys.stderr)
+        return 1
+    return 0
 
 
 # --------------------------------------------------------------------------- leaderboard
@@ -214,6 +328,10 @@ register("run", help="evaluate models on a suite and print the leaderboard",
          add_arguments=_add_run, run=_run_run)
 register("leaderboard", help="leaderboard of a results folder",
          add_arguments=_add_leaderboard, run=_run_leaderboard)
+register("status", help="done / failed / running / pending units of a results folder",
+         add_arguments=_add_status, run=_run_status)
+register("prefetch", help="download and process data and models into the cache (before "
+         "cluster jobs)", add_arguments=_add_prefetch, run=_run_prefetch)
 
 
 def _load_plugins() -> None:

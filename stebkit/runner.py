@@ -315,6 +315,69 @@ def _run_unit(unit: _Unit, ti: TaskInput, item_emb: np.ndarray, record: dict[str
     return record
 
 
+def _setup(models: Any, datasets: Any, *, tasks: Sequence[str] | None, output_dir: Any,
+           overwrite: str, seed: int, smoke: bool, episode_sizes: Any,
+           batch_size: int) -> tuple[Path, list, list, list[_Unit], dict[str, Any]]:
+    """Check the arguments of :func:`evaluate` and plan its records."""
+    if overwrite not in OVERWRITE:
+        raise ValueError(f"overwrite must be one of {OVERWRITE}, got {overwrite!r}")
+    if tasks is not None:
+        tasks = _as_list(tasks)
+        unknown = [t for t in tasks if t not in ALL_TASKS]
+        if unknown:
+            raise ValueError(f"tasks: unknown task(s) {unknown}; known tasks are {ALL_TASKS}")
+    if not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
+        raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
+    root = Path(output_dir)
+    model_list = _resolve_models(models)
+    dataset_list = _resolve_datasets(datasets)
+    units = _plan(model_list, dataset_list, tasks, episode_sizes, root, seed=int(seed),
+                  smoke=bool(smoke))
+    base = {"seed": int(seed), "smoke": bool(smoke), "batch_size": int(batch_size),
+            "sampling": "seeded shuffle, then the first N texts per label",
+            "bootstrap": {"resamples": N_RESAMPLES, "level": CONFIDENCE}}
+    return root, model_list, dataset_list, units, base
+
+
+def _protocol(base: Mapping[str, Any], unit: _Unit) -> dict[str, Any]:
+    return {**base, "episodes_per_label": unit.episodes_per_label, "served": unit.served}
+
+
+def plan_records(
+    models: Any,
+    datasets: Any,
+    *,
+    tasks: Sequence[str] | None = None,
+    output_dir: str | os.PathLike = "results",
+    overwrite: str = "only-missing",
+    seed: int = 42,
+    smoke: bool = False,
+    episode_sizes: Sequence[int] | Mapping[str, Sequence[int]] | None = None,
+    batch_size: int = 32,
+) -> list[tuple[str, str, Path, bool]]:
+    """The records :func:`evaluate` would write, and which of them it would compute.
+
+    Same arguments as :func:`evaluate`; nothing is loaded, encoded or written.
+
+    Returns
+    -------
+    list of (model, dataset, record path, needs running)
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> rows = plan_records("random", "synthetic-authors-en", tasks=["retrieval"],
+    ...                     smoke=True, output_dir=tempfile.mkdtemp())
+    >>> [(m, d, p.name, todo) for m, d, p, todo in rows]
+    [('random', 'synthetic-authors-en', 'retrieval__e-1.json', True)]
+    """
+    _, _, _, units, base = _setup(
+        models, datasets, tasks=tasks, output_dir=output_dir, overwrite=overwrite, seed=seed,
+        smoke=smoke, episode_sizes=episode_sizes, batch_size=batch_size)
+    return [(u.model, u.spec.name, u.path, _needs_run(u, overwrite, _protocol(base, u)))
+            for u in units]
+
+
 def evaluate(
     models: Any,
     datasets: Any,
@@ -376,31 +439,15 @@ def evaluate(
     >>> res.ok, res.main_frame()[["model", "dataset", "task", "metric"]].values.tolist()
     (True, [['random', 'synthetic-authors-en', 'retrieval', 'mrr']])
     """
-    if overwrite not in OVERWRITE:
-        raise ValueError(f"overwrite must be one of {OVERWRITE}, got {overwrite!r}")
-    if tasks is not None:
-        tasks = _as_list(tasks)
-        unknown = [t for t in tasks if t not in ALL_TASKS]
-        if unknown:
-            raise ValueError(f"tasks: unknown task(s) {unknown}; known tasks are {ALL_TASKS}")
-    if not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
-        raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
-    root = Path(output_dir)
-    model_list = _resolve_models(models)
-    dataset_list = _resolve_datasets(datasets)
-    units = _plan(model_list, dataset_list, tasks, episode_sizes, root, seed=int(seed),
-                  smoke=bool(smoke))
-    base = {"seed": int(seed), "smoke": bool(smoke), "batch_size": int(batch_size),
-            "sampling": "seeded shuffle, then the first N texts per label",
-            "bootstrap": {"resamples": N_RESAMPLES, "level": CONFIDENCE}}
-
+    root, model_list, dataset_list, units, base = _setup(
+        models, datasets, tasks=tasks, output_dir=output_dir, overwrite=overwrite, seed=seed,
+        smoke=smoke, episode_sizes=episode_sizes, batch_size=batch_size)
     from tqdm.auto import tqdm
 
     pending = []
     for model, given in model_list:
         mine = [u for u in units if u.model == model]
-        todo = [u for u in mine if _needs_run(u, overwrite, {
-            **base, "episodes_per_label": u.episodes_per_label, "served": u.served})]
+        todo = [u for u in mine if _needs_run(u, overwrite, _protocol(base, u))]
         if todo and any(u.served for u in todo):
             given = _prepare_encoder(model, given)
         pending.append((model, given, len(mine) - len(todo), todo))

@@ -13,6 +13,7 @@ reported score is the test split's.
 The file format::
 
     name: my-suite                     # suite name (also the registry's suite tag)
+    executor: {kind: slurm, partition: gpu, gpus_per_job: 1}   # optional: where it runs
     datasets:
       - name: politeness-community     # unique across the registry
         task: classification           # any STEB task, classification or retrieval_ndcg
@@ -83,6 +84,8 @@ class Suite:
     name: str
     path: Path
     specs: tuple[DatasetSpec, ...]
+    executor: Mapping[str, Any] | None = None
+    """The file's ``executor`` mapping (see :class:`stebkit.executors.ExecutorConfig`)."""
 
     @property
     def datasets(self) -> list[str]:
@@ -372,7 +375,24 @@ def load_suite(path: str | Path, *, register: bool = True) -> Suite:
 
         for spec in specs:
             register_spec(spec, replace=True)
-    return Suite(name, path, tuple(specs))
+            _REGISTERED_FROM[spec.name] = path
+    executor = data.get("executor")
+    if executor is not None and not isinstance(executor, Mapping):
+        raise SuiteError(f"{path}: 'executor' must be a mapping such as {{kind: slurm, "
+                         f"partition: gpu, gpus_per_job: 1}}, got {executor!r}")
+    return Suite(name, path, tuple(specs), dict(executor) if executor else None)
+
+
+_REGISTERED_FROM: dict[str, Path] = {}
+
+
+def suite_file(dataset: str) -> Path | None:
+    """The suite file that registered ``dataset`` in this process, or None.
+
+    Processes that run part of an evaluation (local workers, SLURM jobs) load these
+    files again so that they know the same datasets.
+    """
+    return _REGISTERED_FROM.get(dataset)
 
 
 def _spec(entry: Mapping[str, Any], suite: str, path: Path) -> DatasetSpec:

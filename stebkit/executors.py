@@ -1,0 +1,1097 @@
+"""Where an evaluation runs: in this process, in local worker processes, or on SLURM.
+
+The work of :func:`stebkit.runner.evaluate` is cut into **units**: one model on one
+dataset (every task and episode size of that pair, one record each). Three executors run
+the pending units:
+
+``sequential`` (the default)
+    :func:`stebkit.runner.evaluate` in this process, as before.
+``local``
+    ``jobs`` worker processes on this machine. They share one ordered list of units and
+    take them in small chunks of one model, so a slow model does not hold the others
+    back; each worker is pinned to its share of the CPUs.
+``slurm``
+    One SLURM job array through ``submitit``: one job per model and shard of its
+    datasets (``datasets_per_job``; by default about a quarter of the suite), so the
+    model loads once per job. Logs go to ``<output>/jobs/``.
+
+A unit is **claimed** before it runs: ``<output>/jobs/claims/<model>/<dataset>.claim``
+holds a POSIX lock (``fcntl.lockf``, honoured across machines on NFS) for as long as the
+owning process lives, and says who owns it. Two jobs never own the same unit; a killed
+job's lock goes with its process, so its unfinished units are simply pending again.
+Records are written atomically, one file each, so a job killed in the middle (scancel,
+time limit, node failure) leaves complete records or none; running ``stebkit run`` again
+submits only the units that are missing or failed. The embedding cache writes one file
+per batch under a fresh name and renames it into place, so several processes and nodes
+may fill it at once.
+
+Every run writes ``<output>/jobs/plan.jsonl`` (the units and their record files) and,
+for jobs, ``<output>/jobs/index.jsonl`` (job id, units, log files); :func:`status`
+reads them back into a table of done / failed / running / pending units with reasons.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import math
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from stebkit.errors import StebkitError
+
+EXECUTORS = ("sequential", "local", "slurm")
+"""The executors :func:`evaluate` knows."""
+
+JOBS_DIR = "jobs"
+"""Folder of the results folder that holds job logs, claims, the plan and the job index."""
+
+_EVALUATE_KEYS = ("tasks", "overwrite", "seed", "smoke", "episode_sizes", "batch_size",
+                  "cache_embeddings")
+
+
+class ExecutorError(StebkitError, ValueError):
+    """An executor cannot run here (no SLURM, unknown partition, bad option)."""
+
+
+class JobsFailed(StebkitError):
+    """Jobs ended without finishing their units; ``results`` holds what was written."""
+
+    def __init__(self, message: str, results: Any = None) -> None:
+        super().__init__(message)
+        self.results = results
+
+
+class JobInterrupted(BaseException):
+    """Raised in a job when SLURM stops it (scancel, time limit): not an ``Exception``,
+    so that no unit records it as a failure of its own."""
+
+
+# --------------------------------------------------------------------------- configuration
+
+
+@dataclass(frozen=True)
+class ExecutorConfig:
+    """How and where :func:`evaluate` runs its units.
+
+    Parameters
+    ----------
+    kind : {"sequential", "local", "slurm"}
+    jobs : int, default 2
+        Worker processes of the ``local`` executor.
+    partition, gpus_per_job, cpus_per_job, mem, time, array_parallelism
+        SLURM resources of each job (``mem`` as SLURM writes it, e.g. ``"16G"``; ``time``
+        as ``minutes``, ``MM:SS``, ``HH:MM:SS`` or ``D-HH:MM:SS``).
+    setup : list of str
+        Shell lines run before each SLURM job (``module load ...``); a failing line
+        fails the job.
+    extra : dict
+        Other ``sbatch`` options, passed through (``{"account": "abc"}`` gives
+        ``--account=abc``).
+    datasets_per_job : int, optional
+        Datasets per SLURM job (default: a quarter of the datasets, at least 1).
+    wait : bool, default True
+        Wait for the jobs (with a progress bar of finished units); False submits and
+        returns.
+    """
+
+    kind: str = "sequential"
+    jobs: int = 2
+    partition: str | None = None
+    gpus_per_job: int = 0
+    cpus_per_job: int | None = None
+    mem: str | None = None
+    time: str = "4:00:00"
+    array_parallelism: int = 64
+    setup: tuple[str, ...] = ()
+    extra: Mapping[str, str] = field(default_factory=dict)
+    datasets_per_job: int | None = None
+    wait: bool = True
+
+    def __post_init__(self) -> None:
+        if self.kind not in EXECUTORS:
+            raise ExecutorError(f"executor: unknown kind {self.kind!r}; choose one of "
+                                f"{EXECUTORS}")
+        for name in ("jobs", "array_parallelism"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ExecutorError(f"executor: {name} must be a positive int, got {value!r}")
+        for name in ("gpus_per_job", "cpus_per_job", "datasets_per_job"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                                      or value < (0 if name == "gpus_per_job" else 1)):
+                raise ExecutorError(f"executor: {name} must be a "
+                                    f"{'non-negative' if name == 'gpus_per_job' else 'positive'}"
+                                    f" int, got {value!r}")
+        time_minutes(self.time)
+        if isinstance(self.setup, str):
+            object.__setattr__(self, "setup", (self.setup,))
+        object.__setattr__(self, "setup", tuple(str(s) for s in self.setup))
+        if not isinstance(self.extra, Mapping):
+            raise ExecutorError(f"executor: extra must be a mapping of sbatch options, got "
+                                f"{self.extra!r}")
+        object.__setattr__(self, "extra", {str(k): str(v) for k, v in self.extra.items()})
+
+
+def executor_config(value: Any = None, **overrides: Any) -> ExecutorConfig:
+    """An :class:`ExecutorConfig` from a kind name, a mapping (as in a suite file) or a
+    config, with ``overrides`` applied (``None`` overrides are ignored).
+
+    Examples
+    --------
+    >>> executor_config("local", jobs=4).jobs
+    4
+    >>> executor_config({"kind": "slurm", "partition": "gpu", "time": "2:00:00"}).partition
+    'gpu'
+    >>> executor_config({"kind": "slurm", "gpu": 1})
+    Traceback (most recent call last):
+    ...
+    stebkit.executors.ExecutorError: executor: unknown option(s) ['gpu']; known: ...
+    """
+    if value is None:
+        base: dict[str, Any] = {}
+    elif isinstance(value, ExecutorConfig):
+        base = {f.name: getattr(value, f.name) for f in fields(value)}
+    elif isinstance(value, str):
+        base = {"kind": value}
+    elif isinstance(value, Mapping):
+        base = dict(value)
+    else:
+        raise ExecutorError(f"executor: expected a kind {EXECUTORS}, a mapping or an "
+                            f"ExecutorConfig, got {type(value).__name__}")
+    base.update({k: v for k, v in overrides.items() if v is not None})
+    known = [f.name for f in fields(ExecutorConfig)]
+    unknown = sorted(set(base) - set(known))
+    if unknown:
+        raise ExecutorError(f"executor: unknown option(s) {unknown}; known: {known}")
+    if isinstance(base.get("setup"), list):
+        base["setup"] = tuple(base["setup"])
+    return ExecutorConfig(**base)
+
+
+_TIME = re.compile(r"^(?:(\d+)-)?(\d+)(?::(\d+))?(?::(\d+))?$")
+
+
+def time_minutes(value: Any) -> int:
+    """A SLURM time limit in whole minutes (rounded up, at least 1).
+
+    >>> time_minutes("90"), time_minutes("1:30:00"), time_minutes("1-00:00:00")
+    (90, 90, 1440)
+    >>> time_minutes("0:30")  # MM:SS
+    1
+    >>> time_minutes("soon")
+    Traceback (most recent call last):
+    ...
+    stebkit.executors.ExecutorError: executor: time 'soon' is not a SLURM time ...
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return value
+    m = _TIME.match(str(value).strip())
+    if not m:
+        raise ExecutorError(f"executor: time {value!r} is not a SLURM time (minutes, MM:SS, "
+                            "HH:MM:SS, D-HH or D-HH:MM:SS)")
+    days, a, b, c = m.groups()
+    parts = [int(x) for x in (a, b, c) if x is not None]
+    if days is not None:
+        hours, minutes, seconds = (parts + [0, 0])[:3]
+        total = int(days) * 86400 + hours * 3600 + minutes * 60 + seconds
+    elif len(parts) == 1:
+        total = parts[0] * 60
+    elif len(parts) == 2:
+        total = parts[0] * 60 + parts[1]
+    else:
+        total = parts[0] * 3600 + parts[1] * 60 + parts[2]
+    if total <= 0:
+        raise ExecutorError(f"executor: time {value!r} must be positive")
+    return max(1, math.ceil(total / 60))
+
+
+# --------------------------------------------------------------------------- files
+
+
+def jobs_dir(output_dir: str | os.PathLike) -> Path:
+    """``<output>/jobs``: job logs, claims, the plan and the job index."""
+    return Path(output_dir) / JOBS_DIR
+
+
+def claim_path(output_dir: str | os.PathLike, model: str, dataset: str) -> Path:
+    """The claim file of one unit."""
+    from stebkit.results import safe_name
+
+    return jobs_dir(output_dir) / "claims" / safe_name(model) / f"{safe_name(dataset)}.claim"
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _read_jsonl(path: Path) -> list[dict[str, Any]]:
+    if not path.is_file():
+        return []
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        line = line.strip()
+        if line:
+            with contextlib.suppress(json.JSONDecodeError):
+                out.append(json.loads(line))
+    return out
+
+
+def _write_jsonl(path: Path, rows: Sequence[Mapping[str, Any]]) -> None:
+    from stebkit._io import write_text
+
+    write_text(path, "".join(json.dumps(r, sort_keys=True) + "\n" for r in rows))
+
+
+@contextlib.contextmanager
+def _file_lock(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``path`` (blocking) for the ``with`` block."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        fcntl.lockf(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+@dataclass
+class Unit:
+    """One model on one dataset: its record files and whether some must be computed."""
+
+    model: str
+    dataset: str
+    records: tuple[Path, ...]
+    pending: bool
+
+    @property
+    def label(self) -> str:
+        return f"{self.model} / {self.dataset}"
+
+
+def plan_units(models: Any, datasets: Any, *, output_dir: str | os.PathLike = "results",
+               **kwargs: Any) -> list[Unit]:
+    """The units of an evaluation, in order (models outer, datasets inner).
+
+    ``kwargs`` are those of :func:`stebkit.runner.evaluate` (tasks, overwrite, seed,
+    smoke, episode_sizes, batch_size).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> units = plan_units(["random", "tfidf-char"], ["synthetic-authors-en"], smoke=True,
+    ...                    tasks=["retrieval"], output_dir=tempfile.mkdtemp())
+    >>> [(u.label, len(u.records), u.pending) for u in units]
+    [('random / synthetic-authors-en', 1, True), ('tfidf-char / synthetic-authors-en', 1, True)]
+    """
+    from stebkit.runner import plan_records
+
+    units: dict[tuple[str, str], Unit] = {}
+    for model, dataset, path, todo in plan_records(models, datasets, output_dir=output_dir,
+                                                   **kwargs):
+        unit = units.setdefault((model, dataset), Unit(model, dataset, (), False))
+        unit.records = (*unit.records, path)
+        unit.pending = unit.pending or todo
+    return list(units.values())
+
+
+def _save_plan(root: Path, units: Sequence[Unit]) -> None:
+    """Merge ``units`` into ``<output>/jobs/plan.jsonl`` (what :func:`status` reports)."""
+    path = jobs_dir(root) / "plan.jsonl"
+    rows = {(r["model"], r["dataset"]): r for r in _read_jsonl(path)}
+    for u in units:
+        rows[(u.model, u.dataset)] = {
+            "model": u.model, "dataset": u.dataset,
+            "records": [p.relative_to(root).as_posix() for p in u.records]}
+    _write_jsonl(path, list(rows.values()))
+
+
+def _add_jobs(root: Path, jobs: Sequence[Mapping[str, Any]]) -> None:
+    path = jobs_dir(root) / "index.jsonl"
+    with _file_lock(jobs_dir(root) / ".index.lock"):
+        _write_jsonl(path, [*_read_jsonl(path), *jobs])
+
+
+# --------------------------------------------------------------------------- claims
+
+
+class Claim:
+    """The lock of one unit, held by this process while it runs the unit."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.fd: int | None = None
+
+    def acquire(self, info: Mapping[str, Any], tries: int = 5) -> bool:
+        """Take the lock (a few quick tries: :func:`status` probes it for an instant)."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o666)
+        for attempt in range(tries):
+            try:
+                fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError:
+                if attempt == tries - 1:
+                    os.close(fd)
+                    return False
+                time.sleep(0.05 * (attempt + 1))
+        self.fd = fd
+        self.previous = _parse(os.pread(fd, 1 << 16, 0))
+        self.write(info)
+        return True
+
+    def write(self, info: Mapping[str, Any]) -> None:
+        assert self.fd is not None
+        data = (json.dumps(dict(info), sort_keys=True) + "\n").encode()
+        os.ftruncate(self.fd, 0)
+        os.pwrite(self.fd, data, 0)
+        os.fsync(self.fd)
+
+    def release(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)  # closing the file drops the lock
+            self.fd = None
+
+
+def _parse(data: bytes) -> dict[str, Any]:
+    try:
+        out = json.loads(data.decode("utf-8") or "{}")
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return {}
+    return out if isinstance(out, dict) else {}
+
+
+def read_claim(path: Path) -> tuple[bool, dict[str, Any]]:
+    """``(held, content)`` of a claim file: whether a live process holds it, and what the
+    last owner wrote (``job``, ``host``, ``pid``, ``state``, ``run``)."""
+    if not path.is_file():
+        return False, {}
+    try:
+        fd = os.open(path, os.O_RDWR)
+    except OSError:
+        return False, {}
+    try:
+        content = _parse(os.pread(fd, 1 << 16, 0))
+        try:
+            fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return True, content
+        fcntl.lockf(fd, fcntl.LOCK_UN)
+        return False, content
+    finally:
+        os.close(fd)
+
+
+# --------------------------------------------------------------------------- the worker
+
+
+def _job_name() -> str:
+    array, task = os.environ.get("SLURM_ARRAY_JOB_ID"), os.environ.get("SLURM_ARRAY_TASK_ID")
+    if array and task:
+        return f"{array}_{task}"
+    return os.environ.get("SLURM_JOB_ID") or f"pid {os.getpid()}"
+
+
+def _log(message: str) -> None:
+    print(f"[{_now()}] {message}", flush=True)
+
+
+def _on_signal(signum: int, frame: Any) -> None:
+    del frame
+    name = signal.Signals(signum).name
+    reason = "its time limit is near" if signum == signal.SIGUSR2 else f"it received {name}"
+    raise JobInterrupted(f"job {_job_name()} stopped: {reason}")
+
+
+def run_job(payload: Mapping[str, Any]) -> dict[str, Any]:
+    """Run the units of one job (a SLURM array task or a local worker).
+
+    ``payload``: ``run`` (id of the submission), ``units`` (``[model, dataset]`` pairs, in
+    order), ``evaluate`` (arguments of :func:`stebkit.runner.evaluate`, ``output_dir``
+    included), ``suite_files`` (suite files to load first), ``chunk`` (units of one model
+    run per :func:`~stebkit.runner.evaluate` call; default: all of them), ``offset``
+    (where in ``units`` this worker starts) and ``cpus`` (CPUs to pin the process to).
+    Units another live process holds, or that this submission already finished, are
+    passed over. Returns counts of the units run and passed over.
+    """
+    from stebkit.runner import evaluate
+
+    for sig in (signal.SIGTERM, signal.SIGUSR2, signal.SIGINT):
+        signal.signal(sig, _on_signal)
+    if payload.get("cpus"):
+        os.sched_setaffinity(0, set(payload["cpus"]))
+    if payload.get("suite_files"):
+        from stebkit.suites import load_suite
+
+        for file in payload["suite_files"]:
+            load_suite(file)
+    kwargs = dict(payload["evaluate"])
+    root = Path(kwargs["output_dir"])
+    run, job = payload["run"], _job_name()
+    units = [tuple(u) for u in payload["units"]]
+    offset = int(payload.get("offset", 0)) % max(1, len(units))
+    order = units[offset:] + units[:offset]
+    chunk = int(payload.get("chunk") or len(units) or 1)
+    info = {"job": job, "host": socket.gethostname(), "pid": os.getpid(), "run": run}
+    _log(f"job {job}: {len(units)} unit(s), output {root}")
+    ran = passed = 0
+    taken: set[tuple[str, str]] = set()
+    i = 0
+    while i < len(order):
+        model = order[i][0]
+        held: list[tuple[tuple[str, str], Claim]] = []
+        while i < len(order) and order[i][0] == model and len(held) < chunk:
+            unit = order[i]
+            i += 1
+            if unit in taken:
+                continue
+            claim = Claim(claim_path(root, *unit))
+            if not claim.acquire({**info, "state": "running", "started": _now()}):
+                held_by = read_claim(claim.path)[1].get("job", "another process")
+                _log(f"{unit[0]} / {unit[1]}: owned by job {held_by}; passed over")
+                passed += 1
+                continue
+            if claim.previous.get("run") == run and claim.previous.get("state") == "finished":
+                claim.write(claim.previous)
+                claim.release()
+                passed += 1
+                continue
+            held.append((unit, claim))
+            taken.add(unit)
+        if not held:
+            continue
+        datasets = [d for (_, d), _ in held]
+        _log(f"{model}: {len(datasets)} dataset(s): {', '.join(datasets)}")
+        started = time.perf_counter()
+        ok = False
+        try:
+            _prepare_datasets(datasets, kwargs)
+            evaluate(model, datasets, show_progress=False, **kwargs)
+            ok = True
+        except JobInterrupted as err:
+            _log(f"{err}; unfinished: {', '.join(datasets)}")
+            raise
+        finally:
+            for _, claim in held:
+                if ok:  # written while the lock is held: no other job can take it meanwhile
+                    claim.write({**info, "state": "finished", "finished": _now()})
+                claim.release()
+        ran += len(held)
+        _log(f"{model}: done in {time.perf_counter() - started:.1f} s")
+    _log(f"job {job}: finished ({ran} unit(s) run, {passed} passed over)")
+    return {"job": job, "ran": ran, "passed": passed}
+
+
+def _prepare_datasets(datasets: Sequence[str], kwargs: Mapping[str, Any]) -> None:
+    """Process each dataset into the cache under a lock, so that concurrent workers wait
+    for one another instead of processing the same dataset twice."""
+    from stebkit.datasets import get_spec, load_dataset
+    from stebkit.sources import cache_dir
+
+    seed, smoke = int(kwargs.get("seed", 42)), bool(kwargs.get("smoke", False))
+    for name in datasets:
+        from stebkit.results import safe_name
+
+        lock = cache_dir() / "locks" / f"dataset-{safe_name(name)}-{seed}-{int(smoke)}.lock"
+        with _file_lock(lock), contextlib.suppress(Exception):
+            load_dataset(get_spec(name), seed=seed, smoke=smoke)  # errors: the runner's
+
+
+def _main(argv: Sequence[str]) -> int:
+    """``python -m stebkit.executors PAYLOAD``: one local worker."""
+    payload = json.loads(Path(argv[0]).read_text(encoding="utf-8"))
+    try:
+        run_job(payload)
+    except JobInterrupted as err:
+        _log(str(err))
+        return 3
+    return 0
+
+
+# --------------------------------------------------------------------------- evaluate
+
+
+def evaluate(models: Any, datasets: Any, *, output_dir: str | os.PathLike = "results",
+             executor: Any = None, show_progress: bool = True, **kwargs: Any) -> Any:
+    """:func:`stebkit.runner.evaluate` through an executor (``stebkit.evaluate``).
+
+    Parameters
+    ----------
+    models, datasets, output_dir, show_progress, **kwargs
+        As :func:`stebkit.runner.evaluate`. Other executors than ``sequential`` take
+        model and dataset *names* (objects cannot travel to another process); datasets of
+        suite files are loaded again in each job.
+    executor : str, mapping or ExecutorConfig, optional
+        ``"sequential"`` (default), ``"local"`` or ``"slurm"``, or a mapping with the
+        fields of :class:`ExecutorConfig` (``{"kind": "local", "jobs": 4}``).
+
+    Returns
+    -------
+    Results
+        The records of the planned units found in ``output_dir`` (with ``wait=False``:
+        those written so far).
+
+    Raises
+    ------
+    ExecutorError
+        The executor cannot run here (no SLURM, unknown partition, bad option).
+    JobsFailed
+        Jobs ended before finishing their units (the message names each job, its log
+        file and the units; ``err.results`` holds what was written).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> res = evaluate("random", "synthetic-authors-en", tasks=["retrieval"], smoke=True,
+    ...                output_dir=tempfile.mkdtemp(), executor="local",
+    ...                show_progress=False)
+    >>> res.ok, len(res)
+    (True, 1)
+    """
+    from stebkit import runner
+    from stebkit.results import Results, read_record
+
+    config = executor_config(executor)
+    unknown = sorted(set(kwargs) - set(_EVALUATE_KEYS) - _extra_evaluate_keys())
+    if unknown:
+        raise TypeError(f"evaluate() got unexpected keyword argument(s) {unknown}")
+    root = Path(output_dir)
+    if config.kind == "sequential":
+        with contextlib.suppress(ValueError, TypeError):  # bad input: evaluate says why
+            _save_plan(root, plan_units(models, datasets, output_dir=root, **kwargs))
+        return runner.evaluate(models, datasets, output_dir=root, show_progress=show_progress,
+                               **kwargs)
+    names = _names(models, "models"), _names(datasets, "datasets")
+    units = plan_units(names[0], names[1], output_dir=root, **kwargs)
+    _save_plan(root, units)
+    todo, busy = [], []
+    for u in units:
+        if not u.pending:
+            continue
+        held, content = read_claim(claim_path(root, u.model, u.dataset))
+        (busy if held else todo).append((u, content))
+    for u, content in busy:
+        print(f"{u.label}: running in job {content.get('job', '?')}, not submitted again",
+              file=sys.stderr)
+    suite_files = sorted({str(f) for f in map(_suite_file, names[1]) if f is not None})
+    evaluate_kwargs = {**{k: v for k, v in kwargs.items()}, "output_dir": str(root.resolve())}
+    evaluate_kwargs.setdefault("overwrite", "only-missing")
+    submission = _Submission(root, config, [u for u, _ in todo], evaluate_kwargs, suite_files,
+                             run=f"{datetime.now(timezone.utc):%Y%m%dT%H%M%S}-"
+                                 f"{uuid.uuid4().hex[:6]}")
+    if todo:
+        if config.kind == "local":
+            submission.start_local()
+        else:
+            submission.start_slurm()
+        if config.wait:
+            submission.wait(show_progress=show_progress)
+        else:
+            print(f"submitted {len(todo)} unit(s) in {len(submission.jobs)} job(s); follow "
+                  f"them with `stebkit status {root}`", file=sys.stderr)
+    results = Results((read_record(p) for u in units for p in u.records
+                       if p.exists()), root=root)
+    failed = submission.failures() if todo and config.wait else []
+    if failed:
+        raise JobsFailed("\n".join(failed), results)
+    return results
+
+
+def _extra_evaluate_keys() -> set[str]:
+    """Keyword arguments :func:`stebkit.runner.evaluate` accepts besides the usual ones."""
+    import inspect
+
+    from stebkit import runner
+
+    params = inspect.signature(runner.evaluate).parameters
+    return {k for k, p in params.items() if p.kind is p.KEYWORD_ONLY} - {
+        "output_dir", "show_progress"}
+
+
+def _names(values: Any, what: str) -> list[str]:
+    items = [values] if isinstance(values, str) else list(values)
+    bad = [v for v in items if not isinstance(v, str)]
+    if bad:
+        raise ExecutorError(f"{what}: the local and slurm executors take names, got "
+                            f"{type(bad[0]).__name__}; register the object (a zoo model, a "
+                            "suite file) or use executor='sequential'")
+    return items
+
+
+def _suite_file(dataset: str) -> Path | None:
+    from stebkit.suites import suite_file
+
+    return suite_file(dataset)
+
+
+# --------------------------------------------------------------------------- submissions
+
+
+def _cpu_count() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+@dataclass
+class _Job:
+    """One submitted job (local worker or SLURM array task)."""
+
+    id: str
+    units: list[tuple[str, str]]
+    log: Path
+    err: Path | None = None
+    result: Path | None = None
+    process: Any = None
+
+
+class _Submission:
+    def __init__(self, root: Path, config: ExecutorConfig, units: list[Unit],
+                 kwargs: dict[str, Any], suite_files: list[str], run: str) -> None:
+        self.root, self.config, self.units, self.kwargs = root, config, units, kwargs
+        self.suite_files, self.run = suite_files, run
+        self.jobs: list[_Job] = []
+        self.folder = jobs_dir(root)
+
+    def _payload(self, units: Sequence[Unit], **extra: Any) -> dict[str, Any]:
+        return {"run": self.run, "units": [[u.model, u.dataset] for u in units],
+                "evaluate": self.kwargs, "suite_files": self.suite_files, **extra}
+
+    # -- local ------------------------------------------------------------------------
+    def start_local(self) -> None:
+        n = min(self.config.jobs, len(self.units))
+        cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+        share = max(1, len(cpus) // n)
+        per_model: dict[str, int] = {}
+        for u in self.units:
+            per_model[u.model] = per_model.get(u.model, 0) + 1
+        # small chunks keep the workers busy until the end; each loads its model once
+        chunk = max(1, min(8, math.ceil(max(per_model.values()) / (2 * n))))
+        self.folder.mkdir(parents=True, exist_ok=True)
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        if cpus:
+            env["OMP_NUM_THREADS"] = str(share)
+        records = []
+        for k in range(n):
+            mine = [cpus[(k * share + j) % len(cpus)] for j in range(share)] if cpus else []
+            payload = self._payload(self.units, offset=round(k * len(self.units) / n),
+                                    chunk=chunk, cpus=mine)
+            path = self.folder / f"local-{self.run}-{k}.args"
+            from stebkit._io import write_text
+
+            write_text(path, json.dumps(payload))
+            log = self.folder / f"local-{self.run}-{k}.log"
+            with open(log, "ab") as fh:
+                proc = subprocess.Popen([sys.executable, "-m", "stebkit.executors", str(path)],
+                                        stdout=fh, stderr=subprocess.STDOUT, env=env,
+                                        start_new_session=not self.config.wait)
+            job = _Job(f"local-{k}:{proc.pid}", [(u.model, u.dataset) for u in self.units],
+                       log, process=proc)
+            self.jobs.append(job)
+            records.append({"job": job.id, "executor": "local", "run": self.run,
+                            "host": socket.gethostname(), "pid": proc.pid,
+                            "units": job.units, "log": str(log), "submitted": _now()})
+        _add_jobs(self.root, records)
+
+    # -- slurm ------------------------------------------------------------------------
+    def start_slurm(self) -> None:
+        units = self.units
+        check_slurm(self.config, [u.label for u in units])
+        import submitit
+
+        shards = self._shards()
+        ex = submitit.SlurmExecutor(folder=self.folder, max_num_timeout=0)
+        minutes = time_minutes(self.config.time)
+        params: dict[str, Any] = {
+            "job_name": "stebkit", "time": minutes, "array_parallelism":
+            self.config.array_parallelism, "signal_delay_s": 90 if minutes > 15 else 20,
+            "setup": (["set -e", *self.config.setup, "set +e"] if self.config.setup else []),
+            "additional_parameters": dict(self.config.extra)}
+        if self.config.partition:
+            params["partition"] = self.config.partition
+        if self.config.gpus_per_job:
+            params["gpus_per_node"] = self.config.gpus_per_job
+        if self.config.cpus_per_job:
+            params["cpus_per_task"] = self.config.cpus_per_job
+        if self.config.mem:
+            params["additional_parameters"]["mem"] = self.config.mem
+        ex.update_parameters(**params)
+        payloads = [self._payload(shard) for shard in shards]
+        try:
+            with ex.batch():
+                handles = [ex.submit(run_job, p) for p in payloads]
+        except Exception as err:  # sbatch refused the array
+            names = ", ".join(u.label for u in units[:6]) + (" ..." if len(units) > 6 else "")
+            raise ExecutorError(
+                f"SLURM refused the job array for {len(units)} unit(s) ({names}): "
+                f"{_first_lines(str(err))}. Nothing was submitted; the submission script is "
+                f"in {self.folder}") from None
+        records = []
+        for handle, shard in zip(handles, shards, strict=True):
+            paths = handle.paths
+            job = _Job(str(handle.job_id), [(u.model, u.dataset) for u in shard],
+                       Path(str(paths.stdout).replace("%t", "0")),
+                       Path(str(paths.stderr).replace("%t", "0")), paths.result_pickle)
+            self.jobs.append(job)
+            records.append({"job": job.id, "executor": "slurm", "run": self.run,
+                            "units": job.units, "log": str(job.log), "err": str(job.err),
+                            "result": str(job.result), "time": self.config.time,
+                            "submitted": _now()})
+        _add_jobs(self.root, records)
+
+    def _shards(self) -> list[list[Unit]]:
+        by_model: dict[str, list[Unit]] = {}
+        for u in self.units:
+            by_model.setdefault(u.model, []).append(u)
+        n_datasets = len({u.dataset for u in self.units})
+        size = self.config.datasets_per_job or max(1, math.ceil(n_datasets / 4))
+        return [units[i:i + size] for units in by_model.values()
+                for i in range(0, len(units), size)]
+
+    # -- waiting ----------------------------------------------------------------------
+    def finished_units(self) -> set[tuple[str, str]]:
+        out = set()
+        for u in self.units:
+            held, content = read_claim(claim_path(self.root, u.model, u.dataset))
+            if not held and content.get("run") == self.run and content.get(
+                    "state") == "finished":
+                out.add((u.model, u.dataset))
+        return out
+
+    def wait(self, *, show_progress: bool = True, poll_s: float = 1.0) -> None:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(self.units), desc=f"stebkit ({self.config.kind})", unit="unit",
+                   disable=not show_progress)
+        try:
+            while True:
+                done = len(self.finished_units())
+                bar.update(done - bar.n)
+                live = self.live_jobs()
+                bar.set_postfix_str(f"{len(live)} job(s) active", refresh=False)
+                if not live:
+                    break
+                time.sleep(poll_s)
+            bar.update(len(self.finished_units()) - bar.n)
+        finally:
+            bar.close()
+
+    def live_jobs(self) -> list[_Job]:
+        if self.config.kind == "local":
+            return [j for j in self.jobs if j.process.poll() is None]
+        states = slurm_states([j.id for j in self.jobs])
+        return [j for j in self.jobs if states.get(j.id, ("", ""))[0] in _SLURM_ACTIVE]
+
+    def failures(self) -> list[str]:
+        finished = self.finished_units()
+        states = slurm_states([j.id for j in self.jobs]) if self.config.kind == "slurm" else {}
+        out = []
+        for job in self.jobs:
+            left = [u for u in job.units if u not in finished]
+            if self.config.kind == "local":
+                code = job.process.returncode
+                if code == 0:
+                    continue
+                why = f"worker exited with status {code}" + (
+                    f" (signal {signal.Signals(-code).name})" if code and code < 0 else "")
+            else:
+                why = job_outcome({"job": job.id, "log": str(job.log),
+                                   "err": str(job.err), "result": str(job.result),
+                                   "time": self.config.time}, states)
+                if why is None:
+                    continue
+            out.append(_failure_message(job.id, why, job.err or job.log, left))
+        return out
+
+
+def _failure_message(job: str, why: str, log: Path | str, units: Sequence[tuple[str, str]]
+                     ) -> str:
+    names = ", ".join(f"{m} / {d}" for m, d in units[:8]) + (" ..." if len(units) > 8 else "")
+    left = (f"{len(units)} unit(s) not finished and pending again: {names}" if units
+            else "its units were finished by other jobs")
+    return f"job {job} {why}; log: {log}; {left}"
+
+
+def _first_lines(text: str, n: int = 3) -> str:
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    return " | ".join(lines[-n:]) if lines else "(no message)"
+
+
+# --------------------------------------------------------------------------- SLURM
+
+
+_SLURM_ACTIVE = {"PENDING", "RUNNING", "CONFIGURING", "COMPLETING", "SUSPENDED", "REQUEUED",
+                 "RESIZING", "SIGNALING", "STAGE_OUT", "REQUEUE_HOLD", "REQUEUE_FED"}
+
+
+def check_slurm(config: ExecutorConfig, units: Sequence[str] = ()) -> list[str]:
+    """Check that SLURM answers here and that the partition exists; the partitions.
+
+    Raises :class:`ExecutorError` naming what is missing and the units not submitted.
+    """
+    what = (f" ({len(units)} unit(s) not submitted: {', '.join(units[:6])}"
+            f"{' ...' if len(units) > 6 else ''})") if units else ""
+    missing = [c for c in ("sbatch", "squeue", "sinfo", "srun") if shutil.which(c) is None]
+    if missing:
+        raise ExecutorError(
+            f"--executor slurm: SLURM is not available on this machine: {', '.join(missing)} "
+            f"not on PATH{what}. Run stebkit on the cluster's login node, or use --executor "
+            "local")
+    try:
+        out = subprocess.run(["sinfo", "-h", "-o", "%P"], capture_output=True, text=True,
+                             timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as err:
+        raise ExecutorError(f"--executor slurm: sinfo failed ({err}){what}") from None
+    if out.returncode != 0:
+        raise ExecutorError(f"--executor slurm: the SLURM controller does not answer "
+                            f"(sinfo: {_first_lines(out.stderr)}){what}. Is SLURM_CONF "
+                            "set, is slurmctld running?")
+    partitions = [p.strip() for p in out.stdout.split() if p.strip()]
+    names = [p.rstrip("*") for p in partitions]
+    if config.partition and config.partition not in names:
+        raise ExecutorError(f"--slurm-partition {config.partition!r}: no such partition on "
+                            f"this cluster; partitions: {', '.join(partitions)} (* = default)"
+                            f"{what}")
+    return names
+
+
+def slurm_states(job_ids: Sequence[str]) -> dict[str, tuple[str, str]]:
+    """``{job id: (state, reason)}`` from ``squeue`` for the jobs SLURM still knows."""
+    arrays = sorted({j.split("_")[0] for j in job_ids if j})
+    out: dict[str, tuple[str, str]] = {}
+    for array in arrays:
+        try:
+            res = subprocess.run(["squeue", "-h", "-r", "-t", "all", "-j", array, "-o",
+                                  "%i|%T|%r"], capture_output=True, text=True, timeout=60)
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        for line in res.stdout.splitlines():
+            parts = line.strip().split("|")
+            if len(parts) == 3:
+                out[parts[0]] = (parts[1], parts[2])
+        # a pending array shows as 12_[3-5]: expand it
+        for key in [k for k in out if "[" in k]:
+            base, rng = key.split("_[", 1)
+            for part in rng.rstrip("]").split("%")[0].split(","):
+                lo, _, hi = part.partition("-")
+                for t in range(int(lo), int(hi or lo) + 1):
+                    out.setdefault(f"{base}_{t}", out[key])
+    return out
+
+
+def job_outcome(job: Mapping[str, Any], states: Mapping[str, tuple[str, str]]) -> str | None:
+    """Why a SLURM job ended without success, or None (succeeded, or still active)."""
+    state, reason = states.get(job["job"], ("", ""))
+    if state in _SLURM_ACTIVE:
+        return None
+    result = Path(job.get("result") or "")
+    if result.is_file():
+        try:
+            import pickle
+
+            with open(result, "rb") as fh:
+                kind, value = pickle.load(fh)
+        except Exception:  # noqa: BLE001 - an unreadable result is a failure of its own
+            kind, value = "error", "its result file is unreadable"
+        if kind == "success":
+            return None
+        last = _first_lines(str(value), 1)
+        if "JobInterrupted" in last and "time limit" in last:
+            return (f"stopped at its time limit ({job.get('time')}); raise --slurm-time or "
+                    "lower --slurm-datasets-per-job")
+        return f"failed: {last}"
+    log = ""
+    for key in ("err", "log"):
+        path = Path(job.get(key) or "")
+        if path.is_file():
+            log += path.read_text(encoding="utf-8", errors="replace")[-20000:]
+    if state == "TIMEOUT" or "DUE TO TIME LIMIT" in log or "time limit is near" in log:
+        return (f"stopped at its time limit ({job.get('time')}); raise --slurm-time or lower "
+                "--slurm-datasets-per-job")
+    if state == "CANCELLED" or re.search(r"CANCELLED AT", log):
+        return "was cancelled (scancel)"
+    if state in ("NODE_FAIL", "BOOT_FAIL"):
+        return f"was lost with its node ({state})"
+    if state == "OUT_OF_MEMORY" or "oom" in log.lower():
+        return "ran out of memory; raise --slurm-mem"
+    if state in ("FAILED", "") and "Starting with JobEnvironment" not in log:
+        tail = _first_lines(log) if log.strip() else "no log was written"
+        return f"failed at start-up, before running any unit ({tail}); check --slurm-setup"
+    return f"ended ({state or 'state unknown'}{', ' + reason if reason else ''})"
+
+
+# --------------------------------------------------------------------------- status
+
+
+def status(output_dir: str | os.PathLike) -> Any:
+    """Done / failed / running / pending state of every unit an evaluation planned.
+
+    Parameters
+    ----------
+    output_dir : path
+        A results folder written by :func:`evaluate` (any executor) or ``stebkit run``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per model and dataset: ``model``, ``dataset``, ``state``, ``records``
+        (``done/total``), ``job`` (the job that ran or last held it) and ``reason`` (the
+        failure messages, or why a unit is pending).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> out = tempfile.mkdtemp()
+    >>> _ = evaluate("random", "synthetic-authors-en", tasks=["retrieval"], smoke=True,
+    ...              output_dir=out, show_progress=False)
+    >>> status(out)[["model", "dataset", "state", "records"]].values.tolist()
+    [['random', 'synthetic-authors-en', 'done', '1/1']]
+    """
+    import pandas as pd
+
+    from stebkit.results import read_record
+
+    root = Path(output_dir)
+    if not root.is_dir():
+        raise FileNotFoundError(f"results folder {str(root)!r} does not exist")
+    plan = {(r["model"], r["dataset"]): [root / p for p in r["records"]]
+            for r in _read_jsonl(jobs_dir(root) / "plan.jsonl")}
+    # records of runs that left no plan
+    for path in sorted(p for p in root.rglob("*.json") if not p.name.startswith(".")
+                       and JOBS_DIR not in p.relative_to(root).parts[:1]):
+        try:
+            rec = read_record(path)
+            key = (rec["model"]["name"], rec["dataset"]["name"])
+        except (ValueError, KeyError, OSError, TypeError):
+            continue
+        if path not in plan.setdefault(key, []):
+            plan[key].append(path)
+    jobs: dict[tuple[str, str], dict[str, Any]] = {}
+    index = _read_jsonl(jobs_dir(root) / "index.jsonl")
+    for job in index:
+        for unit in job.get("units", []):
+            jobs[tuple(unit)] = job  # the latest job of each unit
+    slurm_ids = [j["job"] for j in index if j.get("executor") == "slurm"]
+    states = slurm_states(slurm_ids) if slurm_ids and shutil.which("squeue") else {}
+    rows = []
+    for (model, dataset), paths in plan.items():
+        held, claim = read_claim(claim_path(root, model, dataset))
+        done, failed, reasons = 0, 0, []
+        for p in paths:
+            if not p.exists():
+                continue
+            try:
+                rec = read_record(p)
+            except (ValueError, OSError) as err:
+                reasons.append(f"{p.name}: unreadable ({err})")
+                continue
+            if rec.get("status") == "failed":
+                failed += 1
+                reasons.append(f"{rec.get('task')} e={rec.get('episode_size')}: "
+                               f"{rec.get('error', 'failed')}")
+            else:
+                done += 1
+        job = jobs.get((model, dataset))
+        if held:
+            state, who = "running", claim.get("job", "?")
+            reasons = [f"running in job {who} on {claim.get('host', '?')}"]
+        elif failed:
+            state, who = "failed", claim.get("job", job["job"] if job else "")
+        elif done == len(paths):
+            state, who = "done", claim.get("job", "")
+        else:
+            state, who = "pending", job["job"] if job else ""
+            reasons = [_pending_reason(job, states)] + reasons
+        rows.append({"model": model, "dataset": dataset, "state": state,
+                     "records": f"{done + failed}/{len(paths)}", "job": who,
+                     "reason": "; ".join(r for r in reasons if r)})
+    return pd.DataFrame(rows, columns=["model", "dataset", "state", "records", "job",
+                                       "reason"])
+
+
+def _pending_reason(job: Mapping[str, Any] | None, states: Mapping[str, tuple[str, str]]
+                    ) -> str:
+    if job is None:
+        return "not started"
+    log = job.get("err") or job.get("log")
+    if job.get("executor") == "local":
+        alive = job.get("host") == socket.gethostname() and _pid_alive(job.get("pid"))
+        if alive:
+            return f"queued for local worker {job['job']}"
+        return f"local worker {job['job']} ended before running it; log: {log}"
+    state = states.get(job["job"], ("", ""))[0]
+    if state in _SLURM_ACTIVE:
+        return f"queued in job {job['job']} ({state.lower()})"
+    why = job_outcome(job, states) or "ended before running it"
+    return f"job {job['job']} {why}; log: {log}"
+
+
+def _pid_alive(pid: Any) -> bool:
+    try:
+        os.kill(int(pid), 0)
+    except (OSError, TypeError, ValueError):
+        return False
+    return True
+
+
+# --------------------------------------------------------------------------- prefetch
+
+
+def prefetch(models: Sequence[str], datasets: Sequence[str], *, seed: int = 42,
+             smoke: bool = False, show_progress: bool = True) -> Any:
+    """Download and process data and model files into the cache, so that jobs run offline.
+
+    Each dataset is loaded (fetched, checked and processed into ``$STEBKIT_CACHE``) and
+    each model encodes one sentence (its weights are downloaded, its TF-IDF or feature
+    reference fitted).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``kind``, ``name``, ``status`` (``ok`` or ``failed``), ``seconds``, ``error``.
+
+    Examples
+    --------
+    >>> prefetch(["random"], ["synthetic-authors-en"], smoke=True,
+    ...          show_progress=False)[["kind", "name", "status"]].values.tolist()
+    [['dataset', 'synthetic-authors-en', 'ok'], ['model', 'random', 'ok']]
+    """
+    import pandas as pd
+    from tqdm.auto import tqdm
+
+    from stebkit.datasets import load_dataset
+    from stebkit.encoders import get_encoder
+
+    items = [("dataset", d) for d in datasets] + [("model", m) for m in models]
+    rows = []
+    for kind, name in tqdm(items, desc="prefetch", unit="item", disable=not show_progress):
+        started = time.perf_counter()
+        error = ""
+        try:
+            if kind == "dataset":
+                load_dataset(name, seed=seed, smoke=smoke)
+            else:
+                get_encoder(name).encode(["A short sentence to load the model."])
+        except (StebkitError, OSError, ValueError, ImportError, RuntimeError) as err:
+            error = f"{type(err).__name__}: {err}"
+        rows.append({"kind": kind, "name": name, "status": "failed" if error else "ok",
+                     "seconds": round(time.perf_counter() - started, 2), "error": error})
+    return pd.DataFrame(rows, columns=["kind", "name", "status", "seconds", "error"])
+
+
+if __name__ == "__main__":
+    sys.exit(_main(sys.argv[1:]))

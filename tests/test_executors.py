@@ -1,0 +1,353 @@
+"""Executors: local worker processes and a real single-node SLURM (scripts/slurm-local.sh).
+
+The reference is a sequential run computed without the embedding cache; every other
+executor must write records with exactly the same metric values. The SLURM tests start
+the cluster of ``scripts/slurm-local.sh`` (Debian's slurm-wlm and munge, as root) and
+are skipped, with the reason, where that cannot run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from stebkit import executors
+from stebkit.cli import main
+from stebkit.executors import claim_path, read_claim, status
+from stebkit.runner import evaluate as run_sequential
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "scripts" / "slurm-local.sh"
+MODELS = ["random", "tfidf-char"]
+FEW = ["federalist-authorship", "bible-eras", "eltec-eng-retrieval"]
+
+
+def _smoke_datasets() -> list[str]:
+    from stebkit.datasets import list_datasets
+
+    return list(list_datasets(suite="smoke"))
+
+
+def _records(root: Path) -> dict[str, dict]:
+    """Every record under ``root`` by relative path, without run-specific fields."""
+    out = {}
+    for path in sorted(root.rglob("*.json")):
+        if path.name.startswith(".") or "jobs" in path.relative_to(root).parts[:1]:
+            continue
+        rec = json.loads(path.read_text())
+        out[path.relative_to(root).as_posix()] = {
+            k: rec.get(k) for k in ("status", "metrics", "ci", "n_items", "per_item",
+                                    "main_metric", "error", "reason", "dropped")}
+    return out
+
+
+def _assert_identical(got: Path, want: Path) -> None:
+    a, b = _records(got), _records(want)
+    assert sorted(a) == sorted(b)
+    different = [k for k in a if a[k] != b[k]]
+    assert not different, f"records differ: {different[:5]}"
+    assert sum(r["status"] == "ok" for r in a.values()) > 0
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory, mirror) -> Path:
+    """Sequential run of the smoke suite, random and tfidf-char, embeddings not cached."""
+    out = tmp_path_factory.mktemp("sequential")
+    res = run_sequential(MODELS, _smoke_datasets(), smoke=True, output_dir=out,
+                         show_progress=False, cache_embeddings=False)
+    assert res.ok
+    return out
+
+
+def _subset(reference: Path, out: Path, datasets: list[str]) -> Path:
+    """The records of ``datasets`` of the reference, copied to ``out``."""
+    for model in MODELS:
+        for d in datasets:
+            shutil.copytree(reference / model / d, out / model / d)
+    return out
+
+
+# --------------------------------------------------------------------------- no SLURM needed
+
+
+def test_local_executor_identical_to_sequential(reference, tmp_path):
+    out = tmp_path / "local"
+    assert main(["run", "--suite", "smoke", "--models", *MODELS, "--output", str(out),
+                 "--figures", str(tmp_path / "fig"), "--executor", "local", "--jobs", "2",
+                 "--no-progress"]) == 0
+    _assert_identical(out, reference)
+    index = [json.loads(line) for line in (out / "jobs" / "index.jsonl").read_text()
+             .splitlines()]
+    assert len(index) == 2 and {j["executor"] for j in index} == {"local"}
+    # both workers ran units, and each unit was run once
+    logs = [Path(j["log"]).read_text() for j in index]
+    assert all("done in" in log for log in logs)
+    # a second run has nothing to do: no worker starts
+    assert main(["run", "--suite", "smoke", "--models", *MODELS, "--output", str(out),
+                 "--figures", str(tmp_path / "fig"), "--executor", "local",
+                 "--no-progress"]) == 0
+    assert len((out / "jobs" / "index.jsonl").read_text().splitlines()) == 2
+
+
+_HOLDER = """
+import sys, time
+from pathlib import Path
+from stebkit.executors import Claim
+claim = Claim(Path(sys.argv[1]))
+assert claim.acquire({"job": "holder", "host": "here", "state": "running"})
+print("held", flush=True)
+time.sleep(120)
+"""
+
+
+def _hold(path: Path) -> subprocess.Popen:
+    proc = subprocess.Popen([sys.executable, "-c", _HOLDER, str(path)],
+                            stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "held"
+    return proc
+
+
+def test_a_claim_is_owned_by_one_process_and_freed_when_it_dies(tmp_path):
+    path = claim_path(tmp_path, "random", "bible-eras")
+    holder = _hold(path)
+    try:
+        held, content = read_claim(path)
+        assert held and content["job"] == "holder"
+        assert not executors.Claim(path).acquire({"job": "me"}, tries=2)
+    finally:
+        holder.kill()  # SIGKILL: no clean-up runs, the lock goes with the process
+        holder.wait()
+    assert read_claim(path)[0] is False
+    claim = executors.Claim(path)
+    assert claim.acquire({"job": "me"})
+    claim.release()
+
+
+def test_status_reports_done_failed_running_and_pending(reference, tmp_path, capsys):
+    out = tmp_path / "res"
+    assert main(["run", "--suite", "smoke", "--models", "random", "LUAR-MUD", "--datasets",
+                 *FEW, "--output", str(out), "--figures", str(tmp_path / "f"),
+                 "--no-progress"]) == 1  # LUAR-MUD cannot run offline: failed records
+    capsys.readouterr()
+    (out / "random" / "bible-eras" / "order_alignment__e1.json").unlink()  # pending
+    holder = _hold(claim_path(out, "random", "eltec-eng-retrieval"))  # running
+    try:
+        table = status(out)
+        states = {(r.model, r.dataset): r for r in table.itertuples()}
+        assert states[("random", "federalist-authorship")].state == "done"
+        assert states[("random", "federalist-authorship")].records == "4/4"
+        failed = states[("LUAR-MUD", "federalist-authorship")]
+        assert failed.state == "failed" and "ModelUnavailable" in failed.reason
+        pending = states[("random", "bible-eras")]
+        assert pending.state == "pending" and pending.records == "0/1"
+        assert pending.reason == "not started"
+        running = states[("random", "eltec-eng-retrieval")]
+        assert running.state == "running" and "holder" in running.reason
+        assert len(table) == 6
+        assert main(["status", str(out)]) == 0
+        text = capsys.readouterr().out
+        assert text.splitlines()[0] == "1 done, 3 failed, 1 running, 1 pending unit(s)"
+        assert "ModelUnavailable" in text and "holder" in text
+    finally:
+        holder.kill()
+        holder.wait()
+    # the pending unit is computed by a rerun, identical to the reference
+    assert main(["run", "--suite", "smoke", "--models", "random", "--datasets", *FEW,
+                 "--output", str(out), "--figures", str(tmp_path / "f"),
+                 "--executor", "local", "--no-progress"]) == 0
+    assert status(out).set_index(["model", "dataset"]).loc[
+        ("random", "bible-eras"), "state"] == "done"
+    want = _subset(reference, tmp_path / "want", FEW)
+    got = {k: v for k, v in _records(out).items() if k.startswith("random/")}
+    assert got == {k: v for k, v in _records(want).items() if k.startswith("random/")}
+
+
+def test_slurm_without_slurm_names_the_units(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PATH", str(Path(sys.executable).parent))
+    code = main(["run", "--suite", "smoke", "--models", "random", "--datasets", *FEW,
+                 "--output", str(tmp_path), "--executor", "slurm", "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "SLURM is not available on this machine" in err and "sbatch" in err
+    assert "random / federalist-authorship" in err and "--executor local" in err
+
+
+def test_bad_executor_options_are_named(tmp_path, capsys):
+    assert main(["run", "--suite", "smoke", "--models", "random", "--datasets", *FEW,
+                 "--output", str(tmp_path), "--executor", "slurm", "--slurm-time",
+                 "soon"]) == 2
+    assert "time 'soon' is not a SLURM time" in capsys.readouterr().err
+    assert main(["run", "--suite", "smoke", "--models", "random", "--datasets", *FEW,
+                 "--output", str(tmp_path), "--executor", "slurm", "--slurm-extra",
+                 "account"]) == 2
+    assert "--slurm-extra 'account': expected KEY=VALUE" in capsys.readouterr().err
+    with pytest.raises(executors.ExecutorError, match="unknown option"):
+        executors.executor_config({"kind": "local", "workers": 3})
+
+
+def test_suite_file_sets_the_executor(tmp_path):
+    from stebkit.suites import load_suite, suite_file
+
+    (tmp_path / "d.csv").write_text("text,label\nHello there.,a\nHi you!,b\nHey now.,a\n")
+    (tmp_path / "s.yaml").write_text(
+        "name: tiny\nexecutor: {kind: local, jobs: 3}\ndatasets:\n"
+        "  - {name: tiny-exec-greetings, task: clustering, source: {path: d.csv}}\n")
+    suite = load_suite(tmp_path / "s.yaml")
+    config = executors.executor_config(suite.executor)
+    assert (config.kind, config.jobs) == ("local", 3)
+    assert suite_file("tiny-exec-greetings") == (tmp_path / "s.yaml").resolve()
+
+
+# --------------------------------------------------------------------------- real SLURM
+
+
+@pytest.fixture(scope="module")
+def slurm(tmp_path_factory):
+    """A single-node SLURM cluster on localhost for this module's tests."""
+    missing = [c for c in ("munged", "slurmctld", "slurmd", "sbatch") if shutil.which(c) is None]
+    if missing:
+        pytest.skip(f"SLURM tests need Debian's slurm-wlm and munge (missing: {missing})")
+    if os.geteuid() != 0:
+        pytest.skip("SLURM tests start slurmd, which must run as root")
+    try:
+        import submitit  # noqa: F401
+    except ImportError:
+        pytest.skip("SLURM tests need submitit (pip install stebkit[cluster])")
+    folder = tmp_path_factory.mktemp("slurm") / "cluster"
+    env = {**os.environ, "STEBKIT_SLURM_CPUS": "4"}
+    out = subprocess.run(["bash", str(SCRIPT), "start", str(folder)], capture_output=True,
+                         text=True, env=env)
+    if out.returncode != 0:
+        pytest.skip(f"the local SLURM cluster did not start: {out.stderr.strip()}")
+    conf = out.stdout.strip().split("=", 1)[1]
+    old = os.environ.get("SLURM_CONF")
+    os.environ["SLURM_CONF"] = conf
+    yield conf
+    subprocess.run(["bash", str(SCRIPT), "stop", str(folder)], capture_output=True)
+    if old is None:
+        os.environ.pop("SLURM_CONF", None)
+    else:
+        os.environ["SLURM_CONF"] = old
+
+
+@pytest.fixture(scope="module")
+def time_limited(slurm, tmp_path_factory):
+    """A job past its time limit, started first because SLURM needs a minute to stop it."""
+    out = tmp_path_factory.mktemp("timeout")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "stebkit.cli", "run", "--suite", "smoke", "--models", "random",
+         "--datasets", "bible-eras", "--output", str(out), "--executor", "slurm",
+         "--slurm-time", "1", "--slurm-setup", "sleep 600", "--no-progress"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return proc, out
+
+
+def test_slurm_run_is_identical_to_sequential(slurm, time_limited, reference, tmp_path):
+    out = tmp_path / "slurm"
+    assert main(["run", "--suite", "smoke", "--models", *MODELS, "--output", str(out),
+                 "--figures", str(tmp_path / "fig"), "--executor", "slurm",
+                 "--slurm-datasets-per-job", "13", "--slurm-cpus-per-job", "1",
+                 "--no-progress"]) == 0
+    _assert_identical(out, reference)
+    index = [json.loads(line) for line in (out / "jobs" / "index.jsonl").read_text()
+             .splitlines()]
+    assert len(index) == 8  # 2 models x 4 shards of the 49 datasets
+    for job in index:
+        log = Path(job["log"]).read_text()
+        assert "finished" in log and Path(job["result"]).is_file()
+        assert len({m for m, _ in job["units"]}) == 1  # one model per job
+    assert {(m, d) for j in index for m, d in j["units"]} == {
+        (m, d) for m in MODELS for d in _smoke_datasets()}
+    assert (status(out)["state"] == "done").all()
+
+
+def _finished(out: Path) -> set[tuple[str, str]]:
+    return {(m, d) for m, d in _units(out)
+            if read_claim(claim_path(out, m, d))[1].get("state") == "finished"}
+
+
+def _units(out: Path) -> list[tuple[str, str]]:
+    return [(m, d) for m in MODELS for d in _smoke_datasets()]
+
+
+def test_cancelled_job_leaves_complete_records_and_rerun_submits_only_the_rest(
+        slurm, time_limited, reference, tmp_path, capsys):
+    out = tmp_path / "slurm"
+    argv = ["run", "--suite", "smoke", "--models", *MODELS, "--output", str(out),
+            "--figures", str(tmp_path / "fig"), "--executor", "slurm",
+            "--slurm-datasets-per-job", "7", "--slurm-array-parallelism", "2",
+            "--no-progress"]
+    assert main([*argv, "--no-wait"]) == 0
+    first = [json.loads(line) for line in (out / "jobs" / "index.jsonl").read_text()
+             .splitlines()]
+    array = first[0]["job"].split("_")[0]
+    deadline = time.time() + 300
+    while len(_finished(out)) < 3 and time.time() < deadline:
+        time.sleep(0.5)
+    assert len(_finished(out)) >= 3, "no unit finished within 5 minutes"
+    subprocess.run(["scancel", array], check=True)
+    while subprocess.run(["squeue", "-h", "-j", array, "-t", "pending,running,completing"],
+                         capture_output=True, text=True).stdout.strip():
+        time.sleep(0.5)
+    # nothing half-written: every record parses, no temporary file is left
+    assert not list(out.rglob("*.tmp"))
+    for path in out.rglob("*.json"):
+        assert json.loads(path.read_text())["status"] in ("ok", "skipped")
+    table = status(out)
+    done = {(r.model, r.dataset) for r in table.itertuples() if r.state == "done"}
+    pending = table[table["state"] == "pending"]
+    assert done and len(pending) and not (table["state"] == "running").any()
+    assert len(done) + len(pending) == len(_units(out))
+    assert pending["reason"].str.contains("was cancelled|not started|queued").all()
+    assert pending["reason"].str.contains(f"job {array}_").any()
+    capsys.readouterr()
+    # the rerun submits exactly the units that are not done
+    assert main(argv) == 0
+    index = [json.loads(line) for line in (out / "jobs" / "index.jsonl").read_text()
+             .splitlines()]
+    second = [j for j in index if j["run"] != first[0]["run"]]
+    assert {(m, d) for j in second for m, d in j["units"]} == set(_units(out)) - done
+    _assert_identical(out, reference)
+
+
+def test_unknown_partition_is_named(slurm, tmp_path, capsys):
+    code = main(["run", "--suite", "smoke", "--models", "random", "--datasets", *FEW,
+                 "--output", str(tmp_path), "--executor", "slurm", "--slurm-partition",
+                 "gpu-nowhere", "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "--slurm-partition 'gpu-nowhere': no such partition" in err
+    assert "debug*" in err and "random / bible-eras" in err
+
+
+def test_failing_setup_names_the_job_its_log_and_units(slurm, tmp_path, capsys):
+    code = main(["run", "--suite", "smoke", "--models", "random", "--datasets", *FEW,
+                 "--output", str(tmp_path), "--executor", "slurm", "--slurm-setup",
+                 "module load no-such-module", "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 1
+    job = json.loads((tmp_path / "jobs" / "index.jsonl").read_text().splitlines()[0])
+    assert f"job {job['job']} failed at start-up" in err and "--slurm-setup" in err
+    assert job["err"] in err and "module" in Path(job["err"]).read_text()
+    assert "3 unit(s) not finished and pending again" in err
+    assert "random / federalist-authorship" in err
+    table = status(tmp_path)
+    assert (table["state"] == "pending").all()
+    assert table["reason"].str.contains("failed at start-up").all()
+
+
+def test_time_limit_names_the_job_its_log_and_units(time_limited):
+    proc, out = time_limited
+    _, err = proc.communicate(timeout=400)
+    assert proc.returncode == 1, err
+    job = json.loads((out / "jobs" / "index.jsonl").read_text().splitlines()[0])
+    assert f"job {job['job']} stopped at its time limit (1)" in err
+    assert job["err"] in err and "random / bible-eras" in err
+    assert "raise --slurm-time" in err
