@@ -115,3 +115,31 @@ def test_other_modules_add_subcommands_with_one_register_call(capsys):
         assert stop.value.code == 0 and "hello" in capsys.readouterr().out
     finally:
         del cli.COMMANDS["hello"]
+
+
+def test_datasets_shows_the_status_of_each_reader(capsys):
+    from stebkit.datasets import get_spec, list_datasets
+
+    assert cli.main(["datasets", "--suite", "steb"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "status" in lines[0].split()
+    rows = {line.split()[0]: line for line in lines[1:]}
+    assert set(rows) == set(list_datasets(suite="steb"))
+    for name, line in rows.items():
+        assert get_spec(name).status in line
+
+
+def test_an_unreachable_dataset_is_listed_with_its_reason_not_failed(tmp_path, capsys, mirror):
+    argv = ["run", "--smoke", "--models", "random", "--datasets", "synthetic-authors-en",
+            "ag_news", "--tasks", "clustering", "--output", str(tmp_path / "r"),
+            "--figures", str(tmp_path / "f"), "--no-progress"]
+    with pytest.warns(UserWarning, match="correlation grouping"):  # one model only
+        assert cli.main(argv) == 0
+    captured = capsys.readouterr()
+    assert "1 dataset(s) could not be loaded" in captured.out
+    [line] = [x for x in captured.out.splitlines() if x.startswith("- ag_news: ")]
+    assert "'ag_news'" in line and "offline mode is on" in line
+    assert "result(s) failed" not in captured.err
+    res = Results.load(tmp_path / "r")
+    assert {r["dataset"]["name"]: r["status"] for r in res} == {
+        "synthetic-authors-en": "ok", "ag_news": "failed"}

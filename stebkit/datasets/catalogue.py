@@ -25,7 +25,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from .hub import read_hub
@@ -117,8 +117,15 @@ def _web(note: str, *urls: str) -> Source:
 
 def _spec(steb: str, desc: str, *, kind: str, tasks: str, label: str, lic: str, cite: str,
           src: Source, langs: Iterable[str] = ("en",), options: Mapping[str, Any] | None = None,
-          episodes: Mapping[str, int] | None = None) -> DatasetSpec:
-    """One catalogue row -> a DatasetSpec (preset episode configs, optional overrides)."""
+          episodes: Mapping[str, int] | None = None, reader: Callable[..., Any] | None = None,
+          tested_on: str | None = None, version: int = 1) -> DatasetSpec:
+    """One catalogue row -> a DatasetSpec (preset episode configs, optional overrides).
+
+    ``reader`` defaults to :func:`read_hub` for Hub sources with ``options``; a spec with
+    a reader and no Hub source is ``offline`` (it loads without network once its files
+    are cached or mirrored, or its local folder is set). ``tested_on`` says how the
+    reader is tested (:data:`stebkit.datasets.spec.TESTED_ON`).
+    """
     category, application = _CAT_APP[kind]
     task_cfgs = {}
     for code in tasks:
@@ -127,12 +134,15 @@ def _spec(steb: str, desc: str, *, kind: str, tasks: str, label: str, lic: str, 
         if episodes and task in episodes:
             cfg = TaskConfig(cfg.episode_sizes, episodes[task])
         task_cfgs[task] = cfg
-    reader = read_hub if src.is_hub and options is not None else None
+    if reader is None and src.is_hub and options is not None:
+        reader = read_hub
     return DatasetSpec(name=catalogue_name(steb), description=desc, languages=tuple(langs),
                        source=src, license=_LIC[lic], label=label, tasks=task_cfgs,
                        category=category, application=application, citation=cite,
-                       reader=reader, reader_options=dict(options or {}), offline=False,
-                       suites=("steb",), steb_name=steb)
+                       reader=reader, reader_version=version,
+                       reader_options=dict(options or {}),
+                       offline=reader is not None and not src.is_hub,
+                       suites=("steb",), steb_name=steb, tested_on=tested_on)
 
 
 # ---------------------------------------------------------------- machine-text detection

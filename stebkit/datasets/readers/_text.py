@@ -92,6 +92,51 @@ def decode(data: bytes, name: str, encoding: str = "utf-8") -> str:
                          f"line {line}. Re-download the file or check its encoding.") from None
 
 
+def parse_jsonl(data: bytes | str, name: str) -> list[Any]:
+    """The objects of a JSON-lines file (blank lines skipped).
+
+    ``name`` says where the data comes from (a file, or an archive and member); a line
+    that does not parse raises ``ValueError`` naming it and the line number.
+
+    >>> parse_jsonl(b'{"a": 1}\\n\\n{"a": 2}\\n', "x.jsonl")
+    [{'a': 1}, {'a': 2}]
+    >>> parse_jsonl('{"a": 1}\\n{"a": 2', "pairs.jsonl in pan20.zip")
+    Traceback (most recent call last):
+    ...
+    ValueError: pairs.jsonl in pan20.zip, line 2: not valid JSON (Expecting ',' delimiter: \
+line 1 column 8 (char 7)); the file is damaged or truncated: delete it to download it again
+    """
+    import json
+
+    text = decode(data, name) if isinstance(data, bytes) else data
+    out = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            out.append(json.loads(line))
+        except ValueError as err:
+            raise ValueError(f"{name}, line {number}: not valid JSON ({err}); the file is "
+                             f"damaged or truncated: delete it to download it again") from None
+    return out
+
+
+def require_columns(columns: Iterable[str], needed: Iterable[str], name: str) -> None:
+    """Raise ``ValueError`` naming ``name`` when ``columns`` lack one of ``needed``.
+
+    >>> require_columns(["text", "label"], ["text", "label"], "a.csv")
+    >>> require_columns(["text"], ["text", "label"], "a.csv")
+    Traceback (most recent call last):
+    ...
+    ValueError: a.csv has no column(s) ['label'] (it has ['text']); is it the right file?
+    """
+    have = list(columns)
+    missing = [c for c in needed if c not in have]
+    if missing:
+        raise ValueError(f"{name} has no column(s) {missing} (it has {have[:20]}); is it the "
+                         f"right file?")
+
+
 _WS = re.compile(r"\s+")
 
 
@@ -301,14 +346,6 @@ def strip_diacritics(text: str) -> str:
     """Remove combining marks: ``"Féval"`` -> ``"Feval"``."""
     return "".join(c for c in unicodedata.normalize("NFKD", text)
                    if not unicodedata.combining(c))
-
-
-def require_columns(columns: Iterable[str], needed: Iterable[str], name: str) -> None:
-    """Raise a ValueError naming the file and the missing columns."""
-    missing = [c for c in needed if c not in set(columns)]
-    if missing:
-        raise ValueError(f"{name}: missing column(s) {missing}; found {list(columns)}. "
-                         "The file is not in the expected format.")
 
 
 def smoke_cap(n: int, smoke: bool, cap: int) -> int:
