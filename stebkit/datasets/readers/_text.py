@@ -122,19 +122,19 @@ line 1 column 8 (char 7)); the file is damaged or truncated: delete it to downlo
 
 
 def require_columns(columns: Iterable[str], needed: Iterable[str], name: str) -> None:
-    """Raise ``ValueError`` naming ``name`` when ``columns`` lack one of ``needed``.
+    """Raise a ValueError naming the file and the missing columns.
 
-    >>> require_columns(["text", "label"], ["text", "label"], "a.csv")
     >>> require_columns(["text"], ["text", "label"], "a.csv")
     Traceback (most recent call last):
     ...
-    ValueError: a.csv has no column(s) ['label'] (it has ['text']); is it the right file?
+    ValueError: a.csv: missing column(s) ['label']; found ['text']. The file is not in the \
+expected format.
     """
-    have = list(columns)
-    missing = [c for c in needed if c not in have]
+    columns = list(columns)
+    missing = [c for c in needed if c not in set(columns)]
     if missing:
-        raise ValueError(f"{name} has no column(s) {missing} (it has {have[:20]}); is it the "
-                         f"right file?")
+        raise ValueError(f"{name}: missing column(s) {missing}; found {columns}. "
+                         "The file is not in the expected format.")
 
 
 _WS = re.compile(r"\s+")
