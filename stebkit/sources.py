@@ -25,12 +25,6 @@ Helpers for readers
     A local path for a URL (cache, mirror, network). Google Drive files: pass
     :func:`gdrive_url` ``(file_id)``; they are downloaded through the optional ``gdown``
     library (``pip install 'stebkit[hub]'``), the error says so when it is missing.
-:func:`open_archive` ``(path, *members)`` / :func:`read_member` ``(path, *members)``
-    Archives opened in place, never unpacked to disk: zip, tar, tar.gz/bz2/xz (detected
-    from the content, not the name), nested to any depth: ``read_member(p, "outer/inner.zip",
-    "data/x.jsonl")`` reads ``data/x.jsonl`` of the zip stored as ``outer/inner.zip`` in
-    ``p``. A missing member raises :class:`~stebkit.errors.DataUnavailable` naming the
-    archive chain, the member and the closest names present.
 :func:`local_source` ``(key, request=..., what=...)``
     The folder of data available only under an agreement (LDC, on request): from the
     variable ``STEBKIT_LOCAL_<KEY>`` or ``stebkit datasets --add-local KEY PATH``
@@ -38,29 +32,23 @@ Helpers for readers
     ``DataUnavailable`` saying where to request the data and both ways to point at it.
     Declare the key as ``Source(local=KEY)`` so that availability checks see the folder.
 
-On the reader side, ``stebkit.datasets.readers._text`` has ``parse_jsonl(data, name)``
-(a line that does not parse -> ``ValueError`` naming the file or member and the line),
-``require_columns(columns, needed, name)`` and ``report_dropped(...)`` (rows removed by
-a documented filter, counted in a ``DroppedRowsWarning``). Catalogue rows take
-``reader=`` and ``tested_on=`` (``"mirror"`` or ``"constructed"``, shown as the status
+Archives are read in place by ``stebkit.datasets.readers._files`` (``Tree``: zip, tar,
+tar.gz, nested; a missing member is a ``DataUnavailable`` naming archive and member;
+``json_lines``/``load_json`` name the file and line that does not parse). Catalogue rows
+take ``reader=`` and ``tested_on=`` (``"mirror"`` or ``"constructed"``, shown as the status
 column of ``stebkit datasets``).
 """
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import http.client
-import io
 import json
 import os
 import re
-import tarfile
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -68,10 +56,10 @@ from urllib.parse import parse_qs, urlsplit
 from ._io import atomic_file, write_text
 from .errors import ChecksumMismatch, DataUnavailable
 
-__all__ = ["Archive", "add_local", "cache_dir", "fetch", "file_sha256", "gdrive_url",
+__all__ = ["add_local", "cache_dir", "fetch", "file_sha256", "gdrive_url",
            "is_offline", "local_env_var", "local_path", "local_source", "local_sources",
            "locate", "mirror_dirs",
-           "open_archive", "read_member", "record_path", "relative_path", "verify_cache"]
+           "record_path", "relative_path", "verify_cache"]
 
 _CHUNK = 1 << 20
 _TRUE = {"1", "true", "yes", "on"}
@@ -431,133 +419,6 @@ def _download_gdrive(url: str, target: Path, sha256: str | None, show_progress: 
         os.replace(tmp, target)
     finally:
         tmp.unlink(missing_ok=True)
-
-
-# ------------------------------------------------------------------------- archives
-
-
-class Archive:
-    """A zip or tar archive opened in place (possibly itself a member of another one).
-
-    ``chain`` names it for error messages: the file, then each member descended into.
-    Use :func:`open_archive`; :meth:`names` lists the file members, :meth:`read` returns
-    a member's bytes, :meth:`archive` opens a member that is itself an archive.
-    """
-
-    def __init__(self, handle: Any, kind: str, chain: tuple[str, ...]) -> None:
-        self._handle, self.kind, self.chain = handle, kind, chain
-
-    @classmethod
-    def _open(cls, source: Any, chain: tuple[str, ...]) -> Archive:
-        import zipfile
-
-        if zipfile.is_zipfile(source):
-            if hasattr(source, "seek"):
-                source.seek(0)
-            return cls(zipfile.ZipFile(source), "zip", chain)
-        if hasattr(source, "seek"):
-            source.seek(0)
-        try:
-            if isinstance(source, (str, os.PathLike)):
-                handle = tarfile.open(source, mode="r:*")
-            else:
-                handle = tarfile.open(fileobj=source, mode="r:*")
-        except tarfile.TarError:
-            raise DataUnavailable(f"{_chain(chain)} is not a zip or tar archive (or it is "
-                                  f"truncated); delete it to download it again") from None
-        return cls(handle, "tar", chain)
-
-    def names(self) -> list[str]:
-        """The file members, in archive order (folders left out)."""
-        if self.kind == "zip":
-            return [i.filename for i in self._handle.infolist() if not i.is_dir()]
-        return [m.name for m in self._handle.getmembers() if m.isfile()]
-
-    def read(self, member: str) -> bytes:
-        """The bytes of ``member``; a missing one raises ``DataUnavailable``."""
-        names = self.names()
-        if member not in names:
-            close = difflib.get_close_matches(member, names, n=3, cutoff=0.3)
-            raise DataUnavailable(
-                f"{_chain(self.chain)} has no member {member!r} (it has {len(names)} files"
-                + (f"; closest: {close}" if close else "") + "). The download is "
-                "incomplete or another release of the data: delete the cached file to "
-                "download it again.")
-        if self.kind == "zip":
-            return self._handle.read(member)
-        fh = self._handle.extractfile(member)
-        if fh is None:
-            raise DataUnavailable(f"{_chain(self.chain)}: member {member!r} is not a file")
-        return fh.read()
-
-    def archive(self, member: str) -> Archive:
-        """Open ``member``, itself a zip or tar archive, in memory."""
-        return Archive._open(io.BytesIO(self.read(member)), (*self.chain, member))
-
-    def close(self) -> None:
-        self._handle.close()
-
-    def __enter__(self) -> Archive:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-def _chain(chain: tuple[str, ...]) -> str:
-    return "archive " + " -> ".join(repr(c) for c in chain)
-
-
-@contextmanager
-def open_archive(path: str | os.PathLike[str], *members: str) -> Iterator[Archive]:
-    """Open the archive at ``path`` in place, descending into nested ``members``.
-
-    Zip, tar and compressed tar (gz, bz2, xz) are recognised from the content, so a file
-    downloaded without an extension opens too.
-
-    Raises
-    ------
-    DataUnavailable
-        The file is not an archive, or a nested member is missing (the message names
-        the archive chain, the member and the closest names present).
-
-    Examples
-    --------
-    >>> import io, tempfile, zipfile, pathlib
-    >>> inner = io.BytesIO()
-    >>> with zipfile.ZipFile(inner, "w") as z:
-    ...     z.writestr("data/pairs.jsonl", '{"id": 1}\\n')
-    >>> outer = pathlib.Path(tempfile.mkdtemp()) / "release.zip"
-    >>> with zipfile.ZipFile(outer, "w") as z:
-    ...     z.writestr("test/inner.zip", inner.getvalue())
-    >>> with open_archive(outer, "test/inner.zip") as arc:
-    ...     arc.names(), arc.read("data/pairs.jsonl")
-    (['data/pairs.jsonl'], b'{"id": 1}\\n')
-    >>> read_member(outer, "test/inner.zip", "data/truth.jsonl")  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    stebkit.errors.DataUnavailable: archive '...release.zip' -> 'test/inner.zip' has no \
-member 'data/truth.jsonl' ...
-    """
-    arc = Archive._open(os.fspath(path), (str(path),))
-    opened = [arc]
-    try:
-        for member in members:
-            arc = arc.archive(member)
-            opened.append(arc)
-        yield arc
-    finally:
-        for a in reversed(opened):
-            a.close()
-
-
-def read_member(path: str | os.PathLike[str], *members: str) -> bytes:
-    """The bytes of the last of ``members``, each a member of the archive before it
-    (see :func:`open_archive`)."""
-    if not members:
-        raise ValueError("read_member needs at least one member name")
-    with open_archive(path, *members[:-1]) as arc:
-        return arc.read(members[-1])
 
 
 # ------------------------------------------------------- data behind an agreement

@@ -256,48 +256,40 @@ def _targz(members: dict[str, bytes]) -> bytes:
 
 
 # ---------------------------------------------------------------------------- archives
+# (read in place by stebkit.datasets.readers._files.Tree)
 
 def test_zip_in_zip_and_tar_gz_in_zip_are_read_in_place(tmp_path):
+    from stebkit.datasets.readers._files import Tree
+
     inner_zip = _zip({"pan20/pairs.jsonl": b'{"id": "a"}\n', "pan20/truth.jsonl": b"t"})
     inner_tar = _targz({"release/data.tsv": b"x\ty\n", "release/README": b"r"})
     outer = tmp_path / "release"  # no extension: the format comes from the content
     outer.write_bytes(_zip({"test/inner.zip": inner_zip, "test/inner.tar.gz": inner_tar,
                             "notes.txt": b"hello"}))
-    assert sources.read_member(outer, "notes.txt") == b"hello"
-    assert sources.read_member(outer, "test/inner.zip", "pan20/pairs.jsonl") == b'{"id": "a"}\n'
-    with sources.open_archive(outer, "test/inner.tar.gz") as arc:
-        assert arc.kind == "tar" and arc.names() == ["release/data.tsv", "release/README"]
-        assert arc.read("release/data.tsv") == b"x\ty\n"
+    tree = Tree(outer)
+    assert tree.read("notes.txt") == b"hello"
+    assert tree.open("test/inner.zip").read("pan20/pairs.jsonl") == b'{"id": "a"}\n'
+    tar = tree.open("test/inner.tar.gz")
+    assert tar.names() == ["release/data.tsv", "release/README"]
+    assert tar.read("release/data.tsv") == b"x\ty\n"
     assert list(tmp_path.iterdir()) == [outer]  # nothing unpacked to disk
 
 
-def test_a_plain_tar_gz_file_opens_too(tmp_path):
-    path = tmp_path / "corpus.tar.gz"
-    path.write_bytes(_targz({"a/b.txt": b"bee"}))
-    assert sources.read_member(path, "a/b.txt") == b"bee"
-
-
 def test_missing_member_names_the_archive_chain_and_the_member(tmp_path):
+    from stebkit.datasets.readers._files import Tree
+
     outer = tmp_path / "release.zip"
     outer.write_bytes(_zip({"test/inner.zip": _zip({"pan20/pairs.jsonl": b"{}"})}))
     with pytest.raises(DataUnavailable) as info:
-        sources.read_member(outer, "test/inner.zip", "pan20/truth.jsonl")
+        Tree(outer).open("test/inner.zip").read("pan20/truth.jsonl")
     msg = str(info.value)
-    assert str(outer) in msg and "'test/inner.zip'" in msg and "'pan20/truth.jsonl'" in msg
-    assert "closest: ['pan20/pairs.jsonl']" in msg and "delete the cached file" in msg
-    with pytest.raises(DataUnavailable, match="has no member 'test/other.zip'"):
-        sources.read_member(outer, "test/other.zip", "x")
-
-
-def test_a_file_that_is_no_archive_is_data_unavailable(tmp_path):
-    bad = tmp_path / "download.zip"
-    bad.write_bytes(b"<html>quota exceeded</html>")
-    with pytest.raises(DataUnavailable, match=r"download.zip.*not a zip or tar archive"):
-        sources.read_member(bad, "x")
-    outer = tmp_path / "outer.zip"
-    outer.write_bytes(_zip({"inner.zip": b"not a zip"}))
-    with pytest.raises(DataUnavailable, match=r"'inner.zip' is not a zip or tar archive"):
-        sources.read_member(outer, "inner.zip", "x")
+    assert f"{outer} -> test/inner.zip" in msg and "'pan20/truth.jsonl'" in msg
+    assert "['pan20/pairs.jsonl']" in msg and "delete it to download it again" in msg
+    tgz = tmp_path / "corpus.tar.gz"
+    tgz.write_bytes(_targz({"a/b.txt": b"bee"}))
+    assert Tree(tgz).read("a/b.txt") == b"bee"
+    with pytest.raises(DataUnavailable, match=r"corpus.tar.gz has no member 'a/c.txt'"):
+        Tree(tgz).read("a/c.txt")
 
 
 # ----------------------------------------------------------------- recorded checksums

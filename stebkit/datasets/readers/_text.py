@@ -92,35 +92,6 @@ def decode(data: bytes, name: str, encoding: str = "utf-8") -> str:
                          f"line {line}. Re-download the file or check its encoding.") from None
 
 
-def parse_jsonl(data: bytes | str, name: str) -> list[Any]:
-    """The objects of a JSON-lines file (blank lines skipped).
-
-    ``name`` says where the data comes from (a file, or an archive and member); a line
-    that does not parse raises ``ValueError`` naming it and the line number.
-
-    >>> parse_jsonl(b'{"a": 1}\\n\\n{"a": 2}\\n', "x.jsonl")
-    [{'a': 1}, {'a': 2}]
-    >>> parse_jsonl('{"a": 1}\\n{"a": 2', "pairs.jsonl in pan20.zip")
-    Traceback (most recent call last):
-    ...
-    ValueError: pairs.jsonl in pan20.zip, line 2: not valid JSON (Expecting ',' delimiter: \
-line 1 column 8 (char 7)); the file is damaged or truncated: delete it to download it again
-    """
-    import json
-
-    text = decode(data, name) if isinstance(data, bytes) else data
-    out = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            out.append(json.loads(line))
-        except ValueError as err:
-            raise ValueError(f"{name}, line {number}: not valid JSON ({err}); the file is "
-                             f"damaged or truncated: delete it to download it again") from None
-    return out
-
-
 def require_columns(columns: Iterable[str], needed: Iterable[str], name: str) -> None:
     """Raise a ValueError naming the file and the missing columns.
 
