@@ -179,13 +179,31 @@ def _add_leaderboard(p: argparse.ArgumentParser) -> None:
     p.add_argument("results", help="results folder written by `stebkit run`")
     p.add_argument("--format", choices=FORMATS, default="md", help="output format")
     p.add_argument("--output", help="write to this file instead of printing")
+    p.add_argument("--published", action="store_true",
+                   help="add the 40 models of the published STEB leaderboard (only when the "
+                        "results cover the same datasets and protocol)")
+    p.add_argument("--allow-partial", action="store_true",
+                   help="with --published: show results that do not cover the published "
+                        "benchmark anyway, marked 'not comparable' and unranked")
 
 
 def _run_leaderboard(args: argparse.Namespace) -> int:
     from stebkit import scores
     from stebkit.results import Results, write_text
 
-    board = scores.leaderboard(Results.load(args.results))
+    results = Results.load(args.results)
+    board = scores.leaderboard(results)
+    if args.allow_partial and not args.published:
+        raise ValueError("--allow-partial only applies with --published")
+    if args.published:
+        from stebkit.published import source_note, with_published
+
+        board = with_published(board, results, allow_partial=args.allow_partial)
+        comp = board.attrs["comparability"]
+        print(source_note(board.attrs["published_source"]), file=sys.stderr)
+        if not comp.comparable:
+            print(f"stebkit: note: the rows of {args.results} are marked 'not comparable' "
+                  f"and left unranked: {comp.reasons()}", file=sys.stderr)
     if args.format == "md":
         text = scores.to_markdown(board)
     elif args.format == "latex":
