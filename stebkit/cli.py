@@ -163,11 +163,14 @@ def _run_run(args: argparse.Namespace) -> int:
 
     if args.datasets:
         datasets = args.datasets
+        label = _datasets_label(datasets)
     elif args.suite not in SUITES and Path(args.suite).suffix.lower() in _SUITE_FILES:
         from stebkit.suites import load_suite
 
-        datasets = load_suite(args.suite).datasets
+        suite = load_suite(args.suite)
+        datasets, label = suite.datasets, suite.name
     else:
+        label = args.suite
         from stebkit.datasets import list_datasets
 
         if args.suite not in SUITES:
@@ -185,7 +188,7 @@ def _run_run(args: argparse.Namespace) -> int:
 
         board = leaderboard(results)
         print(to_markdown(board))
-        _figures(board, Path(args.figures))
+        _figures(board, Path(args.figures), label)
     skipped = results.skipped()
     if len(skipped):
         print(f"\n{len(skipped)} result(s) skipped:\n{_text(skipped)}")
@@ -205,13 +208,31 @@ def _run_run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _figures(board: Any, folder: Path) -> None:
-    """Figure 1 (STEB score by model category) and the model x task heat map."""
-    from stebkit import plots
+def _datasets_label(datasets: Sequence[str]) -> str:
+    """The figure label of a run over ``--datasets``: a short hash of the sorted names.
 
-    paths = [*plots.figure1(board, directory=folder).paths,
-             *plots.task_heatmap(board, directory=folder).paths]
-    print(f"\nfigures: {', '.join(str(p) for p in paths)}")
+    >>> _datasets_label(["b", "a"]) == _datasets_label(["a", "b"])
+    True
+    """
+    import hashlib
+
+    digest = hashlib.sha256("\n".join(sorted(datasets)).encode()).hexdigest()[:8]
+    return f"datasets-{digest}"
+
+
+def _figures(board: Any, folder: Path, label: str) -> None:
+    """Figure 1 (STEB score by model category) and the model x task heat map, named after
+    the suite (``<label>_figure1_steb_by_category``, ``<label>_task_heatmap``), so that
+    the run of one suite never overwrites the figures of another."""
+    from stebkit import plots
+    from stebkit.results import file_name
+
+    stem = file_name(label)
+    paths = [*plots.figure1(board, directory=folder,
+                            stem=f"{stem}_figure1_steb_by_category").paths,
+             *plots.task_heatmap(board, directory=folder, stem=f"{stem}_task_heatmap").paths]
+    print(f"\nfigures of {label!r} written to {folder}: "
+          f"{', '.join(p.name for p in paths)}")
 
 
 # --------------------------------------------------------------------------- leaderboard

@@ -65,7 +65,9 @@ def test_run_then_leaderboard_on_real_smoke_data(tmp_path, capsys, mirror):
         assert cli.main(argv) == 0
     printed = capsys.readouterr().out
     assert printed.startswith("| rank | model |") and "| tfidf-char |" in printed
-    assert {p.name for p in figs.iterdir()} >= {"task_heatmap.png", "task_heatmap.pdf"}
+    label = cli._datasets_label(["synthetic-authors-en", "synthetic-author-pairs-en"])
+    assert {p.name for p in figs.iterdir()} == {f"{label}_{stem}.{fmt}" for fmt in (
+        "png", "pdf") for stem in ("task_heatmap", "figure1_steb_by_category")}
     res = Results.load(out)
     ok = [r for r in res if r["status"] == "ok"]
     assert res.ok and len(ok) == 2 * (2 + 1 + 1)  # e1 + e2 all-to-all, retrieval, pairs
