@@ -30,7 +30,7 @@ from typing import Any
 
 from ..sources import gdrive_url
 from .hub import read_hub
-from .readers import generated, pan, tables, text_files, trials, xml_corpora
+from .readers import generated, pan, steb_github, tables, text_files, trials, xml_corpora
 from .spec import PRESET_TASK_CONFIGS, DatasetSpec, License, Source, TaskConfig
 
 __all__ = ["SPECS", "catalogue_name"]
@@ -55,9 +55,11 @@ _LIC = {
     "cc-by-nc-sa3": License("CC-BY-NC-SA-3.0", non_commercial=True),
     "cc-by-nc-sa": License("CC-BY-NC-SA-4.0", non_commercial=True),
     "pd": License("public domain"),
+    "bible": License("public domain, except LEB (Lexham English Bible: Lexham Press licence, "
+                     "free use with attribution)"),
     "masc": License("MASC open data (CC-BY-3.0 or public domain per text)"),
-    "stel": License("MIT; the formality items derive from GYAFC (Yahoo Answers L6 terms)",
-                    research_only=True, needs_agreement="Yahoo Webscope L6 terms (GYAFC)"),
+    "stel": License("MIT; the formality items are a public 100-item sample derived from "
+                    "GYAFC (Yahoo Answers L6 terms)", research_only=True),
     "shakespeare": License("no licence; modern side scraped from study guides",
                            research_only=True),
     "ptb": License("StylePTB release; sentences from the Penn Treebank (LDC99T42)",
@@ -149,8 +151,13 @@ def _spec(steb: str, desc: str, *, kind: str, tasks: str, label: str, lic: str, 
 
 
 # ---------------------------------------------------------------- machine-text detection
-_DETECTRL = _web("DetectRL benchmark files (Benchmark/Benchmark_Data) from "
-                 "https://github.com/NLP2CT/DetectRL")
+
+
+def _detectrl(part: str) -> Source:
+    return _web("DetectRL test file (Benchmark/Benchmark_Data) of "
+                "https://github.com/NLP2CT/DetectRL", steb_github.DETECTRL_URLS[part])
+
+
 _M4 = _web("M4 data/<domain>_<model>.jsonl files of https://github.com/mbzuai-nlp/M4 (the "
            "reference clones the repository's HEAD)",
            "https://github.com/mbzuai-nlp/M4/archive/HEAD.zip")
@@ -161,12 +168,15 @@ _GEN_LABEL = "source of the text: human or the generating language model"
 _MTD = [
     *(_spec(f"machine_text_detection_DetectRL_{d}", f"DetectRL {d.replace('_', ' ')}: human "
             "vs. LLM-written texts", kind="mtd", tasks="C", label=_GEN_LABEL, lic="none",
-            cite="Wu et al., 2024 (DetectRL, NeurIPS D&B)", src=_DETECTRL)
+            cite="Wu et al., 2024 (DetectRL, NeurIPS D&B)", src=_detectrl(d),
+            reader=steb_github.read_detectrl, tested_on="mirror",
+            options={"labels": "generator"})
       for d in ("arxiv", "direct_prompt", "writing_prompt", "xsum", "yelp_review")),
     *(_spec(f"machine_text_detection_DetectRL_{d}_attacks", f"DetectRL {d} attacks: human "
             "vs. attacked machine text", kind="mtd", tasks="C",
             label="human or machine (binary), machine text altered by the attack",
-            lic="none", cite="Wu et al., 2024 (DetectRL, NeurIPS D&B)", src=_DETECTRL)
+            lic="none", cite="Wu et al., 2024 (DetectRL, NeurIPS D&B)", src=_detectrl(d),
+            reader=steb_github.read_detectrl, tested_on="mirror", options={"labels": "binary"})
       for d in ("paraphrase", "perturbation", "prompt")),
     *(_spec(f"machine_text_detection_M4_{d}", f"M4 {d}: human vs. machine text from "
             "several generators", kind="mtd", tasks="C", label=_GEN_LABEL, lic="none",
@@ -406,7 +416,9 @@ _OBJECT = [
     _spec("STEL_register", "STEL formality and simplicity quadruples", kind="register-oa",
           tasks="O", label="style dimension (formality, simplicity)", lic="stel",
           cite="Wegmann & Nguyen, 2021 (STEL)",
-          src=_web("STEL dimensions from https://github.com/nlpsoc/STEL (Data/STEL)")),
+          src=_web("Data/STEL of https://github.com/nlpsoc/STEL", *steb_github.STEL_URLS),
+          reader=steb_github.read_stel, tested_on="mirror",
+          options={"styles": ["formality", "simplicity"]}),
     _spec("SynthSTEL_register", "SynthSTEL register contrasts (formal, polite, sarcastic, "
           "...)", kind="register-oa", tasks="O",
           label="contrasted style feature (e.g. 'formal / informal')", lic="mit",
@@ -435,25 +447,33 @@ _OBJECT = [
           kind="register-oa", tasks="O", label="reading level (elementary to advanced)",
           lic="cc-by-sa", cite="Vajjala & Lučić, 2018 (OneStopEnglish)",
           src=_web("Texts-SeparatedByReadingLevel from "
-                   "https://github.com/nishkalavallabhi/OneStopEnglishCorpus")),
+                   "https://github.com/nishkalavallabhi/OneStopEnglishCorpus",
+                   *steb_github.ONESTOP_URLS),
+          reader=steb_github.read_onestop, tested_on="mirror", options={}),
     *(_spec(f"{site}_politeness", f"Stanford politeness corpus ({site.title()} requests)",
             kind="register", tasks="CA", label="politeness (polite, neutral, impolite)",
             lic="cc-by", cite="Danescu-Niculescu-Mizil et al., 2013",
-            src=_web(f"ConvoKit {slug}",
-                     f"https://zissou.infosci.cornell.edu/convokit/datasets/{slug}/{slug}.zip"))
-      for site, slug in (("wikipedia", "wikipedia-politeness-corpus"),
-                         ("stackexchange", "stack-exchange-politeness-corpus"))),
+            src=_web(f"corpora/{csv}.annotated.csv of https://github.com/sudhof/politeness, "
+                     f"the requests behind ConvoKit's {slug} (https://zissou.infosci.cornell."
+                     f"edu/convokit/datasets/{slug}/{slug}.zip, which the reference reads)",
+                     steb_github.POLITENESS_URLS[csv]),
+            reader=steb_github.read_politeness_csv, tested_on="mirror", options={})
+      for site, slug, csv in (("wikipedia", "wikipedia-politeness-corpus", "wikipedia"),
+                              ("stackexchange", "stack-exchange-politeness-corpus",
+                               "stack-exchange"))),
     _spec("ASSET", "ASSET: Wikipedia sentences and their simplifications",
           kind="register-oa", tasks="O", label="complexity (0 = original, 1 = simplified)",
           lic="cc-by-nc", cite="Alva-Manchego et al., 2020 (ASSET)",
-          src=_hub("facebook/asset", "validation+test", name="simplification"),
-          options={"parallel": ["original", "simplifications"], "label_value": "complexity",
-                   "max_per_label": None}),
+          src=_web("dataset/asset.{valid,test}.* of https://github.com/facebookresearch/"
+                   "asset, the files of the Hub's facebook/asset (config simplification, "
+                   "split validation+test) that the reference loads", *steb_github.ASSET_URLS),
+          reader=steb_github.read_asset, tested_on="mirror", options={}),
     _spec("STEL_feature", "STEL characteristic quadruples (contraction, emotives, "
           "leetspeak, pronouns)", kind="feature-oa", tasks="O",
           label="style characteristic", lic="mit", cite="Wegmann & Nguyen, 2021 (STEL)",
-          src=_web("STEL characteristics from https://github.com/nlpsoc/STEL "
-                   "(Data/STEL/characteristics)")),
+          src=_web("Data/STEL of https://github.com/nlpsoc/STEL", *steb_github.STEL_URLS),
+          reader=steb_github.read_stel, tested_on="mirror",
+          options={"styles": ["contraction", "emotives", "nbr_substitution"]}),
     _spec("SynthSTEL_feature", "SynthSTEL linguistic-feature contrasts (contractions, "
           "emojis, ...)", kind="feature-oa", tasks="O",
           label="contrasted linguistic feature", lic="mit",
@@ -469,7 +489,9 @@ _OBJECT = [
     _spec("parallel_shakespeare", "Shakespeare lines and their modern paraphrases",
           kind="time-oa", tasks="O", label="Early Modern vs. modern English",
           lic="shakespeare", cite="Xu et al., 2012",
-          src=_web("https://github.com/cocoxu/Shakespeare")),
+          src=_web("data/align/plays/merged of https://github.com/cocoxu/Shakespeare",
+                   *steb_github.SHAKESPEARE_URLS),
+          reader=steb_github.read_parallel_shakespeare, tested_on="mirror", options={}),
     _spec("StylePTB", "StylePTB single-transform sentence pairs (15 subtypes)",
           kind="feature-oa", tasks="O", label="syntactic/lexical transform", lic="ptb",
           cite="Lyu et al., 2021 (StylePTB)",
@@ -477,9 +499,12 @@ _OBJECT = [
                    "single-transform splits are cut from)",
                    "https://github.com/lvyiwei1/StylePTB/raw/master/fulldata.h16"),
           reader=text_files.read_styleptb, tested_on="constructed", options={}),
-    _spec("bible_versions", "Seven English Bible translations", kind="time", tasks="CA",
-          label="Bible version", lic="pd", cite="Carlson et al., 2018",
-          src=_web("Data/Bibles from https://github.com/keithecarlson/StyleTransferBibleData")),
+    _spec("bible_versions", "Eight English Bible translations, verse-aligned", kind="time",
+          tasks="CA", label="Bible version (ASV, BBE, DARBY, DRA, KJV, LEB, WEB, YLT)",
+          lic="bible", cite="Carlson et al., 2018",
+          src=_web("Data/Bibles from https://github.com/keithecarlson/StyleTransferBibleData",
+                   *steb_github.bible_urls()),
+          reader=steb_github.read_bible_versions, tested_on="mirror", options={}),
     _spec("ceeces", "Early English correspondence (CEECES 1 and 2) by period",
           kind="time", tasks="CA", label="period of the letter (20-year span)",
           lic="cc-by", cite="CEEC-400 sampler, University of Helsinki",
