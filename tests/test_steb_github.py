@@ -22,10 +22,10 @@ pytestmark = pytest.mark.usefixtures("mirror")
 
 def _sets(records):
     """(label, [texts by position]) per parallel set, in record order."""
-    out = []
-    for _, group in records.groupby("group", sort=False):
-        out.append((group["label"].iat[0], list(group.sort_values("position")["text"])))
-    return out
+    by_group = records.groupby("group", sort=False)
+    assert (by_group["position"].diff().dropna() > 0).all()  # positions ascend in a set
+    sets = by_group.agg(label=("label", "first"), texts=("text", list))
+    return list(zip(sets["label"], sets["texts"], strict=True))
 
 
 def _summary(records):
@@ -267,20 +267,63 @@ def test_stel_decodes_ids_and_drops_duplicates_on_a_constructed_file(built):
 
 
 def test_bible_keeps_only_verses_of_every_translation(built):
-    spec = get_spec("bible_versions")
-    for url, _ in spec.source.urls:
+    import dataclasses
+    import warnings
+
+    from stebkit.datasets.readers._text import DroppedRowsWarning
+    from stebkit.datasets.spec import Source
+
+    genesis = [u for u, _ in get_spec("bible_versions").source.urls
+               if u.endswith("/Genesis/Genesis1.txt")]
+    assert len(genesis) == 8
+    for url in genesis:
         version = url.split("/Bibles/")[1].split("/")[0]
-        if url.endswith("/Genesis/Genesis1.txt"):
-            verses = {1: f"In the beginning ({version})", 2: f"And the earth ({version})",
-                      3: "Let there be light"}  # verse 3 reads the same everywhere
-            if version != "LEB":
-                verses[4] = f"And God saw ({version})"  # missing from LEB
-            body = "".join(f"{n} {t}\n" for n, t in verses.items()) + "no number here\n"
-        else:
-            body = ""
-        built.put(url, body)
-    records, dropped = read("bible_versions")
+        verses = {1: f"In the beginning ({version})", 2: f"And the earth ({version})",
+                  3: "Let there be light"}  # verse 3 reads the same everywhere
+        if version != "LEB":
+            verses[4] = f"And God saw ({version})"  # missing from LEB
+        built.put(url, "".join(f"{n} {t}\n" for n, t in verses.items()) + "no number\n")
+    spec = dataclasses.replace(get_spec("bible_versions"),
+                               source=Source(urls=tuple((u, None) for u in genesis)))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        records = load_dataset(spec, cache=False).records
     assert len(records) == 2 * 8 and set(records["label"]) == set(BIBLE_VERSIONS)
     assert set(records["text"]) >= {"In the beginning (LEB)", "And the earth (KJV)"}
-    assert dropped == ["bible_versions: dropped 1 of 3 items (verses where two translations "
-                       "read the same)"]
+    assert [str(w.message) for w in caught if w.category is DroppedRowsWarning] == [
+        "bible_versions: dropped 1 of 3 items (verses where two translations read the same)"]
+
+
+# ------------------------------------------------------------------------- SynthSTEL
+# (a Hub dataset, on a stand-in split with its real column layout)
+
+def test_synthstel_lowercases_and_strips_features_before_the_group_filter(monkeypatch):
+    import pandas as pd
+
+    from stebkit.datasets import hub
+
+    split = pd.DataFrame({
+        "positive": [" Could you please help? ", "I can't", "LOL", "", "Sure thing!"],
+        "negative": ["Help.", " I cannot ", "That is funny.", "empty side", "Certainly."],
+        "feature": ["Polite / Impolite ", "contractions", " With Humor / Without Humor",
+                    "emojis", "  "],
+        "feature_clean": ["x"] * 5})
+    asked = []
+
+    def fake_load(path, *, name=None, revision=None, split=None, **kwargs):
+        asked.append((path, name, split))
+        return table
+
+    table = split
+    monkeypatch.setattr(hub, "load_hub", fake_load)
+    register, dropped = read("synthstel_register")
+    assert asked == [("StyleDistance/synthstel", None, "train+test")]
+    assert _sets(register) == [("polite / impolite", ["Could you please help?", "Help."]),
+                               ("with humor / without humor", ["LOL", "That is funny."])]
+    assert dropped == ["synthstel_register: dropped 2 of 5 items (rows with an empty text "
+                       "or feature)"]
+    feature, _ = read("synthstel_feature")
+    assert _sets(feature) == [("contractions", ["I can't", "I cannot"])]
+    table = split.drop(columns=["feature"])
+    with pytest.raises(ValueError, match=r"lacks the column\(s\) \['feature'\]"):
+        read("synthstel_feature")

@@ -30,7 +30,18 @@ from typing import Any
 
 from ..sources import gdrive_url
 from .hub import read_hub
-from .readers import generated, pan, steb_github, tables, text_files, trials, xml_corpora
+from .readers import (
+    generated,
+    hub_sets,
+    pan,
+    probing_jsonl,
+    steb_github,
+    synthstel,
+    tables,
+    text_files,
+    trials,
+    xml_corpora,
+)
 from .spec import PRESET_TASK_CONFIGS, DatasetSpec, License, Source, TaskConfig
 
 __all__ = ["SPECS", "catalogue_name"]
@@ -161,8 +172,8 @@ def _detectrl(part: str) -> Source:
 _M4 = _web("M4 data/<domain>_<model>.jsonl files of https://github.com/mbzuai-nlp/M4 (the "
            "reference clones the repository's HEAD)",
            "https://github.com/mbzuai-nlp/M4/archive/HEAD.zip")
-_MAGE = _web("MAGE (DeepfakeTextDetect) per-source test sets from "
-             "https://github.com/yafuly/MAGE (Hub: yaful/MAGE)")
+_MAGE = _hub("yaful/MAGE", "test", note="MAGE (DeepfakeTextDetect) test split; rows of one "
+             "source domain, from https://github.com/yafuly/MAGE")
 _GEN_LABEL = "source of the text: human or the generating language model"
 
 _MTD = [
@@ -186,7 +197,8 @@ _MTD = [
       for d in ("arxiv", "peerread", "reddit", "wikihow", "wikipedia")),
     *(_spec(f"machine_text_detection_MAGE_{d}", f"MAGE {d}: human vs. machine text",
             kind="mtd", tasks="C", label=_GEN_LABEL, lic="apache",
-            cite="Li et al., 2024 (MAGE, ACL)", src=_MAGE)
+            cite="Li et al., 2024 (MAGE, ACL)", src=_MAGE, reader=hub_sets.read_mage,
+            tested_on="constructed", options={"domain": d})
       for d in ("cmv", "eli5", "hswag", "roct", "sci_gen", "squad", "tldr", "wp", "xsum",
                 "yelp")),
     _spec("machine_text_detection_PAN24_news", "PAN 2024 Voight-Kampff generative "
@@ -364,7 +376,10 @@ _RET = [
     *(_spec(f"authbench_attribution_{lang}", f"AuthBench authorship attribution ({lang}) as "
             "retrieval", kind="attr", tasks="R", label=_RET_LABEL, lic="none",
             cite="AuthBench (multilingual authorship attribution)",
-            src=_web(f"STEB authbench_attribution_{lang} release"), langs=(lang,))
+            src=_hub("MaoXun/AuthBench", "test", note="configs queries, candidates and "
+                     "ground_truth of the test split, one language"),
+            langs=(lang,), reader=hub_sets.read_authbench, tested_on="constructed",
+            options={"language": lang})
       for lang in ("ar", "de", "en", "es", "fr", "hi", "ja", "ko", "ru", "zh")),
 ]
 
@@ -374,8 +389,11 @@ _SPEAKERS = [
             f"{sys.upper()} transcripts, {level} speaker-verification trials", kind="av",
             tasks="P", label="speaker; same=True when both transcripts are one speaker's",
             lic="ldc", cite="Cieri et al., 2004 (Fisher English)",
-            src=_web(f"fisher_speaker_attribution/{sys}_test_{level}_trials.npy, built "
-                     "from LDC2004T19/LDC2005T19"))
+            src=Source(local="fisher_speaker_attribution",
+                       note=f"the STEB trial file {sys}_test_{level}_trials.npy, built from the "
+                            "Fisher English transcripts (LDC2004T19, LDC2005T19)"),
+            reader=trials.read_speaker_trials, tested_on="constructed",
+            options={"format": "npy", "file": f"{sys}_test_{level}_trials.npy"})
       for sys in ("bbn", "ldc") for level in ("base", "hard", "harder")),
     _spec("radiotalk", "RadioTalk talk-radio transcripts, speaker verification pairs",
           kind="av", tasks="P", label="speaker; same=True when one speaker said both",
@@ -397,11 +415,11 @@ _OBJECT = [
           reader=tables.read_core, tested_on="constructed", options={}),
     _spec("x_genre", "X-GENRE English genre dataset (CORE and FTD parts)", kind="genre",
           tasks="CA", label="genre", lic="cc-by-sa", cite="Kuzman et al., 2023 (X-GENRE)",
-          src=_hub("TajaKuzmanPungersek/X-GENRE-text-genre-dataset", "train",
-                   note="one Hub config per split (train, test, dev); GINCO rows are "
-                        "Slovenian and left out"),
-          options={"configs": ["train", "test", "dev"], "label": "labels",
-                   "where": {"dataset": ["CORE", "FTD"]}}),
+          src=_hub("TajaKuzmanPungersek/X-GENRE-text-genre-dataset", "train+test+dev",
+                   note="every split (train, test, dev); GINCO rows are Slovenian and left "
+                        "out"),
+          reader=hub_sets.read_x_genre, tested_on="constructed",
+          options={"splits": ["train", "test", "dev"], "parts": ["CORE", "FTD"]}),
     _spec("masc_text_genre", "MASC 3.0.0 written and spoken genres, 150 passages each",
           kind="genre", tasks="CA", label="genre (MASC folder)", lic="masc",
           cite="Ide et al., 2010 (MASC)",
@@ -412,7 +430,9 @@ _OBJECT = [
           tasks="CA", label="Pile subset (e.g. ArXiv, Github, PubMed)", lic="pile",
           cite="Gao et al., 2020 (The Pile)",
           src=_hub("ArmelR/the-pile-splitted", "train",
-                   note="one Hub config per Pile subset, streamed")),
+                   note="one Hub config per Pile subset, streamed"),
+          reader=hub_sets.read_the_pile, tested_on="constructed",
+          options={"per_subset": 1000, "max_chars": 1_000_000, "skip": ["all"]}),
     _spec("STEL_register", "STEL formality and simplicity quadruples", kind="register-oa",
           tasks="O", label="style dimension (formality, simplicity)", lic="stel",
           cite="Wegmann & Nguyen, 2021 (STEL)",
@@ -424,18 +444,14 @@ _OBJECT = [
           label="contrasted style feature (e.g. 'formal / informal')", lic="mit",
           cite="Patel et al., 2025 (StyleDistance)",
           src=_hub("StyleDistance/synthstel", "train+test"),
-          options={"parallel": ["positive", "negative"], "label": "feature",
-                   "where": {"feature": ["certain / uncertain", "complex / simple",
-                                         "formal / informal", "offensive / non-offensive",
-                                         "polite / impolite", "positive / negative",
-                                         "with humor / without humor",
-                                         "with sarcasm / without sarcasm"]},
-                   "max_per_label": 100}),
+          reader=synthstel.read_synthstel, tested_on="constructed",
+          options={"group": "register"}),
     _spec("corpus-of-diverse-styles", "Corpus of Diverse Styles: 11 styles from tweets to "
           "Shakespeare", kind="register-oa", tasks="CAO", label="style (source corpus)",
           lic="none", cite="Krishna et al., 2020 (STRAP)",
           src=_hub("billray110/corpus-of-diverse-styles", "train",
-                   note="order alignment pairs styles with a bespoke grouping")),
+                   note="each row: a styled text (position 0) and its neutral paraphrase"),
+          reader=hub_sets.read_cds, tested_on="constructed", options={}),
     _spec("graded_formality", "Sentences rewritten at graded formality levels",
           kind="register-oa", tasks="O", label="formality", lic="none",
           cite="STEB graded formality (GPT-5-mini generated)",
@@ -479,13 +495,8 @@ _OBJECT = [
           label="contrasted linguistic feature", lic="mit",
           cite="Patel et al., 2025 (StyleDistance)",
           src=_hub("StyleDistance/synthstel", "train+test"),
-          options={"parallel": ["positive", "negative"], "label": "feature",
-                   "exclude": {"feature": ["certain / uncertain", "complex / simple",
-                                           "formal / informal", "offensive / non-offensive",
-                                           "polite / impolite", "positive / negative",
-                                           "with humor / without humor",
-                                           "with sarcasm / without sarcasm"]},
-                   "max_per_label": 100}),
+          reader=synthstel.read_synthstel, tested_on="constructed",
+          options={"group": "feature"}),
     _spec("parallel_shakespeare", "Shakespeare lines and their modern paraphrases",
           kind="time-oa", tasks="O", label="Early Modern vs. modern English",
           lic="shakespeare", cite="Xu et al., 2012",
@@ -541,12 +552,15 @@ _OBJECT = [
                      "https://github.com/dykang/PASTEL/raw/master/data/data_v2.zip"),
             reader=text_files.read_pastel, tested_on="constructed", options={"attribute": attr})
       for attr in ("age", "education", "gender", "ethnic", "politics")),
-    _spec("endive", "EnDive: SAE tasks translated into five English dialects",
-          kind="dialect", tasks="CA", label="dialect (AAVE, ChcE, CollSgE, IndE, JamE)",
+    _spec("endive", "EnDive: SAE sentences of 11 NLU tasks and their translations into "
+          "five English dialects", kind="dialect", tasks="CA",
+          label="dialect (sae, aave, chce, collsge, inde, jame)",
           lic="none", cite="Gupta et al., 2025 (EnDive)",
-          src=_web("EnDive on the Hub: one dataset per task (abhaygupta1266/<task>, e.g. "
-                   "abhaygupta1266/boolq), one split per dialect, rows aligned on the SAE "
-                   "source")),
+          src=_hub("abhaygupta1266/logic_bench_yn", "AAVE",
+                   note="one Hub dataset per NLU task (abhaygupta1266/<task>), one split per "
+                        "dialect, rows aligned on the SAE source"),
+          reader=hub_sets.read_endive, tested_on="constructed",
+          options={"tasks": list(hub_sets.ENDIVE_TASKS), "subsample_seed": 42}),
     _spec("twitter_aave_sae", "Parallel AAVE tweets and SAE rewrites", kind="dialect-oa",
           tasks="O", label="AAVE (position 0) vs. SAE", lic="twitter",
           cite="Groenwold et al., 2020",
@@ -567,12 +581,19 @@ _OBJECT = [
 ]
 
 # ---------------------------------------------------------------------------- probing
+_PROBING_FILES = {"amazon": "1zIRqhSMEdQZ4EZq3-jCLpccuTvXsmCyx",
+                  "blog": "1JU9F5SbPV8PaefcBwpy7wUCWrzNXsydO",
+                  "reddit": "1pU-Yo--OMtgG8qafk-7DBd_4WhYH_urc",
+                  "stackexchange": "1Ke_Re3kwfOmr2ljApcS8GP2CdsiNPHz7"}
 _PROBING = [
     _spec(f"probing_{domain}", f"Linguistic-feature probing on {domain} texts",
           kind="probe", tasks="B", label="binned value of a linguistic feature (one probe "
-          "per feature, split given per text)", lic="none", cite="STEB probing sets",
-          src=_web(f"STEB probing/{domain}.jsonl release"))
-    for domain in ("amazon", "blog", "reddit", "stackexchange")
+          "per feature: column 'feature'; split given per text and feature)", lic="none",
+          cite="STEB probing sets",
+          src=_web(f"STEB probing/{domain}.jsonl release (Google Drive)",
+                   gdrive_url(file_id)),
+          reader=probing_jsonl.read_probing_jsonl, tested_on="constructed", options={})
+    for domain, file_id in _PROBING_FILES.items()
 ]
 
 # -------------------------------------------------------------------- semantic control
