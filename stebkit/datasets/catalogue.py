@@ -385,7 +385,7 @@ _OBJECT = [
     *(_spec(f"blog_{attr}", f"Blog Authorship Corpus posts by author {attr}", kind="demo",
             tasks="CA", label=lab, lic="blog", cite="Schler et al., 2006",
             src=_hub("barilan/blog_authorship_corpus", "train+validation"),
-            options={"label": attr, "label_map": mapping, "trust_remote_code": True})
+            options={"label": attr, "label_map": mapping, "remote_code": True})
       for attr, lab, mapping in (
           ("age", "age group (10s: 13-17, 20s: 23-27, 30s: 33-47)",
            {**{a: "10s" for a in range(13, 18)}, **{a: "20s" for a in range(23, 28)},
@@ -438,7 +438,7 @@ _SEMANTIC = [
          "ag_news", "test", None, {}),
         ("reuters21578", "Reuters-21578 newswire (ModLewis split)", "first topic",
          "reuters", "Lewis, 1997", "reuters21578", "test", "ModLewis",
-         {"label": "topics", "trust_remote_code": True}),
+         {"label": "topics", "remote_code": True}),
         ("emotion", "English tweets labelled with emotions", "emotion", "emotion",
          "Saravia et al., 2018", "emotion", "test", None, {}),
         ("financial_phrasebank", "Financial news sentences", "sentiment", "cc-by-nc-sa3",
