@@ -50,8 +50,8 @@ def test_every_entry_is_complete(spec):
         assert cfg.episode_sizes == preset.episode_sizes
         if spec.name != "fce_l1":
             assert cfg == preset
-    if spec.reader is not None:
-        assert spec.reader is read_hub and src.is_hub
+    if spec.reader is read_hub:
+        assert src.is_hub
 
 
 def test_spot_checks_against_reference_configs():
@@ -134,11 +134,14 @@ def test_hub_missing_library_says_what_to_install(monkeypatch):
         load_hub("emotion", split="test")
 
 
-def test_entries_without_reader_say_where_the_data_lives():
+def test_entries_not_mirrored_say_where_the_data_lives(tmp_path, monkeypatch):
+    monkeypatch.setenv("STEBKIT_MIRROR", str(tmp_path))
+    monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("STEBKIT_OFFLINE", "1")
     with pytest.raises(DataUnavailable) as err:
         load_dataset("pan15_authorship_verification_english_test", cache=False)
     msg = str(err.value)
-    assert "zenodo" in msg.lower() and "PAN data access request" in msg
+    assert "https://zenodo.org/records/3737563/files/" in msg and "no reader" not in msg
 
 
 def test_hub_row_layouts_of_catalogue_entries():

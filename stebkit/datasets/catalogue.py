@@ -25,10 +25,11 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from .hub import read_hub
+from .readers import pan
 from .spec import PRESET_TASK_CONFIGS, DatasetSpec, License, Source, TaskConfig
 
 __all__ = ["SPECS", "catalogue_name"]
@@ -117,7 +118,8 @@ def _web(note: str, *urls: str) -> Source:
 
 def _spec(steb: str, desc: str, *, kind: str, tasks: str, label: str, lic: str, cite: str,
           src: Source, langs: Iterable[str] = ("en",), options: Mapping[str, Any] | None = None,
-          episodes: Mapping[str, int] | None = None) -> DatasetSpec:
+          episodes: Mapping[str, int] | None = None,
+          reader: Callable[..., Any] | None = None) -> DatasetSpec:
     """One catalogue row -> a DatasetSpec (preset episode configs, optional overrides)."""
     category, application = _CAT_APP[kind]
     task_cfgs = {}
@@ -127,7 +129,8 @@ def _spec(steb: str, desc: str, *, kind: str, tasks: str, label: str, lic: str, 
         if episodes and task in episodes:
             cfg = TaskConfig(cfg.episode_sizes, episodes[task])
         task_cfgs[task] = cfg
-    reader = read_hub if src.is_hub and options is not None else None
+    if reader is None and src.is_hub and options is not None:
+        reader = read_hub
     return DatasetSpec(name=catalogue_name(steb), description=desc, languages=tuple(langs),
                        source=src, license=_LIC[lic], label=label, tasks=task_cfgs,
                        category=category, application=application, citation=cite,
@@ -165,20 +168,30 @@ _MTD = [
     _spec("machine_text_detection_PAN24_news", "PAN 2024 Voight-Kampff generative "
           "authorship: human vs. machine news", kind="mtd", tasks="C", label=_GEN_LABEL,
           lic="pan", cite="Bevendorff et al., 2024 (PAN)",
-          src=_web("pan24-generative-authorship-news, https://pan.webis.de/clef24/pan24-web/"
-                   "generated-content-analysis.html")),
+          src=_web("pan24-generative-authorship-news (Zenodo 10718757), https://pan.webis.de/"
+                   "clef24/pan24-web/generated-content-analysis.html",
+                   "https://zenodo.org/records/10718757/files/"
+                   "pan24-generative-authorship-news.zip"),
+          reader=pan.read_pan_generated, options={"layout": "pan24"}),
     *(_spec(f"machine_text_detection_PAN25_26_{d}", f"PAN 2025/26 generative AI detection "
-            f"(task 1, {d}): human vs. machine", kind="mtd", tasks="C",
-            label="human or machine (binary)", lic="pan", cite="Bevendorff et al., 2025 (PAN)",
-            src=_web("pan25-26-generative-ai-detection-task1, "
-                     "https://pan.webis.de/clef25/pan25-web/generated-content-analysis.html"))
+            f"(task 1, {d}, validation set): human vs. each generator", kind="mtd", tasks="C",
+            label="generating model of the text (human for human texts)", lic="pan",
+            cite="Bevendorff et al., 2025 (PAN)",
+            src=_web("pan25-26-generative-ai-detection-task1 (Zenodo 14962653), "
+                     "https://pan.webis.de/clef25/pan25-web/generated-content-analysis.html",
+                     "https://zenodo.org/records/14962653/files/"
+                     "pan25-generative-ai-detection-task1-train.zip"),
+            reader=pan.read_pan_generated, options={"layout": "task1", "genre": d})
       for d in ("essays", "fiction", "news")),
     _spec("machine_text_detection_PAN25_collaborative", "PAN 2025 human-AI collaborative "
-          "text classification", kind="mtd", tasks="C",
+          "text classification (dev set)", kind="mtd", tasks="C",
           label="kind of human-AI collaboration behind the text", lic="pan",
           cite="Bevendorff et al., 2025 (PAN)",
-          src=_web("pan25-generative-ai-detection-task2, "
-                   "https://pan.webis.de/clef25/pan25-web/generated-content-analysis.html")),
+          src=_web("pan25-generative-ai-detection-task2 (Zenodo 14966981), "
+                   "https://pan.webis.de/clef25/pan25-web/generated-content-analysis.html",
+                   "https://zenodo.org/records/14966981/files/"
+                   "pan25-generative-ai-detection-task2-train.zip"),
+          reader=pan.read_pan_generated, options={"layout": "task2"}),
     _spec("gede_essay_detection", "GEDE: human vs. machine-generated student essays",
           kind="mtd", tasks="C", label=_GEN_LABEL, lic="none", cite="GEDE essay detection",
           src=_web("STEB release gede_essay_detection.tar.gz (Google Drive)")),
@@ -195,6 +208,24 @@ _SC_LABEL = ("author of a segment; pairs are consecutive segments of one documen
              "same=True when there is no style (author) change between them")
 
 
+_PAN13_PREFIX = {"english": "EN", "greek": "GR", "spanish": "SP"}
+
+
+def _pan_av_options(year: int, part: str) -> dict[str, Any]:
+    """Where the reference reads a PAN13-15 test corpus inside the Zenodo zip."""
+    if year == 13:
+        return {"chain": ["pan13-authorship-verification-test-corpus2-2013-05-29"],
+                "known": "all", "prefix": _PAN13_PREFIX[part]}
+    if year == 14:
+        corpus, rest = part.split("_", 1)
+        return {"chain": [f"pan14-authorship-verification-test-{corpus}-2014-04-22",
+                          f"pan14-author-verification-test-{corpus}-"
+                          f"{rest.replace('_', '-')}-2014-04-22"], "known": "known01"}
+    return {"chain": ["pan15-authorship-verification-test-dataset2-2015-04-19",
+                      f"pan15-authorship-verification-test-dataset2-{part}-2015-04-19"],
+            "known": "known01"}
+
+
 def _pan_av(year: int, part: str, url: str, cite: str) -> DatasetSpec:
     lang = part.split("_")[-2] if part.endswith(("essays", "novels", "reviews", "articles")) \
         else part.split("_")[-1]
@@ -202,7 +233,25 @@ def _pan_av(year: int, part: str, url: str, cite: str) -> DatasetSpec:
                  f"PAN {year} authorship verification test set ({part.replace('_', ' ')})",
                  kind="av", tasks="P", label=_AV_LABEL, lic="pan", cite=cite,
                  src=_web(f"PAN {year} authorship verification test corpus", url),
-                 langs=(_PAN_LANGS[lang],))
+                 langs=(_PAN_LANGS[lang],), reader=pan.read_pan_verification,
+                 options=_pan_av_options(year, part))
+
+
+_ZENODO = "https://zenodo.org/records/"
+_PAN_SC = {  # year -> (Zenodo file, {level: folder of its validation set}, balance)
+    22: ("6334245/files/pan22.zip", {"basic": "dataset1/validation",
+                                      "advanced": "dataset2/validation",
+                                      "sentence": "dataset3/validation"}, False),
+    23: ("7729178/files/pan23-multi-author-analysis.zip",
+         {level: f"pan23-multi-author-analysis-dataset{i}-validation"
+          for i, level in enumerate(("easy", "medium", "hard"), start=1)}, False),
+    24: ("10677876/files/pan24-multi-author-analysis.zip",
+         {level: f"{level}/validation" for level in ("easy", "medium", "hard")}, False),
+    25: ("14891299/files/pan25-multi-author-analysis.zip",
+         {level: f"{level}/validation" for level in ("easy", "medium", "hard")}, False),
+    26: ("19068843/files/mawsa26-pan-zenodo.zip",
+         {level: f"{level}/validation" for level in ("easy", "medium", "hard")}, True),
+}
 
 
 _AV = [
@@ -215,20 +264,30 @@ _AV = [
     *(_pan_av(15, lang, _PAN15, "Stamatatos et al., 2015 (PAN)")
       for lang in ("english", "dutch", "greek", "spanish")),
     *(_spec(f"pan{y}_authorship_verification_test", f"PAN 20{y} cross-fandom authorship "
-            "verification (fanfiction pairs)", kind="av", tasks="P", label=_AV_LABEL,
-            lic="pan", cite=f"Kestemont et al., 20{y} (PAN)",
-            src=_web(f"pan{y}-authorship-verification-test, https://pan.webis.de/clef{y}/"
-                     f"pan{y}-web/author-identification.html"))
+            "verification (fanfiction pairs), 250 same + 250 different pairs", kind="av",
+            tasks="P", label=_AV_LABEL, lic="pan", cite=f"Kestemont et al., 20{y} (PAN)",
+            src=_web(f"pan{y}-authorship-verification-test (Zenodo 5106099), "
+                     f"https://pan.webis.de/clef{y}/pan{y}-web/author-identification.html",
+                     f"{_ZENODO}5106099/files/pan{y}-authorship-verification-test.zip"),
+            reader=pan.read_pan_jsonl_pairs,
+            options={"name": f"pan{y}-authorship-verification-test", "per_class": 250,
+                     "subsample_seed": 42})
       for y in (20, 21)),
-    _spec("pan18_style_change", "PAN 2018 style change detection", kind="av", tasks="P",
-          label=_SC_LABEL, lic="pan", cite="Kestemont et al., 2018 (PAN)",
-          src=_web("pan18-style-change, https://pan.webis.de/clef18/pan18-web/"
-                   "style-change-detection.html")),
+    _spec("pan18_style_change", "PAN 2018 style change detection (validation set)",
+          kind="av", tasks="P", label=_SC_LABEL, lic="pan", cite="Kestemont et al., 2018 (PAN)",
+          src=_web("pan18-style-change (Zenodo 3746040), https://pan.webis.de/clef18/pan18-web/"
+                   "style-change-detection.html", f"{_ZENODO}3746040/files/pan18-style-change-"
+                   "detection-validation-dataset-2018-01-31.zip"),
+          reader=pan.read_pan18_style_change,
+          options={"folder": "pan18-style-change-detection-validation-dataset-2018-01-31"}),
     *(_spec(f"pan{y}_style_change_{level}", f"PAN 20{y} multi-author style change "
-            f"detection ({level})", kind="av", tasks="P", label=_SC_LABEL, lic="pan",
-            cite=f"Zangerle et al., 20{y} (PAN)",
+            f"detection ({level}, validation set)", kind="av", tasks="P", label=_SC_LABEL,
+            lic="pan", cite=f"Zangerle et al., 20{y} (PAN)",
             src=_web(f"pan{y}-style-change/{level}, https://pan.webis.de/clef{y}/pan{y}-web/"
-                     "style-change-detection.html"))
+                     "style-change-detection.html", _ZENODO + _PAN_SC[y][0]),
+            reader=pan.read_pan_style_change,
+            options={"folder": _PAN_SC[y][1][level], "level": level,
+                     "balance": _PAN_SC[y][2]})
       for y, levels in ((22, ("basic", "sentence", "advanced")),
                         *((y, ("easy", "medium", "hard")) for y in (23, 24, 25, 26)))
       for level in levels),
@@ -236,8 +295,10 @@ _AV = [
           kind="av", tasks="P", label=_AV_LABEL, lic="cc-by",
           cite="Enron Authorship Verification Corpus (Mendeley Data n77w7mygwg)",
           src=_web("Enron (80 authors) from Mendeley Data n77w7mygwg",
-                   "https://prod-dcd-datasets-cache-zipfiles.s3.eu-west-1.amazonaws.com/"
-                   "n77w7mygwg-1.zip")),
+                   "https://prod-dcd-datasets-public-files-eu-west-1.s3.eu-west-1.amazonaws.com/"
+                   "f0527105-2774-423e-80ca-cc692b70b6cb"),
+          reader=pan.read_pan_verification,
+          options={"chain": ["Enron (80 authors)"], "known": "all", "known_ext": ""}),
 ]
 
 # ------------------------------------------------------------------ authorship retrieval
@@ -246,10 +307,15 @@ _RET = [
     *(_spec(f"pan18_cross_domain_authorship_attribution_{lang}", f"PAN 2018 cross-domain "
             f"authorship attribution ({lang} fanfiction) as retrieval", kind="ret",
             tasks="R", label=_RET_LABEL, lic="pan", cite="Kestemont et al., 2018 (PAN)",
-            src=_web("pan18 cross-domain authorship attribution, https://pan.webis.de/"
-                     "clef18/pan18-web/author-identification.html"),
-            langs=(_PAN_LANGS[lang],))
-      for lang in ("english", "french", "italian", "polish", "spanish")),
+            src=_web("pan18 cross-domain authorship attribution test set (Zenodo 3737849), "
+                     "https://pan.webis.de/clef18/pan18-web/author-identification.html",
+                     f"{_ZENODO}3737849/files/pan18-cross-domain-authorship-attribution-"
+                     "dataset.zip"),
+            langs=(_PAN_LANGS[lang],), reader=pan.read_pan18_attribution,
+            options={"chain": ["pan18-cross-domain-authorship-attribution-test-dataset2-"
+                               "2018-04-20"], "language": code})
+      for lang, code in (("english", "en"), ("french", "fr"), ("italian", "it"),
+                         ("polish", "pl"), ("spanish", "sp"))),
     _spec("amazon", "Amazon reviews by author, query/target split", kind="ret", tasks="R",
           label=_RET_LABEL, lic="amazon", cite="Ni et al., 2019; Rivera-Soto et al., 2021",
           src=_web("STEB amazon_retrieval.tar.gz (Google Drive), from the Amazon review "
