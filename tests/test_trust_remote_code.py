@@ -26,8 +26,10 @@ class _FakeHubDataset:
 
 
 @pytest.fixture
-def fake_hub(monkeypatch):
-    """Replace the Hub: record each call's trust_remote_code and return blog-like rows."""
+def fake_hub(monkeypatch, tmp_path):
+    """Replace the Hub: record each call's trust_remote_code and return blog-like rows
+    (with an empty cache, so that every load reaches the fake Hub)."""
+    monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path / "cache"))
     calls = []
 
     def load_hub(path, *, name=None, revision=None, split=None, trust_remote_code=False):
