@@ -28,8 +28,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from ..sources import gdrive_url
 from .hub import read_hub
-from .readers import pan
+from .readers import generated, pan, tables, text_files, trials, xml_corpora
 from .spec import PRESET_TASK_CONFIGS, DatasetSpec, License, Source, TaskConfig
 
 __all__ = ["SPECS", "catalogue_name"]
@@ -118,9 +119,15 @@ def _web(note: str, *urls: str) -> Source:
 
 def _spec(steb: str, desc: str, *, kind: str, tasks: str, label: str, lic: str, cite: str,
           src: Source, langs: Iterable[str] = ("en",), options: Mapping[str, Any] | None = None,
-          episodes: Mapping[str, int] | None = None,
-          reader: Callable[..., Any] | None = None) -> DatasetSpec:
-    """One catalogue row -> a DatasetSpec (preset episode configs, optional overrides)."""
+          episodes: Mapping[str, int] | None = None, reader: Callable[..., Any] | None = None,
+          tested_on: str | None = None, version: int = 1) -> DatasetSpec:
+    """One catalogue row -> a DatasetSpec (preset episode configs, optional overrides).
+
+    ``reader`` defaults to :func:`read_hub` for Hub sources with ``options``; a spec with
+    a reader and source URLs (or a local folder key) is ``offline``: it loads without
+    network once its files are cached or mirrored, or its local folder is set.
+    ``tested_on`` says how the reader is tested (:data:`stebkit.datasets.spec.TESTED_ON`).
+    """
     category, application = _CAT_APP[kind]
     task_cfgs = {}
     for code in tasks:
@@ -134,14 +141,19 @@ def _spec(steb: str, desc: str, *, kind: str, tasks: str, label: str, lic: str, 
     return DatasetSpec(name=catalogue_name(steb), description=desc, languages=tuple(langs),
                        source=src, license=_LIC[lic], label=label, tasks=task_cfgs,
                        category=category, application=application, citation=cite,
-                       reader=reader, reader_options=dict(options or {}), offline=False,
-                       suites=("steb",), steb_name=steb)
+                       reader=reader, reader_version=version,
+                       reader_options=dict(options or {}),
+                       offline=reader is not None and not src.is_hub
+                       and (bool(src.urls) or src.local is not None),
+                       suites=("steb",), steb_name=steb, tested_on=tested_on)
 
 
 # ---------------------------------------------------------------- machine-text detection
 _DETECTRL = _web("DetectRL benchmark files (Benchmark/Benchmark_Data) from "
                  "https://github.com/NLP2CT/DetectRL")
-_M4 = _web("M4 per-domain JSONL files from https://github.com/mbzuai-nlp/M4")
+_M4 = _web("M4 data/<domain>_<model>.jsonl files of https://github.com/mbzuai-nlp/M4 (the "
+           "reference clones the repository's HEAD)",
+           "https://github.com/mbzuai-nlp/M4/archive/HEAD.zip")
 _MAGE = _web("MAGE (DeepfakeTextDetect) per-source test sets from "
              "https://github.com/yafuly/MAGE (Hub: yaful/MAGE)")
 _GEN_LABEL = "source of the text: human or the generating language model"
@@ -158,7 +170,9 @@ _MTD = [
       for d in ("paraphrase", "perturbation", "prompt")),
     *(_spec(f"machine_text_detection_M4_{d}", f"M4 {d}: human vs. machine text from "
             "several generators", kind="mtd", tasks="C", label=_GEN_LABEL, lic="none",
-            cite="Wang et al., 2024 (M4, EACL)", src=_M4)
+            cite="Wang et al., 2024 (M4, EACL)", src=_M4, reader=generated.read_m4,
+            tested_on="constructed",
+            options={"domain": d})
       for d in ("arxiv", "peerread", "reddit", "wikihow", "wikipedia")),
     *(_spec(f"machine_text_detection_MAGE_{d}", f"MAGE {d}: human vs. machine text",
             kind="mtd", tasks="C", label=_GEN_LABEL, lic="apache",
@@ -172,7 +186,7 @@ _MTD = [
                    "clef24/pan24-web/generated-content-analysis.html",
                    "https://zenodo.org/records/10718757/files/"
                    "pan24-generative-authorship-news.zip"),
-          reader=pan.read_pan_generated, options={"layout": "pan24"}),
+          reader=pan.read_pan_generated, tested_on="constructed", options={"layout": "pan24"}),
     *(_spec(f"machine_text_detection_PAN25_26_{d}", f"PAN 2025/26 generative AI detection "
             f"(task 1, {d}, validation set): human vs. each generator", kind="mtd", tasks="C",
             label="generating model of the text (human for human texts)", lic="pan",
@@ -181,7 +195,8 @@ _MTD = [
                      "https://pan.webis.de/clef25/pan25-web/generated-content-analysis.html",
                      "https://zenodo.org/records/14962653/files/"
                      "pan25-generative-ai-detection-task1-train.zip"),
-            reader=pan.read_pan_generated, options={"layout": "task1", "genre": d})
+            reader=pan.read_pan_generated, tested_on="constructed",
+            options={"layout": "task1", "genre": d})
       for d in ("essays", "fiction", "news")),
     _spec("machine_text_detection_PAN25_collaborative", "PAN 2025 human-AI collaborative "
           "text classification (dev set)", kind="mtd", tasks="C",
@@ -191,10 +206,12 @@ _MTD = [
                    "https://pan.webis.de/clef25/pan25-web/generated-content-analysis.html",
                    "https://zenodo.org/records/14966981/files/"
                    "pan25-generative-ai-detection-task2-train.zip"),
-          reader=pan.read_pan_generated, options={"layout": "task2"}),
+          reader=pan.read_pan_generated, tested_on="constructed", options={"layout": "task2"}),
     _spec("gede_essay_detection", "GEDE: human vs. machine-generated student essays",
           kind="mtd", tasks="C", label=_GEN_LABEL, lic="none", cite="GEDE essay detection",
-          src=_web("STEB release gede_essay_detection.tar.gz (Google Drive)")),
+          src=_web("STEB release gede_essay_detection.tar.gz (Google Drive)",
+                   gdrive_url("1c3x_CR44ZCUqHf1dHVPm7K04ZIbTSYoD")),
+          reader=generated.read_gede, tested_on="constructed", options={}),
 ]
 
 # ----------------------------------------------------------------- authorship verification
@@ -234,6 +251,7 @@ def _pan_av(year: int, part: str, url: str, cite: str) -> DatasetSpec:
                  kind="av", tasks="P", label=_AV_LABEL, lic="pan", cite=cite,
                  src=_web(f"PAN {year} authorship verification test corpus", url),
                  langs=(_PAN_LANGS[lang],), reader=pan.read_pan_verification,
+                 tested_on="constructed",
                  options=_pan_av_options(year, part))
 
 
@@ -269,7 +287,7 @@ _AV = [
             src=_web(f"pan{y}-authorship-verification-test (Zenodo 5106099), "
                      f"https://pan.webis.de/clef{y}/pan{y}-web/author-identification.html",
                      f"{_ZENODO}5106099/files/pan{y}-authorship-verification-test.zip"),
-            reader=pan.read_pan_jsonl_pairs,
+            reader=pan.read_pan_jsonl_pairs, tested_on="constructed",
             options={"name": f"pan{y}-authorship-verification-test", "per_class": 250,
                      "subsample_seed": 42})
       for y in (20, 21)),
@@ -278,14 +296,14 @@ _AV = [
           src=_web("pan18-style-change (Zenodo 3746040), https://pan.webis.de/clef18/pan18-web/"
                    "style-change-detection.html", f"{_ZENODO}3746040/files/pan18-style-change-"
                    "detection-validation-dataset-2018-01-31.zip"),
-          reader=pan.read_pan18_style_change,
+          reader=pan.read_pan18_style_change, tested_on="constructed",
           options={"folder": "pan18-style-change-detection-validation-dataset-2018-01-31"}),
     *(_spec(f"pan{y}_style_change_{level}", f"PAN 20{y} multi-author style change "
             f"detection ({level}, validation set)", kind="av", tasks="P", label=_SC_LABEL,
             lic="pan", cite=f"Zangerle et al., 20{y} (PAN)",
             src=_web(f"pan{y}-style-change/{level}, https://pan.webis.de/clef{y}/pan{y}-web/"
                      "style-change-detection.html", _ZENODO + _PAN_SC[y][0]),
-            reader=pan.read_pan_style_change,
+            reader=pan.read_pan_style_change, tested_on="constructed",
             options={"folder": _PAN_SC[y][1][level], "level": level,
                      "balance": _PAN_SC[y][2]})
       for y, levels in ((22, ("basic", "sentence", "advanced")),
@@ -297,7 +315,7 @@ _AV = [
           src=_web("Enron (80 authors) from Mendeley Data n77w7mygwg",
                    "https://prod-dcd-datasets-public-files-eu-west-1.s3.eu-west-1.amazonaws.com/"
                    "f0527105-2774-423e-80ca-cc692b70b6cb"),
-          reader=pan.read_pan_verification,
+          reader=pan.read_pan_verification, tested_on="constructed",
           options={"chain": ["Enron (80 authors)"], "known": "all", "known_ext": ""}),
 ]
 
@@ -311,7 +329,7 @@ _RET = [
                      "https://pan.webis.de/clef18/pan18-web/author-identification.html",
                      f"{_ZENODO}3737849/files/pan18-cross-domain-authorship-attribution-"
                      "dataset.zip"),
-            langs=(_PAN_LANGS[lang],), reader=pan.read_pan18_attribution,
+            langs=(_PAN_LANGS[lang],), reader=pan.read_pan18_attribution, tested_on="constructed",
             options={"chain": ["pan18-cross-domain-authorship-attribution-test-dataset2-"
                                "2018-04-20"], "language": code})
       for lang, code in (("english", "en"), ("french", "fr"), ("italian", "it"),
@@ -319,14 +337,20 @@ _RET = [
     _spec("amazon", "Amazon reviews by author, query/target split", kind="ret", tasks="R",
           label=_RET_LABEL, lic="amazon", cite="Ni et al., 2019; Rivera-Soto et al., 2021",
           src=_web("STEB amazon_retrieval.tar.gz (Google Drive), from the Amazon review "
-                   "data")),
+                   "data", gdrive_url("1HFWoFk3V7vqM_DbZzd8ixecdbjHp29c4")),
+          reader=trials.read_retrieval_jsonl, tested_on="constructed", options={}),
     _spec("fanfiction", "Fanfiction stories by author, query/target split", kind="ret",
           tasks="R", label=_RET_LABEL, lic="none",
           cite="Bischoff et al., 2020; Rivera-Soto et al., 2021",
-          src=_web("STEB fanfiction_retrieval.tar.gz (Google Drive)")),
+          src=_web("STEB fanfiction_retrieval.tar.gz (Google Drive)",
+                   gdrive_url("1imzUA2kg4782WnYWxlKICyk1MmPCCtsV")),
+          reader=trials.read_retrieval_jsonl, tested_on="constructed", options={}),
     _spec("stackexchange_retrieval", "Stack Exchange posts by author, query/target split",
           kind="ret", tasks="R", label=_RET_LABEL, lic="cc-by-sa",
-          cite="Rivera-Soto et al., 2021", src=_web("STEB stackexchange_retrieval release")),
+          cite="Rivera-Soto et al., 2021",
+          src=_web("STEB stackexchange_retrieval.tar.gz (Google Drive)",
+                   gdrive_url("1PVu0BI6rvo9MndcIdHOhRdqm4nfaqgSG")),
+          reader=trials.read_retrieval_jsonl, tested_on="constructed", options={}),
     *(_spec(f"authbench_attribution_{lang}", f"AuthBench authorship attribution ({lang}) as "
             "retrieval", kind="attr", tasks="R", label=_RET_LABEL, lic="none",
             cite="AuthBench (multilingual authorship attribution)",
@@ -346,7 +370,10 @@ _SPEAKERS = [
     _spec("radiotalk", "RadioTalk talk-radio transcripts, speaker verification pairs",
           kind="av", tasks="P", label="speaker; same=True when one speaker said both",
           lic="radiotalk", cite="Beeferman et al., 2019 (RadioTalk)",
-          src=_web("STEB radiotalk.tar.gz (Google Drive), from the RadioTalk corpus")),
+          src=_web("STEB radiotalk.tar.gz (Google Drive), from the RadioTalk corpus",
+                   gdrive_url("1NHgHZDlMB9Yh9SGQdSTjz_CNLZZqGCuW")),
+          reader=trials.read_speaker_trials, tested_on="constructed",
+          options={"file": "radiotalk_pairs.json"}),
 ]
 
 # ------------------------------------------------------------------------- object of study
@@ -356,7 +383,8 @@ _OBJECT = [
           cite="Egbert et al., 2015; Laippala et al., 2022",
           src=_web("TurkuNLP CORE corpus",
                    *(f"https://github.com/TurkuNLP/CORE-corpus/raw/master/{part}.tsv.gz"
-                     for part in ("train", "dev", "test")))),
+                     for part in ("train", "dev", "test"))),
+          reader=tables.read_core, tested_on="constructed", options={}),
     _spec("x_genre", "X-GENRE English genre dataset (CORE and FTD parts)", kind="genre",
           tasks="CA", label="genre", lic="cc-by-sa", cite="Kuzman et al., 2023 (X-GENRE)",
           src=_hub("TajaKuzmanPungersek/X-GENRE-text-genre-dataset", "train",
@@ -367,7 +395,9 @@ _OBJECT = [
     _spec("masc_text_genre", "MASC 3.0.0 written and spoken genres, 150 passages each",
           kind="genre", tasks="CA", label="genre (MASC folder)", lic="masc",
           cite="Ide et al., 2010 (MASC)",
-          src=_web("MASC-3.0.0 from https://anc.org/data/masc/downloads/")),
+          src=_web("MASC-3.0.0 from https://anc.org/data/masc/downloads/",
+                   "https://www.anc.org/MASC/download/MASC-3.0.0.zip"),
+          reader=text_files.read_masc, tested_on="constructed", options={}),
     _spec("the_pile", "The Pile: 1,000 documents per source subset", kind="genre",
           tasks="CA", label="Pile subset (e.g. ArXiv, Github, PubMed)", lic="pile",
           cite="Gao et al., 2020 (The Pile)",
@@ -397,7 +427,10 @@ _OBJECT = [
     _spec("graded_formality", "Sentences rewritten at graded formality levels",
           kind="register-oa", tasks="O", label="formality", lic="none",
           cite="STEB graded formality (GPT-5-mini generated)",
-          src=_web("STEB graded_formality_generated_gpt-5-mini.zip (Google Drive)")),
+          src=_web("STEB graded_formality_generated_gpt-5-mini.zip (Google Drive)",
+                   gdrive_url("1TKtgg-6j2Yd-GTfiq0nnHRPcZC-VpGnu")),
+          reader=tables.read_graded_formality, tested_on="constructed",
+          options={"folder": "graded_formality_generated_gpt-5-mini"}),
     _spec("OneStopEnglishCorpus", "OneStopEnglish articles at three reading levels",
           kind="register-oa", tasks="O", label="reading level (elementary to advanced)",
           lic="cc-by-sa", cite="Vajjala & Lučić, 2018 (OneStopEnglish)",
@@ -440,14 +473,25 @@ _OBJECT = [
     _spec("StylePTB", "StylePTB single-transform sentence pairs (15 subtypes)",
           kind="feature-oa", tasks="O", label="syntactic/lexical transform", lic="ptb",
           cite="Lyu et al., 2021 (StylePTB)",
-          src=_web("https://github.com/lvyiwei1/StylePTB")),
+          src=_web("fulldata.h16 of https://github.com/lvyiwei1/StylePTB (the file all "
+                   "single-transform splits are cut from)",
+                   "https://github.com/lvyiwei1/StylePTB/raw/master/fulldata.h16"),
+          reader=text_files.read_styleptb, tested_on="constructed", options={}),
     _spec("bible_versions", "Seven English Bible translations", kind="time", tasks="CA",
           label="Bible version", lic="pd", cite="Carlson et al., 2018",
           src=_web("Data/Bibles from https://github.com/keithecarlson/StyleTransferBibleData")),
     _spec("ceeces", "Early English correspondence (CEECES 1 and 2) by period",
           kind="time", tasks="CA", label="period of the letter (20-year span)",
           lic="cc-by", cite="CEEC-400 sampler, University of Helsinki",
-          src=_web("CEECES1/CEECES2 TEI releases on Zenodo")),
+          src=_web("CEECES1/CEECES2 TEI releases on Zenodo (records 6411789, 5887101)",
+                   *(f"{_ZENODO}{rec}/files/{leaf}" for rec, n in (("6411789", 1),
+                                                                  ("5887101", 2))
+                     for leaf in (f"CEECES{n}-metadata.txt", f"CEECES-{n}.zip"))),
+          reader=xml_corpora.read_ceeces, tested_on="constructed",
+          options={"parts": [{"metadata": f"{_ZENODO}{rec}/files/CEECES{n}-metadata.txt",
+                              "archive": f"{_ZENODO}{rec}/files/CEECES-{n}.zip",
+                              "folder": f"CEECES {n} - XML files by collection"}
+                             for rec, n in (("6411789", 1), ("5887101", 2))]}),
     *(_spec(f"blog_{attr}", f"Blog Authorship Corpus posts by author {attr}", kind="demo",
             tasks="CA", label=lab, lic="blog", cite="Schler et al., 2006",
             src=_hub("barilan/blog_authorship_corpus", "train+validation"),
@@ -459,12 +503,18 @@ _OBJECT = [
           ("gender", "gender (male, female)", {"male": "male", "female": "female"}))),
     _spec("fce_l1", "FCE learner essays by first language", kind="demo", tasks="CA",
           label="writer's first language", lic="fce", cite="Yannakoudakis et al., 2011",
-          src=_web("fce-released-dataset from https://ilexir.co.uk/datasets/index.html"),
-          episodes={"clustering": 100, "all_to_all_pairs": 100}),
+          src=_web("fce-released-dataset from https://ilexir.co.uk/datasets/index.html",
+                   "https://s3-eu-west-1.amazonaws.com/ilexir-website-media/"
+                   "fce-released-dataset.zip"),
+          episodes={"clustering": 100, "all_to_all_pairs": 100},
+          reader=xml_corpora.read_fce, tested_on="constructed", options={}),
     *(_spec(f"pastel_{attr}", f"PASTEL persona-written stories by annotator {attr}",
             kind="demo", tasks="CA", label=f"annotator {attr}", lic="none",
             cite="Kang & Hovy, 2019 (PASTEL)",
-            src=_web("data/v2/stories from https://github.com/dykang/PASTEL"))
+            src=_web("the stories/ folder (train, dev, test) of the data archive of "
+                     "https://github.com/dykang/PASTEL",
+                     "https://github.com/dykang/PASTEL/raw/master/data/data_v2.zip"),
+            reader=text_files.read_pastel, tested_on="constructed", options={"attribute": attr})
       for attr in ("age", "education", "gender", "ethnic", "politics")),
     _spec("endive", "EnDive: SAE tasks translated into five English dialects",
           kind="dialect", tasks="CA", label="dialect (AAVE, ChcE, CollSgE, IndE, JamE)",
@@ -475,13 +525,20 @@ _OBJECT = [
     _spec("twitter_aave_sae", "Parallel AAVE tweets and SAE rewrites", kind="dialect-oa",
           tasks="O", label="AAVE (position 0) vs. SAE", lic="twitter",
           cite="Groenwold et al., 2020",
-          src=_web("aave_samples.txt and sae_samples.txt from "
-                   "https://github.com/sophiegroenwold/AAVE_SAE_dataset")),
+          src=_web("EMNLP-AAVE-files/aave_samples.txt and sae_samples.txt of the paper's "
+                   "supplementary material (ACL Anthology)",
+                   "https://aclanthology.org/attachments/"
+                   "2020.emnlp-main.473.OptionalSupplementaryMaterial.zip"),
+          reader=text_files.read_aave_sae, tested_on="constructed", options={}),
     _spec("eWAVE", "eWAVE example sentences from varieties of English", kind="dialect",
           tasks="CA", label="variety of English", lic="cc-by",
           cite="Kortmann et al., 2020 (eWAVE)",
           src=_web("cldf/examples.csv and cldf/languages.csv from "
-                   "https://github.com/cldf-datasets/ewave")),
+                   "https://github.com/cldf-datasets/ewave",
+                   *(f"https://raw.githubusercontent.com/cldf-datasets/ewave/"
+                     f"88b37ad853736a7debe64aabf281db1eacee5023/cldf/{leaf}.csv"
+                     for leaf in ("examples", "languages"))),
+          reader=tables.read_ewave, tested_on="constructed", options={}),
 ]
 
 # ---------------------------------------------------------------------------- probing

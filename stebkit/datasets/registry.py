@@ -25,8 +25,8 @@ import pandas as pd
 
 from .._io import atomic_file
 from ..errors import DataUnavailable
-from ..sources import cache_dir, locate
-from .hub import check_remote_code, trusting_remote_code
+from ..sources import cache_dir, local_path, locate
+from .hub import check_remote_code, resolved_revision, trusting_remote_code
 from .readers._text import DroppedRowsWarning
 from .spec import ALL_TASKS, Dataset, DatasetSpec
 
@@ -129,11 +129,19 @@ def get_spec(name: str) -> DatasetSpec:
 
 
 def is_available_offline(spec: DatasetSpec) -> bool:
-    """Whether ``spec`` loads without network: declared offline, and every source file
-    is in the cache or a mirror (checked with :func:`stebkit.sources.locate`)."""
-    if not spec.offline or spec.source.is_hub:
+    """Whether ``spec`` loads without network: every source file is in the cache or a
+    mirror (checked with :func:`stebkit.sources.locate`) and, for data available only
+    under an agreement, its local folder is set (``stebkit datasets --add-local``).
+
+    Only specs declared ``offline`` qualify; Hub datasets never do."""
+    src = spec.source
+    if not spec.offline or src.is_hub:
         return False
-    return all(locate(url) is not None for url, _ in spec.source.urls)
+    if src.local is not None:
+        found = local_path(src.local)
+        if found is None or not found.exists():
+            return False
+    return all(locate(url) is not None for url, _ in src.urls)
 
 
 def list_datasets(*, suite: str | None = None, task: str | None = None,
@@ -170,7 +178,8 @@ def list_datasets(*, suite: str | None = None, task: str | None = None,
 
 def fingerprint(spec: DatasetSpec, *, seed: int = 42, smoke: bool = False) -> str:
     """sha256 (hex) of what determines the records: name, reader version and options,
-    sources (URLs with their sha256, Hub path/config/revision/split), seed and smoke.
+    sources (URLs with their sha256, Hub path/config/revision/split and the commit the
+    last Hub load resolved the revision to), seed and smoke.
 
     >>> spec = get_spec("ag_news")
     >>> fingerprint(spec, seed=1) != fingerprint(spec, seed=2)
@@ -186,6 +195,8 @@ def fingerprint(spec: DatasetSpec, *, seed: int = 42, smoke: bool = False) -> st
         "seed": int(seed),
         "smoke": bool(smoke),
     }
+    if src.is_hub:
+        payload["hub_commit"] = resolved_revision(src.hf_path, src.hf_revision)
     blob = json.dumps(payload, sort_keys=True, default=repr).encode()
     return hashlib.sha256(blob).hexdigest()
 
@@ -252,6 +263,9 @@ def load_dataset(name: str | DatasetSpec, *, seed: int = 42, smoke: bool = False
     with trusting_remote_code(trust_remote_code):
         raw = spec.reader(spec, seed=seed, smoke=smoke)
     records = validate_records(raw, spec)
+    if spec.source.is_hub:  # the load may have resolved the Hub revision to a new commit
+        fp = fingerprint(spec, seed=seed, smoke=smoke)
+        path = processed_path(spec, fp)
     if cache:
         _write_parquet(records, path)
     return Dataset(spec, records, fp)
@@ -369,7 +383,10 @@ def _check_values(frame: pd.DataFrame, column: str, allowed: tuple[str, ...],
 
 
 def table(*, suite: str | None = None, stats: bool = False) -> pd.DataFrame:
-    """One row per dataset: tasks, languages, category, licence flags, availability.
+    """One row per dataset: tasks, languages, category, licence flags, availability and
+    ``status`` (:attr:`~stebkit.datasets.spec.DatasetSpec.status`: whether the reader is
+    tested on the real files, on a constructed file of the same layout, and whether the
+    data needs an agreement).
 
     With ``stats=True``, datasets that load without network (or are already in the
     processed cache) also get ``texts``, ``labels`` and ``median_chars``; others get
@@ -390,6 +407,7 @@ def table(*, suite: str | None = None, stats: bool = False) -> pd.DataFrame:
             "non_commercial": spec.license.non_commercial,
             "research_only": spec.license.research_only,
             "needs_agreement": spec.license.needs_agreement or "", "offline": offline,
+            "status": spec.status,
         }
         if stats:
             cached = processed_path(spec, fingerprint(spec)).is_file()

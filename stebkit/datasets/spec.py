@@ -121,8 +121,11 @@ PRESET_TASK_CONFIGS: Mapping[str, TaskConfig] = MappingProxyType(
 class Source:
     """Where a dataset's raw data lives.
 
-    Either ``urls`` (each with its sha256, fetched by :func:`stebkit.sources.fetch`)
-    or a Hugging Face ``hf_path`` with ``hf_name``/``hf_revision``/``hf_split``.
+    Either ``urls`` (each with its sha256, fetched by :func:`stebkit.sources.fetch`;
+    a sha256 of ``None`` is recorded at the first download and checked afterwards), a
+    Hugging Face ``hf_path`` with ``hf_name``/``hf_revision``/``hf_split``, or, for data
+    available only under an agreement, ``local``: the key of a local folder
+    (:func:`stebkit.sources.local_source`, ``stebkit datasets --add-local KEY PATH``).
     """
 
     urls: tuple[tuple[str, str | None], ...] = ()
@@ -131,6 +134,7 @@ class Source:
     hf_revision: str | None = None
     hf_split: str | None = None
     note: str = ""
+    local: str | None = None
 
     @property
     def is_hub(self) -> bool:
@@ -146,6 +150,12 @@ class License:
     research_only: bool = False
     needs_agreement: str | None = None  # e.g. "LDC licence", "PAN registration"
     url: str | None = None
+
+
+TESTED_ON = ("mirror", "constructed")
+"""Values of :attr:`DatasetSpec.tested_on`: the reader's test reads the source's real
+files (kept in a ``STEBKIT_MIRROR``), or a small file of the same layout that the test
+writes."""
 
 
 @dataclass(frozen=True)
@@ -178,8 +188,15 @@ class DatasetSpec:
     suites: tuple[str, ...] = ()
     steb_name: str | None = None  # the reference's dataset name, when different
     main_metric: str | None = None  # overrides the task's main metric (user suites)
+    tested_on: str | None = None  # one of TESTED_ON: how the reader is tested
 
     def __post_init__(self) -> None:
+        if self.tested_on not in (None, *TESTED_ON):
+            raise ValueError(f"dataset {self.name!r}: tested_on must be one of {TESTED_ON} "
+                             f"or None, got {self.tested_on!r}")
+        self._check_names()
+
+    def _check_names(self) -> None:
         unknown = set(self.tasks) - set(ALL_TASKS)
         if unknown:
             raise ValueError(f"dataset {self.name!r}: unknown task(s) {sorted(unknown)}; "
@@ -202,6 +219,29 @@ class DatasetSpec:
         """Whether loading runs code from the dataset's repository (a Hub loading script,
         declared as ``reader_options["remote_code"]``); it needs the user's opt-in."""
         return bool(self.reader_options.get("remote_code"))
+
+    @property
+    def status(self) -> str:
+        """How far the reader is checked, for users: ``"real files"`` (tested on the
+        source's own files), ``"constructed file"`` (tested on a file of the same
+        layout written by the test), either followed by ``"; needs agreement"`` when the
+        data is available only under an agreement, or ``"no reader"`` / ``"untested"``.
+
+        >>> from dataclasses import replace
+        >>> spec = DatasetSpec(name="toy", description="", languages=("en",),
+        ...     source=Source(), license=License("LDC", needs_agreement="LDC licence"),
+        ...     label="speaker", tasks={"clustering": TaskConfig()}, category="idiolect",
+        ...     application="authorship_attribution", reader=print, tested_on="constructed")
+        >>> spec.status
+        'constructed file; needs agreement'
+        >>> replace(spec, reader=None).status
+        'no reader'
+        """
+        if self.reader is None:
+            return "no reader"
+        base = {"mirror": "real files", "constructed": "constructed file",
+                None: "untested"}[self.tested_on]
+        return base + ("; needs agreement" if self.license.needs_agreement else "")
 
     @property
     def language(self) -> str:
