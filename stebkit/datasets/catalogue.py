@@ -30,7 +30,7 @@ from typing import Any
 
 from ..sources import gdrive_url
 from .hub import read_hub
-from .readers import generated, pan, tables, text_files, trials, xml_corpora
+from .readers import generated, hub_sets, pan, tables, text_files, trials, xml_corpora
 from .spec import PRESET_TASK_CONFIGS, DatasetSpec, License, Source, TaskConfig
 
 __all__ = ["SPECS", "catalogue_name"]
@@ -154,8 +154,8 @@ _DETECTRL = _web("DetectRL benchmark files (Benchmark/Benchmark_Data) from "
 _M4 = _web("M4 data/<domain>_<model>.jsonl files of https://github.com/mbzuai-nlp/M4 (the "
            "reference clones the repository's HEAD)",
            "https://github.com/mbzuai-nlp/M4/archive/HEAD.zip")
-_MAGE = _web("MAGE (DeepfakeTextDetect) per-source test sets from "
-             "https://github.com/yafuly/MAGE (Hub: yaful/MAGE)")
+_MAGE = _hub("yaful/MAGE", "test", note="MAGE (DeepfakeTextDetect) test split; rows of one "
+             "source domain, from https://github.com/yafuly/MAGE")
 _GEN_LABEL = "source of the text: human or the generating language model"
 
 _MTD = [
@@ -176,7 +176,8 @@ _MTD = [
       for d in ("arxiv", "peerread", "reddit", "wikihow", "wikipedia")),
     *(_spec(f"machine_text_detection_MAGE_{d}", f"MAGE {d}: human vs. machine text",
             kind="mtd", tasks="C", label=_GEN_LABEL, lic="apache",
-            cite="Li et al., 2024 (MAGE, ACL)", src=_MAGE)
+            cite="Li et al., 2024 (MAGE, ACL)", src=_MAGE, reader=hub_sets.read_mage,
+            tested_on="constructed", options={"domain": d})
       for d in ("cmv", "eli5", "hswag", "roct", "sci_gen", "squad", "tldr", "wp", "xsum",
                 "yelp")),
     _spec("machine_text_detection_PAN24_news", "PAN 2024 Voight-Kampff generative "
@@ -354,7 +355,10 @@ _RET = [
     *(_spec(f"authbench_attribution_{lang}", f"AuthBench authorship attribution ({lang}) as "
             "retrieval", kind="attr", tasks="R", label=_RET_LABEL, lic="none",
             cite="AuthBench (multilingual authorship attribution)",
-            src=_web(f"STEB authbench_attribution_{lang} release"), langs=(lang,))
+            src=_hub("MaoXun/AuthBench", "test", note="configs queries, candidates and "
+                     "ground_truth of the test split, one language"),
+            langs=(lang,), reader=hub_sets.read_authbench, tested_on="constructed",
+            options={"language": lang})
       for lang in ("ar", "de", "en", "es", "fr", "hi", "ja", "ko", "ru", "zh")),
 ]
 
@@ -387,11 +391,11 @@ _OBJECT = [
           reader=tables.read_core, tested_on="constructed", options={}),
     _spec("x_genre", "X-GENRE English genre dataset (CORE and FTD parts)", kind="genre",
           tasks="CA", label="genre", lic="cc-by-sa", cite="Kuzman et al., 2023 (X-GENRE)",
-          src=_hub("TajaKuzmanPungersek/X-GENRE-text-genre-dataset", "train",
-                   note="one Hub config per split (train, test, dev); GINCO rows are "
-                        "Slovenian and left out"),
-          options={"configs": ["train", "test", "dev"], "label": "labels",
-                   "where": {"dataset": ["CORE", "FTD"]}}),
+          src=_hub("TajaKuzmanPungersek/X-GENRE-text-genre-dataset", "train+test+dev",
+                   note="every split (train, test, dev); GINCO rows are Slovenian and left "
+                        "out"),
+          reader=hub_sets.read_x_genre, tested_on="constructed",
+          options={"splits": ["train", "test", "dev"], "parts": ["CORE", "FTD"]}),
     _spec("masc_text_genre", "MASC 3.0.0 written and spoken genres, 150 passages each",
           kind="genre", tasks="CA", label="genre (MASC folder)", lic="masc",
           cite="Ide et al., 2010 (MASC)",
@@ -402,7 +406,9 @@ _OBJECT = [
           tasks="CA", label="Pile subset (e.g. ArXiv, Github, PubMed)", lic="pile",
           cite="Gao et al., 2020 (The Pile)",
           src=_hub("ArmelR/the-pile-splitted", "train",
-                   note="one Hub config per Pile subset, streamed")),
+                   note="one Hub config per Pile subset, streamed"),
+          reader=hub_sets.read_the_pile, tested_on="constructed",
+          options={"per_subset": 1000, "max_chars": 1_000_000, "skip": ["all"]}),
     _spec("STEL_register", "STEL formality and simplicity quadruples", kind="register-oa",
           tasks="O", label="style dimension (formality, simplicity)", lic="stel",
           cite="Wegmann & Nguyen, 2021 (STEL)",
@@ -423,7 +429,8 @@ _OBJECT = [
           "Shakespeare", kind="register-oa", tasks="CAO", label="style (source corpus)",
           lic="none", cite="Krishna et al., 2020 (STRAP)",
           src=_hub("billray110/corpus-of-diverse-styles", "train",
-                   note="order alignment pairs styles with a bespoke grouping")),
+                   note="each row: a styled text (position 0) and its neutral paraphrase"),
+          reader=hub_sets.read_cds, tested_on="constructed", options={}),
     _spec("graded_formality", "Sentences rewritten at graded formality levels",
           kind="register-oa", tasks="O", label="formality", lic="none",
           cite="STEB graded formality (GPT-5-mini generated)",
@@ -516,12 +523,15 @@ _OBJECT = [
                      "https://github.com/dykang/PASTEL/raw/master/data/data_v2.zip"),
             reader=text_files.read_pastel, tested_on="constructed", options={"attribute": attr})
       for attr in ("age", "education", "gender", "ethnic", "politics")),
-    _spec("endive", "EnDive: SAE tasks translated into five English dialects",
-          kind="dialect", tasks="CA", label="dialect (AAVE, ChcE, CollSgE, IndE, JamE)",
+    _spec("endive", "EnDive: SAE sentences of 11 NLU tasks and their translations into "
+          "five English dialects", kind="dialect", tasks="CA",
+          label="dialect (sae, aave, chce, collsge, inde, jame)",
           lic="none", cite="Gupta et al., 2025 (EnDive)",
-          src=_web("EnDive on the Hub: one dataset per task (abhaygupta1266/<task>, e.g. "
-                   "abhaygupta1266/boolq), one split per dialect, rows aligned on the SAE "
-                   "source")),
+          src=_hub("abhaygupta1266/boolq", "AAVE",
+                   note="one Hub dataset per NLU task (abhaygupta1266/<task>), one split per "
+                        "dialect, rows aligned on the SAE source"),
+          reader=hub_sets.read_endive, tested_on="constructed",
+          options={"tasks": list(hub_sets.ENDIVE_TASKS), "subsample_seed": 42}),
     _spec("twitter_aave_sae", "Parallel AAVE tweets and SAE rewrites", kind="dialect-oa",
           tasks="O", label="AAVE (position 0) vs. SAE", lic="twitter",
           cite="Groenwold et al., 2020",

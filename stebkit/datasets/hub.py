@@ -60,8 +60,8 @@ from ..errors import DataUnavailable, RemoteCodeRefused
 from ..sources import cache_dir, is_offline
 from .readers._text import DroppedRowsWarning
 
-__all__ = ["check_remote_code", "hub_records", "load_hub", "read_hub", "resolved_revision",
-           "trusting_remote_code"]
+__all__ = ["check_remote_code", "hub_configs", "hub_records", "load_hub", "read_hub",
+           "resolved_revision", "trusting_remote_code"]
 
 DEFAULT_MAX_PER_LABEL = 500
 SMOKE_PER_LABEL = 20
@@ -117,7 +117,8 @@ def _describe(path: str, name: str | None, revision: str | None, split: str | No
 
 
 def load_hub(path: str, *, name: str | None = None, revision: str | None = None,
-             split: str | None = None, trust_remote_code: bool = False) -> Any:
+             split: str | None = None, trust_remote_code: bool = False,
+             streaming: bool = False) -> Any:
     """Load one split of a Hub dataset (a ``datasets.Dataset``).
 
     Parameters
@@ -126,6 +127,9 @@ def load_hub(path: str, *, name: str | None = None, revision: str | None = None,
         As in ``datasets.load_dataset``; ``revision`` pins a commit or tag.
     trust_remote_code : bool
         Allow script-based datasets (only for catalogue entries that need it).
+    streaming : bool
+        Return an iterable dataset read as it streams (for corpora too large to
+        download whole, of which a reader takes the first rows).
 
     The revision is first resolved to a commit sha (``huggingface_hub``), the split is
     loaded at that commit, and the sha is recorded (:func:`resolved_revision`).
@@ -167,12 +171,41 @@ def load_hub(path: str, *, name: str | None = None, revision: str | None = None,
                               "split": split, "cache_dir": str(cache_dir() / "hub")}
     if trust_remote_code:
         kwargs["trust_remote_code"] = True
+    if streaming:
+        kwargs["streaming"] = True
     try:
         loaded = datasets.load_dataset(**kwargs)
     except Exception as exc:  # network, missing config or split, bad files: all unavailable
         raise DataUnavailable(_failure(what, exc, sha)) from exc
     _record_revision(path, revision, sha)
     return loaded
+
+
+def hub_configs(path: str, *, revision: str | None = None) -> list[str]:
+    """The config names of a Hub dataset; failures raise ``DataUnavailable``.
+
+    >>> from unittest import mock
+    >>> with mock.patch.dict("os.environ", {"STEBKIT_OFFLINE": "1"}):
+    ...     try:
+    ...         hub_configs("ArmelR/the-pile-splitted")
+    ...     except DataUnavailable as err:
+    ...         print("'ArmelR/the-pile-splitted'" in str(err))
+    True
+    """
+    what = _describe(path, None, revision, None)
+    if is_offline():
+        raise DataUnavailable(f"{what} is unavailable: offline mode is on (STEBKIT_OFFLINE "
+                              f"or HF_HUB_OFFLINE is set); unset them on a machine that can "
+                              f"reach huggingface.co.")
+    try:
+        import datasets
+
+        return list(datasets.get_dataset_config_names(path, revision=revision))
+    except ImportError:
+        raise DataUnavailable(f"{what} is unavailable: the optional 'datasets' library is "
+                              f"not installed: pip install 'stebkit[hub]'.") from None
+    except Exception as exc:
+        raise DataUnavailable(_failure(what, exc)) from exc
 
 
 def _failure(what: str, exc: BaseException, sha: str | None = None) -> str:
