@@ -30,7 +30,16 @@ from typing import Any
 
 from ..sources import gdrive_url
 from .hub import read_hub
-from .readers import generated, hub_sets, pan, tables, text_files, trials, xml_corpora
+from .readers import (
+    generated,
+    hub_sets,
+    pan,
+    probing_jsonl,
+    tables,
+    text_files,
+    trials,
+    xml_corpora,
+)
 from .spec import PRESET_TASK_CONFIGS, DatasetSpec, License, Source, TaskConfig
 
 __all__ = ["SPECS", "catalogue_name"]
@@ -368,8 +377,11 @@ _SPEAKERS = [
             f"{sys.upper()} transcripts, {level} speaker-verification trials", kind="av",
             tasks="P", label="speaker; same=True when both transcripts are one speaker's",
             lic="ldc", cite="Cieri et al., 2004 (Fisher English)",
-            src=_web(f"fisher_speaker_attribution/{sys}_test_{level}_trials.npy, built "
-                     "from LDC2004T19/LDC2005T19"))
+            src=Source(local="fisher_speaker_attribution",
+                       note=f"the STEB trial file {sys}_test_{level}_trials.npy, built from the "
+                            "Fisher English transcripts (LDC2004T19, LDC2005T19)"),
+            reader=trials.read_speaker_trials, tested_on="constructed",
+            options={"format": "npy", "file": f"{sys}_test_{level}_trials.npy"})
       for sys in ("bbn", "ldc") for level in ("base", "hard", "harder")),
     _spec("radiotalk", "RadioTalk talk-radio transcripts, speaker verification pairs",
           kind="av", tasks="P", label="speaker; same=True when one speaker said both",
@@ -527,7 +539,7 @@ _OBJECT = [
           "five English dialects", kind="dialect", tasks="CA",
           label="dialect (sae, aave, chce, collsge, inde, jame)",
           lic="none", cite="Gupta et al., 2025 (EnDive)",
-          src=_hub("abhaygupta1266/boolq", "AAVE",
+          src=_hub("abhaygupta1266/logic_bench_yn", "AAVE",
                    note="one Hub dataset per NLU task (abhaygupta1266/<task>), one split per "
                         "dialect, rows aligned on the SAE source"),
           reader=hub_sets.read_endive, tested_on="constructed",
@@ -552,12 +564,19 @@ _OBJECT = [
 ]
 
 # ---------------------------------------------------------------------------- probing
+_PROBING_FILES = {"amazon": "1zIRqhSMEdQZ4EZq3-jCLpccuTvXsmCyx",
+                  "blog": "1JU9F5SbPV8PaefcBwpy7wUCWrzNXsydO",
+                  "reddit": "1pU-Yo--OMtgG8qafk-7DBd_4WhYH_urc",
+                  "stackexchange": "1Ke_Re3kwfOmr2ljApcS8GP2CdsiNPHz7"}
 _PROBING = [
     _spec(f"probing_{domain}", f"Linguistic-feature probing on {domain} texts",
           kind="probe", tasks="B", label="binned value of a linguistic feature (one probe "
-          "per feature, split given per text)", lic="none", cite="STEB probing sets",
-          src=_web(f"STEB probing/{domain}.jsonl release"))
-    for domain in ("amazon", "blog", "reddit", "stackexchange")
+          "per feature: column 'feature'; split given per text and feature)", lic="none",
+          cite="STEB probing sets",
+          src=_web(f"STEB probing/{domain}.jsonl release (Google Drive)",
+                   gdrive_url(file_id)),
+          reader=probing_jsonl.read_probing_jsonl, tested_on="constructed", options={})
+    for domain, file_id in _PROBING_FILES.items()
 ]
 
 # -------------------------------------------------------------------- semantic control

@@ -26,6 +26,11 @@ A reader returns a :class:`pandas.DataFrame` with one row per text. Columns:
     Which side of the retrieval a text is on; ``label`` links queries to targets.
 ``split`` (``"train"``, ``"validation"``, ``"test"``), probing
     The probe's split.
+``feature`` (str, probing) and ``value`` (float, optional)
+    The linguistic feature the probe predicts (``label`` is its quantile bin) and its
+    raw value. A probing set with several features (the STEB ``probing_*`` sets) has one
+    row per text and feature the text is probed on, each feature with its own splits; a
+    probe is trained and scored per ``feature``.
 ``work`` (str, optional)
     The work (novel, document, source file) a passage comes from.
 ``distractor`` (bool, optional, order alignment)

@@ -108,8 +108,8 @@ def read_speaker_trials(spec: Any, *, seed: int = 42, smoke: bool = False) -> pd
 def _local_file(spec: Any, leaf: str) -> Any:
     from stebkit.sources import local_source
 
-    folder = local_source(spec.source.local, request=spec.license.url or "",
-                          what=spec.license.needs_agreement or spec.license.name)
+    folder = local_source(spec.source.local, request=spec.license.url or spec.license.name,
+                          what=f"{leaf}: {spec.source.note}")
     path = folder / leaf
     if not path.is_file():
         from stebkit.errors import DataUnavailable
