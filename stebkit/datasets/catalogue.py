@@ -326,7 +326,8 @@ _AV = [
                    "https://prod-dcd-datasets-public-files-eu-west-1.s3.eu-west-1.amazonaws.com/"
                    "f0527105-2774-423e-80ca-cc692b70b6cb"),
           reader=pan.read_pan_verification, tested_on="constructed",
-          options={"chain": ["Enron (80 authors)"], "known": "all", "known_ext": ""}),
+          options={"chain": ["Enron (80 authors)"], "known": "all", "known_ext": "",
+                   "unknown": "first"}),
 ]
 
 # ------------------------------------------------------------------ authorship retrieval

@@ -40,7 +40,7 @@ def read_retrieval_jsonl(spec: Any, *, seed: int = 42, smoke: bool = False) -> p
         for n, row in enumerate(json_lines(tree.text(name), f"{tree.label}: {name}"), 1):
             require_keys(row, ("text", "label"), f"{tree.label}: {name} record {n}")
             rows.append({"text": row["text"], "label": str(row["label"]),
-                         "side": "query" if row.get("is_query") is True else "target"})
+                         "side": "query" if row.get("is_query") else "target"})
     if not rows:
         raise ValueError(f"dataset {spec.name!r}: {tree.label} holds no records")
     return smoke_cut(frame(rows, ("text", "label", "side")), smoke)
