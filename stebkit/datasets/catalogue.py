@@ -515,7 +515,8 @@ _OBJECT = [
     *(_spec(f"blog_{attr}", f"Blog Authorship Corpus posts by author {attr}", kind="demo",
             tasks="CA", label=lab, lic="blog", cite="Schler et al., 2006",
             src=_hub("barilan/blog_authorship_corpus", "train+validation"),
-            options={"label": attr, "label_map": mapping, "remote_code": True})
+            options={"label": attr, "label_map": mapping, "remote_code": True,
+                     "max_per_label": None}, tested_on="constructed")
       for attr, lab, mapping in (
           ("age", "age group (10s: 13-17, 20s: 23-27, 30s: 33-47)",
            {**{a: "10s" for a in range(13, 18)}, **{a: "20s" for a in range(23, 28)},
@@ -583,7 +584,8 @@ _PROBING = [
 # -------------------------------------------------------------------- semantic control
 _SEMANTIC = [
     _spec(steb, desc, kind="semantic", tasks="CA", label=label, lic=lic, cite=cite,
-          src=_hub(path, split, name=name), options=options)
+          src=_hub(path, split, name=name), options={**options, "max_per_label": None},
+          tested_on="constructed")
     for steb, desc, label, lic, cite, path, split, name, options in (
         ("20_Newsgroups_Fixed", "20 Newsgroups posts (cleaned)", "newsgroup (topic)",
          "none", "Lang, 1995", "rungalileo/20_Newsgroups_Fixed", "test", None, {}),
