@@ -192,14 +192,14 @@ def test_hub_label_sets_keep_every_record_in_order(hub_data, name):
 def test_reuters_first_topic_and_blog_buckets_keep_every_record(hub_data):
     hub_data["reuters21578", "ModLewis", "test"] = FakeSplit(
         {"text": ["a", "b", "c"], "topics": [["earn", "acq"], [], ["grain"]]})
-    records, _ = read("reuters21578")
+    records, _ = read("reuters21578", trust_remote_code=True)  # a loading script
     assert records[["text", "label"]].values.tolist() == [["a", "earn"], ["c", "grain"]]
     ages = [15, 20, 25, 40, 17] * 200
     hub_data["barilan/blog_authorship_corpus", None, "train+validation"] = FakeSplit(
         {"text": [f"post {i}" for i in range(len(ages))], "age": ages,
          "gender": ["male", "female", "male", "female", "male"] * 200})
-    records, _ = read("blog_age")
+    records, _ = read("blog_age", trust_remote_code=True)
     assert records["label"].value_counts().to_dict() == {"10s": 400, "20s": 200, "30s": 200}
     assert records["label"].iloc[:4].tolist() == ["10s", "20s", "30s", "10s"]
-    records, _ = read("blog_gender")
+    records, _ = read("blog_gender", trust_remote_code=True)
     assert len(records) == 1000
