@@ -338,7 +338,8 @@ _AV = [
                    "https://prod-dcd-datasets-public-files-eu-west-1.s3.eu-west-1.amazonaws.com/"
                    "f0527105-2774-423e-80ca-cc692b70b6cb"),
           reader=pan.read_pan_verification, tested_on="constructed",
-          options={"chain": ["Enron (80 authors)"], "known": "all", "known_ext": ""}),
+          options={"chain": ["Enron (80 authors)"], "known": "all", "known_ext": "",
+                   "unknown": "first"}),
 ]
 
 # ------------------------------------------------------------------ authorship retrieval
@@ -531,7 +532,8 @@ _OBJECT = [
     *(_spec(f"blog_{attr}", f"Blog Authorship Corpus posts by author {attr}", kind="demo",
             tasks="CA", label=lab, lic="blog", cite="Schler et al., 2006",
             src=_hub("barilan/blog_authorship_corpus", "train+validation"),
-            options={"label": attr, "label_map": mapping, "trust_remote_code": True})
+            options={"label": attr, "label_map": mapping, "remote_code": True,
+                     "max_per_label": None}, tested_on="constructed")
       for attr, lab, mapping in (
           ("age", "age group (10s: 13-17, 20s: 23-27, 30s: 33-47)",
            {**{a: "10s" for a in range(13, 18)}, **{a: "20s" for a in range(23, 28)},
@@ -599,7 +601,8 @@ _PROBING = [
 # -------------------------------------------------------------------- semantic control
 _SEMANTIC = [
     _spec(steb, desc, kind="semantic", tasks="CA", label=label, lic=lic, cite=cite,
-          src=_hub(path, split, name=name), options=options)
+          src=_hub(path, split, name=name), options={**options, "max_per_label": None},
+          tested_on="constructed")
     for steb, desc, label, lic, cite, path, split, name, options in (
         ("20_Newsgroups_Fixed", "20 Newsgroups posts (cleaned)", "newsgroup (topic)",
          "none", "Lang, 1995", "rungalileo/20_Newsgroups_Fixed", "test", None, {}),
@@ -607,7 +610,7 @@ _SEMANTIC = [
          "ag_news", "test", None, {}),
         ("reuters21578", "Reuters-21578 newswire (ModLewis split)", "first topic",
          "reuters", "Lewis, 1997", "reuters21578", "test", "ModLewis",
-         {"label": "topics", "trust_remote_code": True}),
+         {"label": "topics", "remote_code": True}),
         ("emotion", "English tweets labelled with emotions", "emotion", "emotion",
          "Saravia et al., 2018", "emotion", "test", None, {}),
         ("financial_phrasebank", "Financial news sentences", "sentiment", "cc-by-nc-sa3",

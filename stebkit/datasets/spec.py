@@ -220,6 +220,12 @@ class DatasetSpec:
         return task in self.tasks
 
     @property
+    def needs_remote_code(self) -> bool:
+        """Whether loading runs code from the dataset's repository (a Hub loading script,
+        declared as ``reader_options["remote_code"]``); it needs the user's opt-in."""
+        return bool(self.reader_options.get("remote_code"))
+
+    @property
     def status(self) -> str:
         """How far the reader is checked, for users: ``"real files"`` (tested on the
         source's own files), ``"constructed file"`` (tested on a file of the same
