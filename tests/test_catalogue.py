@@ -269,3 +269,13 @@ def test_hub_errors_other_than_network_become_data_unavailable(where, monkeypatc
         load_hub("user/set", name="nope", split="train")
     assert expected in str(info.value) and "huggingface-cli login" in str(info.value)
     assert resolved_revision("user/set") is None  # nothing recorded for a failed load
+
+
+def test_every_entry_has_a_reader_and_says_how_it_is_tested():
+    statuses = {s.name: s.status for s in catalogue.SPECS}
+    unchecked = {n: st for n, st in statuses.items() if st in ("no reader", "untested")}
+    assert not unchecked
+    assert {st.split(";")[0] for st in statuses.values()} == {"real files", "constructed file"}
+    # agreement data is flagged in the status, and only there
+    for spec in catalogue.SPECS:
+        assert spec.status.endswith("; needs agreement") == bool(spec.license.needs_agreement)
