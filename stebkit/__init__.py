@@ -11,6 +11,7 @@ The public face, imported lazily so that ``import stebkit`` stays fast:
 - :func:`evaluate` — models x datasets x tasks, results on disk (``stebkit.runner``),
   in this process, local workers or SLURM jobs (``stebkit.executors``)
 - :func:`leaderboard` — operational and definitional STEB scores (``stebkit.scores``)
+- :func:`published_leaderboard` — the published STEB leaderboard (``stebkit.published``)
 - ``stebkit.tasks`` — the task families as pure functions of embeddings
 """
 
@@ -29,9 +30,10 @@ _LAZY = {
     "evaluate": "stebkit.executors",
     "Results": "stebkit.results",
     "leaderboard": "stebkit.scores",
+    "published_leaderboard": "stebkit.published",
 }
 _SUBMODULES = {"datasets", "encoders", "tasks", "sources", "scores", "results", "runner",
-               "plots", "errors", "train", "quality", "suites", "executors"}
+               "plots", "errors", "train", "quality", "suites", "published", "executors"}
 
 __all__ = sorted([*_LAZY, "__version__"])
 
