@@ -402,7 +402,8 @@ def _job_name() -> str:
     array, task = os.environ.get("SLURM_ARRAY_JOB_ID"), os.environ.get("SLURM_ARRAY_TASK_ID")
     if array and task:
         return f"{array}_{task}"
-    return os.environ.get("SLURM_JOB_ID") or f"pid {os.getpid()}"
+    return (os.environ.get("SLURM_JOB_ID") or os.environ.get("STEBKIT_JOB")
+            or f"pid {os.getpid()}")
 
 
 def _log(message: str) -> None:
@@ -695,12 +696,13 @@ class _Submission:
 
             write_text(path, json.dumps(payload))
             log = self.folder / f"local-{self.run}-{k}.log"
+            name = f"local-{k}"
             with open(log, "ab") as fh:
                 proc = subprocess.Popen([sys.executable, "-m", "stebkit.executors", str(path)],
-                                        stdout=fh, stderr=subprocess.STDOUT, env=env,
+                                        stdout=fh, stderr=subprocess.STDOUT,
+                                        env={**env, "STEBKIT_JOB": name},
                                         start_new_session=not self.config.wait)
-            job = _Job(f"local-{k}:{proc.pid}", [(u.model, u.dataset) for u in self.units],
-                       log, process=proc)
+            job = _Job(name, [(u.model, u.dataset) for u in self.units], log, process=proc)
             self.jobs.append(job)
             records.append({"job": job.id, "executor": "local", "run": self.run,
                             "host": socket.gethostname(), "pid": proc.pid,

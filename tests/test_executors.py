@@ -23,6 +23,9 @@ from stebkit.cli import main
 from stebkit.executors import claim_path, read_claim, status
 from stebkit.runner import evaluate as run_sequential
 
+# two models: the leaderboard warns that correlation grouping needs three
+pytestmark = pytest.mark.filterwarnings("ignore:.*correlation grouping needs:UserWarning")
+
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "slurm-local.sh"
 MODELS = ["random", "tfidf-char"]
@@ -195,14 +198,25 @@ def test_bad_executor_options_are_named(tmp_path, capsys):
 def test_suite_file_sets_the_executor(tmp_path):
     from stebkit.suites import load_suite, suite_file
 
-    (tmp_path / "d.csv").write_text("text,label\nHello there.,a\nHi you!,b\nHey now.,a\n")
+    rows = "".join(f"{w} text number {i}.,{'ab'[i % 2]}\n" for i, w in
+                   enumerate(["One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight"]))
+    (tmp_path / "d.csv").write_text("text,label\n" + rows)
     (tmp_path / "s.yaml").write_text(
-        "name: tiny\nexecutor: {kind: local, jobs: 3}\ndatasets:\n"
+        "name: tiny\nrun: {executor: {kind: local, jobs: 1}}\ndatasets:\n"
         "  - {name: tiny-exec-greetings, task: clustering, source: {path: d.csv}}\n")
     suite = load_suite(tmp_path / "s.yaml")
-    config = executors.executor_config(suite.executor)
-    assert (config.kind, config.jobs) == ("local", 3)
+    config = executors.executor_config(suite.run["executor"])
+    assert (config.kind, config.jobs) == ("local", 1)
     assert suite_file("tiny-exec-greetings") == (tmp_path / "s.yaml").resolve()
+    # the command line runs it with the suite's executor; the worker loads the suite file
+    out = tmp_path / "res"
+    assert main(["run", "--suite", str(tmp_path / "s.yaml"), "--models", "random",
+                 "--output", str(out), "--figures", str(tmp_path / "f"),
+                 "--no-progress"]) == 0
+    (job,) = [json.loads(line) for line in (out / "jobs" / "index.jsonl").read_text()
+              .splitlines()]
+    assert job["executor"] == "local" and job["units"] == [["random", "tiny-exec-greetings"]]
+    assert (status(out)["state"] == "done").all()
 
 
 # --------------------------------------------------------------------------- real SLURM
@@ -330,10 +344,12 @@ def test_unknown_partition_is_named(slurm, tmp_path, capsys):
 def test_failing_setup_names_the_job_its_log_and_units(slurm, tmp_path, capsys):
     code = main(["run", "--suite", "smoke", "--models", "random", "--datasets", *FEW,
                  "--output", str(tmp_path), "--executor", "slurm", "--slurm-setup",
-                 "module load no-such-module", "--no-progress"])
+                 "module load no-such-module", "--slurm-datasets-per-job", "3",
+                 "--no-progress"])
     err = capsys.readouterr().err
     assert code == 1
-    job = json.loads((tmp_path / "jobs" / "index.jsonl").read_text().splitlines()[0])
+    (job,) = [json.loads(line) for line in (tmp_path / "jobs" / "index.jsonl").read_text()
+              .splitlines()]
     assert f"job {job['job']} failed at start-up" in err and "--slurm-setup" in err
     assert job["err"] in err and "module" in Path(job["err"]).read_text()
     assert "3 unit(s) not finished and pending again" in err
