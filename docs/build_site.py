@@ -186,7 +186,8 @@ def home_page() -> str:
     """The README, with links into the repository turned into links into the site."""
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     # The site's own pages replace the README's pointers to the repository.
-    return text.replace("](DATA_LICENSES.md)", "](data-licenses.md)")
+    return (text.replace("](DATA_LICENSES.md)", "](data-licenses.md)")
+            .replace("](docs/pages/teaching.md)", "](teaching.md)"))
 
 
 def api_page() -> str:
@@ -296,11 +297,11 @@ def solution_sections(path: Path) -> list[tuple[str, str]]:
 
 
 def exercises_cell(nb: dict) -> str:
-    """The source of the notebook's ``## Exercises`` markdown cell."""
+    """The ``## Exercises`` section of the notebook's last markdown cell that has one."""
     for cell in reversed(nb["cells"]):
-        src = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
-        if cell["cell_type"] == "markdown" and src.lstrip().startswith("## Exercises"):
-            return src
+        src = _source(cell)
+        if cell["cell_type"] == "markdown" and "## Exercises" in src:
+            return src[src.index("## Exercises"):]
     raise BuildError(f"notebook {nb.get('_name', '?')}: no '## Exercises' markdown cell")
 
 
@@ -346,7 +347,7 @@ def generate(*, full: bool, pattern: str = "[0-9][0-9]_*.ipynb") -> list[str]:
         if copy.stem[:2] in TEACHING_NOTEBOOKS:
             nb["cells"].append({"cell_type": "markdown", "metadata": {}, "source":
                                 f"*Solutions: [Teaching stylometry with stebkit]"
-                                f"(../teaching.md#{_anchor(nb)}) (collapsed).*"})
+                                f"(../../teaching/#{_anchor(nb)}) (collapsed).*"})
         _write(SRC / "notebooks" / copy.name, json.dumps(nb))
         nav.append(f"notebooks/{copy.name}")
     _write(SRC / "index.md", home_page())
@@ -390,8 +391,32 @@ def build(*, full: bool = False, site: Path = SITE, pattern: str = "[0-9][0-9]_*
                            str(cfg)], cwd=ROOT, capture_output=True, text=True)
     if proc.returncode:
         raise BuildError(f"mkdocs build failed:\n{proc.stdout}\n{proc.stderr}")
+    _repair_notebook_toc(site)
     print(f"site written to {site}/index.html", flush=True)
     return site
+
+
+def _repair_notebook_toc(site: Path) -> None:
+    """Point table-of-contents links of notebook pages at their headings.
+
+    mkdocs-jupyter cuts a heading's anchor in the table of contents at inline code
+    (``## 5. At once: `evaluate` `` gives ``#5-at-once`` while the heading's id is
+    ``5-at-once-evaluate``); such a link is replaced by the one heading id it starts.
+    """
+    for page in (site / "notebooks").rglob("index.html"):
+        text = page.read_text(encoding="utf-8")
+        ids = set(re.findall(r'\bid="([^"]+)"', text))
+
+        def fix(match: re.Match, ids: set[str] = ids) -> str:
+            anchor = match.group(1)
+            if anchor in ids:
+                return match.group(0)
+            candidates = [i for i in ids if i.startswith(anchor + "-")]
+            return f'href="#{candidates[0]}"' if len(candidates) == 1 else match.group(0)
+
+        fixed = re.sub(r'href="#([^"]+)"', fix, text)
+        if fixed != text:
+            _write(page, fixed)
 
 
 def main(argv: list[str] | None = None) -> int:

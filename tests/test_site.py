@@ -12,6 +12,7 @@ import functools
 import http.server
 import importlib.util
 import json
+import posixpath
 import shutil
 import subprocess
 import tempfile
@@ -20,7 +21,7 @@ import time
 import urllib.request
 from html.parser import HTMLParser
 from pathlib import Path
-from urllib.parse import unquote, urldefrag, urljoin, urlparse
+from urllib.parse import unquote, urldefrag, urlparse
 
 import pytest
 
@@ -74,10 +75,16 @@ def broken_links(site: Path) -> list[str]:
             scheme = urlparse(ref).scheme
             if scheme in ("http", "https", "mailto", "data", "javascript") or ref.startswith("//"):
                 continue
-            target, fragment = urldefrag(urljoin(url, ref))
-            path = site / unquote(target) if target else page
-            if path.is_dir() or (target.endswith("/") and not path.suffix):
-                path = path / "index.html"
+            ref_path, fragment = urldefrag(ref)
+            ref_path = unquote(urlparse(ref_path).path)
+            if not ref_path:
+                path = page
+            else:
+                joined = ref_path.lstrip("/") if ref_path.startswith("/") else \
+                    posixpath.join(posixpath.dirname(url), ref_path)
+                path = site / posixpath.normpath(joined or ".")
+                if path.is_dir():
+                    path = path / "index.html"
             if not path.is_file():
                 broken.append(f"{url}: <{tag}> {ref} (no such file)")
             elif fragment and path.suffix == ".html" and fragment not in pages[path].ids:
