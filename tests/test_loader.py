@@ -218,12 +218,23 @@ def test_register_rejects_a_different_spec_under_a_known_name(isolated):
         register("dup")
 
 
+def _mirrored_steb() -> set[str]:
+    """STEB datasets whose files are in the mirror (tested on the real files), when
+    STEBKIT_MIRROR points at it; none without a mirror."""
+    import os
+
+    if not os.environ.get("STEBKIT_MIRROR"):
+        return set()
+    return {n for n in list_datasets(suite="steb") if get_spec(n).tested_on == "mirror"}
+
+
 def test_list_datasets_filters():
     steb = list_datasets(suite="steb")
     assert len(steb) >= 90 and steb == sorted(steb)
     pairs = list_datasets(suite="steb", task="predefined_pairs")
     assert "enron_authorship_corpus" in pairs and "ag_news" not in pairs
-    assert not set(list_datasets(offline=True)) & set(steb)
+    # STEB datasets load offline exactly when their files are mirrored (or cached)
+    assert set(list_datasets(offline=True)) & set(steb) == _mirrored_steb()
     with pytest.raises(ValueError, match="task must be one of"):
         list_datasets(task="ranking")
     with pytest.raises(ValueError, match="unknown suite 'stebb'.*'steb'"):
@@ -243,7 +254,8 @@ def test_table_flags_and_stats(isolated):
     assert pd.isna(stats.loc["online_toy", "texts"])
     steb = table(suite="steb").set_index("name")
     assert steb.loc["fisher_speaker_attribution_bbn_base", "needs_agreement"].startswith("LDC")
-    assert bool(steb.loc["blog_age", "non_commercial"]) and not steb["offline"].any()
+    assert bool(steb.loc["blog_age", "non_commercial"])
+    assert set(steb.index[steb["offline"].astype(bool)]) == _mirrored_steb()
 
 
 def test_unknown_reader_dataset_is_data_unavailable():
@@ -269,3 +281,26 @@ def test_offline_availability_needs_every_source_file(tmp_path, monkeypatch):
     assert not registry.is_available_offline(both)
     assert registry.is_available_offline(one)
     assert not registry.is_available_offline(not_declared)
+
+
+def test_agreement_data_is_available_offline_once_its_local_folder_is_set(tmp_path,
+                                                                         monkeypatch):
+    from stebkit.sources import add_local
+
+    monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("STEBKIT_LOCAL_LDC_TOY", raising=False)
+    spec = make_spec(BASE, offline=True)
+    ldc = DatasetSpec(**{**spec.__dict__, "source": Source(local="ldc-toy")})
+    assert not registry.is_available_offline(ldc)
+    (tmp_path / "ldc").mkdir()
+    add_local("ldc-toy", tmp_path / "ldc")
+    assert registry.is_available_offline(ldc)
+
+
+def test_tested_on_is_checked_and_shown_as_status():
+    spec = make_spec(BASE)
+    with pytest.raises(ValueError, match=r"tested_on must be one of \('mirror', "
+                                         r"'constructed'\) or None, got 'real'"):
+        DatasetSpec(**{**spec.__dict__, "tested_on": "real"})
+    assert DatasetSpec(**{**spec.__dict__, "tested_on": "mirror"}).status == "real files"
+    assert spec.status == "untested"

@@ -28,8 +28,20 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from ..sources import gdrive_url
 from .hub import read_hub
-from .readers import pan
+from .readers import (
+    generated,
+    hub_sets,
+    pan,
+    probing_jsonl,
+    steb_github,
+    synthstel,
+    tables,
+    text_files,
+    trials,
+    xml_corpora,
+)
 from .spec import PRESET_TASK_CONFIGS, DatasetSpec, License, Source, TaskConfig
 
 __all__ = ["SPECS", "catalogue_name"]
@@ -54,9 +66,11 @@ _LIC = {
     "cc-by-nc-sa3": License("CC-BY-NC-SA-3.0", non_commercial=True),
     "cc-by-nc-sa": License("CC-BY-NC-SA-4.0", non_commercial=True),
     "pd": License("public domain"),
+    "bible": License("public domain, except LEB (Lexham English Bible: Lexham Press licence, "
+                     "free use with attribution)"),
     "masc": License("MASC open data (CC-BY-3.0 or public domain per text)"),
-    "stel": License("MIT; the formality items derive from GYAFC (Yahoo Answers L6 terms)",
-                    research_only=True, needs_agreement="Yahoo Webscope L6 terms (GYAFC)"),
+    "stel": License("MIT; the formality items are a public 100-item sample derived from "
+                    "GYAFC (Yahoo Answers L6 terms)", research_only=True),
     "shakespeare": License("no licence; modern side scraped from study guides",
                            research_only=True),
     "ptb": License("StylePTB release; sentences from the Penn Treebank (LDC99T42)",
@@ -118,9 +132,15 @@ def _web(note: str, *urls: str) -> Source:
 
 def _spec(steb: str, desc: str, *, kind: str, tasks: str, label: str, lic: str, cite: str,
           src: Source, langs: Iterable[str] = ("en",), options: Mapping[str, Any] | None = None,
-          episodes: Mapping[str, int] | None = None,
-          reader: Callable[..., Any] | None = None) -> DatasetSpec:
-    """One catalogue row -> a DatasetSpec (preset episode configs, optional overrides)."""
+          episodes: Mapping[str, int] | None = None, reader: Callable[..., Any] | None = None,
+          tested_on: str | None = None, version: int = 1) -> DatasetSpec:
+    """One catalogue row -> a DatasetSpec (preset episode configs, optional overrides).
+
+    ``reader`` defaults to :func:`read_hub` for Hub sources with ``options``; a spec with
+    a reader and source URLs (or a local folder key) is ``offline``: it loads without
+    network once its files are cached or mirrored, or its local folder is set.
+    ``tested_on`` says how the reader is tested (:data:`stebkit.datasets.spec.TESTED_ON`).
+    """
     category, application = _CAT_APP[kind]
     task_cfgs = {}
     for code in tasks:
@@ -134,35 +154,51 @@ def _spec(steb: str, desc: str, *, kind: str, tasks: str, label: str, lic: str, 
     return DatasetSpec(name=catalogue_name(steb), description=desc, languages=tuple(langs),
                        source=src, license=_LIC[lic], label=label, tasks=task_cfgs,
                        category=category, application=application, citation=cite,
-                       reader=reader, reader_options=dict(options or {}), offline=False,
-                       suites=("steb",), steb_name=steb)
+                       reader=reader, reader_version=version,
+                       reader_options=dict(options or {}),
+                       offline=reader is not None and not src.is_hub
+                       and (bool(src.urls) or src.local is not None),
+                       suites=("steb",), steb_name=steb, tested_on=tested_on)
 
 
 # ---------------------------------------------------------------- machine-text detection
-_DETECTRL = _web("DetectRL benchmark files (Benchmark/Benchmark_Data) from "
-                 "https://github.com/NLP2CT/DetectRL")
-_M4 = _web("M4 per-domain JSONL files from https://github.com/mbzuai-nlp/M4")
-_MAGE = _web("MAGE (DeepfakeTextDetect) per-source test sets from "
-             "https://github.com/yafuly/MAGE (Hub: yaful/MAGE)")
+
+
+def _detectrl(part: str) -> Source:
+    return _web("DetectRL test file (Benchmark/Benchmark_Data) of "
+                "https://github.com/NLP2CT/DetectRL", steb_github.DETECTRL_URLS[part])
+
+
+_M4 = _web("M4 data/<domain>_<model>.jsonl files of https://github.com/mbzuai-nlp/M4 (the "
+           "reference clones the repository's HEAD)",
+           "https://github.com/mbzuai-nlp/M4/archive/HEAD.zip")
+_MAGE = _hub("yaful/MAGE", "test", note="MAGE (DeepfakeTextDetect) test split; rows of one "
+             "source domain, from https://github.com/yafuly/MAGE")
 _GEN_LABEL = "source of the text: human or the generating language model"
 
 _MTD = [
     *(_spec(f"machine_text_detection_DetectRL_{d}", f"DetectRL {d.replace('_', ' ')}: human "
             "vs. LLM-written texts", kind="mtd", tasks="C", label=_GEN_LABEL, lic="none",
-            cite="Wu et al., 2024 (DetectRL, NeurIPS D&B)", src=_DETECTRL)
+            cite="Wu et al., 2024 (DetectRL, NeurIPS D&B)", src=_detectrl(d),
+            reader=steb_github.read_detectrl, tested_on="mirror",
+            options={"labels": "generator"})
       for d in ("arxiv", "direct_prompt", "writing_prompt", "xsum", "yelp_review")),
     *(_spec(f"machine_text_detection_DetectRL_{d}_attacks", f"DetectRL {d} attacks: human "
             "vs. attacked machine text", kind="mtd", tasks="C",
             label="human or machine (binary), machine text altered by the attack",
-            lic="none", cite="Wu et al., 2024 (DetectRL, NeurIPS D&B)", src=_DETECTRL)
+            lic="none", cite="Wu et al., 2024 (DetectRL, NeurIPS D&B)", src=_detectrl(d),
+            reader=steb_github.read_detectrl, tested_on="mirror", options={"labels": "binary"})
       for d in ("paraphrase", "perturbation", "prompt")),
     *(_spec(f"machine_text_detection_M4_{d}", f"M4 {d}: human vs. machine text from "
             "several generators", kind="mtd", tasks="C", label=_GEN_LABEL, lic="none",
-            cite="Wang et al., 2024 (M4, EACL)", src=_M4)
+            cite="Wang et al., 2024 (M4, EACL)", src=_M4, reader=generated.read_m4,
+            tested_on="constructed",
+            options={"domain": d})
       for d in ("arxiv", "peerread", "reddit", "wikihow", "wikipedia")),
     *(_spec(f"machine_text_detection_MAGE_{d}", f"MAGE {d}: human vs. machine text",
             kind="mtd", tasks="C", label=_GEN_LABEL, lic="apache",
-            cite="Li et al., 2024 (MAGE, ACL)", src=_MAGE)
+            cite="Li et al., 2024 (MAGE, ACL)", src=_MAGE, reader=hub_sets.read_mage,
+            tested_on="constructed", options={"domain": d})
       for d in ("cmv", "eli5", "hswag", "roct", "sci_gen", "squad", "tldr", "wp", "xsum",
                 "yelp")),
     _spec("machine_text_detection_PAN24_news", "PAN 2024 Voight-Kampff generative "
@@ -172,7 +208,7 @@ _MTD = [
                    "clef24/pan24-web/generated-content-analysis.html",
                    "https://zenodo.org/records/10718757/files/"
                    "pan24-generative-authorship-news.zip"),
-          reader=pan.read_pan_generated, options={"layout": "pan24"}),
+          reader=pan.read_pan_generated, tested_on="constructed", options={"layout": "pan24"}),
     *(_spec(f"machine_text_detection_PAN25_26_{d}", f"PAN 2025/26 generative AI detection "
             f"(task 1, {d}, validation set): human vs. each generator", kind="mtd", tasks="C",
             label="generating model of the text (human for human texts)", lic="pan",
@@ -181,7 +217,8 @@ _MTD = [
                      "https://pan.webis.de/clef25/pan25-web/generated-content-analysis.html",
                      "https://zenodo.org/records/14962653/files/"
                      "pan25-generative-ai-detection-task1-train.zip"),
-            reader=pan.read_pan_generated, options={"layout": "task1", "genre": d})
+            reader=pan.read_pan_generated, tested_on="constructed",
+            options={"layout": "task1", "genre": d})
       for d in ("essays", "fiction", "news")),
     _spec("machine_text_detection_PAN25_collaborative", "PAN 2025 human-AI collaborative "
           "text classification (dev set)", kind="mtd", tasks="C",
@@ -191,10 +228,12 @@ _MTD = [
                    "https://pan.webis.de/clef25/pan25-web/generated-content-analysis.html",
                    "https://zenodo.org/records/14966981/files/"
                    "pan25-generative-ai-detection-task2-train.zip"),
-          reader=pan.read_pan_generated, options={"layout": "task2"}),
+          reader=pan.read_pan_generated, tested_on="constructed", options={"layout": "task2"}),
     _spec("gede_essay_detection", "GEDE: human vs. machine-generated student essays",
           kind="mtd", tasks="C", label=_GEN_LABEL, lic="none", cite="GEDE essay detection",
-          src=_web("STEB release gede_essay_detection.tar.gz (Google Drive)")),
+          src=_web("STEB release gede_essay_detection.tar.gz (Google Drive)",
+                   gdrive_url("1c3x_CR44ZCUqHf1dHVPm7K04ZIbTSYoD")),
+          reader=generated.read_gede, tested_on="constructed", options={}),
 ]
 
 # ----------------------------------------------------------------- authorship verification
@@ -234,6 +273,7 @@ def _pan_av(year: int, part: str, url: str, cite: str) -> DatasetSpec:
                  kind="av", tasks="P", label=_AV_LABEL, lic="pan", cite=cite,
                  src=_web(f"PAN {year} authorship verification test corpus", url),
                  langs=(_PAN_LANGS[lang],), reader=pan.read_pan_verification,
+                 tested_on="constructed",
                  options=_pan_av_options(year, part))
 
 
@@ -269,7 +309,7 @@ _AV = [
             src=_web(f"pan{y}-authorship-verification-test (Zenodo 5106099), "
                      f"https://pan.webis.de/clef{y}/pan{y}-web/author-identification.html",
                      f"{_ZENODO}5106099/files/pan{y}-authorship-verification-test.zip"),
-            reader=pan.read_pan_jsonl_pairs,
+            reader=pan.read_pan_jsonl_pairs, tested_on="constructed",
             options={"name": f"pan{y}-authorship-verification-test", "per_class": 250,
                      "subsample_seed": 42})
       for y in (20, 21)),
@@ -278,14 +318,14 @@ _AV = [
           src=_web("pan18-style-change (Zenodo 3746040), https://pan.webis.de/clef18/pan18-web/"
                    "style-change-detection.html", f"{_ZENODO}3746040/files/pan18-style-change-"
                    "detection-validation-dataset-2018-01-31.zip"),
-          reader=pan.read_pan18_style_change,
+          reader=pan.read_pan18_style_change, tested_on="constructed",
           options={"folder": "pan18-style-change-detection-validation-dataset-2018-01-31"}),
     *(_spec(f"pan{y}_style_change_{level}", f"PAN 20{y} multi-author style change "
             f"detection ({level}, validation set)", kind="av", tasks="P", label=_SC_LABEL,
             lic="pan", cite=f"Zangerle et al., 20{y} (PAN)",
             src=_web(f"pan{y}-style-change/{level}, https://pan.webis.de/clef{y}/pan{y}-web/"
                      "style-change-detection.html", _ZENODO + _PAN_SC[y][0]),
-            reader=pan.read_pan_style_change,
+            reader=pan.read_pan_style_change, tested_on="constructed",
             options={"folder": _PAN_SC[y][1][level], "level": level,
                      "balance": _PAN_SC[y][2]})
       for y, levels in ((22, ("basic", "sentence", "advanced")),
@@ -297,8 +337,9 @@ _AV = [
           src=_web("Enron (80 authors) from Mendeley Data n77w7mygwg",
                    "https://prod-dcd-datasets-public-files-eu-west-1.s3.eu-west-1.amazonaws.com/"
                    "f0527105-2774-423e-80ca-cc692b70b6cb"),
-          reader=pan.read_pan_verification,
-          options={"chain": ["Enron (80 authors)"], "known": "all", "known_ext": ""}),
+          reader=pan.read_pan_verification, tested_on="constructed",
+          options={"chain": ["Enron (80 authors)"], "known": "all", "known_ext": "",
+                   "unknown": "first"}),
 ]
 
 # ------------------------------------------------------------------ authorship retrieval
@@ -311,7 +352,7 @@ _RET = [
                      "https://pan.webis.de/clef18/pan18-web/author-identification.html",
                      f"{_ZENODO}3737849/files/pan18-cross-domain-authorship-attribution-"
                      "dataset.zip"),
-            langs=(_PAN_LANGS[lang],), reader=pan.read_pan18_attribution,
+            langs=(_PAN_LANGS[lang],), reader=pan.read_pan18_attribution, tested_on="constructed",
             options={"chain": ["pan18-cross-domain-authorship-attribution-test-dataset2-"
                                "2018-04-20"], "language": code})
       for lang, code in (("english", "en"), ("french", "fr"), ("italian", "it"),
@@ -319,18 +360,27 @@ _RET = [
     _spec("amazon", "Amazon reviews by author, query/target split", kind="ret", tasks="R",
           label=_RET_LABEL, lic="amazon", cite="Ni et al., 2019; Rivera-Soto et al., 2021",
           src=_web("STEB amazon_retrieval.tar.gz (Google Drive), from the Amazon review "
-                   "data")),
+                   "data", gdrive_url("1HFWoFk3V7vqM_DbZzd8ixecdbjHp29c4")),
+          reader=trials.read_retrieval_jsonl, tested_on="constructed", options={}),
     _spec("fanfiction", "Fanfiction stories by author, query/target split", kind="ret",
           tasks="R", label=_RET_LABEL, lic="none",
           cite="Bischoff et al., 2020; Rivera-Soto et al., 2021",
-          src=_web("STEB fanfiction_retrieval.tar.gz (Google Drive)")),
+          src=_web("STEB fanfiction_retrieval.tar.gz (Google Drive)",
+                   gdrive_url("1imzUA2kg4782WnYWxlKICyk1MmPCCtsV")),
+          reader=trials.read_retrieval_jsonl, tested_on="constructed", options={}),
     _spec("stackexchange_retrieval", "Stack Exchange posts by author, query/target split",
           kind="ret", tasks="R", label=_RET_LABEL, lic="cc-by-sa",
-          cite="Rivera-Soto et al., 2021", src=_web("STEB stackexchange_retrieval release")),
+          cite="Rivera-Soto et al., 2021",
+          src=_web("STEB stackexchange_retrieval.tar.gz (Google Drive)",
+                   gdrive_url("1PVu0BI6rvo9MndcIdHOhRdqm4nfaqgSG")),
+          reader=trials.read_retrieval_jsonl, tested_on="constructed", options={}),
     *(_spec(f"authbench_attribution_{lang}", f"AuthBench authorship attribution ({lang}) as "
             "retrieval", kind="attr", tasks="R", label=_RET_LABEL, lic="none",
             cite="AuthBench (multilingual authorship attribution)",
-            src=_web(f"STEB authbench_attribution_{lang} release"), langs=(lang,))
+            src=_hub("MaoXun/AuthBench", "test", note="configs queries, candidates and "
+                     "ground_truth of the test split, one language"),
+            langs=(lang,), reader=hub_sets.read_authbench, tested_on="constructed",
+            options={"language": lang})
       for lang in ("ar", "de", "en", "es", "fr", "hi", "ja", "ko", "ru", "zh")),
 ]
 
@@ -340,13 +390,19 @@ _SPEAKERS = [
             f"{sys.upper()} transcripts, {level} speaker-verification trials", kind="av",
             tasks="P", label="speaker; same=True when both transcripts are one speaker's",
             lic="ldc", cite="Cieri et al., 2004 (Fisher English)",
-            src=_web(f"fisher_speaker_attribution/{sys}_test_{level}_trials.npy, built "
-                     "from LDC2004T19/LDC2005T19"))
+            src=Source(local="fisher_speaker_attribution",
+                       note=f"the STEB trial file {sys}_test_{level}_trials.npy, built from the "
+                            "Fisher English transcripts (LDC2004T19, LDC2005T19)"),
+            reader=trials.read_speaker_trials, tested_on="constructed",
+            options={"format": "npy", "file": f"{sys}_test_{level}_trials.npy"})
       for sys in ("bbn", "ldc") for level in ("base", "hard", "harder")),
     _spec("radiotalk", "RadioTalk talk-radio transcripts, speaker verification pairs",
           kind="av", tasks="P", label="speaker; same=True when one speaker said both",
           lic="radiotalk", cite="Beeferman et al., 2019 (RadioTalk)",
-          src=_web("STEB radiotalk.tar.gz (Google Drive), from the RadioTalk corpus")),
+          src=_web("STEB radiotalk.tar.gz (Google Drive), from the RadioTalk corpus",
+                   gdrive_url("1NHgHZDlMB9Yh9SGQdSTjz_CNLZZqGCuW")),
+          reader=trials.read_speaker_trials, tested_on="constructed",
+          options={"file": "radiotalk_pairs.json"}),
 ]
 
 # ------------------------------------------------------------------------- object of study
@@ -356,102 +412,128 @@ _OBJECT = [
           cite="Egbert et al., 2015; Laippala et al., 2022",
           src=_web("TurkuNLP CORE corpus",
                    *(f"https://github.com/TurkuNLP/CORE-corpus/raw/master/{part}.tsv.gz"
-                     for part in ("train", "dev", "test")))),
+                     for part in ("train", "dev", "test"))),
+          reader=tables.read_core, tested_on="constructed", options={}),
     _spec("x_genre", "X-GENRE English genre dataset (CORE and FTD parts)", kind="genre",
           tasks="CA", label="genre", lic="cc-by-sa", cite="Kuzman et al., 2023 (X-GENRE)",
-          src=_hub("TajaKuzmanPungersek/X-GENRE-text-genre-dataset", "train",
-                   note="one Hub config per split (train, test, dev); GINCO rows are "
-                        "Slovenian and left out"),
-          options={"configs": ["train", "test", "dev"], "label": "labels",
-                   "where": {"dataset": ["CORE", "FTD"]}}),
+          src=_hub("TajaKuzmanPungersek/X-GENRE-text-genre-dataset", "train+test+dev",
+                   note="every split (train, test, dev); GINCO rows are Slovenian and left "
+                        "out"),
+          reader=hub_sets.read_x_genre, tested_on="constructed",
+          options={"splits": ["train", "test", "dev"], "parts": ["CORE", "FTD"]}),
     _spec("masc_text_genre", "MASC 3.0.0 written and spoken genres, 150 passages each",
           kind="genre", tasks="CA", label="genre (MASC folder)", lic="masc",
           cite="Ide et al., 2010 (MASC)",
-          src=_web("MASC-3.0.0 from https://anc.org/data/masc/downloads/")),
+          src=_web("MASC-3.0.0 from https://anc.org/data/masc/downloads/",
+                   "https://www.anc.org/MASC/download/MASC-3.0.0.zip"),
+          reader=text_files.read_masc, tested_on="constructed", options={}),
     _spec("the_pile", "The Pile: 1,000 documents per source subset", kind="genre",
           tasks="CA", label="Pile subset (e.g. ArXiv, Github, PubMed)", lic="pile",
           cite="Gao et al., 2020 (The Pile)",
           src=_hub("ArmelR/the-pile-splitted", "train",
-                   note="one Hub config per Pile subset, streamed")),
+                   note="one Hub config per Pile subset, streamed"),
+          reader=hub_sets.read_the_pile, tested_on="constructed",
+          options={"per_subset": 1000, "max_chars": 1_000_000, "skip": ["all"]}),
     _spec("STEL_register", "STEL formality and simplicity quadruples", kind="register-oa",
           tasks="O", label="style dimension (formality, simplicity)", lic="stel",
           cite="Wegmann & Nguyen, 2021 (STEL)",
-          src=_web("STEL dimensions from https://github.com/nlpsoc/STEL (Data/STEL)")),
+          src=_web("Data/STEL of https://github.com/nlpsoc/STEL", *steb_github.STEL_URLS),
+          reader=steb_github.read_stel, tested_on="mirror",
+          options={"styles": ["formality", "simplicity"]}),
     _spec("SynthSTEL_register", "SynthSTEL register contrasts (formal, polite, sarcastic, "
           "...)", kind="register-oa", tasks="O",
           label="contrasted style feature (e.g. 'formal / informal')", lic="mit",
           cite="Patel et al., 2025 (StyleDistance)",
           src=_hub("StyleDistance/synthstel", "train+test"),
-          options={"parallel": ["positive", "negative"], "label": "feature",
-                   "where": {"feature": ["certain / uncertain", "complex / simple",
-                                         "formal / informal", "offensive / non-offensive",
-                                         "polite / impolite", "positive / negative",
-                                         "with humor / without humor",
-                                         "with sarcasm / without sarcasm"]},
-                   "max_per_label": 100}),
+          reader=synthstel.read_synthstel, tested_on="constructed",
+          options={"group": "register"}),
     _spec("corpus-of-diverse-styles", "Corpus of Diverse Styles: 11 styles from tweets to "
           "Shakespeare", kind="register-oa", tasks="CAO", label="style (source corpus)",
           lic="none", cite="Krishna et al., 2020 (STRAP)",
           src=_hub("billray110/corpus-of-diverse-styles", "train",
-                   note="order alignment pairs styles with a bespoke grouping")),
+                   note="each row: a styled text (position 0) and its neutral paraphrase"),
+          reader=hub_sets.read_cds, tested_on="constructed", options={}),
     _spec("graded_formality", "Sentences rewritten at graded formality levels",
           kind="register-oa", tasks="O", label="formality", lic="none",
           cite="STEB graded formality (GPT-5-mini generated)",
-          src=_web("STEB graded_formality_generated_gpt-5-mini.zip (Google Drive)")),
+          src=_web("STEB graded_formality_generated_gpt-5-mini.zip (Google Drive)",
+                   gdrive_url("1TKtgg-6j2Yd-GTfiq0nnHRPcZC-VpGnu")),
+          reader=tables.read_graded_formality, tested_on="constructed",
+          options={"folder": "graded_formality_generated_gpt-5-mini"}),
     _spec("OneStopEnglishCorpus", "OneStopEnglish articles at three reading levels",
           kind="register-oa", tasks="O", label="reading level (elementary to advanced)",
           lic="cc-by-sa", cite="Vajjala & Lučić, 2018 (OneStopEnglish)",
           src=_web("Texts-SeparatedByReadingLevel from "
-                   "https://github.com/nishkalavallabhi/OneStopEnglishCorpus")),
+                   "https://github.com/nishkalavallabhi/OneStopEnglishCorpus",
+                   *steb_github.ONESTOP_URLS),
+          reader=steb_github.read_onestop, tested_on="mirror", options={}),
     *(_spec(f"{site}_politeness", f"Stanford politeness corpus ({site.title()} requests)",
             kind="register", tasks="CA", label="politeness (polite, neutral, impolite)",
             lic="cc-by", cite="Danescu-Niculescu-Mizil et al., 2013",
-            src=_web(f"ConvoKit {slug}",
-                     f"https://zissou.infosci.cornell.edu/convokit/datasets/{slug}/{slug}.zip"))
-      for site, slug in (("wikipedia", "wikipedia-politeness-corpus"),
-                         ("stackexchange", "stack-exchange-politeness-corpus"))),
+            src=_web(f"corpora/{csv}.annotated.csv of https://github.com/sudhof/politeness, "
+                     f"the requests behind ConvoKit's {slug} (https://zissou.infosci.cornell."
+                     f"edu/convokit/datasets/{slug}/{slug}.zip, which the reference reads)",
+                     steb_github.POLITENESS_URLS[csv]),
+            reader=steb_github.read_politeness_csv, tested_on="mirror", options={})
+      for site, slug, csv in (("wikipedia", "wikipedia-politeness-corpus", "wikipedia"),
+                              ("stackexchange", "stack-exchange-politeness-corpus",
+                               "stack-exchange"))),
     _spec("ASSET", "ASSET: Wikipedia sentences and their simplifications",
           kind="register-oa", tasks="O", label="complexity (0 = original, 1 = simplified)",
           lic="cc-by-nc", cite="Alva-Manchego et al., 2020 (ASSET)",
-          src=_hub("facebook/asset", "validation+test", name="simplification"),
-          options={"parallel": ["original", "simplifications"], "label_value": "complexity",
-                   "max_per_label": None}),
+          src=_web("dataset/asset.{valid,test}.* of https://github.com/facebookresearch/"
+                   "asset, the files of the Hub's facebook/asset (config simplification, "
+                   "split validation+test) that the reference loads", *steb_github.ASSET_URLS),
+          reader=steb_github.read_asset, tested_on="mirror", options={}),
     _spec("STEL_feature", "STEL characteristic quadruples (contraction, emotives, "
           "leetspeak, pronouns)", kind="feature-oa", tasks="O",
           label="style characteristic", lic="mit", cite="Wegmann & Nguyen, 2021 (STEL)",
-          src=_web("STEL characteristics from https://github.com/nlpsoc/STEL "
-                   "(Data/STEL/characteristics)")),
+          src=_web("Data/STEL of https://github.com/nlpsoc/STEL", *steb_github.STEL_URLS),
+          reader=steb_github.read_stel, tested_on="mirror",
+          options={"styles": ["contraction", "emotives", "nbr_substitution"]}),
     _spec("SynthSTEL_feature", "SynthSTEL linguistic-feature contrasts (contractions, "
           "emojis, ...)", kind="feature-oa", tasks="O",
           label="contrasted linguistic feature", lic="mit",
           cite="Patel et al., 2025 (StyleDistance)",
           src=_hub("StyleDistance/synthstel", "train+test"),
-          options={"parallel": ["positive", "negative"], "label": "feature",
-                   "exclude": {"feature": ["certain / uncertain", "complex / simple",
-                                           "formal / informal", "offensive / non-offensive",
-                                           "polite / impolite", "positive / negative",
-                                           "with humor / without humor",
-                                           "with sarcasm / without sarcasm"]},
-                   "max_per_label": 100}),
+          reader=synthstel.read_synthstel, tested_on="constructed",
+          options={"group": "feature"}),
     _spec("parallel_shakespeare", "Shakespeare lines and their modern paraphrases",
           kind="time-oa", tasks="O", label="Early Modern vs. modern English",
           lic="shakespeare", cite="Xu et al., 2012",
-          src=_web("https://github.com/cocoxu/Shakespeare")),
+          src=_web("data/align/plays/merged of https://github.com/cocoxu/Shakespeare",
+                   *steb_github.SHAKESPEARE_URLS),
+          reader=steb_github.read_parallel_shakespeare, tested_on="mirror", options={}),
     _spec("StylePTB", "StylePTB single-transform sentence pairs (15 subtypes)",
           kind="feature-oa", tasks="O", label="syntactic/lexical transform", lic="ptb",
           cite="Lyu et al., 2021 (StylePTB)",
-          src=_web("https://github.com/lvyiwei1/StylePTB")),
-    _spec("bible_versions", "Seven English Bible translations", kind="time", tasks="CA",
-          label="Bible version", lic="pd", cite="Carlson et al., 2018",
-          src=_web("Data/Bibles from https://github.com/keithecarlson/StyleTransferBibleData")),
+          src=_web("fulldata.h16 of https://github.com/lvyiwei1/StylePTB (the file all "
+                   "single-transform splits are cut from)",
+                   "https://github.com/lvyiwei1/StylePTB/raw/master/fulldata.h16"),
+          reader=text_files.read_styleptb, tested_on="constructed", options={}),
+    _spec("bible_versions", "Eight English Bible translations, verse-aligned", kind="time",
+          tasks="CA", label="Bible version (ASV, BBE, DARBY, DRA, KJV, LEB, WEB, YLT)",
+          lic="bible", cite="Carlson et al., 2018",
+          src=_web("Data/Bibles from https://github.com/keithecarlson/StyleTransferBibleData",
+                   *steb_github.bible_urls()),
+          reader=steb_github.read_bible_versions, tested_on="mirror", options={}),
     _spec("ceeces", "Early English correspondence (CEECES 1 and 2) by period",
           kind="time", tasks="CA", label="period of the letter (20-year span)",
           lic="cc-by", cite="CEEC-400 sampler, University of Helsinki",
-          src=_web("CEECES1/CEECES2 TEI releases on Zenodo")),
+          src=_web("CEECES1/CEECES2 TEI releases on Zenodo (records 6411789, 5887101)",
+                   *(f"{_ZENODO}{rec}/files/{leaf}" for rec, n in (("6411789", 1),
+                                                                  ("5887101", 2))
+                     for leaf in (f"CEECES{n}-metadata.txt", f"CEECES-{n}.zip"))),
+          reader=xml_corpora.read_ceeces, tested_on="constructed",
+          options={"parts": [{"metadata": f"{_ZENODO}{rec}/files/CEECES{n}-metadata.txt",
+                              "archive": f"{_ZENODO}{rec}/files/CEECES-{n}.zip",
+                              "folder": f"CEECES {n} - XML files by collection"}
+                             for rec, n in (("6411789", 1), ("5887101", 2))]}),
     *(_spec(f"blog_{attr}", f"Blog Authorship Corpus posts by author {attr}", kind="demo",
             tasks="CA", label=lab, lic="blog", cite="Schler et al., 2006",
             src=_hub("barilan/blog_authorship_corpus", "train+validation"),
-            options={"label": attr, "label_map": mapping, "trust_remote_code": True})
+            options={"label": attr, "label_map": mapping, "remote_code": True,
+                     "max_per_label": None}, tested_on="constructed")
       for attr, lab, mapping in (
           ("age", "age group (10s: 13-17, 20s: 23-27, 30s: 33-47)",
            {**{a: "10s" for a in range(13, 18)}, **{a: "20s" for a in range(23, 28)},
@@ -459,44 +541,68 @@ _OBJECT = [
           ("gender", "gender (male, female)", {"male": "male", "female": "female"}))),
     _spec("fce_l1", "FCE learner essays by first language", kind="demo", tasks="CA",
           label="writer's first language", lic="fce", cite="Yannakoudakis et al., 2011",
-          src=_web("fce-released-dataset from https://ilexir.co.uk/datasets/index.html"),
-          episodes={"clustering": 100, "all_to_all_pairs": 100}),
+          src=_web("fce-released-dataset from https://ilexir.co.uk/datasets/index.html",
+                   "https://s3-eu-west-1.amazonaws.com/ilexir-website-media/"
+                   "fce-released-dataset.zip"),
+          episodes={"clustering": 100, "all_to_all_pairs": 100},
+          reader=xml_corpora.read_fce, tested_on="constructed", options={}),
     *(_spec(f"pastel_{attr}", f"PASTEL persona-written stories by annotator {attr}",
             kind="demo", tasks="CA", label=f"annotator {attr}", lic="none",
             cite="Kang & Hovy, 2019 (PASTEL)",
-            src=_web("data/v2/stories from https://github.com/dykang/PASTEL"))
+            src=_web("the stories/ folder (train, dev, test) of the data archive of "
+                     "https://github.com/dykang/PASTEL",
+                     "https://github.com/dykang/PASTEL/raw/master/data/data_v2.zip"),
+            reader=text_files.read_pastel, tested_on="constructed", options={"attribute": attr})
       for attr in ("age", "education", "gender", "ethnic", "politics")),
-    _spec("endive", "EnDive: SAE tasks translated into five English dialects",
-          kind="dialect", tasks="CA", label="dialect (AAVE, ChcE, CollSgE, IndE, JamE)",
+    _spec("endive", "EnDive: SAE sentences of 11 NLU tasks and their translations into "
+          "five English dialects", kind="dialect", tasks="CA",
+          label="dialect (sae, aave, chce, collsge, inde, jame)",
           lic="none", cite="Gupta et al., 2025 (EnDive)",
-          src=_web("EnDive on the Hub: one dataset per task (abhaygupta1266/<task>, e.g. "
-                   "abhaygupta1266/boolq), one split per dialect, rows aligned on the SAE "
-                   "source")),
+          src=_hub("abhaygupta1266/logic_bench_yn", "AAVE",
+                   note="one Hub dataset per NLU task (abhaygupta1266/<task>), one split per "
+                        "dialect, rows aligned on the SAE source"),
+          reader=hub_sets.read_endive, tested_on="constructed",
+          options={"tasks": list(hub_sets.ENDIVE_TASKS), "subsample_seed": 42}),
     _spec("twitter_aave_sae", "Parallel AAVE tweets and SAE rewrites", kind="dialect-oa",
           tasks="O", label="AAVE (position 0) vs. SAE", lic="twitter",
           cite="Groenwold et al., 2020",
-          src=_web("aave_samples.txt and sae_samples.txt from "
-                   "https://github.com/sophiegroenwold/AAVE_SAE_dataset")),
+          src=_web("EMNLP-AAVE-files/aave_samples.txt and sae_samples.txt of the paper's "
+                   "supplementary material (ACL Anthology)",
+                   "https://aclanthology.org/attachments/"
+                   "2020.emnlp-main.473.OptionalSupplementaryMaterial.zip"),
+          reader=text_files.read_aave_sae, tested_on="constructed", options={}),
     _spec("eWAVE", "eWAVE example sentences from varieties of English", kind="dialect",
           tasks="CA", label="variety of English", lic="cc-by",
           cite="Kortmann et al., 2020 (eWAVE)",
           src=_web("cldf/examples.csv and cldf/languages.csv from "
-                   "https://github.com/cldf-datasets/ewave")),
+                   "https://github.com/cldf-datasets/ewave",
+                   *(f"https://raw.githubusercontent.com/cldf-datasets/ewave/"
+                     f"88b37ad853736a7debe64aabf281db1eacee5023/cldf/{leaf}.csv"
+                     for leaf in ("examples", "languages"))),
+          reader=tables.read_ewave, tested_on="constructed", options={}),
 ]
 
 # ---------------------------------------------------------------------------- probing
+_PROBING_FILES = {"amazon": "1zIRqhSMEdQZ4EZq3-jCLpccuTvXsmCyx",
+                  "blog": "1JU9F5SbPV8PaefcBwpy7wUCWrzNXsydO",
+                  "reddit": "1pU-Yo--OMtgG8qafk-7DBd_4WhYH_urc",
+                  "stackexchange": "1Ke_Re3kwfOmr2ljApcS8GP2CdsiNPHz7"}
 _PROBING = [
     _spec(f"probing_{domain}", f"Linguistic-feature probing on {domain} texts",
           kind="probe", tasks="B", label="binned value of a linguistic feature (one probe "
-          "per feature, split given per text)", lic="none", cite="STEB probing sets",
-          src=_web(f"STEB probing/{domain}.jsonl release"))
-    for domain in ("amazon", "blog", "reddit", "stackexchange")
+          "per feature: column 'feature'; split given per text and feature)", lic="none",
+          cite="STEB probing sets",
+          src=_web(f"STEB probing/{domain}.jsonl release (Google Drive)",
+                   gdrive_url(file_id)),
+          reader=probing_jsonl.read_probing_jsonl, tested_on="constructed", options={})
+    for domain, file_id in _PROBING_FILES.items()
 ]
 
 # -------------------------------------------------------------------- semantic control
 _SEMANTIC = [
     _spec(steb, desc, kind="semantic", tasks="CA", label=label, lic=lic, cite=cite,
-          src=_hub(path, split, name=name), options=options)
+          src=_hub(path, split, name=name), options={**options, "max_per_label": None},
+          tested_on="constructed")
     for steb, desc, label, lic, cite, path, split, name, options in (
         ("20_Newsgroups_Fixed", "20 Newsgroups posts (cleaned)", "newsgroup (topic)",
          "none", "Lang, 1995", "rungalileo/20_Newsgroups_Fixed", "test", None, {}),
@@ -504,7 +610,7 @@ _SEMANTIC = [
          "ag_news", "test", None, {}),
         ("reuters21578", "Reuters-21578 newswire (ModLewis split)", "first topic",
          "reuters", "Lewis, 1997", "reuters21578", "test", "ModLewis",
-         {"label": "topics", "trust_remote_code": True}),
+         {"label": "topics", "remote_code": True}),
         ("emotion", "English tweets labelled with emotions", "emotion", "emotion",
          "Saravia et al., 2018", "emotion", "test", None, {}),
         ("financial_phrasebank", "Financial news sentences", "sentiment", "cc-by-nc-sa3",

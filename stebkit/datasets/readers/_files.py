@@ -21,7 +21,8 @@ from typing import Any
 from ...errors import DataUnavailable
 from ._text import decode
 
-__all__ = ["Tree", "json_lines", "load_json", "open_source", "require_keys", "source_tree"]
+__all__ = ["Tree", "file_lines", "json_lines", "load_json", "open_source", "require_keys",
+           "source_tree"]
 
 
 class Tree:
@@ -44,7 +45,7 @@ class Tree:
         self.label = label or str(path)
         self._zip: zipfile.ZipFile | None = None
         self._tar: tarfile.TarFile | None = None
-        self._plain: tuple[str, bytes | Path] | None = None
+        self._plain: tuple[str, bytes] | None = None
         raw: Any = io.BytesIO(data) if data is not None else Path(path)
         try:
             if zipfile.is_zipfile(raw):
@@ -62,16 +63,30 @@ class Tree:
             raise DataUnavailable(f"{self.label} cannot be opened ({err}); delete the file "
                                   f"to download it again") from err
         name = posixpath.basename(str(path))
-        self._plain = (name, data if data is not None else Path(path))
+        body = data if data is not None else Path(path).read_bytes()
+        if body[:2] == b"\x1f\x8b":  # a gzip-compressed single file (e.g. ``x.tsv.gz``)
+            import gzip
+
+            try:
+                body = gzip.decompress(body)
+            except (OSError, EOFError) as err:
+                raise DataUnavailable(f"{self.label} is a damaged gzip file ({err}); delete "
+                                      f"it to download it again") from err
+            name = name[: -len(".gz")] if name.endswith(".gz") else name
+        self._plain = (name, body)
 
     def names(self) -> list[str]:
-        """Member file names (folders left out), in archive order."""
+        """Member file names, in archive order; folders and the macOS resource files
+        archivers add (``__MACOSX/``, ``._<name>``) are left out."""
         if self._zip is not None:
-            return [n for n in self._zip.namelist() if not n.endswith("/")]
-        if self._tar is not None:
-            return [m.name.lstrip("./") for m in self._tar.getmembers() if m.isfile()]
-        assert self._plain is not None
-        return [self._plain[0]]
+            names = [n for n in self._zip.namelist() if not n.endswith("/")]
+        elif self._tar is not None:
+            names = [_tar_name(m) for m in self._tar.getmembers() if m.isfile()]
+        else:
+            assert self._plain is not None
+            return [self._plain[0]]
+        return [n for n in names if not n.startswith("__MACOSX/")
+                and not posixpath.basename(n).startswith("._")]
 
     def read(self, name: str) -> bytes:
         """The bytes of member ``name``; a missing member raises ``DataUnavailable``."""
@@ -82,7 +97,7 @@ class Tree:
                 self._missing(name)
         if self._tar is not None:
             for member in self._tar.getmembers():
-                if member.isfile() and member.name.lstrip("./") == name:
+                if member.isfile() and _tar_name(member) == name:
                     fh = self._tar.extractfile(member)
                     assert fh is not None
                     return fh.read()
@@ -90,8 +105,7 @@ class Tree:
         assert self._plain is not None
         if name != self._plain[0]:
             self._missing(name)
-        body = self._plain[1]
-        return body if isinstance(body, bytes) else body.read_bytes()
+        return self._plain[1]
 
     def text(self, name: str, *, errors: str = "strict", encoding: str = "utf-8") -> str:
         """Member ``name`` decoded (``errors="replace"`` where the reference replaces)."""
@@ -132,6 +146,13 @@ class Tree:
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.names())
+
+
+def _tar_name(member: tarfile.TarInfo) -> str:
+    name = member.name
+    while name.startswith("./"):
+        name = name[2:]
+    return name
 
 
 def open_source(url: str, sha256: str | None = None) -> Tree:
@@ -194,3 +215,14 @@ def require_keys(row: Any, keys: tuple[str, ...], where: str) -> None:
     if missing:
         raise ValueError(f"{where} lacks the field(s) {missing}; it has {sorted(row)[:10]}. "
                          f"The file is not in the layout this reader expects.")
+
+
+def file_lines(text: str) -> list[str]:
+    """The lines of a text file as Python iterates them (universal newlines), without
+    their line ends.
+
+    >>> file_lines("a\\r\\nb\\u2028c\\n"), file_lines("a\\n\\nb")
+    (['a', 'b\\u2028c'], ['a', '', 'b'])
+    """
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return lines[:-1] if lines and lines[-1] == "" else lines
