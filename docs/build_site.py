@@ -330,7 +330,7 @@ def teaching_page() -> str:
     return text.rstrip() + "\n\n" + "\n".join(blocks)
 
 
-def generate(*, full: bool, pattern: str = "[0-9][0-9]_*.ipynb") -> list[str]:
+def generate(*, full: bool, pattern: str = "[0-9][0-9]_*.ipynb") -> list[dict[str, str]]:
     """Write every page into ``build/docs-src``; returns the nav entries of the notebooks."""
     executed = executed_notebooks(full=full, pattern=pattern)
     if SRC.exists():
@@ -344,12 +344,15 @@ def generate(*, full: bool, pattern: str = "[0-9][0-9]_*.ipynb") -> list[str]:
         for cell, current in zip(nb["cells"], stored["cells"], strict=True):
             if cell["cell_type"] == "markdown":
                 cell["source"] = current["source"]
+        # Widget state (progress bars) would make the page load the widget manager from a
+        # CDN; without it the outputs show their plain-text form, and the site stays offline.
+        nb["metadata"].pop("widgets", None)
         if copy.stem[:2] in TEACHING_NOTEBOOKS:
             nb["cells"].append({"cell_type": "markdown", "metadata": {}, "source":
                                 f"*Solutions: [Teaching stylometry with stebkit]"
                                 f"(../../teaching/#{_anchor(nb)}) (collapsed).*"})
         _write(SRC / "notebooks" / copy.name, json.dumps(nb))
-        nav.append(f"notebooks/{copy.name}")
+        nav.append({_title(nb): f"notebooks/{copy.name}"})
     _write(SRC / "index.md", home_page())
     _write(SRC / "data-licenses.md", (ROOT / "DATA_LICENSES.md").read_text(encoding="utf-8"))
     _write(SRC / "teaching.md", teaching_page())
@@ -359,6 +362,16 @@ def generate(*, full: bool, pattern: str = "[0-9][0-9]_*.ipynb") -> list[str]:
     _write(SRC / "leaderboard.md", leaderboard_page(full=full))
     _write(SRC / "about.md", (DOCS / "pages" / "about.md").read_text(encoding="utf-8"))
     return nav
+
+
+def _title(nb: dict) -> str:
+    """The notebook's first heading, up to its colon: ``00 · Quickstart``."""
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "markdown":
+            for line in _source(cell).splitlines():
+                if line.startswith("# "):
+                    return line[2:].split(":")[0].strip()
+    return "notebook"
 
 
 def _anchor(nb: dict) -> str:
@@ -387,10 +400,14 @@ def build(*, full: bool = False, site: Path = SITE, pattern: str = "[0-9][0-9]_*
     }
     cfg = SRC.parent / "mkdocs.yml"
     _write(cfg, yaml.safe_dump(config, sort_keys=False))
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
     proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--clean", "-q", "-f",
-                           str(cfg)], cwd=ROOT, capture_output=True, text=True)
+                           str(cfg)], cwd=ROOT, capture_output=True, text=True, env=env)
     if proc.returncode:
         raise BuildError(f"mkdocs build failed:\n{proc.stdout}\n{proc.stderr}")
+    for line in (proc.stdout + proc.stderr).splitlines():
+        if line.startswith("WARNING"):
+            print(line, flush=True)
     _repair_notebook_toc(site)
     print(f"site written to {site}/index.html", flush=True)
     return site

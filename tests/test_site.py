@@ -286,6 +286,12 @@ def test_pages_render_in_chromium_without_console_errors(site, server, browser):
                                      "i => i.complete && i.naturalWidth > 100).length")
                 assert n_out >= 10, f"{path}: only {n_out} output areas"
                 assert figures >= 1, f"{path}: no rendered figure"
+                # A second screenshot with the first figure in view, for a person to look at.
+                _js(tools, "document.querySelector('.jp-OutputArea-output img')"
+                           ".scrollIntoView({block: 'center'})")
+                time.sleep(0.5)
+                png = tools.call("Page.captureScreenshot", format="png")["data"]
+                (SHOTS / "notebook-figure.png").write_bytes(base64.b64decode(png))
             if shot == "api.png":
                 n_doc = _js(tools, "document.querySelectorAll('.doc-function').length")
                 assert n_doc >= 20, f"{path}: only {n_doc} documented functions"
