@@ -155,14 +155,12 @@ def validate(paths: Sequence[str | os.PathLike[str]] = (), *,
 
 # --------------------------------------------------------------------------- new dataset
 
-_HUB_STUB = """\
-# Suite file declaring the dataset {name!r} (a Hugging Face Hub dataset).
+_STUB = """\
+# Suite file declaring the dataset {name!r} ({what}).
 # Fill in every TODO, then check it with: stebkit validate {file}
 # and run it with: stebkit run --suite {file} --models all-MiniLM-L6-v2
 name: {name}-suite
-run:
-  trust_remote_code: false      # true only if the Hub dataset has a loading script
-datasets:
+{run}datasets:
   - name: {name}
     task: clustering            # TODO: clustering, all_to_all_pairs, predefined_pairs,
                                 #   retrieval, order_alignment, probing, classification
@@ -171,31 +169,20 @@ datasets:
     description: TODO one line on what the texts are and what the label means
     label_meaning: TODO         # e.g. author, genre, register
     citation: TODO
-    source: {{hf: TODO-org/TODO-dataset, split: test, revision: TODO-commit-sha}}
+    source: {source}
     columns: {{text: text, label: label}}   # TODO: the columns holding text and label
     episode_size: 1
     episodes_per_label: 50
 """
-
-_LOCAL_STUB = """\
-# Suite file declaring the dataset {name!r} (a local file).
-# Fill in every TODO, then check it with: stebkit validate {file}
-# and run it with: stebkit run --suite {file} --models all-MiniLM-L6-v2
-name: {name}-suite
-datasets:
-  - name: {name}
-    task: clustering            # TODO: clustering, all_to_all_pairs, predefined_pairs,
-                                #   retrieval, order_alignment, probing, classification
-    language: en                # TODO
-    license: TODO               # the terms the data is under
-    description: TODO one line on what the texts are and what the label means
-    label_meaning: TODO         # e.g. author, genre, register
-    citation: TODO
-    source: {{path: {name}.csv}}  # TODO: CSV/TSV/JSONL/JSON/Parquet, beside this file
-    columns: {{text: text, label: label}}   # TODO: the columns holding text and label
-    episode_size: 1
-    episodes_per_label: 50
-"""
+_KINDS = {
+    "hub": {"what": "a Hugging Face Hub dataset",
+            "run": "run:\n  trust_remote_code: false      # true only if the Hub dataset has "
+                   "a loading script\n",
+            "source": "{hf: TODO-org/TODO-dataset, split: test, revision: TODO-commit-sha}"},
+    "local": {"what": "a local file", "run": "",
+              "source": "{{path: {name}.csv}}  # TODO: CSV/TSV/JSONL/JSON/Parquet, beside "
+                        "this file"},
+}
 
 _TEST_STUB = '''\
 """Checks of the dataset {name!r} declared in {file}: fill in the expected values."""
@@ -258,7 +245,8 @@ def new_dataset(name: str, kind: str, directory: str | os.PathLike[str] = ".", *
     if existing and not overwrite:
         raise ValueError(f"{', '.join(existing)} already exist(s); choose another name or "
                          "pass --overwrite")
-    stub = _HUB_STUB if kind == "hub" else _LOCAL_STUB
-    write_text(spec_file, stub.format(name=name, file=spec_file.name))
+    parts = dict(_KINDS[kind])
+    parts["source"] = parts["source"].format(name=name) if kind == "local" else parts["source"]
+    write_text(spec_file, _STUB.format(name=name, file=spec_file.name, **parts))
     write_text(test_file, _TEST_STUB.format(name=name, file=spec_file.name, ident=ident))
     return spec_file, test_file
