@@ -2,7 +2,8 @@
 
 ``stebkit export RESULTS OUT --format steb`` and ``stebkit import OUT RESULTS``
 (:mod:`stebkit.steb_format`), ``stebkit submission check RESULTS --model ORG/NAME``
-(:mod:`stebkit.submission`).
+(:mod:`stebkit.submission`), ``stebkit validate`` and ``stebkit new-dataset NAME --type
+hub|local`` (:mod:`stebkit.validate`).
 """
 
 from __future__ import annotations
@@ -73,9 +74,54 @@ def _run_submission(args: argparse.Namespace) -> int:
     return 0 if check.ok else 1
 
 
+def _add_validate(p: argparse.ArgumentParser) -> None:
+    p.add_argument("paths", nargs="*", metavar="SUITE_FILE",
+                   help="suite files (or folders of them) to check as well")
+    p.add_argument("--no-catalogue", action="store_true",
+                   help="check only the given suite files, not the catalogue")
+
+
+def _run_validate(args: argparse.Namespace) -> int:
+    from stebkit.datasets import list_datasets
+    from stebkit.validate import validate
+
+    problems = validate(args.paths, catalogue=not args.no_catalogue)
+    checked = (f"{0 if args.no_catalogue else len(list_datasets())} catalogue dataset(s), "
+               f"{len(args.paths)} suite path(s)")
+    if problems:
+        print(f"{len(problems)} problem(s) in {checked}:", file=sys.stderr)
+        for p in problems:
+            print(f"  - {p}", file=sys.stderr)
+        return 1
+    print(f"OK: {checked} checked")
+    return 0
+
+
+def _add_new_dataset(p: argparse.ArgumentParser) -> None:
+    p.add_argument("name", help="the new dataset's name")
+    p.add_argument("--type", required=True, choices=("hub", "local"), dest="kind",
+                   help="a Hugging Face Hub dataset or a local file")
+    p.add_argument("--directory", default=".", help="where to write the files (default: .)")
+    p.add_argument("--overwrite", action="store_true", help="replace existing files")
+
+
+def _run_new_dataset(args: argparse.Namespace) -> int:
+    from stebkit.validate import new_dataset
+
+    spec_file, test_file = new_dataset(args.name, args.kind, args.directory,
+                                       overwrite=args.overwrite)
+    print(f"wrote {spec_file} (the declaration: fill in the TODOs) and {test_file} (a test "
+          f"to fill in); then: stebkit validate {spec_file}")
+    return 0
+
+
 register("export", help="write results in another layout (the reference's metrics.json "
          "files)", add_arguments=_add_export, run=_run_export)
 register("import", help="read the reference's metrics.json files into stebkit records",
          add_arguments=_add_import, run=_run_import)
 register("submission", help="check a submission to the published STEB leaderboard",
          add_arguments=_add_submission, run=_run_submission)
+register("validate", help="check every catalogue dataset spec and the given suite files",
+         add_arguments=_add_validate, run=_run_validate)
+register("new-dataset", help="write a suite-file stub for a new dataset and a test to fill in",
+         add_arguments=_add_new_dataset, run=_run_new_dataset)
