@@ -145,8 +145,14 @@ def _add_run(p: argparse.ArgumentParser) -> None:
     p.add_argument("--models", nargs="+", metavar="MODEL",
                    help="model names (default: the offline zoo and the trained style model)")
     p.add_argument("--datasets", nargs="+", metavar="DATASET", help="dataset names")
-    p.add_argument("--tasks", nargs="+", metavar="TASK", help="task families (default: all "
-                   "that each dataset serves)")
+    from stebkit.tasks import FAMILIES
+
+    p.add_argument("--tasks", nargs="+", metavar="TASK", choices=list(FAMILIES),
+                   help=f"task families, among {', '.join(FAMILIES)} (default: all that "
+                        "each dataset serves)")
+    p.add_argument("--sampling", choices=("reference", "shuffle"), default="reference",
+                   help="episode texts: the first N of each label in record order, as the "
+                        "reference (default), or the first N after a seeded shuffle")
     p.add_argument("--smoke", action="store_true",
                    help="load the small smoke version of each dataset (quick checks)")
     p.add_argument("--output", default="results", help="results folder (default: results)")
@@ -182,7 +188,8 @@ def _run_run(args: argparse.Namespace) -> int:
     results = evaluate(args.models or default_models(), datasets, tasks=args.tasks,
                        output_dir=args.output, overwrite=args.overwrite, seed=args.seed,
                        smoke=args.smoke or args.suite == "smoke", batch_size=args.batch_size,
-                       show_progress=not args.no_progress)
+                       show_progress=not args.no_progress,
+                       sampling=getattr(args, "sampling", "reference"))
     if any(r["status"] == "ok" for r in results):
         from stebkit.scores import leaderboard, to_markdown
 

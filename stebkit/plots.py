@@ -239,7 +239,9 @@ def task_heatmap(data: pd.DataFrame, *, by: str = "task", columns: Sequence[str]
     (``model``, ``task``, ``dataset``, ``value``): with ``by="task"`` each cell is the mean
     over the task's datasets; with ``by="dataset"`` one column per dataset.
     """
-    from stebkit.datasets.spec import TASKS
+    from stebkit.tasks import FAMILIES
+
+    TASKS = list(FAMILIES)  # noqa: N806  (families in registry order, STEB's first)
 
     if {"model", "value"} <= set(data.columns) and ("task" in data or "dataset" in data):
         if by not in ("task", "dataset"):

@@ -174,37 +174,25 @@ def read_record(path: str | os.PathLike) -> dict[str, Any]:
     return record
 
 
-# task -> (details array stored as per_item["values"], array stored as per_item["labels"])
-PER_ITEM: Mapping[str, tuple[str, str | None]] = {
-    "clustering": ("clusters", "label_codes"),
-    "predefined_pairs": ("scores", "same"),
-    "retrieval": ("per_query_rr", None),
-    "order_alignment": ("distractor_acc", None),  # per pair: mean of both distractor variants
-    "probing": ("test_correct", None),
-    "classification": ("test_pred", "test_true"),
-    "retrieval_ndcg": ("ndcg", None),
-}
-"""What ``per_item`` keeps of a task's ``details``: enough for a paired bootstrap."""
-
-
 def per_item(task: str, result: Mapping[str, Any], ids: list[str]) -> dict[str, list]:
     """The per-item part of a record: ``ids``, ``values`` and, where needed, ``labels``.
 
-    All-to-all pairs keep nothing (their n(n-1)/2 pair scores are not stored).
+    What is kept is the family's :attr:`~stebkit.tasks.TaskFamily.per_item`: enough for a
+    paired bootstrap. All-to-all pairs keep nothing (their n(n-1)/2 pair scores are not
+    stored).
 
     >>> import numpy as np
     >>> per_item("retrieval", {"details": {"per_query_rr": np.array([1.0, 0.5])}}, ["q1", "q2"])
     {'ids': ['q1', 'q2'], 'values': [1.0, 0.5]}
     """
-    if task not in PER_ITEM:
+    from stebkit.tasks import FAMILIES
+
+    keep = FAMILIES.get_family(task).per_item
+    if keep is None:
         return {"ids": [], "values": []}
     details = result["details"]
-    values_key, labels_key = PER_ITEM[task]
-    if task == "order_alignment":
-        values = (np.asarray(details["distractor_last_acc"], dtype=np.float64)
-                  + np.asarray(details["distractor_first_acc"], dtype=np.float64)) / 2
-    else:
-        values = np.asarray(details[values_key])
+    values_key, labels_key = keep
+    values = np.asarray(details[values_key])
     if len(ids) != len(values):
         raise ValueError(f"{task}: {len(ids)} item ids for {len(values)} per-item values")
     out = {"ids": list(ids), "values": values.tolist()}
@@ -223,21 +211,17 @@ def item_details(record: Mapping[str, Any]) -> dict[str, Any]:
     >>> item_details(rec)["details"]["same"]
     array([ True, False])
     """
+    from stebkit.tasks import FAMILIES
+
     task = record["task"]
-    if task not in PER_ITEM:
+    keep = FAMILIES.get_family(task).per_item
+    if keep is None:
         raise ValueError(f"records of task {task!r} keep no per-item values")
     items = record["per_item"]
-    values_key, labels_key = PER_ITEM[task]
-    values = np.asarray(items["values"], dtype=np.float64)
-    if task == "order_alignment":
-        details = {"distractor_last_acc": values, "distractor_first_acc": values}
-    elif task == "clustering":
-        details = {values_key: values.astype(np.int64)}
-    else:
-        details = {values_key: values}
+    values_key, labels_key = keep
+    details = {values_key: np.asarray(items["values"], dtype=np.float64)}
     if labels_key is not None:
-        labels = np.asarray(items["labels"])
-        details[labels_key] = labels.astype(bool) if task == "predefined_pairs" else labels
+        details[labels_key] = np.asarray(items["labels"])
     return {"details": details}
 
 

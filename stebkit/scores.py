@@ -70,7 +70,7 @@ import numpy as np
 import pandas as pd
 
 from stebkit._io import write_text
-from stebkit.datasets.spec import ALL_TASKS, PRESET_TASK_CONFIGS
+from stebkit.tasks import FAMILIES
 
 log = logging.getLogger(__name__)
 
@@ -207,8 +207,8 @@ def select_episode_size(df: pd.DataFrame, episode_size: int | None = None) -> pd
     size = pd.to_numeric(df["episode_size"], errors="coerce")
     if episode_size is not None:
         return df[size.eq(episode_size)].reset_index(drop=True)
-    preferred = df["task"].map(lambda t: PRESET_TASK_CONFIGS[t].episode_sizes[0]
-                               if t in PRESET_TASK_CONFIGS else np.nan)
+    preferred = df["task"].map(lambda t: FAMILIES[t].episode_sizes[0]
+                               if t in FAMILIES else np.nan)
     order = pd.DataFrame({
         "pref": (~size.eq(preferred)).astype(int),
         # -1 (all texts of a label) sorts after every fixed size
@@ -485,9 +485,10 @@ def operational(results: Any, *, grouping: str | Mapping[str, Any] = "correlatio
     df = main_frame(results)
     df, excluded = apply_exclusions(df, exclude)
     df = select_episode_size(df, episode_size)
-    unknown = sorted(set(df["task"]) - set(ALL_TASKS))
+    unknown = sorted(set(df["task"]) - set(FAMILIES))
     if unknown:
-        raise ValueError(f"unknown task(s) {unknown} in results; known tasks are {ALL_TASKS}")
+        raise ValueError(f"unknown task(s) {unknown} in results; known tasks are "
+                         f"{list(FAMILIES)}")
     if not isinstance(grouping, Mapping) and grouping not in ("correlation", "fixed"):
         raise ValueError(f"grouping must be 'correlation', 'fixed' or a mapping, got "
                          f"{grouping!r}")
@@ -495,7 +496,7 @@ def operational(results: Any, *, grouping: str | Mapping[str, Any] = "correlatio
     rng = np.random.default_rng(seed) if n_resamples else None
     tasks: dict[str, TaskAggregate] = {}
     task_reps: dict[str, np.ndarray] = {}
-    for task in ALL_TASKS:  # STEB's families, then those of user suites
+    for task in FAMILIES:  # STEB's families, then those of user suites
         raw = score_matrix(df, task)
         if raw.empty:
             continue

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _checks
+from . import _checks, inputs
+from .bootstrap import _macro_f1_statistic
+from .family import TaskFamily
 
 #: The inverse L2 strengths tried on validation.
 DEFAULT_CS: tuple[float, ...] = (0.01, 0.1, 1.0, 10.0, 100.0)
@@ -102,3 +104,21 @@ def classification(
         "details": {"test_true": np.searchsorted(classes_sorted, truth),
                     "test_pred": np.searchsorted(classes_sorted, pred)},
     }
+
+
+def _call(ti, emb, *, seed: int, batch_size: int) -> dict:  # noqa: ANN001
+    return classification(*inputs.by_split(ti, emb), seed=seed)
+
+
+def _statistic(details) -> tuple:  # noqa: ANN001
+    return _macro_f1_statistic(np.asarray(details["test_true"], dtype=np.int64),
+                               np.asarray(details["test_pred"], dtype=np.int64))
+
+
+FAMILY = TaskFamily(
+    name="classification", function=classification,
+    metrics={"macro_f1": True, "accuracy": True, "val_macro_f1": True},
+    call=_call, build=inputs.build_probing, statistic=_statistic, unit="test text",
+    item_ids=inputs.test_ids, per_item=("test_pred", "test_true"), episode_sizes=(1,),
+    episodes_per_label=1, columns=("split",), single_text=True, steb=False,
+    description="logistic-regression probe chosen on validation (macro-F1)")

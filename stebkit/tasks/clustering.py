@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _checks
+from . import _checks, inputs
+from .bootstrap import _v_measure_statistic
+from .family import TaskFamily
 
 
 def degenerate_reason(labels: object) -> str | None:
@@ -118,3 +120,22 @@ def clustering(embeddings: np.ndarray, labels: np.ndarray, *, batch_size: int = 
             out[f"{name}_std"] = float(arr[:, j].std())
     out["details"] = {"label_codes": code, "clusters": first}
     return out
+
+
+def _call(ti, emb, *, seed: int, batch_size: int) -> dict:  # noqa: ANN001
+    # The reference's mini-batch is 32 whatever the encoding batch size.
+    return clustering(emb, ti.labels, batch_size=32, seed=seed)
+
+
+def _statistic(details) -> tuple:  # noqa: ANN001
+    return _v_measure_statistic(np.asarray(details["label_codes"]),
+                                np.asarray(details["clusters"]))
+
+
+FAMILY = TaskFamily(
+    name="clustering", function=clustering,
+    metrics={"v_measure": True, "ami": True, "ari": True},
+    call=_call, build=inputs.build_labelled, statistic=_statistic, unit="episode",
+    item_ids=inputs.episode_ids, per_item=("clusters", "label_codes"),
+    episode_sizes=(1, 2, 5), episodes_per_label=50, fast=((1,), 100),
+    description="mini-batch k-means of the episodes vs their labels (V-measure)")

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _checks
+from . import _checks, inputs
+from .family import TaskFamily, mean_of
 
 
 def _accuracy(src: np.ndarray, tgt: np.ndarray, offset: int) -> float:
@@ -47,7 +48,8 @@ def order_alignment(embeddings: np.ndarray, labels: np.ndarray) -> dict:
     dict
         ``acc_mean``, ``distractor_acc_mean`` (main), ``n_pairs``, and ``details`` with
         per-pair arrays in pair order: ``pair_index`` (n_pairs, 2) int, ``acc``,
-        ``distractor_last_acc``, ``distractor_first_acc``. With no same-label pair the
+        ``distractor_last_acc``, ``distractor_first_acc`` and ``distractor_acc`` (the
+        mean of both variants, the pair's share of the main metric). With no same-label pair the
         means are NaN (STEB returns 0.0) with a :class:`DegenerateWarning`.
 
     Examples
@@ -100,5 +102,19 @@ def order_alignment(embeddings: np.ndarray, labels: np.ndarray) -> dict:
         "distractor_acc_mean": dis_mean,
         "n_pairs": float(n_pairs),
         "details": {"pair_index": pair_index, "acc": acc, "distractor_last_acc": last,
-                    "distractor_first_acc": first},
+                    "distractor_first_acc": first, "distractor_acc": (last + first) / 2},
     }
+
+
+def _call(ti, emb, *, seed: int, batch_size: int) -> dict:  # noqa: ANN001
+    return order_alignment(emb, ti.labels)
+
+
+FAMILY = TaskFamily(
+    name="order_alignment", function=order_alignment,
+    metrics={"distractor_acc_mean": True, "acc_mean": True},
+    call=_call, build=inputs.build_ordered, statistic=mean_of("distractor_acc"),
+    unit="pair of sets", item_ids=inputs.set_pair_ids, per_item=("distractor_acc", None),
+    episode_sizes=(1,), episodes_per_label=100, columns=("group", "position"),
+    fast=((1,), 50),
+    description="Hungarian alignment of two style-ordered sets, with distractors")

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _checks
+from . import _checks, inputs
+from .bootstrap import _weighted_auc
+from .family import TaskFamily
 
 #: Maximum false-positive rates of the reported partial AUCs (keys ``auc@0.01`` ...).
 FPR_LIMITS: tuple[float, ...] = (0.01, 0.05, 0.10, 0.20, 0.30, 0.50)
@@ -200,3 +202,41 @@ def predefined_pairs(emb_a: np.ndarray, emb_b: np.ndarray, same: np.ndarray) -> 
     out["n_neg"] = float((~y).sum())
     out["details"] = {"scores": scores, "same": y}
     return out
+
+
+_PAIR_METRICS = {"auc": True, "eer": False, **{f"auc@{f:.2f}": True for f in FPR_LIMITS}}
+
+
+def _call_all(ti, emb, *, seed: int, batch_size: int) -> dict:  # noqa: ANN001
+    return all_to_all_pairs(emb, ti.labels)
+
+
+def _statistic_all(details) -> tuple:  # noqa: ANN001
+    scores = np.concatenate([details["pos_scores"], details["neg_scores"]])
+    positive = np.arange(scores.shape[0]) < np.asarray(details["pos_scores"]).shape[0]
+    return _weighted_auc(scores, positive)
+
+
+def _call_predefined(ti, emb, *, seed: int, batch_size: int) -> dict:  # noqa: ANN001
+    return predefined_pairs(emb[0::2], emb[1::2], ti.same)
+
+
+def _statistic_predefined(details) -> tuple:  # noqa: ANN001
+    return _weighted_auc(np.asarray(details["scores"], dtype=np.float64),
+                         np.asarray(details["same"], dtype=bool))
+
+
+ALL_TO_ALL_FAMILY = TaskFamily(
+    name="all_to_all_pairs", function=all_to_all_pairs, metrics=_PAIR_METRICS,
+    call=_call_all, build=inputs.build_labelled, statistic=_statistic_all, unit="pair",
+    item_ids=inputs.no_ids, per_item=None, episode_sizes=(1, 2, 5), episodes_per_label=50,
+    fast=((1,), 100),
+    description="every pair of episodes: same label or not, by cosine (ROC AUC)")
+
+PREDEFINED_FAMILY = TaskFamily(
+    name="predefined_pairs", function=predefined_pairs, metrics=_PAIR_METRICS,
+    call=_call_predefined, build=inputs.build_pairs, statistic=_statistic_predefined,
+    unit="pair", item_ids=inputs.pair_ids, per_item=("scores", "same"),
+    episode_sizes=(1,), episodes_per_label=2, columns=("pair", "same"), single_text=True,
+    fast=((1,), 2),
+    description="given trials: same author/style or not, by cosine (ROC AUC)")

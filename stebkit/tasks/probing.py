@@ -11,7 +11,8 @@ from copy import deepcopy
 
 import numpy as np
 
-from . import _checks
+from . import _checks, inputs
+from .family import TaskFamily, mean_of
 
 #: L2 strengths tried by the probe (STEB: ``10**t for t in range(-5, -1)``).
 L2_GRID: tuple[float, ...] = (1e-5, 1e-4, 1e-3, 1e-2)
@@ -234,3 +235,15 @@ def probing(X_train: np.ndarray, y_train: np.ndarray, X_val: np.ndarray, y_val: 
     return {"accuracy": acc, "val_accuracy": val_acc, "l2": float(reg),
             "details": {"test_pred": classes[pred],
                         "test_correct": (pred == ys[2]).astype(np.float64)}}
+
+
+def _call(ti, emb, *, seed: int, batch_size: int) -> dict:  # noqa: ANN001
+    return probing(*inputs.by_split(ti, emb), seed=seed)
+
+
+FAMILY = TaskFamily(
+    name="probing", function=probing, metrics={"accuracy": True, "val_accuracy": True},
+    call=_call, build=inputs.build_probing, statistic=mean_of("test_correct"),
+    unit="test text", item_ids=inputs.test_ids, per_item=("test_correct", None),
+    episode_sizes=(1,), episodes_per_label=1, columns=("split",), single_text=True,
+    description="linear probe of a binned feature on frozen embeddings (test accuracy)")

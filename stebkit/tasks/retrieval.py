@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _checks
+from . import _checks, inputs
+from .family import TaskFamily, mean_of
 
 #: Cut-offs of the reported ``recall@k`` values.
 RECALL_KS: tuple[int, ...] = (1, 8, 16, 32, 64, 128)
@@ -145,3 +146,18 @@ def retrieval(query_emb: np.ndarray, query_labels: np.ndarray, target_emb: np.nd
     out["details"] = {"per_query_rr": rr, "per_query_first_rank": first, "n_relevant": n_rel,
                       "query_index": keep_q}
     return out
+
+
+def _call(ti, emb, *, seed: int, batch_size: int) -> dict:  # noqa: ANN001
+    q = ti.sides == "query"
+    return retrieval(emb[q], ti.labels[q], emb[~q], ti.labels[~q])
+
+
+FAMILY = TaskFamily(
+    name="retrieval", function=retrieval,
+    metrics={"mrr": True, "mrr_first_hit": True, "mean_rank": False,
+             **{f"recall@{k}": True for k in RECALL_KS}},
+    call=_call, build=inputs.build_retrieval, statistic=mean_of("per_query_rr"),
+    unit="query", item_ids=inputs.query_ids, per_item=("per_query_rr", None),
+    episode_sizes=(-1,), episodes_per_label=1, columns=("side",), fast=((-1,), 1),
+    description="rank the targets of each query by cosine (mean reciprocal rank)")
