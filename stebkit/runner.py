@@ -41,7 +41,14 @@ from stebkit.datasets.episodes import (
     shape_items,
 )
 from stebkit.datasets.spec import Dataset, DatasetSpec, TaskConfig
-from stebkit.results import Results, find_record, per_item, read_record, write_record
+from stebkit.results import (
+    SCHEMA,
+    Results,
+    find_record,
+    per_item,
+    read_record,
+    write_record,
+)
 from stebkit.tasks import FAMILIES, TaskFamily
 
 log = logging.getLogger("stebkit.runner")
@@ -253,7 +260,7 @@ def _skeleton(unit: Unit, protocol: dict[str, Any], model: dict[str, Any],
               dataset: dict[str, Any]) -> dict[str, Any]:
     from stebkit import __version__
 
-    return {"schema": 1, "stebkit_version": __version__, "model": model, "dataset": dataset,
+    return {"schema": SCHEMA, "stebkit_version": __version__, "model": model, "dataset": dataset,
             "task": unit.task, "episode_size": unit.episode_size,
             "episodes_per_label": unit.episodes_per_label, "seed": protocol["seed"],
             "protocol": {**protocol, "task": unit.task, "episode_size": unit.episode_size,
@@ -346,18 +353,31 @@ def _degenerate(ti: TaskInput) -> str | None:
     return degenerate_reason(ti.labels)
 
 
+def _parts(result: Mapping[str, Any]) -> tuple[dict[str, float], dict[str, int],
+                                                dict[str, Any]]:
+    """Metrics, counts and chosen settings of a task result (a TaskResult, or a plain
+    dict of floats plus ``details`` from a user's own family)."""
+    from stebkit.tasks import TaskResult
+
+    if isinstance(result, TaskResult):
+        return dict(result.metrics), dict(result.counts), result.scalars()
+    return {k: float(v) for k, v in result.items() if k != "details"}, {}, {}
+
+
 def _run_unit(unit: Unit, ti: TaskInput, item_emb: np.ndarray, record: dict[str, Any],
               *, seed: int, batch_size: int) -> dict[str, Any]:
     family = unit.family
     result, messages = _captured(family.call, ti, item_emb, seed=seed, batch_size=batch_size)
-    metrics = {k: float(v) for k, v in result.items() if k != "details"}
+    metrics, counts, chosen = _parts(result)
     main = record["main_metric"]
     if main not in metrics:
         raise ValueError(f"dataset {unit.spec.name!r}, task {unit.task!r}, field "
                          f"'main_metric': the family does not produce {main!r}; its metrics "
                          f"are {sorted(metrics)}")
     ids = family.item_ids(ti, result)
-    record.update(metrics=metrics, ci=_bootstrap(family, result, seed, main),
+    record.update(metrics=metrics, counts=counts, chosen=chosen,
+                  higher_is_better=family.metrics.get(main, True),
+                  ci=_bootstrap(family, result, seed, main),
                   episodes_per_label=ti.episodes_per_label,
                   n_items=len(ids) or ti.n_items, n_texts=len(ti.texts),
                   dropped=dict(ti.dropped), per_item=per_item(unit.task, result, ids),

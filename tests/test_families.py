@@ -145,6 +145,6 @@ def test_stel_is_a_complete_family_from_records_to_record():
     items = pool_episodes(ti, emb)
     result = run_task(ti, items)
     direct = stel(items[:, 0], items[:, 1], items[:, 2], items[:, 3], [1] * 4)
-    assert result["stel_acc"] == direct["stel_acc"] == 1.0
+    assert result["accuracy"] == direct["accuracy"] == 1.0
     n, stat = FAMILIES["stel"].statistic(result["details"])
     assert n == 4 and stat(np.arange(n)) == 1.0

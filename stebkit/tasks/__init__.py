@@ -1,9 +1,11 @@
 """The STEB task families: pure functions of embeddings, and one object per family.
 
-Every task function returns a dict whose keys are float metrics, except ``details``: a
-dict of NumPy arrays with the per-item material (scores, per-query reciprocal ranks,
-per-pair accuracies ...) from which :func:`bootstrap_ci` and :func:`paired_bootstrap`
-compute intervals without re-encoding. JSON writers keep every key but ``details``.
+Every task function returns a :class:`TaskResult`: ``metrics`` (floats, each with a
+direction declared by its family), ``counts`` (integers) and ``details`` (NumPy arrays
+with the per-item material — scores, per-query reciprocal ranks, per-pair accuracies ...
+— from which :func:`bootstrap_ci` and :func:`paired_bootstrap` compute intervals without
+re-encoding, plus settings the function chose). It reads like a dict
+(``result["auc"]``, ``result["details"]``).
 
 :data:`FAMILIES` holds one :class:`TaskFamily` per family, declared beside its function:
 main metric and metric directions, reference preset, input builder, per-item values and
@@ -44,6 +46,7 @@ from .family import (
 from .order_alignment import order_alignment
 from .pairs import FPR_LIMITS, all_to_all_pairs, predefined_pairs
 from .probing import L2_GRID, balanced_split, probing, quantile_bins
+from .result import TaskResult
 from .retrieval import RECALL_KS, retrieval
 from .retrieval_ndcg import retrieval_ndcg
 from .stel import stel
@@ -67,6 +70,7 @@ __all__ = [
     "DegenerateWarning",
     "FamilyRegistry",
     "TaskFamily",
+    "TaskResult",
     "all_to_all_pairs",
     "auto_episodes",
     "balanced_split",

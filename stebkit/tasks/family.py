@@ -189,7 +189,13 @@ class TaskFamily:
         return "higher" if self.metric(metric) else "lower"
 
     def metric(self, name: str) -> bool:
-        """Whether higher is better for metric ``name``; a clear error if unknown."""
+        """Whether higher is better for metric ``name``; a clear error if unknown.
+
+        A sub-metric ``base[part]`` (e.g. one probing feature's ``accuracy[n_adj]``)
+        has the direction of ``base``.
+        """
+        if "[" in name and name.endswith("]"):
+            name = name.split("[", 1)[0]
         if name not in self.metrics:
             raise ValueError(f"task family {self.name!r} does not produce metric {name!r}; "
                              f"its metrics are {list(self.metrics)}")

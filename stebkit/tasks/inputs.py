@@ -88,6 +88,10 @@ class TaskInput:
         every query (rows, in item order).
     dropped : Mapping[str, int]
         What the documented filters removed (non-zero counts only).
+    sampling : str
+        How the texts were sampled (:data:`SAMPLING`).
+    features : numpy.ndarray of str or None
+        Probing with several features (a ``feature`` column): the feature of each item.
     """
 
     task: str
@@ -105,6 +109,7 @@ class TaskInput:
     relevance: np.ndarray | None = None
     dropped: Mapping[str, int] = field(default_factory=dict)
     sampling: str = "reference"
+    features: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "dropped", MappingProxyType(dict(self.dropped)))
@@ -404,16 +409,45 @@ def build_probing(records: Any, task: str, episode_size: int, episodes_per_label
     if not known.all():
         raise ValueError(f"records['split'] must be one of {SPLITS}; found "
                          f"{sorted(set(splits[~known].tolist()))[:5]}")
-    missing = [s for s in SPLITS if not (splits == s).any()]
-    if missing:
-        raise ValueError(f"{task} needs texts in every split; split(s) {missing} are empty")
+    features = None
+    if "feature" in rows.columns and rows["feature"].notna().any():
+        features = rows["feature"].fillna("").astype(str).to_numpy(dtype=object)
+    for name, part in _by_feature(splits, features):
+        missing = [s for s in SPLITS if not (part == s).any()]
+        if missing:
+            where = f" (feature {name!r})" if features is not None else ""
+            raise ValueError(f"{task} needs texts in every split; split(s) {missing} are "
+                             f"empty{where}")
     intern = _Texts()
     episodes = tuple((intern(t),) for t in rows["text"].to_numpy())
     ids = tuple(str(i) for i in rows.index)
+    if features is not None:
+        ids = tuple(f"{f}:{i}" for f, i in zip(features, ids, strict=True))
     dropped = _report(task, invalid, "texts need a label and a split")
     return TaskInput(task, episode_size, episodes_per_label, seed, intern.tuple(), episodes, 1,
                      rows["label"].astype(str).to_numpy(dtype=object), ids,
-                     splits=splits.astype(object), dropped=dropped, sampling=sampling)
+                     splits=splits.astype(object), dropped=dropped, sampling=sampling,
+                     features=features)
+
+
+def _by_feature(splits: np.ndarray, features: np.ndarray | None) -> list[tuple[str, Any]]:
+    if features is None:
+        return [("", splits)]
+    return [(f, splits[features == f]) for f in dict.fromkeys(features.tolist())]
+
+
+def feature_order(task_input: TaskInput) -> list[str]:
+    """The features of a probing input in the order they first appear ([""] if none)."""
+    if task_input.features is None:
+        return [""]
+    return list(dict.fromkeys(task_input.features.tolist()))
+
+
+def feature_mask(task_input: TaskInput, feature: str) -> np.ndarray:
+    """Rows of ``feature`` (every row when the input has no ``feature`` column)."""
+    if task_input.features is None:
+        return np.ones(task_input.n_items, dtype=bool)
+    return task_input.features == feature
 
 
 def build_ranked(records: Any, task: str, episode_size: int, episodes_per_label: int,
@@ -555,6 +589,9 @@ def set_pair_ids(task_input: TaskInput, result: Mapping[str, Any]) -> list[str]:
 
 
 def test_ids(task_input: TaskInput, result: Mapping[str, Any]) -> list[str]:
-    """The test texts of a split input (probing, classification)."""
+    """The test texts of a split input (probing, classification), feature by feature
+    when the input has several features."""
     ids = np.asarray(task_input.ids, dtype=object)
-    return ids[task_input.splits == "test"].tolist()
+    test = task_input.splits == "test"
+    return [i for f in feature_order(task_input)
+            for i in ids[test & feature_mask(task_input, f)].tolist()]

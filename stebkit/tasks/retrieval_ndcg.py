@@ -19,6 +19,7 @@ import numpy as np
 
 from . import _checks, inputs
 from .family import TaskFamily, mean_of
+from .result import TaskResult
 
 _BLOCK_ELEMENTS = 4_000_000
 
@@ -80,9 +81,9 @@ def retrieval_ndcg(
 
     Returns
     -------
-    dict
-        ``ndcg@k``, ``map@k``, ``recall@r`` for each depth, ``n_queries``,
-        ``n_queries_without_relevant``; ``details`` holds the per-query ``ndcg`` and
+    TaskResult
+        ``metrics``: ``ndcg@k``, ``map@k``, ``recall@r`` for each depth; ``counts``:
+        ``n_queries``, ``n_queries_without_relevant``; ``details`` holds the per-query ``ndcg`` and
         ``query_index`` (the positions of the scored queries in the input).
 
     Examples
@@ -133,10 +134,9 @@ def retrieval_ndcg(
     out = {f"ndcg@{k}": float(ndcg.mean()), f"map@{k}": float(ap.mean())}
     for r in recall_at:
         out[f"recall@{r}"] = float((hits[:, :min(r, depth)].sum(axis=1) / n_rel).mean())
-    out["n_queries"] = float(q.shape[0])
-    out["n_queries_without_relevant"] = float((~has_rel).sum())
-    out["details"] = {"ndcg": ndcg, "query_index": np.flatnonzero(has_rel)}
-    return out
+    return TaskResult(out, {"n_queries": q.shape[0],
+                            "n_queries_without_relevant": int((~has_rel).sum())},
+                      {"ndcg": ndcg, "query_index": np.flatnonzero(has_rel)})
 
 
 def _call(ti, emb, *, seed: int, batch_size: int) -> dict:  # noqa: ANN001

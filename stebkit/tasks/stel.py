@@ -20,6 +20,7 @@ import numpy as np
 
 from . import _checks, inputs
 from .family import TaskFamily, mean_of
+from .result import TaskResult
 
 
 def _cos(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -44,9 +45,10 @@ def stel(anchor1: np.ndarray, anchor2: np.ndarray, alt1: np.ndarray, alt2: np.nd
 
     Returns
     -------
-    dict
-        ``stel_acc`` (main), ``stel_or_content_acc``, and ``details`` with the per-item
-        credit (1, 0.5 or 0) ``stel_correct`` and ``stel_or_content_correct``.
+    TaskResult
+        ``metrics``: ``accuracy`` (STEL, main) and ``or_content_accuracy``
+        (STEL-or-Content); ``counts``: ``n_items``; ``details``: the per-item credit (1,
+        0.5 or 0) ``stel_correct`` and ``stel_or_content_correct``.
 
     Examples
     --------
@@ -54,7 +56,7 @@ def stel(anchor1: np.ndarray, anchor2: np.ndarray, alt1: np.ndarray, alt2: np.nd
     >>> from stebkit.tasks import stel
     >>> formal, casual = np.array([[1.0, 0.0]]), np.array([[0.0, 1.0]])
     >>> r = stel(formal, casual, casual + 0.1, formal + 0.1, [2])
-    >>> r["stel_acc"], r["stel_or_content_acc"]
+    >>> r["accuracy"], r["or_content_accuracy"]
     (1.0, 1.0)
     """
     a1 = _checks.embeddings(anchor1, "anchor1")
@@ -81,11 +83,9 @@ def stel(anchor1: np.ndarray, anchor2: np.ndarray, alt1: np.ndarray, alt2: np.nd
     style = np.where(one, c11, c12)
     content = _cos(a1, a2)
     triple = _credit(style > content, style < content)
-    return {
-        "stel_acc": float(quad.mean()),
-        "stel_or_content_acc": float(triple.mean()),
-        "details": {"stel_correct": quad, "stel_or_content_correct": triple},
-    }
+    return TaskResult({"accuracy": float(quad.mean()),
+                       "or_content_accuracy": float(triple.mean())}, {"n_items": n},
+                      {"stel_correct": quad, "stel_or_content_correct": triple})
 
 
 def build_stel(records: Any, task: str, episode_size: int, episodes_per_label: int,
@@ -129,7 +129,7 @@ def _call(ti: inputs.TaskInput, emb: np.ndarray, *, seed: int, batch_size: int) 
 
 
 FAMILY = TaskFamily(
-    name="stel", function=stel, metrics={"stel_acc": True, "stel_or_content_acc": True},
+    name="stel", function=stel, metrics={"accuracy": True, "or_content_accuracy": True},
     call=_call, build=build_stel, statistic=mean_of("stel_correct"), unit="item",
     item_ids=inputs.episode_ids, per_item=("stel_correct", None), episode_sizes=(1,),
     episodes_per_label=1, columns=("group", "position"), single_text=True, steb=False,
