@@ -166,11 +166,33 @@ def _ordered_categories(cats: Sequence[str]) -> list[str]:
 
 
 # --------------------------------------------------------------------------- figures
+def _chance_mask(df: pd.DataFrame) -> pd.Series:
+    """Rows of the chance level (the leaderboard's ``chance`` column, else the random
+    baseline by name)."""
+    if "chance" in df.columns:
+        return df["chance"].fillna(False).astype(bool)
+    return df["model"].isin(("random",)) if "model" in df.columns else \
+        pd.Series(False, index=df.index)
+
+
+def _chance_lines(ax: Any, chance: pd.DataFrame, score: str, scale: float, *,
+                  vertical: bool) -> None:
+    """The chance level as a dashed line (a reference, not a contender)."""
+    for _, row in chance.iterrows():
+        value = row[score] * scale
+        if not np.isfinite(value):
+            continue
+        draw = ax.axvline if vertical else ax.axhline
+        draw(value, color="0.35", linestyle="--", linewidth=1.0,
+             label=f"chance level ({row['model']})")
+
+
 def figure1(leaderboard_df: pd.DataFrame, *, directory: str | os.PathLike[str] | None = "auto",
             stem: str = "figure1_steb_by_category", score: str = "steb_score",
             scale: float = 100.0, title: str | None = None) -> Plot:
     """STEB score by model category: each model a point with its interval, grouped and
-    coloured by category (the STEB paper's Figure 1).
+    coloured by category (the STEB paper's Figure 1). The chance level (the random
+    baseline) is a dashed line, not a point among the models.
 
     Parameters
     ----------
@@ -194,6 +216,8 @@ def figure1(leaderboard_df: pd.DataFrame, *, directory: str | os.PathLike[str] |
         df["model_category"] = "other"
     df["model_category"] = df["model_category"].fillna("other")
     df = df[df[score].notna()]
+    chance = df[_chance_mask(df)]
+    df = df[~_chance_mask(df)]
     cats = _ordered_categories(df["model_category"].tolist())
     import matplotlib as mpl
 
@@ -219,6 +243,7 @@ def figure1(leaderboard_df: pd.DataFrame, *, directory: str | os.PathLike[str] |
             y += len(part) + 0.8
         ax.set_yticks(ticks, labels)
         ax.grid(axis="y", visible=False)
+        _chance_lines(ax, chance, score, scale, vertical=True)
         name = "STEB score" if base == "steb" else f"{base.replace('_', ' ')} score"
         ax.set_xlabel(name + (" (×100)" if scale == 100 else ""))
         handles, names = ax.get_legend_handles_labels()
@@ -237,7 +262,8 @@ def task_heatmap(data: pd.DataFrame, *, by: str = "task", columns: Sequence[str]
 
     ``data`` is a leaderboard (task columns, or any ``columns``) or a main-metric frame
     (``model``, ``task``, ``dataset``, ``value``): with ``by="task"`` each cell is the mean
-    over the task's datasets; with ``by="dataset"`` one column per dataset.
+    over the task's datasets; with ``by="dataset"`` one column per dataset. The chance
+    level (the random baseline) is the last row, set apart and labelled as such.
     """
     from stebkit.tasks import FAMILIES
 
@@ -263,6 +289,12 @@ def task_heatmap(data: pd.DataFrame, *, by: str = "task", columns: Sequence[str]
         mat = mat.sort_values("steb_score", ascending=False)
     else:
         mat = mat.loc[mat.mean(axis=1).sort_values(ascending=False).index]
+    # the chance level goes last, set apart: a reference row, not a contender
+    chance_names = set(data.loc[_chance_mask(data), "model"]) if "model" in data else set()
+    order = [m for m in mat.index if m not in chance_names] + \
+        [m for m in mat.index if m in chance_names]
+    mat = mat.loc[order]
+    n_chance = sum(m in chance_names for m in mat.index)
     vals = mat.to_numpy(dtype=float) * scale
     import matplotlib as mpl
 
@@ -272,7 +304,10 @@ def task_heatmap(data: pd.DataFrame, *, by: str = "task", columns: Sequence[str]
         ax.grid(False)
         ax.set_xticks(range(mat.shape[1]), [str(c).replace("_", " ") for c in mat.columns],
                       rotation=35, ha="right")
-        ax.set_yticks(range(mat.shape[0]), list(mat.index))
+        ax.set_yticks(range(mat.shape[0]), [f"{m} (chance level)" if m in chance_names
+                                            else str(m) for m in mat.index])
+        if n_chance and n_chance < mat.shape[0]:
+            ax.axhline(mat.shape[0] - n_chance - 0.5, color="white", linewidth=2.5)
         if annotate:
             finite = vals[np.isfinite(vals)]
             mid = (finite.min() + finite.max()) / 2 if finite.size else 0
