@@ -320,6 +320,56 @@ def task_heatmap(data: pd.DataFrame, *, by: str = "task", columns: Sequence[str]
     return _finish(fig, stem, directory)
 
 
+def grouping_figures(matrix: pd.DataFrame, *, task: str = "",
+                     directory: str | os.PathLike[str] | None = "auto",
+                     stem: str = "grouping") -> tuple[Plot, Plot]:
+    """The two figures of the reference's correlation grouping for one task: the Ward
+    dendrogram of the datasets (distance ``1 - Spearman rho``) and the correlation heat
+    map ordered by that tree.
+
+    ``matrix`` is a task's models x datasets score matrix, e.g.
+    ``stebkit.scores.operational(results).tasks[task].matrix`` (at least two datasets).
+    Saved as ``<stem>_<task>_dendrogram`` and ``<stem>_<task>_correlation``.
+
+    >>> m = pd.DataFrame({"a": [1, 2, 3, 4], "b": [1, 2, 4, 3], "c": [4, 3, 2, 1]})
+    >>> tree, heat = grouping_figures(m, task="toy", directory=None)
+    >>> [t.get_text() for t in heat.figure.axes[0].get_xticklabels()]
+    ['c', 'a', 'b']
+    """
+    from scipy.cluster.hierarchy import dendrogram, leaves_list
+
+    from stebkit.scores import dataset_correlation, dataset_linkage
+
+    if matrix.shape[1] < 2:
+        raise ValueError(f"task {task!r}: the grouping figures need at least two datasets, "
+                         f"got {list(matrix.columns)}")
+    corr = dataset_correlation(matrix)
+    link = dataset_linkage(corr)
+    names = [str(c) for c in corr.columns]
+    suffix = f"_{task}" if task else ""
+    import matplotlib as mpl
+
+    with mpl.rc_context(_rc()):
+        fig, ax = _figure(max(5.0, 0.45 * len(names) + 2), 3.6)
+        dendrogram(link, labels=names, ax=ax, leaf_rotation=90, color_threshold=None)
+        ax.set_ylabel("Ward distance (1 − Spearman ρ)")
+        ax.set_title(f"dataset grouping{': ' + task if task else ''}")
+        ax.grid(False)
+        tree = _finish(fig, f"{stem}{suffix}_dendrogram", directory)
+        order = leaves_list(link)
+        ordered = corr.iloc[order, order]
+        size = max(3.5, 0.4 * len(names) + 2)
+        fig, ax = _figure(size, size)
+        im = ax.imshow(ordered.to_numpy(dtype=float), cmap="RdBu_r", vmin=-1, vmax=1)
+        ax.grid(False)
+        labels = [names[i] for i in order]
+        ax.set_xticks(range(len(labels)), labels, rotation=90)
+        ax.set_yticks(range(len(labels)), labels)
+        fig.colorbar(im, ax=ax, shrink=0.8, label="Spearman ρ across models")
+        heat = _finish(fig, f"{stem}{suffix}_correlation", directory)
+    return tree, heat
+
+
 def roc_curves(curves: Mapping[str, tuple[Any, Any]], *,
                directory: str | os.PathLike[str] | None = "auto", stem: str = "roc_curves",
                colors: Mapping[str, str] | None = None, title: str | None = None) -> Plot:

@@ -223,3 +223,36 @@ def test_the_random_baseline_is_the_chance_level_never_ranked():
     assert board["chance"].tolist() == [False, False, True]
     text = scores.to_markdown(board[["rank", "model", "chance", "steb_score"]])
     assert "random (chance level) | 90.00 |" in text and "**50.00**" in text
+
+
+# ---------------------------------------------------------------- the grouping figures
+def test_grouping_figures_follow_the_ward_tree_of_spearman_distances(tmp_path):
+    from scipy.cluster.hierarchy import leaves_list, linkage
+    from scipy.spatial.distance import squareform
+    from scipy.stats import spearmanr
+
+    from stebkit import plots
+
+    m = pd.DataFrame({"a": [1, 2, 3, 4, 5], "b": [2, 1, 3, 5, 4], "c": [5, 4, 3, 2, 1],
+                      "d": [4, 5, 3, 1, 2]}, dtype=float)
+    rho = spearmanr(m.to_numpy()).statistic
+    dist = np.clip(1 - rho, 0, 2)
+    np.fill_diagonal(dist, 0)
+    order = [m.columns[i] for i in leaves_list(linkage(squareform(dist), "ward"))]
+    tree, heat = plots.grouping_figures(m, task="toy", directory=tmp_path)
+    assert [t.get_text() for t in heat.figure.axes[0].get_xticklabels()] == order
+    assert sorted(p.name for p in tree.paths + heat.paths) == [
+        "grouping_toy_correlation.pdf", "grouping_toy_correlation.png",
+        "grouping_toy_dendrogram.pdf", "grouping_toy_dendrogram.png"]
+
+
+def test_figure1_draws_the_chance_level_as_a_dashed_line():
+    from stebkit import plots
+
+    board = pd.DataFrame({"model": ["m1", "m2", "random"], "model_category": "style",
+                          "steb_score": [0.4, 0.6, 0.5], "chance": [False, False, True]})
+    fig = plots.figure1(board, directory=None).figure
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["m1", "m2"]
+    dashed = [line for line in ax.get_lines() if line.get_linestyle() == "--"]
+    assert len(dashed) == 1 and dashed[0].get_xdata()[0] == pytest.approx(50.0)
