@@ -195,6 +195,7 @@ def _run_run(args: argparse.Namespace) -> int:
 
         board = leaderboard(results)
         print(to_markdown(board))
+        _print_notes(board)
         _figures(board, Path(args.figures), label)
     skipped = results.skipped()
     if len(skipped):
@@ -257,12 +258,21 @@ def _add_leaderboard(p: argparse.ArgumentParser) -> None:
                         "benchmark anyway, marked 'not comparable' and unranked")
 
 
+def _print_notes(board: Any) -> None:
+    """What the leaderboard left out and why (to stderr, so exported tables stay clean)."""
+    from stebkit.scores import leaderboard_notes
+
+    for line in leaderboard_notes(board):
+        print(f"stebkit: note: {line}", file=sys.stderr)
+
+
 def _run_leaderboard(args: argparse.Namespace) -> int:
     from stebkit import scores
     from stebkit.results import Results, write_text
 
     results = Results.load(args.results)
     board = scores.leaderboard(results)
+    _print_notes(board)
     if args.allow_partial and not args.published:
         raise ValueError("--allow-partial only applies with --published")
     if args.published:

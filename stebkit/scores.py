@@ -891,6 +891,35 @@ def leaderboard(results: Any, *, grouping: str | Mapping[str, Any] = "correlatio
     return out
 
 
+def leaderboard_notes(board: pd.DataFrame) -> list[str]:
+    """What a leaderboard left out and why, one line each (from its ``attrs``).
+
+    >>> board = pd.DataFrame({"model": ["m"]})
+    >>> board.attrs = {"dropped_models": {"retrieval": {"m2": ["d1"]}},
+    ...                "excluded": {"non_english": ["x"]}, "chance": ["random"]}
+    >>> for line in leaderboard_notes(board): print(line)
+    retrieval: left out m2 (no result for d1); the reference drops models with missing results
+    excluded datasets (non_english): x
+    chance level, not ranked: random
+    """
+    attrs = board.attrs
+    lines = []
+    for task, models in (attrs.get("dropped_models") or {}).items():
+        for model, missing in models.items():
+            lines.append(f"{task}: left out {model} (no result for {', '.join(missing)}); "
+                         "the reference drops models with missing results")
+    for task, datasets in (attrs.get("dropped_datasets") or {}).items():
+        lines.append(f"{task}: dropped dataset(s) not every model has: {', '.join(datasets)}")
+    for reason, datasets in (attrs.get("excluded") or {}).items():
+        lines.append(f"excluded datasets ({reason}): {', '.join(datasets)}")
+    if attrs.get("grouping_excluded_models"):
+        lines.append("left out of the correlation grouping (still scored): "
+                     + ", ".join(attrs["grouping_excluded_models"]))
+    if attrs.get("chance"):
+        lines.append("chance level, not ranked: " + ", ".join(attrs["chance"]))
+    return lines
+
+
 # --------------------------------------------------------------------------- export
 _TEXT_COLUMNS = ("rank", "model", "model_category")
 
