@@ -691,9 +691,11 @@ def _run_dataset(dataset: Dataset, units: list[Unit], records: dict, inputs: dic
             done(u, rec)
         elif ti.n_items == 0:
             rec.update(status="skipped", dropped=dict(ti.dropped),
-                       reason=f"no {u.task} items left after the documented filters "
-                              f"(episode size {u.episode_size}, {ti.episodes_per_label} "
-                              f"episode(s) per label): dropped {dict(ti.dropped)}")
+                       reason=f"dataset {dataset.name!r}, task {u.task!r}, field "
+                              f"'episodes_per_label': no labels can fill "
+                              f"{ti.episodes_per_label} episode(s) of size {u.episode_size} "
+                              f"after the documented filters (dropped {dict(ti.dropped)}); "
+                              "lower episodes_per_label or use 'auto'")
             write_record(u.path, rec)
             done(u, rec)
         elif u.task == "clustering" and _degenerate(ti) is not None:

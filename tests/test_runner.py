@@ -266,7 +266,8 @@ def test_unserved_and_empty_tasks_are_skipped_with_a_reason(tmp_path):
     oa = by_task[("order_alignment", 1)]
     assert oa["status"] == "skipped" and "does not serve task 'order_alignment'" in oa["reason"]
     clus = by_task[("clustering", 2)]  # 2 texts per label < 2 x 3 needed
-    assert clus["status"] == "skipped" and "no clustering items left" in clus["reason"]
+    assert clus["status"] == "skipped"
+    assert "task 'clustering', field 'episodes_per_label'" in clus["reason"]
     assert clus["dropped"]["labels"] == 4
     assert any("FilterWarning" in w for w in clus["warnings"])
     assert len(res.skipped()) == 3  # clustering e1 and e2 need 3 texts per label too
