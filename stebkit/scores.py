@@ -933,7 +933,7 @@ def _score_columns(df: pd.DataFrame) -> list[str]:
 def _cells(df: pd.DataFrame, scale: float, digits: int, bold: tuple[str, str]
            ) -> tuple[list[str], list[list[str]]]:
     cols = [c for c in _TEXT_COLUMNS if c in df.columns] + _score_columns(df)
-    chance = df["chance"].astype(bool) if "chance" in df.columns else \
+    chance = df["chance"].eq(True) if "chance" in df.columns else \
         pd.Series(False, index=df.index)
     best = {c: df.loc[~chance, c].max() for c in _score_columns(df)}
     rows = []
