@@ -294,12 +294,25 @@ def _embeds_episodes(encoder: Any) -> bool:
     return own is not None and own is not BaseEncoder.encode_episodes
 
 
-def _prepare_encoder(name: str, given: Any) -> Any:
+def _encoder_options(name: str, trust_remote_code: bool) -> dict[str, Any]:
+    """Options for ``get_encoder(name)``: ``trust_remote_code`` reaches only the models that
+    run their own code (zoo entries marked so, and Hub ids or folders outside the zoo)."""
+    from stebkit.encoders.zoo import MODELS
+
+    info = MODELS.get(name) or next((m for m in MODELS.values()
+                                     if m.hub_id and m.hub_id.lower() == name.lower()), None)
+    if trust_remote_code and (info is None or info.remote_code):
+        return {"trust_remote_code": True}
+    return {}
+
+
+def _prepare_encoder(name: str, given: Any, *, trust_remote_code: bool = False) -> Any:
     """Build a zoo model by name (weights load lazily, on the first encode).
 
     Unknown names raise ``ValueError`` now, before anything runs; a model that cannot be
-    had here (:class:`stebkit.errors.ModelUnavailable`) is returned as the exception, to
-    be recorded as the failure of each of its results.
+    had here (:class:`stebkit.errors.ModelUnavailable`, e.g. one that needs remote code
+    without ``trust_remote_code``) is returned as the exception, to be recorded as the
+    failure of each of its results.
     """
     if given is not None:
         return given
@@ -307,7 +320,7 @@ def _prepare_encoder(name: str, given: Any) -> Any:
     from stebkit.errors import ModelUnavailable
 
     try:
-        return get_encoder(name)
+        return get_encoder(name, **_encoder_options(name, trust_remote_code))
     except ModelUnavailable as err:
         return err
 
@@ -400,6 +413,7 @@ def evaluate(
     show_progress: bool = True,
     cache_embeddings: bool = True,
     sampling: str = "reference",
+    trust_remote_code: bool = False,
 ) -> Results:
     """Evaluate every model on every dataset, task and episode size; write one record each.
 
@@ -438,6 +452,11 @@ def evaluate(
         How episodes pick their texts: the reference's first N texts of each label in
         record order, or the first N after a seeded shuffle
         (:func:`stebkit.datasets.episodes.build_episodes`).
+    trust_remote_code : bool, default False
+        Allow models and datasets that run code from their repository (LUAR, gte,
+        jina; the Hub loading scripts of ``blog_age``, ``blog_gender``,
+        ``reuters21578``). Without it such a dataset stops the run before any work,
+        with a message naming it, and such a model's results are recorded as failed.
 
     Returns
     -------
@@ -467,6 +486,11 @@ def evaluate(
     root = Path(output_dir)
     model_list = _resolve_models(models)
     dataset_list = _resolve_datasets(datasets)
+    from stebkit.datasets.hub import check_remote_code
+
+    for spec, loaded_ds in dataset_list:
+        if loaded_ds is None:
+            check_remote_code(spec, trust_remote_code)
     units = _plan(model_list, dataset_list, tasks, episode_sizes, root, seed=int(seed),
                   smoke=bool(smoke))
     base = run_protocol(seed=int(seed), smoke=bool(smoke), batch_size=int(batch_size),
@@ -480,7 +504,7 @@ def evaluate(
         todo = [u for u in mine if needs_run(u, overwrite, {
             **base, "episodes_per_label": u.episodes_per_label, "served": u.served})]
         if todo and any(u.served for u in todo):
-            given = _prepare_encoder(model, given)
+            given = _prepare_encoder(model, given, trust_remote_code=trust_remote_code)
         pending.append((model, given, len(mine) - len(todo), todo))
 
     bar = tqdm(total=len(units), desc="stebkit", unit="result", disable=not show_progress)
@@ -498,7 +522,7 @@ def evaluate(
                 dataset = _run_model_dataset(
                     model, encoder, mine, loaded.get(spec.name), base, inputs,
                     adapted, lambda _u, _r: bar.update(1), cache=cache_embeddings,
-                    show_progress=show_progress)
+                    show_progress=show_progress, trust_remote_code=bool(trust_remote_code))
                 if dataset is not None:
                     loaded[spec.name] = dataset
     finally:
@@ -522,7 +546,7 @@ def run_model_dataset(model: str, encoder: Any, units: Sequence[Unit], *,
                       dataset: Dataset | None = None, seed: int = 42, smoke: bool = False,
                       batch_size: int = 32, sampling: str = "reference",
                       cache_embeddings: bool = True, show_progress: bool = False,
-                      on_record: Any = None) -> list[Path]:
+                      trust_remote_code: bool = False, on_record: Any = None) -> list[Path]:
     """Evaluate and record the pending ``units`` of one model on one dataset.
 
     The unit of work of a run (what an executor hands to one worker): loads the dataset
@@ -540,7 +564,7 @@ def run_model_dataset(model: str, encoder: Any, units: Sequence[Unit], *,
         :func:`needs_run`).
     dataset : Dataset, optional
         The loaded dataset (loaded here otherwise, with ``seed`` and ``smoke``).
-    seed, smoke, batch_size, sampling, cache_embeddings, show_progress
+    seed, smoke, batch_size, sampling, cache_embeddings, show_progress, trust_remote_code
         As :func:`evaluate`.
     on_record : callable, optional
         ``on_record(unit, record)`` after each record is written.
@@ -566,7 +590,7 @@ def run_model_dataset(model: str, encoder: Any, units: Sequence[Unit], *,
         raise ValueError(f"run_model_dataset: units must all be of model {model!r} and one "
                          f"dataset, got {sorted(names)}")
     if encoder is None or isinstance(encoder, str):
-        encoder = _prepare_encoder(model, None)
+        encoder = _prepare_encoder(model, None, trust_remote_code=trust_remote_code)
     base = run_protocol(seed=seed, smoke=smoke, batch_size=batch_size, sampling=sampling)
     written: list[Path] = []
 
@@ -576,13 +600,15 @@ def run_model_dataset(model: str, encoder: Any, units: Sequence[Unit], *,
             on_record(unit, rec)
 
     _run_model_dataset(model, encoder, list(units), dataset, base, {}, {}, record,
-                       cache=cache_embeddings, show_progress=show_progress)
+                       cache=cache_embeddings, show_progress=show_progress,
+                       trust_remote_code=trust_remote_code)
     return written
 
 
 def _run_model_dataset(model: str, encoder: Any, units: list[Unit], dataset: Dataset | None,
                        base: dict[str, Any], inputs: dict, adapted: dict, done: Any, *,
-                       cache: bool, show_progress: bool) -> Dataset | None:
+                       cache: bool, show_progress: bool,
+                       trust_remote_code: bool = False) -> Dataset | None:
     """All pending records of one model on one dataset; returns the loaded dataset.
 
     ``adapted`` keeps, per encoder name, the encoder adapted to a language and its cached
@@ -611,7 +637,8 @@ def _run_model_dataset(model: str, encoder: Any, units: list[Unit], dataset: Dat
         if dataset is None:
             from stebkit.datasets import load_dataset
 
-            dataset = load_dataset(spec.name, seed=seed, smoke=smoke)
+            dataset = load_dataset(spec.name, seed=seed, smoke=smoke,
+                                   trust_remote_code=trust_remote_code)
         ds_encoder, note = _for_language(encoder, spec.languages)
         key = str(getattr(ds_encoder, "name", model))
         if key not in adapted:

@@ -29,8 +29,13 @@ take from each row is declared as data in ``spec.reader_options`` and applied by
 ``configs``
     ``[config name, ...]``: read this split of each config and concatenate them (for
     datasets published as one config per part); otherwise ``source.hf_name`` is used.
-``trust_remote_code``
-    Passed to ``datasets.load_dataset`` for script-based datasets.
+``remote_code``
+    True for script-based datasets: loading runs code from the dataset's repository, so
+    it happens only when the user opts in (``trust_remote_code=True`` to
+    :func:`stebkit.datasets.load_dataset` or :func:`stebkit.evaluate`,
+    ``--trust-remote-code`` on the command line, ``trust_remote_code: true`` under
+    ``run:`` in a suite file); otherwise :class:`~stebkit.errors.RemoteCodeRefused`
+    names the dataset.
 
 List-valued labels use their first element; integer labels of a ``ClassLabel`` column
 are turned into the class names. Rows with a missing text or label are dropped and
@@ -41,7 +46,9 @@ from __future__ import annotations
 
 import json
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -49,14 +56,58 @@ import numpy as np
 import pandas as pd
 
 from .._io import write_text
-from ..errors import DataUnavailable
+from ..errors import DataUnavailable, RemoteCodeRefused
 from ..sources import cache_dir, is_offline
 from .readers._text import DroppedRowsWarning
 
-__all__ = ["hub_configs", "hub_records", "load_hub", "read_hub", "resolved_revision"]
+__all__ = ["check_remote_code", "collecting_commits", "dataset_commits", "hub_configs",
+           "hub_records", "load_hub", "read_hub", "record_dataset_commits",
+           "resolved_revision", "trusting_remote_code"]
 
 DEFAULT_MAX_PER_LABEL = 500
 SMOKE_PER_LABEL = 20
+_TRUSTED: ContextVar[bool] = ContextVar("stebkit_trust_remote_code", default=False)
+
+
+def check_remote_code(spec: Any, trust_remote_code: bool) -> None:
+    """Refuse a dataset that runs code from its repository unless the user opted in.
+
+    Raises
+    ------
+    RemoteCodeRefused
+        Names the dataset, its repository and the three ways to opt in.
+
+    Examples
+    --------
+    >>> from stebkit.datasets import get_spec
+    >>> check_remote_code(get_spec("ag_news"), False)  # no loading script: nothing to do
+    >>> try:
+    ...     check_remote_code(get_spec("blog_age"), False)
+    ... except RemoteCodeRefused as err:
+    ...     print(str(err)[:64])
+    dataset 'blog_age' runs code from its Hugging Face repository 'b
+    """
+    if not getattr(spec, "needs_remote_code", False) or trust_remote_code:
+        return
+    src = spec.source
+    pinned = f"at revision {src.hf_revision!r}" if src.hf_revision else \
+        "not pinned to a revision"
+    raise RemoteCodeRefused(
+        f"dataset {spec.name!r} runs code from its Hugging Face repository "
+        f"{src.hf_path!r} (a loading script, {pinned}) when it is loaded. Review that code "
+        "on the Hub, then opt in: --trust-remote-code (stebkit run), trust_remote_code=True "
+        "(stebkit.evaluate or stebkit.datasets.load_dataset), or 'trust_remote_code: true' "
+        "under 'run:' in a suite file")
+
+
+@contextmanager
+def trusting_remote_code(allowed: bool) -> Iterator[None]:
+    """Within the block, readers may run a dataset's remote code when ``allowed``."""
+    token = _TRUSTED.set(bool(allowed))
+    try:
+        yield
+    finally:
+        _TRUSTED.reset(token)
 
 
 def _describe(path: str, name: str | None, revision: str | None, split: str | None) -> str:
@@ -128,6 +179,9 @@ def load_hub(path: str, *, name: str | None = None, revision: str | None = None,
     except Exception as exc:  # network, missing config or split, bad files: all unavailable
         raise DataUnavailable(_failure(what, exc, sha)) from exc
     _record_revision(path, revision, sha)
+    collected = _COLLECTED.get()
+    if collected is not None:
+        collected.append(f"{_key(path, revision)}={sha}")
     return loaded
 
 
@@ -190,6 +244,60 @@ def _revisions_path() -> Path:
     return cache_dir() / "hub" / "revisions.json"
 
 
+_COLLECTED: ContextVar[list[str] | None] = ContextVar("stebkit_hub_commits", default=None)
+
+
+@contextmanager
+def collecting_commits() -> Iterator[list[str]]:
+    """Within the block, every :func:`load_hub` adds ``"<path>@<revision>=<commit>"`` to
+    the yielded list (what a reader loaded, whatever Hub datasets it reads)."""
+    loads: list[str] = []
+    token = _COLLECTED.set(loads)
+    try:
+        yield loads
+    finally:
+        _COLLECTED.reset(token)
+
+
+def _dataset_commits_path() -> Path:
+    return cache_dir() / "hub" / "dataset_commits.json"
+
+
+def record_dataset_commits(name: str, loads: Sequence[str]) -> None:
+    """Remember the Hub commits the reader of dataset ``name`` loaded (see
+    :func:`dataset_commits`)."""
+    file = _dataset_commits_path()
+    try:
+        known = json.loads(file.read_text(encoding="utf-8")) if file.is_file() else {}
+    except ValueError:
+        known = {}
+    commits = sorted(set(loads))
+    if known.get(name) != commits:
+        known[name] = commits
+        write_text(file, json.dumps(known, indent=1, sort_keys=True) + "\n")
+
+
+def dataset_commits(name: str) -> list[str] | None:
+    """The Hub commits (``"<path>@<revision>=<commit>"``) the last load of dataset
+    ``name`` read, or None; they enter the dataset fingerprint.
+
+    >>> import os, tempfile
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"STEBKIT_CACHE": tempfile.mkdtemp()}):
+    ...     record_dataset_commits("endive", ["a/boolq@main=c2", "a/copa@main=c1"])
+    ...     dataset_commits("endive"), dataset_commits("other")
+    (['a/boolq@main=c2', 'a/copa@main=c1'], None)
+    """
+    file = _dataset_commits_path()
+    if not file.is_file():
+        return None
+    try:
+        found = json.loads(file.read_text(encoding="utf-8")).get(name)
+    except (ValueError, AttributeError):
+        return None
+    return list(found) if isinstance(found, list) else None
+
+
 def _key(path: str, revision: str | None) -> str:
     return f"{path}@{revision or 'main'}"
 
@@ -238,11 +346,12 @@ def read_hub(spec: Any, *, seed: int = 42, smoke: bool = False) -> pd.DataFrame:
     if not src.is_hub:
         raise ValueError(f"dataset {spec.name!r}: read_hub needs a Hub source (hf_path)")
     opts = dict(spec.reader_options)
+    check_remote_code(spec, _TRUSTED.get())
     frames, names = [], {}
     for config in opts.get("configs", [src.hf_name]):
         ds = load_hub(src.hf_path, name=config, revision=src.hf_revision,
                       split=src.hf_split or "train",
-                      trust_remote_code=bool(opts.get("trust_remote_code", False)))
+                      trust_remote_code=bool(spec.needs_remote_code))
         names.update({col: list(feat.names) for col, feat in ds.features.items()
                       if hasattr(feat, "names")})
         frames.append(ds.to_pandas())

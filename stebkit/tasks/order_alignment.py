@@ -67,8 +67,10 @@ def order_alignment(embeddings: np.ndarray, labels: np.ndarray) -> dict:
     Returns
     -------
     TaskResult
-        ``metrics``: ``acc_mean`` and ``distractor_acc_mean`` (main; the reference's
-        names); ``counts``: ``n_pairs``; ``details`` with
+        ``metrics``: ``acc_mean``, ``distractor_last_acc_mean`` and
+        ``distractor_first_acc_mean`` (each distractor variant) and ``distractor_acc_mean``
+        (main: both variants; the reference's names); ``counts``: ``n_pairs``; ``details``
+        with
         per-pair arrays in pair order: ``pair_index`` (n_pairs, 2) int, ``acc``,
         ``distractor_last_acc``, ``distractor_first_acc`` and ``distractor_acc`` (the
         mean of both variants, the pair's share of the main metric). With no same-label pair the
@@ -115,12 +117,15 @@ def order_alignment(embeddings: np.ndarray, labels: np.ndarray) -> dict:
     if n_pairs == 0:
         nan = _checks.degenerate("no two sequences share a label: order alignment is "
                                  "undefined, returning NaN")
-        acc_mean = dis_mean = nan
+        acc_mean = dis_mean = last_mean = first_mean = nan
     else:
         acc_mean = float(acc.mean())
         dis_mean = float(np.concatenate([last, first]).mean())
+        last_mean, first_mean = float(last.mean()), float(first.mean())
     return TaskResult(
-        {"acc_mean": acc_mean, "distractor_acc_mean": dis_mean}, {"n_pairs": n_pairs},
+        {"acc_mean": acc_mean, "distractor_last_acc_mean": last_mean,
+         "distractor_first_acc_mean": first_mean, "distractor_acc_mean": dis_mean},
+        {"n_pairs": n_pairs},
         {"pair_index": pair_index, "acc": acc, "distractor_last_acc": last,
          "distractor_first_acc": first, "distractor_acc": (last + first) / 2})
 
@@ -131,7 +136,8 @@ def _call(ti, emb, *, seed: int, batch_size: int) -> dict:  # noqa: ANN001
 
 FAMILY = TaskFamily(
     name="order_alignment", function=order_alignment,
-    metrics={"distractor_acc_mean": True, "acc_mean": True},
+    metrics={"distractor_acc_mean": True, "acc_mean": True,
+             "distractor_last_acc_mean": True, "distractor_first_acc_mean": True},
     call=_call, build=inputs.build_ordered, statistic=mean_of("distractor_acc"),
     unit="pair of sets", item_ids=inputs.set_pair_ids, per_item=("distractor_acc", None),
     episode_sizes=(1,), episodes_per_label=100, columns=("group", "position"),
