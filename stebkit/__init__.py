@@ -10,6 +10,7 @@ The public face, imported lazily so that ``import stebkit`` stays fast:
 - :func:`get_encoder` — any model of the zoo (``stebkit.encoders``)
 - :func:`evaluate` — models x datasets x tasks, results on disk (``stebkit.runner``)
 - :func:`leaderboard` — operational and definitional STEB scores (``stebkit.scores``)
+- :func:`published_leaderboard` — the published STEB leaderboard (``stebkit.published``)
 - ``stebkit.tasks`` — the task families as pure functions of embeddings
 """
 
@@ -28,9 +29,10 @@ _LAZY = {
     "evaluate": "stebkit.runner",
     "Results": "stebkit.results",
     "leaderboard": "stebkit.scores",
+    "published_leaderboard": "stebkit.published",
 }
 _SUBMODULES = {"datasets", "encoders", "tasks", "sources", "scores", "results", "runner",
-               "plots", "errors", "train", "quality", "suites"}
+               "plots", "errors", "train", "quality", "suites", "published"}
 
 __all__ = sorted([*_LAZY, "__version__"])
 

@@ -6,7 +6,10 @@ and a ``run`` function) in one registry; another module adds its own with a sing
 :func:`register` call and by being listed in :data:`SUBCOMMAND_MODULES`.
 
 Input errors (an unknown dataset or model name, a bad option) print one line and exit
-with status 2; ``stebkit run`` exits with 1 when a result failed.
+with status 2; ``stebkit run`` exits with 1 when a result failed. Datasets whose data
+cannot be reached (``DataUnavailable``: offline, not mirrored, agreement data without a
+local folder) are listed with the reason and their URL instead; their results count as
+missing in the leaderboard and do not change the exit status.
 """
 
 from __future__ import annotations
@@ -65,9 +68,39 @@ def _add_datasets(p: argparse.ArgumentParser) -> None:
     p.add_argument("--suite", choices=SUITES, help="only the datasets of this suite")
     p.add_argument("--stats", action="store_true",
                    help="also load each dataset and show its texts/labels counts")
+    p.add_argument("--verify", action="store_true",
+                   help="check every downloaded file of the cache against the sha256 and "
+                        "size recorded at its first download; exit 1 if one changed")
+    p.add_argument("--add-local", nargs=2, metavar=("NAME", "PATH"),
+                   help="use the local folder PATH for data available only under an "
+                        "agreement (NAME as given in the dataset's error message)")
 
 
 def _run_datasets(args: argparse.Namespace) -> int:
+    if args.add_local:
+        from stebkit.sources import add_local, local_env_var
+
+        name, path = args.add_local
+        folder = add_local(name, path)
+        print(f"{name!r} now reads {folder} (overridden by {local_env_var(name)} if set)")
+        return 0
+    if args.verify:
+        import pandas as pd
+
+        from stebkit.sources import cache_dir, verify_cache
+
+        rows = verify_cache()
+        if not rows:
+            print(f"no downloaded files in {cache_dir() / 'downloads'}")
+            return 0
+        print(_text(pd.DataFrame(rows)))
+        changed = [r for r in rows if r["status"] in ("changed", "missing")]
+        if changed:
+            print(f"\n{len(changed)} file(s) changed or missing since their first download: "
+                  f"delete them (and their .sha256 records) to download them again",
+                  file=sys.stderr)
+            return 1
+        return 0
     from stebkit.datasets import table
 
     print(_text(table(suite=args.suite, stats=args.stats)))
@@ -123,18 +156,26 @@ def _add_run(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=42, help="random seed (default: 42)")
     p.add_argument("--batch-size", type=int, default=32, help="encoding batch size")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    p.add_argument("--trust-remote-code", action="store_true", default=None,
+                   help="allow models and datasets that run code from their repository "
+                        "(LUAR, gte, jina; the Hub loading scripts of blog_age, blog_gender, "
+                        "reuters21578); review that code first")
 
 
 def _run_run(args: argparse.Namespace) -> int:
     from stebkit.runner import evaluate
 
+    settings: dict[str, Any] = {}  # a suite file's run: settings, under the command line's
     if args.datasets:
         datasets = args.datasets
+        label = _datasets_label(datasets)
     elif args.suite not in SUITES and Path(args.suite).suffix.lower() in _SUITE_FILES:
         from stebkit.suites import load_suite
 
-        datasets = load_suite(args.suite).datasets
+        suite = load_suite(args.suite)
+        datasets, label, settings = suite.datasets, suite.name, dict(suite.run)
     else:
+        label = args.suite
         from stebkit.datasets import list_datasets
 
         if args.suite not in SUITES:
@@ -146,30 +187,58 @@ def _run_run(args: argparse.Namespace) -> int:
     results = evaluate(args.models or default_models(), datasets, tasks=args.tasks,
                        output_dir=args.output, overwrite=args.overwrite, seed=args.seed,
                        smoke=args.smoke or args.suite == "smoke", batch_size=args.batch_size,
-                       show_progress=not args.no_progress)
+                       show_progress=not args.no_progress,
+                       trust_remote_code=_setting(args, settings, "trust_remote_code", False))
     if any(r["status"] == "ok" for r in results):
         from stebkit.scores import leaderboard, to_markdown
 
         board = leaderboard(results)
         print(to_markdown(board))
-        _figures(board, Path(args.figures))
+        _figures(board, Path(args.figures), label)
     skipped = results.skipped()
     if len(skipped):
         print(f"\n{len(skipped)} result(s) skipped:\n{_text(skipped)}")
-    if not results.ok:
-        print(f"\n{len(results.failures())} result(s) failed (records in {args.output}):\n"
-              f"{_text(results.failures())}", file=sys.stderr)
+    failures = results.failures()
+    unavailable = failures["error"].fillna("").str.startswith("DataUnavailable")
+    if unavailable.any():
+        reasons = failures[unavailable].drop_duplicates("dataset")
+        print(f"\n{len(reasons)} dataset(s) could not be loaded (their results count as "
+              f"missing):")
+        for dataset, error in zip(reasons["dataset"], reasons["error"], strict=True):
+            print(f"- {dataset}: {error.removeprefix('DataUnavailable: ')}")
+    failures = failures[~unavailable]
+    if len(failures):
+        print(f"\n{len(failures)} result(s) failed (records in {args.output}):\n"
+              f"{_text(failures)}", file=sys.stderr)
         return 1
     return 0
 
 
-def _figures(board: Any, folder: Path) -> None:
-    """Figure 1 (STEB score by model category) and the model x task heat map."""
-    from stebkit import plots
+def _datasets_label(datasets: Sequence[str]) -> str:
+    """The figure label of a run over ``--datasets``: a short hash of the sorted names.
 
-    paths = [*plots.figure1(board, directory=folder).paths,
-             *plots.task_heatmap(board, directory=folder).paths]
-    print(f"\nfigures: {', '.join(str(p) for p in paths)}")
+    >>> _datasets_label(["b", "a"]) == _datasets_label(["a", "b"])
+    True
+    """
+    import hashlib
+
+    digest = hashlib.sha256("\n".join(sorted(datasets)).encode()).hexdigest()[:8]
+    return f"datasets-{digest}"
+
+
+def _figures(board: Any, folder: Path, label: str) -> None:
+    """Figure 1 (STEB score by model category) and the model x task heat map, named after
+    the suite (``<label>_figure1_steb_by_category``, ``<label>_task_heatmap``), so that
+    the run of one suite never overwrites the figures of another."""
+    from stebkit import plots
+    from stebkit.results import file_name
+
+    stem = file_name(label)
+    paths = [*plots.figure1(board, directory=folder,
+                            stem=f"{stem}_figure1_steb_by_category").paths,
+             *plots.task_heatmap(board, directory=folder, stem=f"{stem}_task_heatmap").paths]
+    print(f"\nfigures of {label!r} written to {folder}: "
+          f"{', '.join(p.name for p in paths)}")
 
 
 # --------------------------------------------------------------------------- leaderboard
@@ -179,13 +248,31 @@ def _add_leaderboard(p: argparse.ArgumentParser) -> None:
     p.add_argument("results", help="results folder written by `stebkit run`")
     p.add_argument("--format", choices=FORMATS, default="md", help="output format")
     p.add_argument("--output", help="write to this file instead of printing")
+    p.add_argument("--published", action="store_true",
+                   help="add the 40 models of the published STEB leaderboard (only when the "
+                        "results cover the same datasets and protocol)")
+    p.add_argument("--allow-partial", action="store_true",
+                   help="with --published: show results that do not cover the published "
+                        "benchmark anyway, marked 'not comparable' and unranked")
 
 
 def _run_leaderboard(args: argparse.Namespace) -> int:
     from stebkit import scores
     from stebkit.results import Results, write_text
 
-    board = scores.leaderboard(Results.load(args.results))
+    results = Results.load(args.results)
+    board = scores.leaderboard(results)
+    if args.allow_partial and not args.published:
+        raise ValueError("--allow-partial only applies with --published")
+    if args.published:
+        from stebkit.published import source_note, with_published
+
+        board = with_published(board, results, allow_partial=args.allow_partial)
+        comp = board.attrs["comparability"]
+        print(source_note(board.attrs["published_source"]), file=sys.stderr)
+        if not comp.comparable:
+            print(f"stebkit: note: the rows of {args.results} are marked 'not comparable' "
+                  f"and left unranked: {comp.reasons()}", file=sys.stderr)
     if args.format == "md":
         text = scores.to_markdown(board)
     elif args.format == "latex":
@@ -201,6 +288,15 @@ def _run_leaderboard(args: argparse.Namespace) -> int:
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+def _setting(args: argparse.Namespace, settings: dict[str, Any], name: str,
+             default: Any) -> Any:
+    """A run setting: the command line's value, else the suite file's, else ``default``."""
+    value = getattr(args, name, None)
+    if value is not None:
+        return value
+    return settings.get(name, default)
 
 
 def _text(frame: Any) -> str:

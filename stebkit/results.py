@@ -1,7 +1,8 @@
 """Result records: one small versioned JSON file per model x dataset x task x episode size.
 
 Layout: ``<root>/<model>/<dataset>/<task>__e<episode_size>.json`` (names made safe for
-every file system; the record keeps the real names). A record is written atomically, so
+every file system, one file name per name — :func:`file_name`; the record keeps the real
+names). A record is written atomically, so
 an interrupted run never leaves a half-written file and a rerun skips what is done.
 
 Record (schema 1)
@@ -17,6 +18,8 @@ Record (schema 1)
 test texts, ...); ``dropped`` (filter counts);
 ``per_item``: ``ids`` and ``values`` (per-item contributions to the main metric, for
 paired comparisons) and optional aligned lists such as ``labels``;
+``collapsed_share`` (share of the distinct texts, or of the items for encoders that embed
+episodes themselves, that share one identical vector; a warning above 10%);
 ``runtime_s``, ``date``; ``status``: ``"ok"``, ``"failed"`` (with ``error`` and
 ``traceback``) or ``"skipped"`` (with ``reason``); ``warnings`` (list of str).
 """
@@ -56,15 +59,65 @@ def safe_name(name: str) -> str:
     return out or "_"
 
 
+_PLAIN = re.compile(r"[A-Za-z0-9+=-]+(?:[./][A-Za-z0-9+=-]+|_[A-Za-z0-9+=-]+)*")
+
+
+def file_name(name: str) -> str:
+    """The file name of a model or dataset: one name, one file name, never shared.
+
+    A plain name (letters, digits, ``.+=-``, single ``_`` and ``/`` between them) keeps
+    its :func:`safe_name` (``/`` becomes ``__``, which a plain name never holds itself);
+    any other name gets its :func:`safe_name` plus ``~`` and a short hash of the exact
+    name, so ``team/model`` and ``team__model`` never share a file.
+
+    >>> file_name("sentence-transformers/all-MiniLM-L6-v2")
+    'sentence-transformers__all-MiniLM-L6-v2'
+    >>> file_name("team/model") != file_name("team__model")
+    True
+    >>> file_name("team__model")
+    'team__model~29cce84dd9'
+    """
+    base = safe_name(name)
+    if _PLAIN.fullmatch(name):
+        return base
+    import hashlib
+
+    return f"{base}~{hashlib.sha256(name.encode('utf-8')).hexdigest()[:10]}"
+
+
 def record_path(root: str | os.PathLike, model: str, dataset: str, task: str,
                 episode_size: int) -> Path:
     """Where the record of one model x dataset x task x episode size lives.
 
+    Distinct names always get distinct paths (see :func:`file_name`).
+
     >>> record_path("results", "tfidf-char", "stel", "order_alignment", 1).as_posix()
     'results/tfidf-char/stel/order_alignment__e1.json'
     """
-    return Path(root) / safe_name(model) / safe_name(dataset) / \
+    return Path(root) / file_name(model) / file_name(dataset) / \
         f"{safe_name(task)}__e{int(episode_size)}.json"
+
+
+def find_record(root: str | os.PathLike, model: str, dataset: str, task: str,
+                episode_size: int) -> Path:
+    """The record path of a combination, falling back to the file name of older stebkit
+    versions (plain :func:`safe_name`) when only that file exists *and* it holds this very
+    model and dataset, so records written before names became injective stay in use.
+
+    >>> find_record("results", "tfidf-char", "stel", "order_alignment", 1).as_posix()
+    'results/tfidf-char/stel/order_alignment__e1.json'
+    """
+    path = record_path(root, model, dataset, task, episode_size)
+    legacy = Path(root) / safe_name(model) / safe_name(dataset) / path.name
+    if path.exists() or legacy == path or not legacy.is_file():
+        return path
+    try:
+        old = read_record(legacy)
+    except (ValueError, OSError):
+        return path
+    same = (old.get("model") or {}).get("name") == model and \
+        (old.get("dataset") or {}).get("name") == dataset
+    return legacy if same else path
 
 
 def _jsonable(value: Any) -> Any:

@@ -1,7 +1,7 @@
 """Evaluate models x datasets x tasks x episode sizes, one result record per combination.
 
 The work is planned before anything heavy happens: every combination maps to a record
-path (:func:`stebkit.results.record_path`), and combinations whose record is already
+path (:func:`stebkit.results.find_record`), and combinations whose record is already
 there are skipped *before* a model is loaded or a text encoded — so an interrupted run
 resumes where it stopped. For each model and dataset, the unique texts of every pending
 task are encoded once (through the embedding cache), episodes are mean-pooled (or
@@ -35,7 +35,7 @@ from stebkit.datasets.episodes import (
     unit_ids,
 )
 from stebkit.datasets.spec import ALL_TASKS, PRESET_TASK_CONFIGS, Dataset, DatasetSpec
-from stebkit.results import Results, per_item, read_record, record_path, write_record
+from stebkit.results import Results, find_record, per_item, read_record, write_record
 
 log = logging.getLogger("stebkit.runner")
 
@@ -52,6 +52,10 @@ SMOKE_EPISODES_PER_LABEL = 10
 """Smoke runs sample at most this many episodes per label (the smoke datasets are tiny)."""
 # parameters an existing record must share to count as done
 _PROTOCOL_KEYS = ("seed", "episodes_per_label", "smoke", "served")
+COLLAPSE_WARN = 0.1
+"""A record warns when more than this share of its distinct texts (or, for encoders that
+embed episodes themselves, of its items) share one identical vector."""
+
 
 
 @dataclass
@@ -158,7 +162,7 @@ def _plan(models: list[tuple[str, Any]], specs: list[tuple[DatasetSpec, Any]],
                 for size in sizes:
                     units.append(_Unit(model, spec, task, size, per_label, spec.serves(task),
                                        prints[spec.name],
-                                       record_path(root, model, spec.name, task, size)))
+                                       find_record(root, model, spec.name, task, size)))
     return units
 
 
@@ -245,12 +249,25 @@ def _embeds_episodes(encoder: Any) -> bool:
     return own is not None and own is not BaseEncoder.encode_episodes
 
 
-def _prepare_encoder(name: str, given: Any) -> Any:
+def _encoder_options(name: str, trust_remote_code: bool) -> dict[str, Any]:
+    """Options for ``get_encoder(name)``: ``trust_remote_code`` reaches only the models that
+    run their own code (zoo entries marked so, and Hub ids or folders outside the zoo)."""
+    from stebkit.encoders.zoo import MODELS
+
+    info = MODELS.get(name) or next((m for m in MODELS.values()
+                                     if m.hub_id and m.hub_id.lower() == name.lower()), None)
+    if trust_remote_code and (info is None or info.remote_code):
+        return {"trust_remote_code": True}
+    return {}
+
+
+def _prepare_encoder(name: str, given: Any, *, trust_remote_code: bool = False) -> Any:
     """Build a zoo model by name (weights load lazily, on the first encode).
 
     Unknown names raise ``ValueError`` now, before anything runs; a model that cannot be
-    had here (:class:`stebkit.errors.ModelUnavailable`) is returned as the exception, to
-    be recorded as the failure of each of its results.
+    had here (:class:`stebkit.errors.ModelUnavailable`, e.g. one that needs remote code
+    without ``trust_remote_code``) is returned as the exception, to be recorded as the
+    failure of each of its results.
     """
     if given is not None:
         return given
@@ -258,7 +275,7 @@ def _prepare_encoder(name: str, given: Any) -> Any:
     from stebkit.errors import ModelUnavailable
 
     try:
-        return get_encoder(name)
+        return get_encoder(name, **_encoder_options(name, trust_remote_code))
     except ModelUnavailable as err:
         return err
 
@@ -301,6 +318,13 @@ def _bootstrap(task: str, result: Mapping[str, Any], seed: int,
             "resamples": N_RESAMPLES, "unit": units[task]}
 
 
+def _degenerate(ti: TaskInput) -> str | None:
+    """Why the clustering of ``ti`` would be meaningless (the task function's own rule)."""
+    from stebkit.tasks.clustering import degenerate_reason
+
+    return degenerate_reason(ti.labels)
+
+
 def _run_unit(unit: _Unit, ti: TaskInput, item_emb: np.ndarray, record: dict[str, Any],
               *, seed: int, batch_size: int) -> dict[str, Any]:
     result, messages = _captured(run_task, ti, item_emb, seed=seed, batch_size=batch_size)
@@ -328,6 +352,7 @@ def evaluate(
     batch_size: int = 32,
     show_progress: bool = True,
     cache_embeddings: bool = True,
+    trust_remote_code: bool = False,
 ) -> Results:
     """Evaluate every model on every dataset, task and episode size; write one record each.
 
@@ -361,6 +386,11 @@ def evaluate(
         Show a progress bar over the records.
     cache_embeddings : bool, default True
         Encode through the on-disk embedding cache (:func:`stebkit.encoders.cached`).
+    trust_remote_code : bool, default False
+        Allow models and datasets that run code from their repository (LUAR, gte,
+        jina; the Hub loading scripts of ``blog_age``, ``blog_gender``,
+        ``reuters21578``). Without it such a dataset stops the run before any work,
+        with a message naming it, and such a model's results are recorded as failed.
 
     Returns
     -------
@@ -388,6 +418,11 @@ def evaluate(
     root = Path(output_dir)
     model_list = _resolve_models(models)
     dataset_list = _resolve_datasets(datasets)
+    from stebkit.datasets.hub import check_remote_code
+
+    for spec, loaded_ds in dataset_list:
+        if loaded_ds is None:
+            check_remote_code(spec, trust_remote_code)
     units = _plan(model_list, dataset_list, tasks, episode_sizes, root, seed=int(seed),
                   smoke=bool(smoke))
     base = {"seed": int(seed), "smoke": bool(smoke), "batch_size": int(batch_size),
@@ -402,7 +437,7 @@ def evaluate(
         todo = [u for u in mine if _needs_run(u, overwrite, {
             **base, "episodes_per_label": u.episodes_per_label, "served": u.served})]
         if todo and any(u.served for u in todo):
-            given = _prepare_encoder(model, given)
+            given = _prepare_encoder(model, given, trust_remote_code=trust_remote_code)
         pending.append((model, given, len(mine) - len(todo), todo))
 
     bar = tqdm(total=len(units), desc="stebkit", unit="result", disable=not show_progress)
@@ -414,7 +449,8 @@ def evaluate(
             if todo:
                 _run_model(model, encoder, todo, dataset_list, loaded, inputs, base, bar,
                            seed=int(seed), smoke=bool(smoke), batch_size=int(batch_size),
-                           cache=cache_embeddings, show_progress=show_progress)
+                           cache=cache_embeddings, show_progress=show_progress,
+                           trust_remote_code=bool(trust_remote_code))
     finally:
         bar.close()
     return Results((read_record(u.path) for u in units if u.path.exists()), root=root)
@@ -423,10 +459,10 @@ def evaluate(
 def _run_model(model: str, encoder: Any, todo: list[_Unit], dataset_list: list[Any],
                loaded: dict[str, Dataset], inputs: dict, base: dict[str, Any], bar: Any, *,
                seed: int, smoke: bool, batch_size: int, cache: bool,
-               show_progress: bool) -> None:
+               show_progress: bool, trust_remote_code: bool = False) -> None:
     """All pending records of one model, dataset by dataset."""
     model_meta = _model_meta(model, encoder)
-    text_encoder = None
+    adapted: dict[str, tuple[Any, Any]] = {}  # encoder name -> (encoder, cached encoder)
     for spec, _ in dataset_list:
         units = [u for u in todo if u.spec.name == spec.name]
         if not units:
@@ -454,21 +490,64 @@ def _run_model(model: str, encoder: Any, todo: list[_Unit], dataset_list: list[A
             if dataset is None:
                 from stebkit.datasets import load_dataset
 
-                dataset = loaded[spec.name] = load_dataset(spec.name, seed=seed, smoke=smoke)
-            if text_encoder is None:
-                text_encoder = _with_cache(encoder, cache)
+                dataset = loaded[spec.name] = load_dataset(
+                    spec.name, seed=seed, smoke=smoke, trust_remote_code=trust_remote_code)
+            ds_encoder, note = _for_language(encoder, spec.languages)
+            key = str(getattr(ds_encoder, "name", model))
+            if key not in adapted:
+                adapted[key] = (ds_encoder, _with_cache(ds_encoder, cache))
+            ds_encoder, text_encoder = adapted[key]
         except Exception as err:  # recorded; the run goes on
             for u in units:
                 write_record(u.path, _failed(records[u.key], err, started))
                 bar.update(1)
             continue
-        _run_dataset(dataset, units, records, inputs, encoder, text_encoder, bar, seed=seed,
-                     batch_size=batch_size, show_progress=show_progress)
+        _run_dataset(dataset, units, records, inputs, ds_encoder, text_encoder, bar, seed=seed,
+                     batch_size=batch_size, show_progress=show_progress,
+                     notes=[note] if note else [])
+
+
+def _for_language(encoder: Any, languages: Sequence[str]) -> tuple[Any, str | None]:
+    """The encoder for a dataset's language, for encoders that adapt (``for_language``,
+    e.g. the function-word baseline), with the note to keep in the records."""
+    adapt = getattr(encoder, "for_language", None)
+    if adapt is None:
+        return encoder, None
+    langs = sorted(set(languages))
+    return adapt(langs[0] if len(langs) == 1 else None)
+
+
+def collapsed_share(vectors: np.ndarray) -> float:
+    """Share of the rows that equal the most common row, when it occurs more than once.
+
+    >>> collapsed_share(np.array([[1.0, 0], [1.0, 0], [0, 1.0], [0.5, 0.5]]))
+    0.5
+    >>> collapsed_share(np.eye(3))
+    0.0
+    """
+    x = np.ascontiguousarray(np.asarray(vectors, dtype=np.float32).reshape(len(vectors), -1))
+    if len(x) < 2:
+        return 0.0
+    _, counts = np.unique(x.view(np.dtype((np.void, x.dtype.itemsize * x.shape[1]))),
+                          return_counts=True)
+    top = int(counts.max())
+    return round(top / len(x), 6) if top > 1 else 0.0
+
+
+def _note_collapse(rec: dict[str, Any], vectors: np.ndarray, what: str) -> None:
+    share = collapsed_share(vectors)
+    rec["collapsed_share"] = share
+    if share > COLLAPSE_WARN:
+        message = (f"{rec['model']['name']} / {rec['dataset']['name']}: "
+                   f"{share:.0%} of the {len(vectors)} {what} share one identical vector; "
+                   "the encoder cannot tell them apart (another language or script?)")
+        log.warning("%s", message)  # logged and recorded, as every warning of a run
+        rec["warnings"] = [*rec.get("warnings", []), f"CollapsedVectors: {message}"]
 
 
 def _run_dataset(dataset: Dataset, units: list[_Unit], records: dict, inputs: dict,
                  encoder: Any, text_encoder: Any, bar: Any, *, seed: int, batch_size: int,
-                 show_progress: bool) -> None:
+                 show_progress: bool, notes: Sequence[str] = ()) -> None:
     """Build episodes, encode the texts once, run and record every unit of one dataset."""
     started = time.perf_counter()
     built: dict[tuple[str, int], TaskInput] = {}
@@ -483,7 +562,7 @@ def _run_dataset(dataset: Dataset, units: list[_Unit], records: dict, inputs: di
                 inputs[key] = (err, [])
         ti, messages = inputs[key]
         rec = records[u.key]
-        rec["warnings"] = list(messages)
+        rec["warnings"] = [*notes, *messages]
         if isinstance(ti, BaseException):
             write_record(u.path, _failed(rec, ti, started))
             bar.update(1)
@@ -492,6 +571,10 @@ def _run_dataset(dataset: Dataset, units: list[_Unit], records: dict, inputs: di
                        reason=f"no {u.task} items left after the documented filters "
                               f"(episode size {u.episode_size}, {u.episodes_per_label} "
                               f"episode(s) per label): dropped {dict(ti.dropped)}")
+            write_record(u.path, rec)
+            bar.update(1)
+        elif u.task == "clustering" and _degenerate(ti) is not None:
+            rec.update(status="skipped", dropped=dict(ti.dropped), reason=_degenerate(ti))
             write_record(u.path, rec)
             bar.update(1)
         else:
@@ -529,8 +612,11 @@ def _run_dataset(dataset: Dataset, units: list[_Unit], records: dict, inputs: di
                 rec["protocol"]["pooling"] = "encoder"
                 item_emb = shape_items(ti, text_encoder.encode_episodes(
                     ti.episode_texts(), batch_size=batch_size, show_progress=show_progress))
+                _note_collapse(rec, item_emb.reshape(-1, item_emb.shape[-1]), "items")
             else:
-                item_emb = pool_episodes(ti, emb[[row[t] for t in ti.texts]])
+                text_emb = emb[[row[t] for t in ti.texts]]
+                _note_collapse(rec, text_emb, "distinct texts")
+                item_emb = pool_episodes(ti, text_emb)
             _run_unit(u, ti, item_emb, rec, seed=seed, batch_size=batch_size)
             rec["runtime_s"] = round(time.perf_counter() - t0, 3)
         except Exception as err:

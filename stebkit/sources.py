@@ -12,23 +12,54 @@
 
 Whenever a sha256 is given it is checked, wherever the file was found. Checks are
 remembered per ``(path, size, mtime)`` for the life of the process.
+
+Sources without a reference checksum are pinned on first download: the sha256 and size
+of the downloaded file are recorded next to it (``<file>.sha256``, JSON) and every later
+:func:`fetch` of the cached file checks them, so a file that changed since it was first
+downloaded raises :class:`~stebkit.errors.ChecksumMismatch` naming it.
+:func:`verify_cache` (``stebkit datasets --verify``) checks every cached file at once.
+
+Helpers for readers
+-------------------
+:func:`fetch` ``(url, sha256=None)``
+    A local path for a URL (cache, mirror, network). Google Drive files: pass
+    :func:`gdrive_url` ``(file_id)``; they are downloaded through the optional ``gdown``
+    library (``pip install 'stebkit[hub]'``), the error says so when it is missing.
+:func:`local_source` ``(key, request=..., what=...)``
+    The folder of data available only under an agreement (LDC, on request): from the
+    variable ``STEBKIT_LOCAL_<KEY>`` or ``stebkit datasets --add-local KEY PATH``
+    (:func:`add_local`, kept in ``$STEBKIT_CACHE/config.json``); otherwise a
+    ``DataUnavailable`` saying where to request the data and both ways to point at it.
+    Declare the key as ``Source(local=KEY)`` so that availability checks see the folder.
+
+Archives are read in place by ``stebkit.datasets.readers._files`` (``Tree``: zip, tar,
+tar.gz, nested; a missing member is a ``DataUnavailable`` naming archive and member;
+``json_lines``/``load_json`` name the file and line that does not parse). Catalogue rows
+take ``reader=`` and ``tested_on=`` (``"mirror"`` or ``"constructed"``, shown as the status
+column of ``stebkit datasets``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import http.client
+import json
 import os
+import re
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path, PurePosixPath
-from urllib.parse import urlsplit
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
-from ._io import atomic_file
+from ._io import atomic_file, write_text
 from .errors import ChecksumMismatch, DataUnavailable
 
-__all__ = ["cache_dir", "fetch", "file_sha256", "is_offline", "locate", "mirror_dirs",
-           "relative_path"]
+__all__ = ["add_local", "cache_dir", "fetch", "file_sha256", "gdrive_url",
+           "is_offline", "local_env_var", "local_path", "local_source", "local_sources",
+           "locate", "mirror_dirs",
+           "record_path", "relative_path", "verify_cache"]
 
 _CHUNK = 1 << 20
 _TRUE = {"1", "true", "yes", "on"}
@@ -182,7 +213,8 @@ def fetch(url: str, sha256: str | None = None, *, show_progress: bool = True) ->
     """
     target = _cache_path(url)
     if target.is_file():
-        return _check(target, sha256, url, "cached")
+        _check(target, sha256, url, "cached")
+        return _check_record(target, url)
     rel = relative_path(url)
     tried = [m / rel for m in mirror_dirs()]
     for candidate in tried:
@@ -192,10 +224,15 @@ def fetch(url: str, sha256: str | None = None, *, show_progress: bool = True) ->
         raise DataUnavailable(_unavailable(url, tried, "offline mode is on (STEBKIT_OFFLINE "
                                                        "or HF_HUB_OFFLINE is set)"))
     try:
-        return _download(url, target, sha256, show_progress)
+        if _is_gdrive(url):
+            _download_gdrive(url, target, sha256, show_progress)
+        else:
+            _download(url, target, sha256, show_progress)
     except (urllib.error.URLError, http.client.HTTPException, TimeoutError,
             ConnectionError) as exc:
         raise DataUnavailable(_unavailable(url, tried, f"the download failed ({exc})")) from exc
+    _write_record(target, url, reference=sha256 is not None)
+    return target
 
 
 def _unavailable(url: str, tried: list[Path], why: str) -> str:
@@ -230,3 +267,266 @@ def _download(url: str, target: Path, sha256: str | None, show_progress: bool) -
     st = target.stat()
     _verified[(str(target.resolve()), st.st_size, st.st_mtime_ns)] = actual
     return target
+
+
+# ------------------------------------------------------------------ recorded checksums
+
+
+def record_path(path: str | os.PathLike[str]) -> Path:
+    """Where the sha256 and size recorded at download time are kept: ``<file>.sha256``.
+
+    >>> record_path("/cache/downloads/example.org/a.zip").name
+    'a.zip.sha256'
+    """
+    path = Path(path)
+    return path.with_name(path.name + ".sha256")
+
+
+def _write_record(path: Path, url: str, *, reference: bool) -> None:
+    record = {"url": url, "sha256": file_sha256(path), "bytes": path.stat().st_size,
+              "recorded": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+              "reference_checksum": reference}
+    write_text(record_path(path), json.dumps(record, indent=1) + "\n")
+
+
+def _read_record(path: Path) -> dict[str, Any] | None:
+    rec = record_path(path)
+    if not rec.is_file():
+        return None
+    try:
+        data = json.loads(rec.read_text(encoding="utf-8"))
+        if not isinstance(data, dict) or not {"sha256", "bytes"} <= set(data):
+            raise ValueError("missing 'sha256' or 'bytes'")
+    except ValueError as exc:
+        raise ChecksumMismatch(f"the checksum record {rec} is damaged ({exc}); delete it and "
+                               f"{path} to download the file again") from None
+    return data
+
+
+def _check_record(path: Path, url: str) -> Path:
+    """Check a cached file against the sha256/size recorded at its first download;
+    a cached file without a record (e.g. copied in by hand) gets one now."""
+    record = _read_record(path)
+    if record is None:
+        _write_record(path, url, reference=False)
+        return path
+    size = path.stat().st_size
+    if size != int(record["bytes"]) or file_sha256(path) != record["sha256"]:
+        raise ChecksumMismatch(
+            f"cached file {path} (for {url}) changed since it was first downloaded "
+            f"({record.get('recorded', 'date unknown')}): it now has {size} bytes and sha256 "
+            f"{file_sha256(path)}, the record {record_path(path)} says {record['bytes']} bytes "
+            f"and sha256 {record['sha256']}. Delete both files to download it again.")
+    return path
+
+
+def verify_cache() -> list[dict[str, Any]]:
+    """Check every downloaded file of the cache against its recorded sha256 and size.
+
+    Returns one dict per file (sorted by path) with ``path``, ``url``, ``bytes`` and
+    ``status``: ``"ok"``, ``"changed"`` (differs from the record), ``"unrecorded"``
+    (no record yet: one is written on its next :func:`fetch`) or ``"missing"`` (a record
+    whose file is gone).
+
+    >>> import os, tempfile
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"STEBKIT_CACHE": tempfile.mkdtemp()}):
+    ...     verify_cache()
+    []
+    """
+    root = cache_dir() / "downloads"
+    rows = []
+    if not root.is_dir():
+        return rows
+    for path in sorted(root.rglob("*")):
+        if not path.is_file() or path.name.startswith(".") and path.name.endswith(".tmp"):
+            continue
+        if path.name.endswith(".sha256"):
+            data = path.with_name(path.name[: -len(".sha256")])
+            if not data.is_file():
+                rows.append({"path": str(data), "url": _record_url(path), "bytes": None,
+                             "status": "missing"})
+            continue
+        size = path.stat().st_size
+        try:
+            record = _read_record(path)
+        except ChecksumMismatch:
+            record = {"sha256": "", "bytes": -1}
+        if record is None:
+            status = "unrecorded"
+        elif size == int(record["bytes"]) and file_sha256(path) == record["sha256"]:
+            status = "ok"
+        else:
+            status = "changed"
+        rows.append({"path": str(path), "url": (record or {}).get("url", ""), "bytes": size,
+                     "status": status})
+    return sorted(rows, key=lambda r: r["path"])
+
+
+def _record_url(rec: Path) -> str:
+    try:
+        return str(json.loads(rec.read_text(encoding="utf-8")).get("url", ""))
+    except (ValueError, AttributeError):
+        return ""
+
+
+# ----------------------------------------------------------------------- Google Drive
+
+_GDRIVE_HOST = "drive.google.com"
+
+
+def gdrive_url(file_id: str) -> str:
+    """The URL that stands for a Google Drive file in a :class:`Source` and the cache.
+
+    :func:`fetch` downloads it through the optional ``gdown`` library.
+
+    >>> gdrive_url("1AbC_dE-f")
+    'https://drive.google.com/uc?id=1AbC_dE-f'
+    """
+    if not re.fullmatch(r"[A-Za-z0-9_-]{8,}", file_id or ""):
+        raise ValueError(f"not a Google Drive file id: {file_id!r}")
+    return f"https://{_GDRIVE_HOST}/uc?id={file_id}"
+
+
+def _is_gdrive(url: str) -> bool:
+    return urlsplit(url).netloc.lower() == _GDRIVE_HOST
+
+
+def _download_gdrive(url: str, target: Path, sha256: str | None, show_progress: bool) -> None:
+    ids = parse_qs(urlsplit(url).query).get("id")
+    if not ids:
+        raise ValueError(f"Google Drive URL {url!r} has no ?id=<file id>; use gdrive_url()")
+    try:
+        import gdown
+    except ImportError:
+        raise DataUnavailable(
+            f"cannot get {url}: Google Drive files are downloaded through the optional "
+            f"'gdown' library, which is not installed: pip install 'stebkit[hub]' (or pip "
+            f"install gdown), or put the file at {target} yourself.") from None
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.gdown.tmp")
+    try:
+        got = gdown.download(id=ids[0], output=str(tmp), quiet=not show_progress)
+        if not got or not tmp.is_file() or tmp.stat().st_size == 0:
+            raise DataUnavailable(f"cannot get {url}: gdown could not download Google Drive "
+                                  f"file {ids[0]} (private, removed, or over its download "
+                                  f"quota); put the file at {target} yourself.")
+        if sha256 is not None:
+            actual = file_sha256(tmp)
+            if actual != sha256.lower():
+                raise ChecksumMismatch(f"downloaded file for {url} has sha256 {actual}, "
+                                       f"expected {sha256}; it was not kept")
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+# ------------------------------------------------------- data behind an agreement
+
+_KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+
+
+def _config_path() -> Path:
+    return cache_dir() / "config.json"
+
+
+def _read_config() -> dict[str, Any]:
+    path = _config_path()
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise ValueError(f"the stebkit configuration {path} is not valid JSON ({exc}); "
+                         f"fix or delete it") from None
+    return data if isinstance(data, dict) else {}
+
+
+def local_env_var(key: str) -> str:
+    """The environment variable that points at the local copy of ``key``.
+
+    >>> local_env_var("fisher-english")
+    'STEBKIT_LOCAL_FISHER_ENGLISH'
+    """
+    return "STEBKIT_LOCAL_" + re.sub(r"[^A-Za-z0-9]", "_", key).upper()
+
+
+def local_sources() -> dict[str, str]:
+    """The local folders registered with :func:`add_local` (``key -> folder``)."""
+    return dict(_read_config().get("local", {}))
+
+
+def add_local(key: str, path: str | os.PathLike[str]) -> Path:
+    """Remember that the data of ``key`` is in the local folder ``path``.
+
+    Kept in ``$STEBKIT_CACHE/config.json``; ``stebkit datasets --add-local KEY PATH``
+    calls this.
+
+    >>> import os, tempfile
+    >>> from unittest import mock
+    >>> folder = tempfile.mkdtemp()
+    >>> with mock.patch.dict(os.environ, {"STEBKIT_CACHE": tempfile.mkdtemp()}):
+    ...     _ = add_local("fisher", folder)
+    ...     local_source("fisher", request="https://catalog.ldc.upenn.edu") == Path(folder)
+    True
+    """
+    if not _KEY.fullmatch(key or ""):
+        raise ValueError(f"local source name {key!r} must be letters, digits, '_', '.', '-'")
+    folder = Path(path).expanduser().resolve()
+    if not folder.exists():
+        raise FileNotFoundError(f"{folder} does not exist: give the folder (or file) holding "
+                                f"your copy of {key!r}")
+    config = _read_config()
+    config.setdefault("local", {})[key] = str(folder)
+    write_text(_config_path(), json.dumps(config, indent=1, sort_keys=True) + "\n")
+    return folder
+
+
+def local_path(key: str) -> Path | None:
+    """The local copy of ``key`` (variable first, then the configuration), or None."""
+    env = os.environ.get(local_env_var(key), "").strip()
+    chosen = env or local_sources().get(key)
+    return Path(chosen).expanduser() if chosen else None
+
+
+def local_source(key: str, *, request: str, what: str = "") -> Path:
+    """The local folder of data available only under an agreement.
+
+    Parameters
+    ----------
+    key : str
+        Name of the data (one name may serve several datasets), as in
+        ``stebkit datasets --add-local KEY PATH``.
+    request : str
+        Where to request the data (a URL or an address), quoted in the error.
+    what : str
+        What the folder must hold (e.g. the LDC catalogue numbers), quoted in the error.
+
+    Raises
+    ------
+    DataUnavailable
+        No folder is registered, or the registered one is gone.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"STEBKIT_CACHE": tempfile.mkdtemp()}):
+    ...     local_source("fisher", request="https://catalog.ldc.upenn.edu/LDC2004T19")
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    stebkit.errors.DataUnavailable: 'fisher' is available only under an agreement: request \
+it at https://catalog.ldc.upenn.edu/LDC2004T19, then ...
+    """
+    found = local_path(key)
+    if found is not None and found.exists():
+        return found
+    holds = f" (it must hold {what})" if what else ""
+    how = (f"then point stebkit at your copy{holds} with `stebkit datasets --add-local {key} "
+           f"/path/to/folder` or the variable {local_env_var(key)}=/path/to/folder")
+    if found is not None:
+        raise DataUnavailable(f"the local copy of {key!r} at {found} does not exist; fix the "
+                              f"path: {how}")
+    raise DataUnavailable(f"{key!r} is available only under an agreement: request it at "
+                          f"{request}, {how}.")

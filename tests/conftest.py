@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+pytest_plugins = ["steb_files"]  # constructed-source fixtures of the STEB reader tests
+
 ROOT = Path(__file__).resolve().parents[1]
 os.environ.setdefault("STEBKIT_CACHE", str(ROOT / ".cache" / "stebkit"))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import sys
 
+import huggingface_hub
 import pandas as pd
 import pytest
 
-from stebkit.datasets import catalogue, load_dataset
-from stebkit.datasets.hub import hub_records, load_hub, read_hub
+from stebkit.datasets import catalogue, fingerprint, get_spec, load_dataset
+from stebkit.datasets.hub import hub_records, load_hub, read_hub, resolved_revision
 from stebkit.datasets.readers._text import DroppedRowsWarning
 from stebkit.datasets.spec import APPLICATIONS, CATEGORIES, PRESET_TASK_CONFIGS, TASKS
 from stebkit.errors import DataUnavailable
@@ -43,15 +44,18 @@ def test_every_entry_is_complete(spec):
     assert src.urls or src.hf_path or src.note, "no source declared"
     assert spec.license.name.strip() and spec.citation.strip() and spec.description.strip()
     assert spec.label.strip() and spec.languages and all(len(x) == 2 for x in spec.languages)
-    assert spec.suites == ("steb",) and spec.offline is False
+    assert spec.suites == ("steb",)
+    # loadable without network once its files are cached or mirrored (or a local folder set)
+    assert spec.offline == (spec.reader is not None and not src.is_hub
+                            and bool(src.urls or src.local))
     assert spec.steb_name and catalogue.catalogue_name(spec.steb_name) == spec.name
     for task, cfg in spec.tasks.items():
         preset = PRESET_TASK_CONFIGS[task]
         assert cfg.episode_sizes == preset.episode_sizes
         if spec.name != "fce_l1":
             assert cfg == preset
-    if spec.reader is not None:
-        assert spec.reader is read_hub and src.is_hub
+    if spec.reader is read_hub:
+        assert src.is_hub
 
 
 def test_spot_checks_against_reference_configs():
@@ -134,11 +138,14 @@ def test_hub_missing_library_says_what_to_install(monkeypatch):
         load_hub("emotion", split="test")
 
 
-def test_entries_without_reader_say_where_the_data_lives():
+def test_entries_not_mirrored_say_where_the_data_lives(tmp_path, monkeypatch):
+    monkeypatch.setenv("STEBKIT_MIRROR", str(tmp_path))
+    monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("STEBKIT_OFFLINE", "1")
     with pytest.raises(DataUnavailable) as err:
         load_dataset("pan15_authorship_verification_english_test", cache=False)
     msg = str(err.value)
-    assert "zenodo" in msg.lower() and "PAN data access request" in msg
+    assert "https://zenodo.org/records/3737563/files/" in msg and "no reader" not in msg
 
 
 def test_hub_row_layouts_of_catalogue_entries():
@@ -200,7 +207,7 @@ def test_read_hub_end_to_end_with_a_stand_in_datasets_library(monkeypatch, tmp_p
                                   "label": [2, 1, 2]})
             return _FakeHubSplit(frame, {"label": _ClassLabel(["World", "Sports",
                                                                 "Business", "Sci/Tech"])})
-        part = kwargs["name"]
+        part = kwargs["split"]  # X-GENRE: every split of the default config
         frame = pd.DataFrame({"text": [f"{part} en", f"{part} sl", f"{part} ftd"],
                               "labels": ["News", "News", "Forum"],
                               "dataset": ["CORE", "GINCO", "FTD"]})
@@ -209,13 +216,63 @@ def test_read_hub_end_to_end_with_a_stand_in_datasets_library(monkeypatch, tmp_p
     fake = type(sys)("datasets")
     fake.load_dataset = fake_load
     monkeypatch.setitem(sys.modules, "datasets", fake)
+    commits = {"ag_news": "a9c0ffee", "TajaKuzmanPungersek/X-GENRE-text-genre-dataset": "b7"}
+    asked = []
+
+    class FakeApi:  # the Hub's answer: the commit each revision names now
+        def dataset_info(self, path, revision=None):
+            asked.append((path, revision))
+            return type("Info", (), {"sha": commits[path]})()
+
+    monkeypatch.setattr(huggingface_hub, "HfApi", FakeApi)
+    spec = get_spec("ag_news")
+    before = fingerprint(spec)
     ag = load_dataset("ag_news")
     assert ag.records["label"].tolist() == ["Business", "Sports", "Business"]
-    assert calls[0]["split"] == "test" and calls[0]["revision"] is None
+    # the split is loaded at the commit the revision resolved to, which is recorded and
+    # enters the fingerprint
+    assert asked[0] == ("ag_news", None)
+    assert calls[0]["split"] == "test" and calls[0]["revision"] == "a9c0ffee"
+    assert resolved_revision("ag_news") == "a9c0ffee"
+    assert ag.fingerprint == fingerprint(spec) != before
+    assert load_dataset("ag_news").fingerprint == ag.fingerprint and len(calls) == 1
     xg = load_dataset("x_genre")
-    assert [c["name"] for c in calls[1:]] == ["train", "test", "dev"]
+    assert [(c["name"], c["split"]) for c in calls[1:]] == [
+        (None, "train"), (None, "test"), (None, "dev")]
     assert xg.records["text"].tolist() == ["train en", "train ftd", "test en", "test ftd",
                                            "dev en", "dev ftd"]
     assert len(calls) == 4
     load_dataset("x_genre")  # processed cache: the Hub is not asked again
     assert len(calls) == 4
+
+
+@pytest.mark.parametrize("where", ["resolve", "load"])
+def test_hub_errors_other_than_network_become_data_unavailable(where, monkeypatch, tmp_path):
+    """A gated repo, an unknown config or split, a broken file: DataUnavailable naming
+    the dataset, not a raw library error."""
+    monkeypatch.delenv("STEBKIT_OFFLINE", raising=False)
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path))
+
+    class GatedRepoError(Exception):
+        pass
+
+    class FakeApi:
+        def dataset_info(self, path, revision=None):
+            if where == "resolve":
+                raise GatedRepoError(f"{path} is gated")
+            return type("Info", (), {"sha": "c0de"})()
+
+    def fake_load(**kwargs):
+        raise ValueError("BuilderConfig 'nope' not found. Available: ['default']")
+
+    fake = type(sys)("datasets")
+    fake.load_dataset = fake_load
+    monkeypatch.setitem(sys.modules, "datasets", fake)
+    monkeypatch.setattr(huggingface_hub, "HfApi", FakeApi)
+    expected = "GatedRepoError: user/set is gated" if where == "resolve" else \
+        "ValueError: BuilderConfig 'nope' not found"
+    with pytest.raises(DataUnavailable, match="'user/set', config 'nope'.*") as info:
+        load_hub("user/set", name="nope", split="train")
+    assert expected in str(info.value) and "huggingface-cli login" in str(info.value)
+    assert resolved_revision("user/set") is None  # nothing recorded for a failed load

@@ -65,7 +65,9 @@ def test_run_then_leaderboard_on_real_smoke_data(tmp_path, capsys, mirror):
         assert cli.main(argv) == 0
     printed = capsys.readouterr().out
     assert printed.startswith("| rank | model |") and "| tfidf-char |" in printed
-    assert {p.name for p in figs.iterdir()} >= {"task_heatmap.png", "task_heatmap.pdf"}
+    label = cli._datasets_label(["synthetic-authors-en", "synthetic-author-pairs-en"])
+    assert {p.name for p in figs.iterdir()} == {f"{label}_{stem}.{fmt}" for fmt in (
+        "png", "pdf") for stem in ("task_heatmap", "figure1_steb_by_category")}
     res = Results.load(out)
     ok = [r for r in res if r["status"] == "ok"]
     assert res.ok and len(ok) == 2 * (2 + 1 + 1)  # e1 + e2 all-to-all, retrieval, pairs
@@ -115,3 +117,31 @@ def test_other_modules_add_subcommands_with_one_register_call(capsys):
         assert stop.value.code == 0 and "hello" in capsys.readouterr().out
     finally:
         del cli.COMMANDS["hello"]
+
+
+def test_datasets_shows_the_status_of_each_reader(capsys):
+    from stebkit.datasets import get_spec, list_datasets
+
+    assert cli.main(["datasets", "--suite", "steb"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "status" in lines[0].split()
+    rows = {line.split()[0]: line for line in lines[1:]}
+    assert set(rows) == set(list_datasets(suite="steb"))
+    for name, line in rows.items():
+        assert get_spec(name).status in line
+
+
+def test_an_unreachable_dataset_is_listed_with_its_reason_not_failed(tmp_path, capsys, mirror):
+    argv = ["run", "--smoke", "--models", "random", "--datasets", "synthetic-authors-en",
+            "ag_news", "--tasks", "clustering", "--output", str(tmp_path / "r"),
+            "--figures", str(tmp_path / "f"), "--no-progress"]
+    with pytest.warns(UserWarning, match="correlation grouping"):  # one model only
+        assert cli.main(argv) == 0
+    captured = capsys.readouterr()
+    assert "1 dataset(s) could not be loaded" in captured.out
+    [line] = [x for x in captured.out.splitlines() if x.startswith("- ag_news: ")]
+    assert "'ag_news'" in line and "offline mode is on" in line
+    assert "result(s) failed" not in captured.err
+    res = Results.load(tmp_path / "r")
+    assert {r["dataset"]["name"]: r["status"] for r in res} == {
+        "synthetic-authors-en": "ok", "ag_news": "failed"}

@@ -269,3 +269,26 @@ def test_offline_availability_needs_every_source_file(tmp_path, monkeypatch):
     assert not registry.is_available_offline(both)
     assert registry.is_available_offline(one)
     assert not registry.is_available_offline(not_declared)
+
+
+def test_agreement_data_is_available_offline_once_its_local_folder_is_set(tmp_path,
+                                                                         monkeypatch):
+    from stebkit.sources import add_local
+
+    monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("STEBKIT_LOCAL_LDC_TOY", raising=False)
+    spec = make_spec(BASE, offline=True)
+    ldc = DatasetSpec(**{**spec.__dict__, "source": Source(local="ldc-toy")})
+    assert not registry.is_available_offline(ldc)
+    (tmp_path / "ldc").mkdir()
+    add_local("ldc-toy", tmp_path / "ldc")
+    assert registry.is_available_offline(ldc)
+
+
+def test_tested_on_is_checked_and_shown_as_status():
+    spec = make_spec(BASE)
+    with pytest.raises(ValueError, match=r"tested_on must be one of \('mirror', "
+                                         r"'constructed'\) or None, got 'real'"):
+        DatasetSpec(**{**spec.__dict__, "tested_on": "real"})
+    assert DatasetSpec(**{**spec.__dict__, "tested_on": "mirror"}).status == "real files"
+    assert spec.status == "untested"

@@ -1,15 +1,23 @@
-"""stebkit.sources.fetch: cache, read-only mirrors, network (a local HTTP server)."""
+"""stebkit.sources: cache, read-only mirrors, network (a local HTTP server); archives opened
+in place, Google Drive through gdown, checksums recorded at the first download, and data
+behind an agreement (local folders)."""
 
 from __future__ import annotations
 
 import hashlib
 import http.server
+import io
+import json
+import sys
+import tarfile
 import threading
+import zipfile
 from pathlib import Path
 
 import pytest
 
 from stebkit import sources
+from stebkit.cli import main
 from stebkit.errors import ChecksumMismatch, DataUnavailable
 
 PAYLOAD = b"style is how you say it\n" * 1000
@@ -188,7 +196,9 @@ def test_download_writes_a_temp_file_in_the_same_folder_then_replaces(env, serve
 
     monkeypatch.setattr(sources.os, "replace", spy)
     target = sources.fetch(f"{base}/data/file.bin", SHA, show_progress=False)
-    [(src, dst, existed)] = moves
+    # the file, then its checksum record, each through its own temporary file
+    [(src, dst, existed), (_, record, _)] = moves
+    assert record == sources.record_path(target)
     assert dst == target and src.parent == dst.parent and src.name.endswith(".tmp")
     assert not existed and not src.exists()
 
@@ -225,3 +235,188 @@ def test_real_mirror_file_matches_manifest(mirror):
     url, sha, size = line.split("\t")
     path = sources.fetch(url, sha)
     assert path.is_relative_to(mirror) and path.stat().st_size == int(size)
+
+
+def _zip(members: dict[str, bytes]) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+    return buf.getvalue()
+
+
+def _targz(members: dict[str, bytes]) -> bytes:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as t:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            t.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+# ---------------------------------------------------------------------------- archives
+# (read in place by stebkit.datasets.readers._files.Tree)
+
+def test_zip_in_zip_and_tar_gz_in_zip_are_read_in_place(tmp_path):
+    from stebkit.datasets.readers._files import Tree
+
+    inner_zip = _zip({"pan20/pairs.jsonl": b'{"id": "a"}\n', "pan20/truth.jsonl": b"t"})
+    inner_tar = _targz({"release/data.tsv": b"x\ty\n", "release/README": b"r"})
+    outer = tmp_path / "release"  # no extension: the format comes from the content
+    outer.write_bytes(_zip({"test/inner.zip": inner_zip, "test/inner.tar.gz": inner_tar,
+                            "notes.txt": b"hello"}))
+    tree = Tree(outer)
+    assert tree.read("notes.txt") == b"hello"
+    assert tree.open("test/inner.zip").read("pan20/pairs.jsonl") == b'{"id": "a"}\n'
+    tar = tree.open("test/inner.tar.gz")
+    assert tar.names() == ["release/data.tsv", "release/README"]
+    assert tar.read("release/data.tsv") == b"x\ty\n"
+    assert list(tmp_path.iterdir()) == [outer]  # nothing unpacked to disk
+
+
+def test_missing_member_names_the_archive_chain_and_the_member(tmp_path):
+    from stebkit.datasets.readers._files import Tree
+
+    outer = tmp_path / "release.zip"
+    outer.write_bytes(_zip({"test/inner.zip": _zip({"pan20/pairs.jsonl": b"{}"})}))
+    with pytest.raises(DataUnavailable) as info:
+        Tree(outer).open("test/inner.zip").read("pan20/truth.jsonl")
+    msg = str(info.value)
+    assert f"{outer} -> test/inner.zip" in msg and "'pan20/truth.jsonl'" in msg
+    assert "['pan20/pairs.jsonl']" in msg and "delete it to download it again" in msg
+    tgz = tmp_path / "corpus.tar.gz"
+    tgz.write_bytes(_targz({"a/b.txt": b"bee"}))
+    assert Tree(tgz).read("a/b.txt") == b"bee"
+    with pytest.raises(DataUnavailable, match=r"corpus.tar.gz has no member 'a/c.txt'"):
+        Tree(tgz).read("a/c.txt")
+
+
+# ----------------------------------------------------------------- recorded checksums
+
+def test_first_download_records_sha256_and_size_next_to_the_file(env, server):
+    base, hits = server
+    url = f"{base}/data/file.bin"
+    target = sources.fetch(url, show_progress=False)
+    record = json.loads(sources.record_path(target).read_text())
+    assert record["sha256"] == hashlib.sha256(PAYLOAD).hexdigest() == SHA
+    assert record["bytes"] == len(PAYLOAD) and record["url"] == url
+    assert record["reference_checksum"] is False
+    assert sources.fetch(url, show_progress=False) == target and len(hits) == 1
+
+
+def test_a_cached_file_that_changed_since_its_download_is_refused(env, server):
+    base, _ = server
+    url = f"{base}/data/file.bin"
+    target = sources.fetch(url, show_progress=False)
+    target.write_bytes(PAYLOAD[:-1] + b"X")  # same size, other content
+    with pytest.raises(ChecksumMismatch) as info:
+        sources.fetch(url, show_progress=False)
+    msg = str(info.value)
+    assert str(target) in msg and "changed since it was first downloaded" in msg
+    assert SHA in msg and "Delete both files" in msg
+    target.write_bytes(b"short")
+    with pytest.raises(ChecksumMismatch, match="it now has 5 bytes"):
+        sources.fetch(url, show_progress=False)
+
+
+def test_a_cached_file_without_record_gets_one_and_is_checked_after(env):
+    url = "https://example.org/by/hand.txt"
+    path = env["cache"] / "downloads" / sources.relative_path(url)
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"copied by hand")
+    assert sources.fetch(url) == path
+    assert json.loads(sources.record_path(path).read_text())["sha256"] == hashlib.sha256(
+        b"copied by hand").hexdigest()
+    path.write_bytes(b"edited by hand")
+    with pytest.raises(ChecksumMismatch, match="hand.txt"):
+        sources.fetch(url)
+
+
+def test_verify_cache_lists_every_file_and_its_state(env, server, capsys):
+    base, _ = server
+    good = sources.fetch(f"{base}/data/file.bin", show_progress=False)
+    bad_url = "https://example.org/b.txt"
+    bad = env["cache"] / "downloads" / sources.relative_path(bad_url)
+    bad.parent.mkdir(parents=True)
+    bad.write_bytes(b"one")
+    sources.fetch(bad_url)
+    bad.write_bytes(b"two")
+    loose = bad.with_name("c.txt")
+    loose.write_bytes(b"no record")
+    gone = bad.with_name("d.txt")
+    gone.write_bytes(b"d")
+    sources.fetch("https://example.org/d.txt")
+    gone.unlink()
+    rows = {r["path"]: r["status"] for r in sources.verify_cache()}
+    assert rows == {str(good): "ok", str(bad): "changed", str(loose): "unrecorded",
+                    str(gone): "missing"}
+    assert main(["datasets", "--verify"]) == 1
+    out = capsys.readouterr()
+    assert "changed" in out.out and "unrecorded" in out.out and "2 file(s) changed" in out.err
+    bad.unlink()
+    sources.record_path(bad).unlink()
+    sources.record_path(gone).unlink()
+    assert main(["datasets", "--verify"]) == 0
+
+
+# ----------------------------------------------------------------------- Google Drive
+
+def test_google_drive_files_come_through_gdown(env, monkeypatch):
+    calls = []
+
+    def download(id=None, output=None, quiet=False, **kwargs):  # noqa: A002 - gdown's name
+        calls.append((id, quiet))
+        with open(output, "wb") as fh:
+            fh.write(PAYLOAD)
+        return output
+
+    fake = type(sys)("gdown")
+    fake.download = download
+    monkeypatch.setitem(sys.modules, "gdown", fake)
+    url = sources.gdrive_url("1AbCdEfGhIjK")
+    path = sources.fetch(url, SHA, show_progress=False)
+    assert path.read_bytes() == PAYLOAD and calls == [("1AbCdEfGhIjK", True)]
+    assert path.parent == env["cache"] / "downloads" / "drive.google.com"
+    assert json.loads(sources.record_path(path).read_text())["reference_checksum"] is True
+    assert sources.fetch(url, SHA) == path and len(calls) == 1
+    with pytest.raises(ChecksumMismatch, match="expected 0+"):
+        sources.fetch(sources.gdrive_url("2OtherFileId"), "0" * 64, show_progress=False)
+    assert not list((env["cache"] / "downloads" / "drive.google.com").glob("*tmp*"))
+
+
+def test_google_drive_without_gdown_says_how_to_install_it(env, monkeypatch):
+    monkeypatch.setitem(sys.modules, "gdown", None)  # import gdown -> ImportError
+    with pytest.raises(DataUnavailable, match=r"optional 'gdown' library.*stebkit\[hub\]"):
+        sources.fetch(sources.gdrive_url("1AbCdEfGhIjK"))
+    with pytest.raises(ValueError, match="not a Google Drive file id"):
+        sources.gdrive_url("../x")
+
+
+# ------------------------------------------------------------ data behind an agreement
+
+def test_agreement_data_message_then_add_local_then_variable(env, tmp_path, monkeypatch,
+                                                             capsys):
+    monkeypatch.delenv("STEBKIT_LOCAL_FISHER", raising=False)
+    with pytest.raises(DataUnavailable) as info:
+        sources.local_source("fisher", request="https://catalog.ldc.upenn.edu/LDC2004T19",
+                             what="the LDC2004T19 transcripts")
+    msg = str(info.value)
+    assert "https://catalog.ldc.upenn.edu/LDC2004T19" in msg
+    assert "stebkit datasets --add-local fisher" in msg and "STEBKIT_LOCAL_FISHER" in msg
+    folder = tmp_path / "ldc"
+    folder.mkdir()
+    assert main(["datasets", "--add-local", "fisher", str(folder)]) == 0
+    assert "now reads" in capsys.readouterr().out
+    config = json.loads((env["cache"] / "config.json").read_text())
+    assert config == {"local": {"fisher": str(folder.resolve())}}
+    assert sources.local_source("fisher", request="x") == folder.resolve()
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    monkeypatch.setenv("STEBKIT_LOCAL_FISHER", str(other))  # the variable wins
+    assert sources.local_source("fisher", request="x") == other
+    monkeypatch.setenv("STEBKIT_LOCAL_FISHER", str(tmp_path / "gone"))
+    with pytest.raises(DataUnavailable, match="gone does not exist"):
+        sources.local_source("fisher", request="x")
+    assert main(["datasets", "--add-local", "fisher", str(tmp_path / "nope")]) == 2
+    assert "does not exist" in capsys.readouterr().err

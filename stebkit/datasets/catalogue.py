@@ -25,10 +25,21 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from ..sources import gdrive_url
 from .hub import read_hub
+from .readers import (
+    generated,
+    hub_sets,
+    pan,
+    probing_jsonl,
+    tables,
+    text_files,
+    trials,
+    xml_corpora,
+)
 from .spec import PRESET_TASK_CONFIGS, DatasetSpec, License, Source, TaskConfig
 
 __all__ = ["SPECS", "catalogue_name"]
@@ -117,8 +128,15 @@ def _web(note: str, *urls: str) -> Source:
 
 def _spec(steb: str, desc: str, *, kind: str, tasks: str, label: str, lic: str, cite: str,
           src: Source, langs: Iterable[str] = ("en",), options: Mapping[str, Any] | None = None,
-          episodes: Mapping[str, int] | None = None) -> DatasetSpec:
-    """One catalogue row -> a DatasetSpec (preset episode configs, optional overrides)."""
+          episodes: Mapping[str, int] | None = None, reader: Callable[..., Any] | None = None,
+          tested_on: str | None = None, version: int = 1) -> DatasetSpec:
+    """One catalogue row -> a DatasetSpec (preset episode configs, optional overrides).
+
+    ``reader`` defaults to :func:`read_hub` for Hub sources with ``options``; a spec with
+    a reader and source URLs (or a local folder key) is ``offline``: it loads without
+    network once its files are cached or mirrored, or its local folder is set.
+    ``tested_on`` says how the reader is tested (:data:`stebkit.datasets.spec.TESTED_ON`).
+    """
     category, application = _CAT_APP[kind]
     task_cfgs = {}
     for code in tasks:
@@ -127,20 +145,26 @@ def _spec(steb: str, desc: str, *, kind: str, tasks: str, label: str, lic: str, 
         if episodes and task in episodes:
             cfg = TaskConfig(cfg.episode_sizes, episodes[task])
         task_cfgs[task] = cfg
-    reader = read_hub if src.is_hub and options is not None else None
+    if reader is None and src.is_hub and options is not None:
+        reader = read_hub
     return DatasetSpec(name=catalogue_name(steb), description=desc, languages=tuple(langs),
                        source=src, license=_LIC[lic], label=label, tasks=task_cfgs,
                        category=category, application=application, citation=cite,
-                       reader=reader, reader_options=dict(options or {}), offline=False,
-                       suites=("steb",), steb_name=steb)
+                       reader=reader, reader_version=version,
+                       reader_options=dict(options or {}),
+                       offline=reader is not None and not src.is_hub
+                       and (bool(src.urls) or src.local is not None),
+                       suites=("steb",), steb_name=steb, tested_on=tested_on)
 
 
 # ---------------------------------------------------------------- machine-text detection
 _DETECTRL = _web("DetectRL benchmark files (Benchmark/Benchmark_Data) from "
                  "https://github.com/NLP2CT/DetectRL")
-_M4 = _web("M4 per-domain JSONL files from https://github.com/mbzuai-nlp/M4")
-_MAGE = _web("MAGE (DeepfakeTextDetect) per-source test sets from "
-             "https://github.com/yafuly/MAGE (Hub: yaful/MAGE)")
+_M4 = _web("M4 data/<domain>_<model>.jsonl files of https://github.com/mbzuai-nlp/M4 (the "
+           "reference clones the repository's HEAD)",
+           "https://github.com/mbzuai-nlp/M4/archive/HEAD.zip")
+_MAGE = _hub("yaful/MAGE", "test", note="MAGE (DeepfakeTextDetect) test split; rows of one "
+             "source domain, from https://github.com/yafuly/MAGE")
 _GEN_LABEL = "source of the text: human or the generating language model"
 
 _MTD = [
@@ -155,33 +179,49 @@ _MTD = [
       for d in ("paraphrase", "perturbation", "prompt")),
     *(_spec(f"machine_text_detection_M4_{d}", f"M4 {d}: human vs. machine text from "
             "several generators", kind="mtd", tasks="C", label=_GEN_LABEL, lic="none",
-            cite="Wang et al., 2024 (M4, EACL)", src=_M4)
+            cite="Wang et al., 2024 (M4, EACL)", src=_M4, reader=generated.read_m4,
+            tested_on="constructed",
+            options={"domain": d})
       for d in ("arxiv", "peerread", "reddit", "wikihow", "wikipedia")),
     *(_spec(f"machine_text_detection_MAGE_{d}", f"MAGE {d}: human vs. machine text",
             kind="mtd", tasks="C", label=_GEN_LABEL, lic="apache",
-            cite="Li et al., 2024 (MAGE, ACL)", src=_MAGE)
+            cite="Li et al., 2024 (MAGE, ACL)", src=_MAGE, reader=hub_sets.read_mage,
+            tested_on="constructed", options={"domain": d})
       for d in ("cmv", "eli5", "hswag", "roct", "sci_gen", "squad", "tldr", "wp", "xsum",
                 "yelp")),
     _spec("machine_text_detection_PAN24_news", "PAN 2024 Voight-Kampff generative "
           "authorship: human vs. machine news", kind="mtd", tasks="C", label=_GEN_LABEL,
           lic="pan", cite="Bevendorff et al., 2024 (PAN)",
-          src=_web("pan24-generative-authorship-news, https://pan.webis.de/clef24/pan24-web/"
-                   "generated-content-analysis.html")),
+          src=_web("pan24-generative-authorship-news (Zenodo 10718757), https://pan.webis.de/"
+                   "clef24/pan24-web/generated-content-analysis.html",
+                   "https://zenodo.org/records/10718757/files/"
+                   "pan24-generative-authorship-news.zip"),
+          reader=pan.read_pan_generated, tested_on="constructed", options={"layout": "pan24"}),
     *(_spec(f"machine_text_detection_PAN25_26_{d}", f"PAN 2025/26 generative AI detection "
-            f"(task 1, {d}): human vs. machine", kind="mtd", tasks="C",
-            label="human or machine (binary)", lic="pan", cite="Bevendorff et al., 2025 (PAN)",
-            src=_web("pan25-26-generative-ai-detection-task1, "
-                     "https://pan.webis.de/clef25/pan25-web/generated-content-analysis.html"))
+            f"(task 1, {d}, validation set): human vs. each generator", kind="mtd", tasks="C",
+            label="generating model of the text (human for human texts)", lic="pan",
+            cite="Bevendorff et al., 2025 (PAN)",
+            src=_web("pan25-26-generative-ai-detection-task1 (Zenodo 14962653), "
+                     "https://pan.webis.de/clef25/pan25-web/generated-content-analysis.html",
+                     "https://zenodo.org/records/14962653/files/"
+                     "pan25-generative-ai-detection-task1-train.zip"),
+            reader=pan.read_pan_generated, tested_on="constructed",
+            options={"layout": "task1", "genre": d})
       for d in ("essays", "fiction", "news")),
     _spec("machine_text_detection_PAN25_collaborative", "PAN 2025 human-AI collaborative "
-          "text classification", kind="mtd", tasks="C",
+          "text classification (dev set)", kind="mtd", tasks="C",
           label="kind of human-AI collaboration behind the text", lic="pan",
           cite="Bevendorff et al., 2025 (PAN)",
-          src=_web("pan25-generative-ai-detection-task2, "
-                   "https://pan.webis.de/clef25/pan25-web/generated-content-analysis.html")),
+          src=_web("pan25-generative-ai-detection-task2 (Zenodo 14966981), "
+                   "https://pan.webis.de/clef25/pan25-web/generated-content-analysis.html",
+                   "https://zenodo.org/records/14966981/files/"
+                   "pan25-generative-ai-detection-task2-train.zip"),
+          reader=pan.read_pan_generated, tested_on="constructed", options={"layout": "task2"}),
     _spec("gede_essay_detection", "GEDE: human vs. machine-generated student essays",
           kind="mtd", tasks="C", label=_GEN_LABEL, lic="none", cite="GEDE essay detection",
-          src=_web("STEB release gede_essay_detection.tar.gz (Google Drive)")),
+          src=_web("STEB release gede_essay_detection.tar.gz (Google Drive)",
+                   gdrive_url("1c3x_CR44ZCUqHf1dHVPm7K04ZIbTSYoD")),
+          reader=generated.read_gede, tested_on="constructed", options={}),
 ]
 
 # ----------------------------------------------------------------- authorship verification
@@ -195,6 +235,24 @@ _SC_LABEL = ("author of a segment; pairs are consecutive segments of one documen
              "same=True when there is no style (author) change between them")
 
 
+_PAN13_PREFIX = {"english": "EN", "greek": "GR", "spanish": "SP"}
+
+
+def _pan_av_options(year: int, part: str) -> dict[str, Any]:
+    """Where the reference reads a PAN13-15 test corpus inside the Zenodo zip."""
+    if year == 13:
+        return {"chain": ["pan13-authorship-verification-test-corpus2-2013-05-29"],
+                "known": "all", "prefix": _PAN13_PREFIX[part]}
+    if year == 14:
+        corpus, rest = part.split("_", 1)
+        return {"chain": [f"pan14-authorship-verification-test-{corpus}-2014-04-22",
+                          f"pan14-author-verification-test-{corpus}-"
+                          f"{rest.replace('_', '-')}-2014-04-22"], "known": "known01"}
+    return {"chain": ["pan15-authorship-verification-test-dataset2-2015-04-19",
+                      f"pan15-authorship-verification-test-dataset2-{part}-2015-04-19"],
+            "known": "known01"}
+
+
 def _pan_av(year: int, part: str, url: str, cite: str) -> DatasetSpec:
     lang = part.split("_")[-2] if part.endswith(("essays", "novels", "reviews", "articles")) \
         else part.split("_")[-1]
@@ -202,7 +260,26 @@ def _pan_av(year: int, part: str, url: str, cite: str) -> DatasetSpec:
                  f"PAN {year} authorship verification test set ({part.replace('_', ' ')})",
                  kind="av", tasks="P", label=_AV_LABEL, lic="pan", cite=cite,
                  src=_web(f"PAN {year} authorship verification test corpus", url),
-                 langs=(_PAN_LANGS[lang],))
+                 langs=(_PAN_LANGS[lang],), reader=pan.read_pan_verification,
+                 tested_on="constructed",
+                 options=_pan_av_options(year, part))
+
+
+_ZENODO = "https://zenodo.org/records/"
+_PAN_SC = {  # year -> (Zenodo file, {level: folder of its validation set}, balance)
+    22: ("6334245/files/pan22.zip", {"basic": "dataset1/validation",
+                                      "advanced": "dataset2/validation",
+                                      "sentence": "dataset3/validation"}, False),
+    23: ("7729178/files/pan23-multi-author-analysis.zip",
+         {level: f"pan23-multi-author-analysis-dataset{i}-validation"
+          for i, level in enumerate(("easy", "medium", "hard"), start=1)}, False),
+    24: ("10677876/files/pan24-multi-author-analysis.zip",
+         {level: f"{level}/validation" for level in ("easy", "medium", "hard")}, False),
+    25: ("14891299/files/pan25-multi-author-analysis.zip",
+         {level: f"{level}/validation" for level in ("easy", "medium", "hard")}, False),
+    26: ("19068843/files/mawsa26-pan-zenodo.zip",
+         {level: f"{level}/validation" for level in ("easy", "medium", "hard")}, True),
+}
 
 
 _AV = [
@@ -215,20 +292,30 @@ _AV = [
     *(_pan_av(15, lang, _PAN15, "Stamatatos et al., 2015 (PAN)")
       for lang in ("english", "dutch", "greek", "spanish")),
     *(_spec(f"pan{y}_authorship_verification_test", f"PAN 20{y} cross-fandom authorship "
-            "verification (fanfiction pairs)", kind="av", tasks="P", label=_AV_LABEL,
-            lic="pan", cite=f"Kestemont et al., 20{y} (PAN)",
-            src=_web(f"pan{y}-authorship-verification-test, https://pan.webis.de/clef{y}/"
-                     f"pan{y}-web/author-identification.html"))
+            "verification (fanfiction pairs), 250 same + 250 different pairs", kind="av",
+            tasks="P", label=_AV_LABEL, lic="pan", cite=f"Kestemont et al., 20{y} (PAN)",
+            src=_web(f"pan{y}-authorship-verification-test (Zenodo 5106099), "
+                     f"https://pan.webis.de/clef{y}/pan{y}-web/author-identification.html",
+                     f"{_ZENODO}5106099/files/pan{y}-authorship-verification-test.zip"),
+            reader=pan.read_pan_jsonl_pairs, tested_on="constructed",
+            options={"name": f"pan{y}-authorship-verification-test", "per_class": 250,
+                     "subsample_seed": 42})
       for y in (20, 21)),
-    _spec("pan18_style_change", "PAN 2018 style change detection", kind="av", tasks="P",
-          label=_SC_LABEL, lic="pan", cite="Kestemont et al., 2018 (PAN)",
-          src=_web("pan18-style-change, https://pan.webis.de/clef18/pan18-web/"
-                   "style-change-detection.html")),
+    _spec("pan18_style_change", "PAN 2018 style change detection (validation set)",
+          kind="av", tasks="P", label=_SC_LABEL, lic="pan", cite="Kestemont et al., 2018 (PAN)",
+          src=_web("pan18-style-change (Zenodo 3746040), https://pan.webis.de/clef18/pan18-web/"
+                   "style-change-detection.html", f"{_ZENODO}3746040/files/pan18-style-change-"
+                   "detection-validation-dataset-2018-01-31.zip"),
+          reader=pan.read_pan18_style_change, tested_on="constructed",
+          options={"folder": "pan18-style-change-detection-validation-dataset-2018-01-31"}),
     *(_spec(f"pan{y}_style_change_{level}", f"PAN 20{y} multi-author style change "
-            f"detection ({level})", kind="av", tasks="P", label=_SC_LABEL, lic="pan",
-            cite=f"Zangerle et al., 20{y} (PAN)",
+            f"detection ({level}, validation set)", kind="av", tasks="P", label=_SC_LABEL,
+            lic="pan", cite=f"Zangerle et al., 20{y} (PAN)",
             src=_web(f"pan{y}-style-change/{level}, https://pan.webis.de/clef{y}/pan{y}-web/"
-                     "style-change-detection.html"))
+                     "style-change-detection.html", _ZENODO + _PAN_SC[y][0]),
+            reader=pan.read_pan_style_change, tested_on="constructed",
+            options={"folder": _PAN_SC[y][1][level], "level": level,
+                     "balance": _PAN_SC[y][2]})
       for y, levels in ((22, ("basic", "sentence", "advanced")),
                         *((y, ("easy", "medium", "hard")) for y in (23, 24, 25, 26)))
       for level in levels),
@@ -236,8 +323,11 @@ _AV = [
           kind="av", tasks="P", label=_AV_LABEL, lic="cc-by",
           cite="Enron Authorship Verification Corpus (Mendeley Data n77w7mygwg)",
           src=_web("Enron (80 authors) from Mendeley Data n77w7mygwg",
-                   "https://prod-dcd-datasets-cache-zipfiles.s3.eu-west-1.amazonaws.com/"
-                   "n77w7mygwg-1.zip")),
+                   "https://prod-dcd-datasets-public-files-eu-west-1.s3.eu-west-1.amazonaws.com/"
+                   "f0527105-2774-423e-80ca-cc692b70b6cb"),
+          reader=pan.read_pan_verification, tested_on="constructed",
+          options={"chain": ["Enron (80 authors)"], "known": "all", "known_ext": "",
+                   "unknown": "first"}),
 ]
 
 # ------------------------------------------------------------------ authorship retrieval
@@ -246,25 +336,39 @@ _RET = [
     *(_spec(f"pan18_cross_domain_authorship_attribution_{lang}", f"PAN 2018 cross-domain "
             f"authorship attribution ({lang} fanfiction) as retrieval", kind="ret",
             tasks="R", label=_RET_LABEL, lic="pan", cite="Kestemont et al., 2018 (PAN)",
-            src=_web("pan18 cross-domain authorship attribution, https://pan.webis.de/"
-                     "clef18/pan18-web/author-identification.html"),
-            langs=(_PAN_LANGS[lang],))
-      for lang in ("english", "french", "italian", "polish", "spanish")),
+            src=_web("pan18 cross-domain authorship attribution test set (Zenodo 3737849), "
+                     "https://pan.webis.de/clef18/pan18-web/author-identification.html",
+                     f"{_ZENODO}3737849/files/pan18-cross-domain-authorship-attribution-"
+                     "dataset.zip"),
+            langs=(_PAN_LANGS[lang],), reader=pan.read_pan18_attribution, tested_on="constructed",
+            options={"chain": ["pan18-cross-domain-authorship-attribution-test-dataset2-"
+                               "2018-04-20"], "language": code})
+      for lang, code in (("english", "en"), ("french", "fr"), ("italian", "it"),
+                         ("polish", "pl"), ("spanish", "sp"))),
     _spec("amazon", "Amazon reviews by author, query/target split", kind="ret", tasks="R",
           label=_RET_LABEL, lic="amazon", cite="Ni et al., 2019; Rivera-Soto et al., 2021",
           src=_web("STEB amazon_retrieval.tar.gz (Google Drive), from the Amazon review "
-                   "data")),
+                   "data", gdrive_url("1HFWoFk3V7vqM_DbZzd8ixecdbjHp29c4")),
+          reader=trials.read_retrieval_jsonl, tested_on="constructed", options={}),
     _spec("fanfiction", "Fanfiction stories by author, query/target split", kind="ret",
           tasks="R", label=_RET_LABEL, lic="none",
           cite="Bischoff et al., 2020; Rivera-Soto et al., 2021",
-          src=_web("STEB fanfiction_retrieval.tar.gz (Google Drive)")),
+          src=_web("STEB fanfiction_retrieval.tar.gz (Google Drive)",
+                   gdrive_url("1imzUA2kg4782WnYWxlKICyk1MmPCCtsV")),
+          reader=trials.read_retrieval_jsonl, tested_on="constructed", options={}),
     _spec("stackexchange_retrieval", "Stack Exchange posts by author, query/target split",
           kind="ret", tasks="R", label=_RET_LABEL, lic="cc-by-sa",
-          cite="Rivera-Soto et al., 2021", src=_web("STEB stackexchange_retrieval release")),
+          cite="Rivera-Soto et al., 2021",
+          src=_web("STEB stackexchange_retrieval.tar.gz (Google Drive)",
+                   gdrive_url("1PVu0BI6rvo9MndcIdHOhRdqm4nfaqgSG")),
+          reader=trials.read_retrieval_jsonl, tested_on="constructed", options={}),
     *(_spec(f"authbench_attribution_{lang}", f"AuthBench authorship attribution ({lang}) as "
             "retrieval", kind="attr", tasks="R", label=_RET_LABEL, lic="none",
             cite="AuthBench (multilingual authorship attribution)",
-            src=_web(f"STEB authbench_attribution_{lang} release"), langs=(lang,))
+            src=_hub("MaoXun/AuthBench", "test", note="configs queries, candidates and "
+                     "ground_truth of the test split, one language"),
+            langs=(lang,), reader=hub_sets.read_authbench, tested_on="constructed",
+            options={"language": lang})
       for lang in ("ar", "de", "en", "es", "fr", "hi", "ja", "ko", "ru", "zh")),
 ]
 
@@ -274,13 +378,19 @@ _SPEAKERS = [
             f"{sys.upper()} transcripts, {level} speaker-verification trials", kind="av",
             tasks="P", label="speaker; same=True when both transcripts are one speaker's",
             lic="ldc", cite="Cieri et al., 2004 (Fisher English)",
-            src=_web(f"fisher_speaker_attribution/{sys}_test_{level}_trials.npy, built "
-                     "from LDC2004T19/LDC2005T19"))
+            src=Source(local="fisher_speaker_attribution",
+                       note=f"the STEB trial file {sys}_test_{level}_trials.npy, built from the "
+                            "Fisher English transcripts (LDC2004T19, LDC2005T19)"),
+            reader=trials.read_speaker_trials, tested_on="constructed",
+            options={"format": "npy", "file": f"{sys}_test_{level}_trials.npy"})
       for sys in ("bbn", "ldc") for level in ("base", "hard", "harder")),
     _spec("radiotalk", "RadioTalk talk-radio transcripts, speaker verification pairs",
           kind="av", tasks="P", label="speaker; same=True when one speaker said both",
           lic="radiotalk", cite="Beeferman et al., 2019 (RadioTalk)",
-          src=_web("STEB radiotalk.tar.gz (Google Drive), from the RadioTalk corpus")),
+          src=_web("STEB radiotalk.tar.gz (Google Drive), from the RadioTalk corpus",
+                   gdrive_url("1NHgHZDlMB9Yh9SGQdSTjz_CNLZZqGCuW")),
+          reader=trials.read_speaker_trials, tested_on="constructed",
+          options={"file": "radiotalk_pairs.json"}),
 ]
 
 # ------------------------------------------------------------------------- object of study
@@ -290,23 +400,28 @@ _OBJECT = [
           cite="Egbert et al., 2015; Laippala et al., 2022",
           src=_web("TurkuNLP CORE corpus",
                    *(f"https://github.com/TurkuNLP/CORE-corpus/raw/master/{part}.tsv.gz"
-                     for part in ("train", "dev", "test")))),
+                     for part in ("train", "dev", "test"))),
+          reader=tables.read_core, tested_on="constructed", options={}),
     _spec("x_genre", "X-GENRE English genre dataset (CORE and FTD parts)", kind="genre",
           tasks="CA", label="genre", lic="cc-by-sa", cite="Kuzman et al., 2023 (X-GENRE)",
-          src=_hub("TajaKuzmanPungersek/X-GENRE-text-genre-dataset", "train",
-                   note="one Hub config per split (train, test, dev); GINCO rows are "
-                        "Slovenian and left out"),
-          options={"configs": ["train", "test", "dev"], "label": "labels",
-                   "where": {"dataset": ["CORE", "FTD"]}}),
+          src=_hub("TajaKuzmanPungersek/X-GENRE-text-genre-dataset", "train+test+dev",
+                   note="every split (train, test, dev); GINCO rows are Slovenian and left "
+                        "out"),
+          reader=hub_sets.read_x_genre, tested_on="constructed",
+          options={"splits": ["train", "test", "dev"], "parts": ["CORE", "FTD"]}),
     _spec("masc_text_genre", "MASC 3.0.0 written and spoken genres, 150 passages each",
           kind="genre", tasks="CA", label="genre (MASC folder)", lic="masc",
           cite="Ide et al., 2010 (MASC)",
-          src=_web("MASC-3.0.0 from https://anc.org/data/masc/downloads/")),
+          src=_web("MASC-3.0.0 from https://anc.org/data/masc/downloads/",
+                   "https://www.anc.org/MASC/download/MASC-3.0.0.zip"),
+          reader=text_files.read_masc, tested_on="constructed", options={}),
     _spec("the_pile", "The Pile: 1,000 documents per source subset", kind="genre",
           tasks="CA", label="Pile subset (e.g. ArXiv, Github, PubMed)", lic="pile",
           cite="Gao et al., 2020 (The Pile)",
           src=_hub("ArmelR/the-pile-splitted", "train",
-                   note="one Hub config per Pile subset, streamed")),
+                   note="one Hub config per Pile subset, streamed"),
+          reader=hub_sets.read_the_pile, tested_on="constructed",
+          options={"per_subset": 1000, "max_chars": 1_000_000, "skip": ["all"]}),
     _spec("STEL_register", "STEL formality and simplicity quadruples", kind="register-oa",
           tasks="O", label="style dimension (formality, simplicity)", lic="stel",
           cite="Wegmann & Nguyen, 2021 (STEL)",
@@ -327,11 +442,15 @@ _OBJECT = [
           "Shakespeare", kind="register-oa", tasks="CAO", label="style (source corpus)",
           lic="none", cite="Krishna et al., 2020 (STRAP)",
           src=_hub("billray110/corpus-of-diverse-styles", "train",
-                   note="order alignment pairs styles with a bespoke grouping")),
+                   note="each row: a styled text (position 0) and its neutral paraphrase"),
+          reader=hub_sets.read_cds, tested_on="constructed", options={}),
     _spec("graded_formality", "Sentences rewritten at graded formality levels",
           kind="register-oa", tasks="O", label="formality", lic="none",
           cite="STEB graded formality (GPT-5-mini generated)",
-          src=_web("STEB graded_formality_generated_gpt-5-mini.zip (Google Drive)")),
+          src=_web("STEB graded_formality_generated_gpt-5-mini.zip (Google Drive)",
+                   gdrive_url("1TKtgg-6j2Yd-GTfiq0nnHRPcZC-VpGnu")),
+          reader=tables.read_graded_formality, tested_on="constructed",
+          options={"folder": "graded_formality_generated_gpt-5-mini"}),
     _spec("OneStopEnglishCorpus", "OneStopEnglish articles at three reading levels",
           kind="register-oa", tasks="O", label="reading level (elementary to advanced)",
           lic="cc-by-sa", cite="Vajjala & Lučić, 2018 (OneStopEnglish)",
@@ -374,18 +493,29 @@ _OBJECT = [
     _spec("StylePTB", "StylePTB single-transform sentence pairs (15 subtypes)",
           kind="feature-oa", tasks="O", label="syntactic/lexical transform", lic="ptb",
           cite="Lyu et al., 2021 (StylePTB)",
-          src=_web("https://github.com/lvyiwei1/StylePTB")),
+          src=_web("fulldata.h16 of https://github.com/lvyiwei1/StylePTB (the file all "
+                   "single-transform splits are cut from)",
+                   "https://github.com/lvyiwei1/StylePTB/raw/master/fulldata.h16"),
+          reader=text_files.read_styleptb, tested_on="constructed", options={}),
     _spec("bible_versions", "Seven English Bible translations", kind="time", tasks="CA",
           label="Bible version", lic="pd", cite="Carlson et al., 2018",
           src=_web("Data/Bibles from https://github.com/keithecarlson/StyleTransferBibleData")),
     _spec("ceeces", "Early English correspondence (CEECES 1 and 2) by period",
           kind="time", tasks="CA", label="period of the letter (20-year span)",
           lic="cc-by", cite="CEEC-400 sampler, University of Helsinki",
-          src=_web("CEECES1/CEECES2 TEI releases on Zenodo")),
+          src=_web("CEECES1/CEECES2 TEI releases on Zenodo (records 6411789, 5887101)",
+                   *(f"{_ZENODO}{rec}/files/{leaf}" for rec, n in (("6411789", 1),
+                                                                  ("5887101", 2))
+                     for leaf in (f"CEECES{n}-metadata.txt", f"CEECES-{n}.zip"))),
+          reader=xml_corpora.read_ceeces, tested_on="constructed",
+          options={"parts": [{"metadata": f"{_ZENODO}{rec}/files/CEECES{n}-metadata.txt",
+                              "archive": f"{_ZENODO}{rec}/files/CEECES-{n}.zip",
+                              "folder": f"CEECES {n} - XML files by collection"}
+                             for rec, n in (("6411789", 1), ("5887101", 2))]}),
     *(_spec(f"blog_{attr}", f"Blog Authorship Corpus posts by author {attr}", kind="demo",
             tasks="CA", label=lab, lic="blog", cite="Schler et al., 2006",
             src=_hub("barilan/blog_authorship_corpus", "train+validation"),
-            options={"label": attr, "label_map": mapping, "trust_remote_code": True})
+            options={"label": attr, "label_map": mapping, "remote_code": True})
       for attr, lab, mapping in (
           ("age", "age group (10s: 13-17, 20s: 23-27, 30s: 33-47)",
            {**{a: "10s" for a in range(13, 18)}, **{a: "20s" for a in range(23, 28)},
@@ -393,38 +523,61 @@ _OBJECT = [
           ("gender", "gender (male, female)", {"male": "male", "female": "female"}))),
     _spec("fce_l1", "FCE learner essays by first language", kind="demo", tasks="CA",
           label="writer's first language", lic="fce", cite="Yannakoudakis et al., 2011",
-          src=_web("fce-released-dataset from https://ilexir.co.uk/datasets/index.html"),
-          episodes={"clustering": 100, "all_to_all_pairs": 100}),
+          src=_web("fce-released-dataset from https://ilexir.co.uk/datasets/index.html",
+                   "https://s3-eu-west-1.amazonaws.com/ilexir-website-media/"
+                   "fce-released-dataset.zip"),
+          episodes={"clustering": 100, "all_to_all_pairs": 100},
+          reader=xml_corpora.read_fce, tested_on="constructed", options={}),
     *(_spec(f"pastel_{attr}", f"PASTEL persona-written stories by annotator {attr}",
             kind="demo", tasks="CA", label=f"annotator {attr}", lic="none",
             cite="Kang & Hovy, 2019 (PASTEL)",
-            src=_web("data/v2/stories from https://github.com/dykang/PASTEL"))
+            src=_web("the stories/ folder (train, dev, test) of the data archive of "
+                     "https://github.com/dykang/PASTEL",
+                     "https://github.com/dykang/PASTEL/raw/master/data/data_v2.zip"),
+            reader=text_files.read_pastel, tested_on="constructed", options={"attribute": attr})
       for attr in ("age", "education", "gender", "ethnic", "politics")),
-    _spec("endive", "EnDive: SAE tasks translated into five English dialects",
-          kind="dialect", tasks="CA", label="dialect (AAVE, ChcE, CollSgE, IndE, JamE)",
+    _spec("endive", "EnDive: SAE sentences of 11 NLU tasks and their translations into "
+          "five English dialects", kind="dialect", tasks="CA",
+          label="dialect (sae, aave, chce, collsge, inde, jame)",
           lic="none", cite="Gupta et al., 2025 (EnDive)",
-          src=_web("EnDive on the Hub: one dataset per task (abhaygupta1266/<task>, e.g. "
-                   "abhaygupta1266/boolq), one split per dialect, rows aligned on the SAE "
-                   "source")),
+          src=_hub("abhaygupta1266/logic_bench_yn", "AAVE",
+                   note="one Hub dataset per NLU task (abhaygupta1266/<task>), one split per "
+                        "dialect, rows aligned on the SAE source"),
+          reader=hub_sets.read_endive, tested_on="constructed",
+          options={"tasks": list(hub_sets.ENDIVE_TASKS), "subsample_seed": 42}),
     _spec("twitter_aave_sae", "Parallel AAVE tweets and SAE rewrites", kind="dialect-oa",
           tasks="O", label="AAVE (position 0) vs. SAE", lic="twitter",
           cite="Groenwold et al., 2020",
-          src=_web("aave_samples.txt and sae_samples.txt from "
-                   "https://github.com/sophiegroenwold/AAVE_SAE_dataset")),
+          src=_web("EMNLP-AAVE-files/aave_samples.txt and sae_samples.txt of the paper's "
+                   "supplementary material (ACL Anthology)",
+                   "https://aclanthology.org/attachments/"
+                   "2020.emnlp-main.473.OptionalSupplementaryMaterial.zip"),
+          reader=text_files.read_aave_sae, tested_on="constructed", options={}),
     _spec("eWAVE", "eWAVE example sentences from varieties of English", kind="dialect",
           tasks="CA", label="variety of English", lic="cc-by",
           cite="Kortmann et al., 2020 (eWAVE)",
           src=_web("cldf/examples.csv and cldf/languages.csv from "
-                   "https://github.com/cldf-datasets/ewave")),
+                   "https://github.com/cldf-datasets/ewave",
+                   *(f"https://raw.githubusercontent.com/cldf-datasets/ewave/"
+                     f"88b37ad853736a7debe64aabf281db1eacee5023/cldf/{leaf}.csv"
+                     for leaf in ("examples", "languages"))),
+          reader=tables.read_ewave, tested_on="constructed", options={}),
 ]
 
 # ---------------------------------------------------------------------------- probing
+_PROBING_FILES = {"amazon": "1zIRqhSMEdQZ4EZq3-jCLpccuTvXsmCyx",
+                  "blog": "1JU9F5SbPV8PaefcBwpy7wUCWrzNXsydO",
+                  "reddit": "1pU-Yo--OMtgG8qafk-7DBd_4WhYH_urc",
+                  "stackexchange": "1Ke_Re3kwfOmr2ljApcS8GP2CdsiNPHz7"}
 _PROBING = [
     _spec(f"probing_{domain}", f"Linguistic-feature probing on {domain} texts",
           kind="probe", tasks="B", label="binned value of a linguistic feature (one probe "
-          "per feature, split given per text)", lic="none", cite="STEB probing sets",
-          src=_web(f"STEB probing/{domain}.jsonl release"))
-    for domain in ("amazon", "blog", "reddit", "stackexchange")
+          "per feature: column 'feature'; split given per text and feature)", lic="none",
+          cite="STEB probing sets",
+          src=_web(f"STEB probing/{domain}.jsonl release (Google Drive)",
+                   gdrive_url(file_id)),
+          reader=probing_jsonl.read_probing_jsonl, tested_on="constructed", options={})
+    for domain, file_id in _PROBING_FILES.items()
 ]
 
 # -------------------------------------------------------------------- semantic control
@@ -438,7 +591,7 @@ _SEMANTIC = [
          "ag_news", "test", None, {}),
         ("reuters21578", "Reuters-21578 newswire (ModLewis split)", "first topic",
          "reuters", "Lewis, 1997", "reuters21578", "test", "ModLewis",
-         {"label": "topics", "trust_remote_code": True}),
+         {"label": "topics", "remote_code": True}),
         ("emotion", "English tweets labelled with emotions", "emotion", "emotion",
          "Saravia et al., 2018", "emotion", "test", None, {}),
         ("financial_phrasebank", "Financial news sentences", "sentiment", "cc-by-nc-sa3",

@@ -1,8 +1,10 @@
 """Datasets on the Hugging Face Hub, through the optional ``datasets`` library.
 
-:func:`load_hub` opens one split at a pinned revision and turns every failure to reach
-it (library missing, offline mode, Hub unreachable) into
-:class:`~stebkit.errors.DataUnavailable` naming the dataset and revision.
+:func:`load_hub` resolves the revision to a commit, opens one split at that commit,
+records the commit (:func:`resolved_revision`, part of the dataset fingerprint) and turns
+every failure (library missing, offline mode, Hub unreachable, unknown config or split,
+gated or broken dataset) into :class:`~stebkit.errors.DataUnavailable` naming the dataset
+and revision.
 :func:`read_hub` is the generic reader of catalogue entries stored on the Hub: what to
 take from each row is declared as data in ``spec.reader_options`` and applied by
 :func:`hub_records`:
@@ -27,8 +29,13 @@ take from each row is declared as data in ``spec.reader_options`` and applied by
 ``configs``
     ``[config name, ...]``: read this split of each config and concatenate them (for
     datasets published as one config per part); otherwise ``source.hf_name`` is used.
-``trust_remote_code``
-    Passed to ``datasets.load_dataset`` for script-based datasets.
+``remote_code``
+    True for script-based datasets: loading runs code from the dataset's repository, so
+    it happens only when the user opts in (``trust_remote_code=True`` to
+    :func:`stebkit.datasets.load_dataset` or :func:`stebkit.evaluate`,
+    ``--trust-remote-code`` on the command line, ``trust_remote_code: true`` under
+    ``run:`` in a suite file); otherwise :class:`~stebkit.errors.RemoteCodeRefused`
+    names the dataset.
 
 List-valued labels use their first element; integer labels of a ``ClassLabel`` column
 are turned into the class names. Rows with a missing text or label are dropped and
@@ -37,21 +44,69 @@ counted in a ``DroppedRowsWarning``.
 
 from __future__ import annotations
 
+import json
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..errors import DataUnavailable
+from .._io import write_text
+from ..errors import DataUnavailable, RemoteCodeRefused
 from ..sources import cache_dir, is_offline
 from .readers._text import DroppedRowsWarning
 
-__all__ = ["hub_records", "load_hub", "read_hub"]
+__all__ = ["check_remote_code", "hub_configs", "hub_records", "load_hub", "read_hub",
+           "resolved_revision", "trusting_remote_code"]
 
 DEFAULT_MAX_PER_LABEL = 500
 SMOKE_PER_LABEL = 20
+_TRUSTED: ContextVar[bool] = ContextVar("stebkit_trust_remote_code", default=False)
+
+
+def check_remote_code(spec: Any, trust_remote_code: bool) -> None:
+    """Refuse a dataset that runs code from its repository unless the user opted in.
+
+    Raises
+    ------
+    RemoteCodeRefused
+        Names the dataset, its repository and the three ways to opt in.
+
+    Examples
+    --------
+    >>> from stebkit.datasets import get_spec
+    >>> check_remote_code(get_spec("ag_news"), False)  # no loading script: nothing to do
+    >>> try:
+    ...     check_remote_code(get_spec("blog_age"), False)
+    ... except RemoteCodeRefused as err:
+    ...     print(str(err)[:64])
+    dataset 'blog_age' runs code from its Hugging Face repository 'b
+    """
+    if not getattr(spec, "needs_remote_code", False) or trust_remote_code:
+        return
+    src = spec.source
+    pinned = f"at revision {src.hf_revision!r}" if src.hf_revision else \
+        "not pinned to a revision"
+    raise RemoteCodeRefused(
+        f"dataset {spec.name!r} runs code from its Hugging Face repository "
+        f"{src.hf_path!r} (a loading script, {pinned}) when it is loaded. Review that code "
+        "on the Hub, then opt in: --trust-remote-code (stebkit run), trust_remote_code=True "
+        "(stebkit.evaluate or stebkit.datasets.load_dataset), or 'trust_remote_code: true' "
+        "under 'run:' in a suite file")
+
+
+@contextmanager
+def trusting_remote_code(allowed: bool) -> Iterator[None]:
+    """Within the block, readers may run a dataset's remote code when ``allowed``."""
+    token = _TRUSTED.set(bool(allowed))
+    try:
+        yield
+    finally:
+        _TRUSTED.reset(token)
 
 
 def _describe(path: str, name: str | None, revision: str | None, split: str | None) -> str:
@@ -62,7 +117,8 @@ def _describe(path: str, name: str | None, revision: str | None, split: str | No
 
 
 def load_hub(path: str, *, name: str | None = None, revision: str | None = None,
-             split: str | None = None, trust_remote_code: bool = False) -> Any:
+             split: str | None = None, trust_remote_code: bool = False,
+             streaming: bool = False) -> Any:
     """Load one split of a Hub dataset (a ``datasets.Dataset``).
 
     Parameters
@@ -71,12 +127,20 @@ def load_hub(path: str, *, name: str | None = None, revision: str | None = None,
         As in ``datasets.load_dataset``; ``revision`` pins a commit or tag.
     trust_remote_code : bool
         Allow script-based datasets (only for catalogue entries that need it).
+    streaming : bool
+        Return an iterable dataset read as it streams (for corpora too large to
+        download whole, of which a reader takes the first rows).
+
+    The revision is first resolved to a commit sha (``huggingface_hub``), the split is
+    loaded at that commit, and the sha is recorded (:func:`resolved_revision`).
 
     Raises
     ------
     DataUnavailable
-        The ``datasets`` library is missing, offline mode is on, or the Hub cannot be
-        reached; the message names the dataset and revision and how to fix it.
+        The ``datasets`` library is missing, offline mode is on, the Hub cannot be
+        reached, or the load fails for another reason (unknown config or split, gated
+        dataset, unreadable files); the message names the dataset and revision and how
+        to fix it.
 
     Examples
     --------
@@ -102,17 +166,116 @@ def load_hub(path: str, *, name: str | None = None, revision: str | None = None,
                         "pip install 'stebkit[hub]'")
     if problems:
         raise DataUnavailable(f"{what} is unavailable: " + "; and ".join(problems) + ".")
-    kwargs: dict[str, Any] = {"path": path, "name": name, "revision": revision,
+    sha = _resolve(path, revision, what)
+    kwargs: dict[str, Any] = {"path": path, "name": name, "revision": sha,
                               "split": split, "cache_dir": str(cache_dir() / "hub")}
     if trust_remote_code:
         kwargs["trust_remote_code"] = True
+    if streaming:
+        kwargs["streaming"] = True
     try:
-        return datasets.load_dataset(**kwargs)
-    except (OSError, TimeoutError) as exc:  # requests/hub errors are OSError subclasses
-        raise DataUnavailable(f"{what} could not be loaded: the Hub is unreachable or the "
-                              f"dataset is missing ({type(exc).__name__}: {exc}). Go online "
-                              f"or choose an offline dataset "
-                              f"(stebkit.datasets.list_datasets(offline=True)).") from exc
+        loaded = datasets.load_dataset(**kwargs)
+    except Exception as exc:  # network, missing config or split, bad files: all unavailable
+        raise DataUnavailable(_failure(what, exc, sha)) from exc
+    _record_revision(path, revision, sha)
+    return loaded
+
+
+def hub_configs(path: str, *, revision: str | None = None) -> list[str]:
+    """The config names of a Hub dataset; failures raise ``DataUnavailable``.
+
+    >>> from unittest import mock
+    >>> with mock.patch.dict("os.environ", {"STEBKIT_OFFLINE": "1"}):
+    ...     try:
+    ...         hub_configs("ArmelR/the-pile-splitted")
+    ...     except DataUnavailable as err:
+    ...         print("'ArmelR/the-pile-splitted'" in str(err))
+    True
+    """
+    what = _describe(path, None, revision, None)
+    if is_offline():
+        raise DataUnavailable(f"{what} is unavailable: offline mode is on (STEBKIT_OFFLINE "
+                              f"or HF_HUB_OFFLINE is set); unset them on a machine that can "
+                              f"reach huggingface.co.")
+    try:
+        import datasets
+
+        return list(datasets.get_dataset_config_names(path, revision=revision))
+    except ImportError:
+        raise DataUnavailable(f"{what} is unavailable: the optional 'datasets' library is "
+                              f"not installed: pip install 'stebkit[hub]'.") from None
+    except Exception as exc:
+        raise DataUnavailable(_failure(what, exc)) from exc
+
+
+def _failure(what: str, exc: BaseException, sha: str | None = None) -> str:
+    at = f" (resolved to commit {sha})" if sha else ""
+    if isinstance(exc, (OSError, TimeoutError, ConnectionError)):
+        why = "the Hub is unreachable or the dataset is missing"
+        fix = "Go online, or choose an offline dataset"
+    else:
+        why = "the Hub refused it or its files could not be read"
+        fix = ("Check the dataset, config and split names on huggingface.co (a gated dataset "
+               "needs `huggingface-cli login`), or choose an offline dataset")
+    return (f"{what}{at} could not be loaded: {why} ({type(exc).__name__}: {exc}). {fix} "
+            f"(stebkit.datasets.list_datasets(offline=True)).")
+
+
+def _resolve(path: str, revision: str | None, what: str) -> str:
+    """The commit sha that ``revision`` (a branch, tag or sha; None = main) names now."""
+    try:
+        from huggingface_hub import HfApi
+
+        info = HfApi().dataset_info(path, revision=revision)
+    except Exception as exc:
+        raise DataUnavailable(_failure(what, exc)) from exc
+    sha = getattr(info, "sha", None)
+    if not sha:
+        raise DataUnavailable(f"{what}: the Hub gave no commit for this revision; pin "
+                              f"hf_revision to a commit sha")
+    return str(sha)
+
+
+def _revisions_path() -> Path:
+    return cache_dir() / "hub" / "revisions.json"
+
+
+def _key(path: str, revision: str | None) -> str:
+    return f"{path}@{revision or 'main'}"
+
+
+def _record_revision(path: str, revision: str | None, sha: str) -> None:
+    file = _revisions_path()
+    try:
+        known = json.loads(file.read_text(encoding="utf-8")) if file.is_file() else {}
+    except ValueError:
+        known = {}
+    if known.get(_key(path, revision)) != sha:
+        known[_key(path, revision)] = sha
+        write_text(file, json.dumps(known, indent=1, sort_keys=True) + "\n")
+
+
+def resolved_revision(path: str, revision: str | None = None) -> str | None:
+    """The commit sha a Hub load of ``path`` at ``revision`` last resolved to (or None).
+
+    :func:`load_hub` records it in ``$STEBKIT_CACHE/hub/revisions.json``; it enters the
+    dataset fingerprint (:func:`stebkit.datasets.fingerprint`), so records loaded from
+    two commits of a Hub dataset are never mixed up.
+
+    >>> import os, tempfile
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"STEBKIT_CACHE": tempfile.mkdtemp()}):
+    ...     _record_revision("user/set", None, "abc123")
+    ...     resolved_revision("user/set"), resolved_revision("user/set", "v2")
+    ('abc123', None)
+    """
+    file = _revisions_path()
+    if not file.is_file():
+        return None
+    try:
+        return json.loads(file.read_text(encoding="utf-8")).get(_key(path, revision))
+    except (ValueError, AttributeError):
+        return None
 
 
 def read_hub(spec: Any, *, seed: int = 42, smoke: bool = False) -> pd.DataFrame:
@@ -125,11 +288,12 @@ def read_hub(spec: Any, *, seed: int = 42, smoke: bool = False) -> pd.DataFrame:
     if not src.is_hub:
         raise ValueError(f"dataset {spec.name!r}: read_hub needs a Hub source (hf_path)")
     opts = dict(spec.reader_options)
+    check_remote_code(spec, _TRUSTED.get())
     frames, names = [], {}
     for config in opts.get("configs", [src.hf_name]):
         ds = load_hub(src.hf_path, name=config, revision=src.hf_revision,
                       split=src.hf_split or "train",
-                      trust_remote_code=bool(opts.get("trust_remote_code", False)))
+                      trust_remote_code=bool(spec.needs_remote_code))
         names.update({col: list(feat.names) for col, feat in ds.features.items()
                       if hasattr(feat, "names")})
         frames.append(ds.to_pandas())

@@ -25,7 +25,8 @@ import pandas as pd
 
 from .._io import atomic_file
 from ..errors import DataUnavailable
-from ..sources import cache_dir, locate
+from ..sources import cache_dir, local_path, locate
+from .hub import check_remote_code, resolved_revision, trusting_remote_code
 from .readers._text import DroppedRowsWarning
 from .spec import ALL_TASKS, Dataset, DatasetSpec
 
@@ -128,11 +129,19 @@ def get_spec(name: str) -> DatasetSpec:
 
 
 def is_available_offline(spec: DatasetSpec) -> bool:
-    """Whether ``spec`` loads without network: declared offline, and every source file
-    is in the cache or a mirror (checked with :func:`stebkit.sources.locate`)."""
-    if not spec.offline or spec.source.is_hub:
+    """Whether ``spec`` loads without network: every source file is in the cache or a
+    mirror (checked with :func:`stebkit.sources.locate`) and, for data available only
+    under an agreement, its local folder is set (``stebkit datasets --add-local``).
+
+    Only specs declared ``offline`` qualify; Hub datasets never do."""
+    src = spec.source
+    if not spec.offline or src.is_hub:
         return False
-    return all(locate(url) is not None for url, _ in spec.source.urls)
+    if src.local is not None:
+        found = local_path(src.local)
+        if found is None or not found.exists():
+            return False
+    return all(locate(url) is not None for url, _ in src.urls)
 
 
 def list_datasets(*, suite: str | None = None, task: str | None = None,
@@ -169,7 +178,8 @@ def list_datasets(*, suite: str | None = None, task: str | None = None,
 
 def fingerprint(spec: DatasetSpec, *, seed: int = 42, smoke: bool = False) -> str:
     """sha256 (hex) of what determines the records: name, reader version and options,
-    sources (URLs with their sha256, Hub path/config/revision/split), seed and smoke.
+    sources (URLs with their sha256, Hub path/config/revision/split and the commit the
+    last Hub load resolved the revision to), seed and smoke.
 
     >>> spec = get_spec("ag_news")
     >>> fingerprint(spec, seed=1) != fingerprint(spec, seed=2)
@@ -185,6 +195,8 @@ def fingerprint(spec: DatasetSpec, *, seed: int = 42, smoke: bool = False) -> st
         "seed": int(seed),
         "smoke": bool(smoke),
     }
+    if src.is_hub:
+        payload["hub_commit"] = resolved_revision(src.hf_path, src.hf_revision)
     blob = json.dumps(payload, sort_keys=True, default=repr).encode()
     return hashlib.sha256(blob).hexdigest()
 
@@ -195,7 +207,7 @@ def processed_path(spec: DatasetSpec, fp: str) -> Path:
 
 
 def load_dataset(name: str | DatasetSpec, *, seed: int = 42, smoke: bool = False,
-                 cache: bool = True) -> Dataset:
+                 cache: bool = True, trust_remote_code: bool = False) -> Dataset:
     """Load a dataset's records (validated), from the processed cache when possible.
 
     Parameters
@@ -208,11 +220,16 @@ def load_dataset(name: str | DatasetSpec, *, seed: int = 42, smoke: bool = False
         Ask the reader for a small version (for quick checks and tests).
     cache : bool
         Read and write the processed cache (``$STEBKIT_CACHE/processed``).
+    trust_remote_code : bool, default False
+        Allow datasets whose loading runs code from their repository (``blog_age``,
+        ``blog_gender``, ``reuters21578``: Hub loading scripts). Review that code first.
 
     Raises
     ------
     DataUnavailable
         The sources cannot be reached, or stebkit has no reader for this dataset.
+    RemoteCodeRefused
+        The dataset runs remote code and ``trust_remote_code`` is False.
 
     Examples
     --------
@@ -229,6 +246,7 @@ def load_dataset(name: str | DatasetSpec, *, seed: int = 42, smoke: bool = False
     spec = get_spec(name)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise TypeError(f"seed must be a non-negative int, got {seed!r}")
+    check_remote_code(spec, trust_remote_code)
     fp = fingerprint(spec, seed=seed, smoke=smoke)
     path = processed_path(spec, fp)
     if cache and path.is_file():
@@ -242,8 +260,12 @@ def load_dataset(name: str | DatasetSpec, *, seed: int = 42, smoke: bool = False
                else "")
             + ". Use an offline dataset instead: stebkit.datasets.list_datasets(offline=True)."
         )
-    raw = spec.reader(spec, seed=seed, smoke=smoke)
+    with trusting_remote_code(trust_remote_code):
+        raw = spec.reader(spec, seed=seed, smoke=smoke)
     records = validate_records(raw, spec)
+    if spec.source.is_hub:  # the load may have resolved the Hub revision to a new commit
+        fp = fingerprint(spec, seed=seed, smoke=smoke)
+        path = processed_path(spec, fp)
     if cache:
         _write_parquet(records, path)
     return Dataset(spec, records, fp)
@@ -361,7 +383,10 @@ def _check_values(frame: pd.DataFrame, column: str, allowed: tuple[str, ...],
 
 
 def table(*, suite: str | None = None, stats: bool = False) -> pd.DataFrame:
-    """One row per dataset: tasks, languages, category, licence flags, availability.
+    """One row per dataset: tasks, languages, category, licence flags, availability and
+    ``status`` (:attr:`~stebkit.datasets.spec.DatasetSpec.status`: whether the reader is
+    tested on the real files, on a constructed file of the same layout, and whether the
+    data needs an agreement).
 
     With ``stats=True``, datasets that load without network (or are already in the
     processed cache) also get ``texts``, ``labels`` and ``median_chars``; others get
@@ -382,6 +407,7 @@ def table(*, suite: str | None = None, stats: bool = False) -> pd.DataFrame:
             "non_commercial": spec.license.non_commercial,
             "research_only": spec.license.research_only,
             "needs_agreement": spec.license.needs_agreement or "", "offline": offline,
+            "status": spec.status,
         }
         if stats:
             cached = processed_path(spec, fingerprint(spec)).is_file()

@@ -26,6 +26,11 @@ A reader returns a :class:`pandas.DataFrame` with one row per text. Columns:
     Which side of the retrieval a text is on; ``label`` links queries to targets.
 ``split`` (``"train"``, ``"validation"``, ``"test"``), probing
     The probe's split.
+``feature`` (str, probing) and ``value`` (float, optional)
+    The linguistic feature the probe predicts (``label`` is its quantile bin) and its
+    raw value. A probing set with several features (the STEB ``probing_*`` sets) has one
+    row per text and feature the text is probed on, each feature with its own splits; a
+    probe is trained and scored per ``feature``.
 ``work`` (str, optional)
     The work (novel, document, source file) a passage comes from.
 ``distractor`` (bool, optional, order alignment)
@@ -121,8 +126,11 @@ PRESET_TASK_CONFIGS: Mapping[str, TaskConfig] = MappingProxyType(
 class Source:
     """Where a dataset's raw data lives.
 
-    Either ``urls`` (each with its sha256, fetched by :func:`stebkit.sources.fetch`)
-    or a Hugging Face ``hf_path`` with ``hf_name``/``hf_revision``/``hf_split``.
+    Either ``urls`` (each with its sha256, fetched by :func:`stebkit.sources.fetch`;
+    a sha256 of ``None`` is recorded at the first download and checked afterwards), a
+    Hugging Face ``hf_path`` with ``hf_name``/``hf_revision``/``hf_split``, or, for data
+    available only under an agreement, ``local``: the key of a local folder
+    (:func:`stebkit.sources.local_source`, ``stebkit datasets --add-local KEY PATH``).
     """
 
     urls: tuple[tuple[str, str | None], ...] = ()
@@ -131,6 +139,7 @@ class Source:
     hf_revision: str | None = None
     hf_split: str | None = None
     note: str = ""
+    local: str | None = None
 
     @property
     def is_hub(self) -> bool:
@@ -146,6 +155,12 @@ class License:
     research_only: bool = False
     needs_agreement: str | None = None  # e.g. "LDC licence", "PAN registration"
     url: str | None = None
+
+
+TESTED_ON = ("mirror", "constructed")
+"""Values of :attr:`DatasetSpec.tested_on`: the reader's test reads the source's real
+files (kept in a ``STEBKIT_MIRROR``), or a small file of the same layout that the test
+writes."""
 
 
 @dataclass(frozen=True)
@@ -178,8 +193,15 @@ class DatasetSpec:
     suites: tuple[str, ...] = ()
     steb_name: str | None = None  # the reference's dataset name, when different
     main_metric: str | None = None  # overrides the task's main metric (user suites)
+    tested_on: str | None = None  # one of TESTED_ON: how the reader is tested
 
     def __post_init__(self) -> None:
+        if self.tested_on not in (None, *TESTED_ON):
+            raise ValueError(f"dataset {self.name!r}: tested_on must be one of {TESTED_ON} "
+                             f"or None, got {self.tested_on!r}")
+        self._check_names()
+
+    def _check_names(self) -> None:
         unknown = set(self.tasks) - set(ALL_TASKS)
         if unknown:
             raise ValueError(f"dataset {self.name!r}: unknown task(s) {sorted(unknown)}; "
@@ -196,6 +218,35 @@ class DatasetSpec:
     def serves(self, task: str) -> bool:
         """Whether this dataset is evaluated on ``task``."""
         return task in self.tasks
+
+    @property
+    def needs_remote_code(self) -> bool:
+        """Whether loading runs code from the dataset's repository (a Hub loading script,
+        declared as ``reader_options["remote_code"]``); it needs the user's opt-in."""
+        return bool(self.reader_options.get("remote_code"))
+
+    @property
+    def status(self) -> str:
+        """How far the reader is checked, for users: ``"real files"`` (tested on the
+        source's own files), ``"constructed file"`` (tested on a file of the same
+        layout written by the test), either followed by ``"; needs agreement"`` when the
+        data is available only under an agreement, or ``"no reader"`` / ``"untested"``.
+
+        >>> from dataclasses import replace
+        >>> spec = DatasetSpec(name="toy", description="", languages=("en",),
+        ...     source=Source(), license=License("LDC", needs_agreement="LDC licence"),
+        ...     label="speaker", tasks={"clustering": TaskConfig()}, category="idiolect",
+        ...     application="authorship_attribution", reader=print, tested_on="constructed")
+        >>> spec.status
+        'constructed file; needs agreement'
+        >>> replace(spec, reader=None).status
+        'no reader'
+        """
+        if self.reader is None:
+            return "no reader"
+        base = {"mirror": "real files", "constructed": "constructed file",
+                None: "untested"}[self.tested_on]
+        return base + ("; needs agreement" if self.license.needs_agreement else "")
 
     @property
     def language(self) -> str:

@@ -235,6 +235,10 @@ class FunctionWordEncoder(_ConcatenatedEpisodes):
     that are not single function words, so no text gets the zero vector (an empty text,
     or one in another language, is all ``OTHER``).
 
+    Without ``language`` the English list is used and :func:`stebkit.evaluate` switches to
+    the list of each dataset's language (:meth:`for_language`), saying so in the record;
+    a language without a list keeps the English one and the record says that too.
+
     Examples
     --------
     >>> enc = FunctionWordEncoder("en")
@@ -248,7 +252,9 @@ class FunctionWordEncoder(_ConcatenatedEpisodes):
     max_length = None
     cache_config: dict[str, Any] = {}
 
-    def __init__(self, language: str = "en") -> None:
+    def __init__(self, language: str | None = None) -> None:
+        self.adapts = language is None
+        language = language or "en"
         self.language = language
         self.words = function_words(language)
         self.vocabulary = [*self.words, OTHER]
@@ -257,6 +263,28 @@ class FunctionWordEncoder(_ConcatenatedEpisodes):
         self.revision = f"list:{digest}+other"
         self.embedding_dim = len(self.vocabulary)
         self._counter: Any = None
+
+    def for_language(self, language: str | None) -> tuple[FunctionWordEncoder, str | None]:
+        """The encoder for texts in ``language`` and a note saying which list it uses.
+
+        Only an encoder built without ``language`` adapts; ``None`` (several or unknown
+        languages) keeps the English list.
+
+        >>> enc, note = FunctionWordEncoder().for_language("de")
+        >>> enc.name, note
+        ('function-words-de', "function words: the 'de' list (the texts' language)")
+        >>> FunctionWordEncoder().for_language("ru")[1][:49]
+        "function words: no list for language 'ru' (lists"
+        """
+        if not self.adapts or language == self.language:
+            return self, None
+        if language in FUNCTION_WORD_LANGUAGES:
+            return FunctionWordEncoder(language), (f"function words: the {language!r} list "
+                                                   "(the texts' language)")
+        what = "language unknown or mixed" if language is None else \
+            f"no list for language {language!r} (lists: {', '.join(FUNCTION_WORD_LANGUAGES)})"
+        return self, (f"function words: {what}; the {self.language!r} list is used, so "
+                      "most tokens count as <other> and many texts may share one vector")
 
     def encode(self, texts: Sequence[str], *, batch_size: int = 1024,
                show_progress: bool = False) -> np.ndarray:

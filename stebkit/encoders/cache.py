@@ -8,6 +8,8 @@ NumPy's format, never pickle. A shard is written to a temporary file and renamed
 place, so readers never see half a file and two processes filling the same cache never
 clash (each writes its own shards; duplicates are harmless). A shard that cannot be read
 (truncated, corrupted) is deleted with a warning and its texts are encoded again.
+A vector with NaN or infinite values is returned but never cached (and one cached by an
+older version is encoded again), so a rerun after a fix really re-encodes.
 A full cache hit never touches the wrapped encoder's weights.
 """
 
@@ -83,7 +85,7 @@ class CachedEncoder(BaseEncoder):
         ident = json.dumps({"name": self.name, "revision": self.revision,
                             "config": self.cache_config}, sort_keys=True, default=str)
         key = hashlib.sha256(ident.encode()).hexdigest()[:20]
-        slug = re.sub(r"[^A-Za-z0-9._-]+", "_", self.name).strip("_")[-80:] or "model"
+        slug = re.sub(r"[^A-Za-z0-9._-]+", "_", self.name).strip("._")[-80:] or "model"
         return self.cache_dir / slug / key
 
     # -- storage ------------------------------------------------------------------------
@@ -139,7 +141,7 @@ class CachedEncoder(BaseEncoder):
         self._seen.add(name)
         index = self._index if self._index is not None else {}
         for row, k in enumerate(keys):
-            index.setdefault(k, (folder / name, row))
+            index[k] = (folder / name, row)
         self._index = index
 
     def clear(self) -> None:
@@ -181,6 +183,10 @@ class CachedEncoder(BaseEncoder):
             if not failed:
                 break
             out = None
+        if out is not None and missing != list(range(len(texts))):
+            # vectors cached by an older stebkit may be non-finite: encode those again
+            bad = set(np.flatnonzero(~np.isfinite(out).all(axis=1)).tolist()) - set(missing)
+            missing = sorted({*missing, *bad})
         if missing:
             # encode each distinct missing text once
             first: dict[bytes, int] = {}
@@ -196,7 +202,10 @@ class CachedEncoder(BaseEncoder):
             pos = {keys[i]: j for j, i in enumerate(todo)}
             for i in missing:
                 out[i] = new[pos[keys[i]]]
-            self._write([keys[i] for i in todo], new)
+            finite = np.isfinite(new).all(axis=1)  # a NaN/inf vector is never cached
+            if finite.any():
+                self._write([keys[i] for i, ok in zip(todo, finite, strict=True) if ok],
+                            new[finite])
         self.hits += len(texts) - len(missing)
         self.misses += len(missing)
         if out is None:  # no texts at all

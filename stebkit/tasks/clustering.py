@@ -7,6 +7,31 @@ import numpy as np
 from . import _checks
 
 
+def degenerate_reason(labels: object) -> str | None:
+    """Why clustering ``labels`` would give a meaningless score, or None when it would not.
+
+    With fewer than two items per label on average most labels are singletons, and any
+    partition into k clusters scores a V-measure near 1 (40 texts of 40 labels: 0.96 for
+    random vectors). :func:`clustering` warns and returns NaN for such input; the runner
+    skips it with this reason.
+
+    >>> degenerate_reason(["a", "b", "c"])[:38]
+    'clustering: 3 items in 3 labels (fewer'
+    >>> degenerate_reason(["a", "a", "b", "b"]) is None
+    True
+    """
+    y = np.asarray(labels)
+    code, k = _checks.codes(y)
+    n = int(y.shape[0])
+    if k < 2 or 2 * k <= n:
+        return None
+    singletons = int((np.bincount(code) == 1).sum())
+    return (f"clustering: {n} items in {k} labels (fewer than two per label on average, "
+            f"{singletons} label(s) with a single item); the V-measure of such a partition "
+            "is near 1 whatever the embeddings. Give every label at least two items "
+            "(e.g. episodes_per_label >= 2)")
+
+
 def clustering(embeddings: np.ndarray, labels: np.ndarray, *, batch_size: int = 32,
                seed: int = 42, n_runs: int = 1) -> dict:
     """Cluster with mini-batch k-means (k = number of distinct labels) and compare to labels.
@@ -34,7 +59,9 @@ def clustering(embeddings: np.ndarray, labels: np.ndarray, *, batch_size: int = 
         Rand index) — means over runs; with ``n_runs > 1`` also ``v_measure_std``,
         ``ami_std``, ``ari_std`` (population std over runs). ``details`` holds
         ``label_codes`` (int codes of ``labels``) and ``clusters`` (cluster of each text in
-        the first run), so that a bootstrap over texts needs no refit.
+        the first run), so that a bootstrap over texts needs no refit. Degenerate input
+        (fewer than two items per label on average, see :func:`degenerate_reason`) gives
+        NaN metrics with a :class:`~stebkit.tasks._checks.DegenerateWarning`.
 
     Examples
     --------
@@ -60,6 +87,14 @@ def clustering(embeddings: np.ndarray, labels: np.ndarray, *, batch_size: int = 
         raise ValueError(f"n_runs must be a positive integer, got {n_runs!r}")
     if not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
         raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+    reason = degenerate_reason(y)
+    if reason is not None:
+        nan = _checks.degenerate(reason)
+        out = {name: nan for name in ("v_measure", "ami", "ari")}
+        if n_runs > 1:
+            out.update({f"{name}_std": nan for name in ("v_measure", "ami", "ari")})
+        out["details"] = {"label_codes": code, "clusters": np.full(len(code), -1, np.int64)}
+        return out
     from threadpoolctl import threadpool_limits
 
     scores = []

@@ -92,6 +92,22 @@ def decode(data: bytes, name: str, encoding: str = "utf-8") -> str:
                          f"line {line}. Re-download the file or check its encoding.") from None
 
 
+def require_columns(columns: Iterable[str], needed: Iterable[str], name: str) -> None:
+    """Raise a ValueError naming the file and the missing columns.
+
+    >>> require_columns(["text"], ["text", "label"], "a.csv")
+    Traceback (most recent call last):
+    ...
+    ValueError: a.csv: missing column(s) ['label']; found ['text']. The file is not in the \
+expected format.
+    """
+    columns = list(columns)
+    missing = [c for c in needed if c not in set(columns)]
+    if missing:
+        raise ValueError(f"{name}: missing column(s) {missing}; found {columns}. "
+                         "The file is not in the expected format.")
+
+
 _WS = re.compile(r"\s+")
 
 
@@ -301,14 +317,6 @@ def strip_diacritics(text: str) -> str:
     """Remove combining marks: ``"Féval"`` -> ``"Feval"``."""
     return "".join(c for c in unicodedata.normalize("NFKD", text)
                    if not unicodedata.combining(c))
-
-
-def require_columns(columns: Iterable[str], needed: Iterable[str], name: str) -> None:
-    """Raise a ValueError naming the file and the missing columns."""
-    missing = [c for c in needed if c not in set(columns)]
-    if missing:
-        raise ValueError(f"{name}: missing column(s) {missing}; found {list(columns)}. "
-                         "The file is not in the expected format.")
 
 
 def smoke_cap(n: int, smoke: bool, cap: int) -> int:

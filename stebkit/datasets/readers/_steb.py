@@ -1,0 +1,80 @@
+"""Record builders shared by the readers of the STEB catalogue.
+
+The reference's loaders yield ``{"text", "label"}`` dicts, pairs as two consecutive
+records with a ``trial_<id>_<true|false>`` label, parallel texts as one list per record
+and retrieval sides in the label suffix. These helpers turn that into the records of
+:mod:`stebkit.datasets.spec`: one row per text, with ``pair``/``same``, ``group``/
+``position`` or ``side`` columns, keeping the reference's labels and order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import pandas as pd
+
+SMOKE_ITEMS = 20
+"""Items (texts per label, pairs, or parallel sets per label) kept with ``smoke=True``."""
+
+
+def trial_label(pid: Any, same: bool, *, yes: str = "true", no: str = "false") -> str:
+    """The reference's label of a predefined pair.
+
+    >>> trial_label("EN001", True), trial_label(3, False, yes="1", no="0")
+    ('trial_EN001_true', 'trial_3_0')
+    """
+    return f"trial_{pid}_{yes if same else no}"
+
+
+def pair_rows(pid: str, same: bool, label: str, first: str, second: str) -> list[dict]:
+    """The two records of one predefined pair (``pair`` = ``pid``)."""
+    return [{"text": first, "label": label, "pair": str(pid), "same": bool(same)},
+            {"text": second, "label": label, "pair": str(pid), "same": bool(same)}]
+
+
+def parallel_rows(sets: Iterable[tuple[str, Sequence[str]]], prefix: str = "g") -> list[dict]:
+    """Order-alignment records from ``(label, [text at position 0, 1, ...])`` sets.
+
+    >>> parallel_rows([("aave", ["yo", "hello"])])[1]
+    {'text': 'hello', 'label': 'aave', 'group': 'g000000', 'position': 1}
+    """
+    rows = []
+    for g, (label, texts) in enumerate(sets):
+        rows += [{"text": t, "label": label, "group": f"{prefix}{g:06d}", "position": p}
+                 for p, t in enumerate(texts)]
+    return rows
+
+
+def frame(rows: list[dict], columns: Sequence[str] = ("text", "label")) -> pd.DataFrame:
+    """A records frame with at least ``columns`` (in that order, then any others)."""
+    out = pd.DataFrame(rows)
+    if out.empty:
+        return pd.DataFrame(columns=list(columns))
+    extra = [c for c in out.columns if c not in columns]
+    out = out[[*columns, *extra]]
+    if "position" in out.columns:
+        out["position"] = out["position"].astype("int64")
+    if "same" in out.columns:
+        out["same"] = out["same"].astype(bool)
+    return out
+
+
+def smoke_cut(records: pd.DataFrame, smoke: bool, n: int = SMOKE_ITEMS) -> pd.DataFrame:
+    """With ``smoke``, keep the first ``n`` pairs, or ``n`` sets / texts per label (and side).
+
+    >>> f = pd.DataFrame({"text": list("abcde"), "label": list("xxxyy")})
+    >>> smoke_cut(f, True, 2)["text"].tolist()
+    ['a', 'b', 'd', 'e']
+    """
+    if not smoke or records.empty:
+        return records
+    if "pair" in records.columns:
+        keep = records["pair"].isin(list(dict.fromkeys(records["pair"]))[:n])
+    elif "group" in records.columns:
+        first = records.drop_duplicates("group").groupby("label", sort=False).head(n)
+        keep = records["group"].isin(set(first["group"]))
+    else:
+        keys = ["label", "side"] if "side" in records.columns else ["label"]
+        keep = records.groupby(keys, sort=False).cumcount() < n
+    return records[keep.to_numpy()].reset_index(drop=True)

@@ -1,0 +1,96 @@
+"""Helpers of the STEB reader tests: constructed source files in a private mirror.
+
+A test writes small files (or archives) with exactly the layout the reference's loader
+reads, puts them where ``stebkit.sources.fetch`` looks for the dataset's URLs
+(``<mirror>/<host>/<path>``), and runs the catalogue reader on them offline.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import tarfile
+import warnings
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from stebkit.datasets import get_spec
+from stebkit.datasets.readers._text import DroppedRowsWarning
+from stebkit.sources import relative_path
+
+Members = dict[str, Any]  # name -> str | bytes | Members (a nested archive)
+
+
+def _bytes(value: Any, name: str) -> bytes:
+    if isinstance(value, dict):
+        return make_archive(value, tar=name.endswith((".tar.gz", ".tgz")))
+    return value if isinstance(value, bytes) else str(value).encode("utf-8")
+
+
+def make_archive(members: Members, *, tar: bool = False) -> bytes:
+    """A zip (or tar.gz) holding ``members``; a dict value becomes a nested archive."""
+    buf = io.BytesIO()
+    if tar:
+        with tarfile.open(fileobj=buf, mode="w:gz") as tf:
+            for name, value in members.items():
+                data = _bytes(value, name)
+                info = tarfile.TarInfo(name)
+                info.size = len(data)
+                tf.addfile(info, io.BytesIO(data))
+    else:
+        with zipfile.ZipFile(buf, "w") as zf:
+            for name, value in members.items():
+                zf.writestr(name, _bytes(value, name))
+    return buf.getvalue()
+
+
+def jsonl(rows: list[Any]) -> str:
+    return "".join(json.dumps(r) + "\n" for r in rows)
+
+
+class Mirror:
+    """A private mirror folder; ``put(url, content)`` stores a file for ``url``."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def put(self, url: str, content: Any) -> Path:
+        path = self.root / relative_path(url)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, dict):
+            content = make_archive(content, tar=url.endswith((".tar.gz", ".tgz")))
+        path.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
+        return path
+
+    def put_spec(self, name: str, *contents: Any) -> None:
+        """Store ``contents`` for the URLs of dataset ``name``, in order."""
+        urls = [u for u, _ in get_spec(name).source.urls]
+        assert len(urls) == len(contents), (name, urls)
+        for url, content in zip(urls, contents, strict=True):
+            self.put(url, content)
+
+
+@pytest.fixture
+def built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Mirror:
+    """An empty private mirror, offline, with a fresh cache."""
+    root = tmp_path / "mirror"
+    root.mkdir()
+    monkeypatch.setenv("STEBKIT_MIRROR", str(root))
+    monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("STEBKIT_OFFLINE", "1")
+    return Mirror(root)
+
+
+def read(name: str, **kwargs: Any) -> tuple[Any, list[str]]:
+    """Run dataset ``name``'s reader; return its validated records and the dropped-rows
+    messages it reported."""
+    from stebkit.datasets import load_dataset
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        records = load_dataset(name, cache=False, **kwargs).records
+    return records, [str(w.message) for w in caught if issubclass(w.category,
+                                                                  DroppedRowsWarning)]

@@ -1,0 +1,210 @@
+"""Reliability and security: nothing lost, nothing let in, no silent wrong result.
+
+One test (or a few) per finding of a sweep of bad inputs, corrupted files and faults; the
+test names carry the finding's number.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from stebkit import runner
+from stebkit.datasets.spec import Dataset, DatasetSpec, License, Source, TaskConfig
+from stebkit.encoders.base import BaseEncoder
+from stebkit.results import Results, read_record, safe_name
+from stebkit.runner import evaluate
+
+
+@pytest.fixture(autouse=True)
+def fewer_resamples(monkeypatch):
+    monkeypatch.setattr(runner, "N_RESAMPLES", 50)
+
+
+class HashEncoder(BaseEncoder):
+    """Deterministic toy encoder: a text's sha256 bytes (salted), scaled to [0, 1]."""
+
+    revision = "1"
+    embedding_dim = 8
+
+    def __init__(self, name: str = "hash", salt: str = "", nan_on: str | None = None):
+        self.name, self.salt, self.nan_on = name, salt, nan_on
+        self.seen: list[str] = []
+
+    def encode(self, texts, *, batch_size=32, show_progress=False):
+        self.seen += list(texts)
+        out = np.array([np.frombuffer(hashlib.sha256((self.salt + t).encode()).digest()[:8],
+                                      dtype=np.uint8) / 255.0 for t in texts], dtype=np.float32)
+        if self.nan_on is not None:
+            out[[self.nan_on in t for t in texts]] = np.nan
+        return out
+
+
+def toy_spec(name: str, tasks: dict, languages=("en",)) -> DatasetSpec:
+    return DatasetSpec(name=name, description="toy", languages=tuple(languages),
+                       source=Source(), license=License("CC0-1.0"), label="author",
+                       tasks=tasks, category="idiolect", application="authorship_attribution")
+
+
+def toy_dataset(name: str = "toy", tasks: dict | None = None, languages=("en",),
+                texts: list[str] | None = None, n_labels: int = 4, per_label: int = 6) -> Dataset:
+    texts = texts or [f"text {i} of author {i % n_labels}" for i in range(n_labels * per_label)]
+    frame = pd.DataFrame({"text": texts,
+                          "label": [f"a{i % n_labels}" for i in range(len(texts))],
+                          "side": ["query" if (i // n_labels) % 2 == 0 else "target"
+                                   for i in range(len(texts))]})
+    tasks = tasks or {"retrieval": TaskConfig((-1,), 1)}
+    return Dataset(toy_spec(name, tasks, languages), frame, f"fp-{name}")
+
+
+# --------------------------------------------------------------------------- 3
+
+
+def test_03_names_sharing_a_safe_name_keep_separate_records(tmp_path):
+    encoders = [HashEncoder("team/model", "x"), HashEncoder("team__model", "y")]
+    res = evaluate(encoders, toy_dataset(), output_dir=tmp_path, show_progress=False,
+                   cache_embeddings=False)
+    files = sorted(tmp_path.rglob("*.json"))
+    assert len(files) == 2
+    assert sorted(r["model"]["name"] for r in res) == ["team/model", "team__model"]
+    assert sorted(r["model"]["name"] for r in Results.load(tmp_path)) == \
+        ["team/model", "team__model"]
+    mrr = {r["model"]["name"]: r["metrics"]["mrr"] for r in res}
+    assert mrr == {r["model"]["name"]: r["metrics"]["mrr"]
+                   for r in map(read_record, files)}
+
+
+def test_03_a_record_written_under_the_old_file_name_is_still_used(tmp_path):
+    name = "my model (v2)"
+    first = evaluate(HashEncoder(name), toy_dataset(), output_dir=tmp_path,
+                     show_progress=False, cache_embeddings=False)
+    (new,) = tmp_path.rglob("*.json")
+    legacy = tmp_path / safe_name(name) / "toy" / new.name
+    assert legacy != new
+    legacy.parent.mkdir(parents=True)
+    new.rename(legacy)
+    encoder = HashEncoder(name)
+    again = evaluate(encoder, toy_dataset(), output_dir=tmp_path, show_progress=False,
+                     cache_embeddings=False)
+    assert encoder.seen == [] and list(tmp_path.rglob("*.json")) == [legacy]
+    assert [r["metrics"] for r in again] == [r["metrics"] for r in first]
+
+
+# --------------------------------------------------------------------------- 4
+
+
+def test_04_run_figures_are_named_after_the_suite(tmp_path, capsys):
+    from stebkit import cli
+
+    figs = tmp_path / "figures"
+    common = ["--models", "random", "--tasks", "retrieval", "--smoke", "--no-progress",
+              "--output", str(tmp_path / "results"), "--figures", str(figs)]
+    for datasets in (["synthetic-authors-en"], ["synthetic-authors-en", "synthetic-authors-de"]):
+        with pytest.warns(UserWarning, match="correlation grouping needs 3"):  # one model
+            assert cli.main(["run", "--datasets", *datasets, *common]) == 0
+    labels = {cli._datasets_label(["synthetic-authors-en"]),
+              cli._datasets_label(["synthetic-authors-en", "synthetic-authors-de"])}
+    assert {p.name for p in figs.iterdir()} == {
+        f"{label}_{stem}.{fmt}" for label in labels for fmt in ("png", "pdf")
+        for stem in ("figure1_steb_by_category", "task_heatmap")}
+    assert f"written to {figs}" in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------- 10
+
+
+def test_10_collapsed_vectors_are_reported_and_function_words_follow_the_language(
+        tmp_path, caplog):
+    from stebkit.encoders.baselines import FunctionWordEncoder
+
+    russian = [f"Текст номер {i} автора {i % 4} про море" for i in range(24)]
+    german = [f"Der Text {i} " + "und die Frau " * (1 + i) + "mit dem Hund " * (i % 3)
+              for i in range(24)]
+    datasets = [toy_dataset("toy-ru", languages=("ru",), texts=russian),
+                toy_dataset("toy-de", languages=("de",), texts=german)]
+    with caplog.at_level("WARNING", logger="stebkit.runner"):
+        res = evaluate(FunctionWordEncoder(), datasets, output_dir=tmp_path,
+                       show_progress=False, cache_embeddings=False)
+    rec = {r["dataset"]["name"]: r for r in res}
+    # every Russian episode is all <other>: one vector for all 8 items (4 labels x 2 sides)
+    assert rec["toy-ru"]["collapsed_share"] == 1.0
+    assert any("share one identical vector" in w for w in rec["toy-ru"]["warnings"])
+    assert any("no list for language 'ru'" in w for w in rec["toy-ru"]["warnings"])
+    assert "share one identical vector" in caplog.text
+    assert any("the 'de' list" in w for w in rec["toy-de"]["warnings"])
+    # the German list was used: the same as encoding with it directly
+    direct = evaluate(FunctionWordEncoder("de"), datasets[1], output_dir=tmp_path / "de",
+                      show_progress=False, cache_embeddings=False)
+    assert rec["toy-de"]["metrics"] == direct.records[0]["metrics"]
+    assert rec["toy-de"]["collapsed_share"] == direct.records[0]["collapsed_share"] < 0.1
+
+
+def test_10_collapsed_share_matches_a_count_by_hand():
+    x = np.array([[1, 0], [1, 0], [1, 0], [0, 1], [0.5, 0.5]], dtype=np.float32)
+    assert runner.collapsed_share(x) == 3 / 5
+    assert runner.collapsed_share(np.eye(4)) == 0.0
+
+
+# --------------------------------------------------------------------------- 11
+
+
+def test_11_clustering_one_text_per_label_warns_and_gives_nan():
+    from stebkit.tasks import DegenerateWarning, clustering
+
+    x = np.random.default_rng(0).normal(size=(40, 8)).astype(np.float32)
+    with pytest.warns(DegenerateWarning, match="40 items in 40 labels"):
+        out = clustering(x, [str(i) for i in range(40)])
+    assert np.isnan(out["v_measure"]) and np.isnan(out["ami"]) and np.isnan(out["ari"])
+
+
+def test_11_runner_skips_the_same_input_with_the_same_reason(tmp_path):
+    from stebkit.tasks.clustering import degenerate_reason
+
+    ds = toy_dataset(tasks={"clustering": TaskConfig((1,), 1)})
+    (rec,) = evaluate(HashEncoder(), ds, output_dir=tmp_path, show_progress=False,
+                      cache_embeddings=False)
+    assert rec["status"] == "skipped"
+    assert rec["reason"] == degenerate_reason(["a0", "a1", "a2", "a3"])
+
+
+# --------------------------------------------------------------------------- 13
+
+
+def test_13_non_finite_vectors_are_never_cached(tmp_path):
+    from stebkit.encoders import cached
+
+    broken = HashEncoder("flaky", nan_on="bad")
+    enc = cached(broken, tmp_path)
+    texts = ["good one", "bad one", "good two"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        first = enc.encode(texts)
+    assert np.isnan(first[1]).all() and np.isfinite(first[[0, 2]]).all()
+    for shard in tmp_path.rglob("*.npz"):
+        with np.load(shard) as data:
+            assert np.isfinite(data["embeddings"]).all() and len(data["keys"]) == 2
+    broken.nan_on, broken.seen = None, []  # fixed: a rerun really re-encodes the text
+    second = cached(broken, tmp_path).encode(texts)
+    assert broken.seen == ["bad one"] and np.isfinite(second).all()
+    np.testing.assert_array_equal(second[[0, 2]], first[[0, 2]])
+
+
+def test_13_non_finite_vectors_cached_by_an_older_version_are_encoded_again(tmp_path):
+    from stebkit.encoders import cached
+
+    enc = cached(HashEncoder("old"), tmp_path)
+    good = enc.encode(["a", "b"])
+    (shard,) = tmp_path.rglob("*.npz")
+    with np.load(shard) as data:
+        keys, emb = data["keys"], data["embeddings"].copy()
+    emb[0] = np.inf
+    with open(shard, "wb") as fh:
+        np.savez(fh, keys=keys, embeddings=emb)
+    fresh = HashEncoder("old")
+    again = cached(fresh, tmp_path).encode(["a", "b"])
+    assert fresh.seen == ["a"]
+    np.testing.assert_array_equal(again, good)
