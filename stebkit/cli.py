@@ -26,7 +26,7 @@ SUITES = ("lite", "smoke", "synthetic", "steb")
 FORMATS = ("md", "latex", "csv")
 _SUITE_FILES = (".yaml", ".yml", ".toml")
 
-SUBCOMMAND_MODULES = ("stebkit.train.cli",)
+SUBCOMMAND_MODULES = ("stebkit.train.cli", "stebkit.reference_cli")
 """Modules imported by :func:`main` so that they can :func:`register` subcommands."""
 
 
@@ -355,5 +355,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return int(status or 0)
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":  # python -m stebkit.cli: use the imported module's registry,
+    from stebkit.cli import main as _main  # where the plugin modules register
+
+    sys.exit(_main())

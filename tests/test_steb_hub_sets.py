@@ -159,3 +159,47 @@ def test_offline_hub_datasets_name_their_hub_dataset(monkeypatch, name, hub_id):
     with pytest.raises(DataUnavailable, match=f"'{hub_id}'") as err:
         read(name)
     assert "no reader" not in str(err.value)
+
+
+_SEMANTIC_ROWS = {  # dataset -> (Hub path, config, split, label column, label names)
+    "20_newsgroups_fixed": ("rungalileo/20_Newsgroups_Fixed", None, "test", "label", None),
+    "ag_news": ("ag_news", None, "test", "label", ["World", "Sports", "Business", "Sci/Tech"]),
+    "emotion": ("emotion", None, "test", "label", ["sadness", "joy", "love", "anger"]),
+    "financial_phrasebank": ("FinanceMTEB/financial_phrasebank", None, "test", "label", None),
+    "twitter_airline_sentiment": ("osanseviero/twitter-airline-sentiment", None, "train",
+                                  "airline_sentiment", None),
+    "yelp_polarity": ("yelp_polarity", None, "test", "label", ["1", "2"]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_SEMANTIC_ROWS))
+def test_hub_label_sets_keep_every_record_in_order(hub_data, name):
+    path, config, split, column, names = _SEMANTIC_ROWS[name]
+    n = 700  # more than the old 500-per-label cap: the loader keeps every record
+    labels = [i % 2 for i in range(n)] if names else ["pos" if i % 2 else "neg"
+                                                       for i in range(n)]
+    texts = [f"text {i}" for i in range(n)]
+    texts[3] = "   "  # a blank text: dropped and counted
+    hub_data[path, config, split] = FakeSplit({"text": texts, column: labels},
+                                              names={column: names} if names else None)
+    records, dropped = read(name)
+    assert len(records) == n - 1 and records["text"].iloc[:3].tolist() == texts[:3]
+    first = names[0] if names else "neg"
+    assert records["label"].iloc[0] == first and records["label"].nunique() == 2
+    assert any("dropped 1 of" in m for m in dropped)
+
+
+def test_reuters_first_topic_and_blog_buckets_keep_every_record(hub_data):
+    hub_data["reuters21578", "ModLewis", "test"] = FakeSplit(
+        {"text": ["a", "b", "c"], "topics": [["earn", "acq"], [], ["grain"]]})
+    records, _ = read("reuters21578", trust_remote_code=True)  # a loading script
+    assert records[["text", "label"]].values.tolist() == [["a", "earn"], ["c", "grain"]]
+    ages = [15, 20, 25, 40, 17] * 200
+    hub_data["barilan/blog_authorship_corpus", None, "train+validation"] = FakeSplit(
+        {"text": [f"post {i}" for i in range(len(ages))], "age": ages,
+         "gender": ["male", "female", "male", "female", "male"] * 200})
+    records, _ = read("blog_age", trust_remote_code=True)
+    assert records["label"].value_counts().to_dict() == {"10s": 400, "20s": 200, "30s": 200}
+    assert records["label"].iloc[:4].tolist() == ["10s", "20s", "30s", "10s"]
+    records, _ = read("blog_gender", trust_remote_code=True)
+    assert len(records) == 1000

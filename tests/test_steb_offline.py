@@ -16,7 +16,7 @@ READABLE = [s for s in catalogue.SPECS if s.reader is not None]
 @pytest.mark.parametrize("spec", READABLE, ids=lambda s: s.name)
 def test_offline_without_files_names_the_source(built, spec):
     with pytest.raises(DataUnavailable) as err:
-        read(spec.name)
+        read(spec.name, trust_remote_code=bool(getattr(spec, "needs_remote_code", False)))
     msg = str(err.value)
     src = spec.source
     places = [u for u, _ in src.urls] + [src.hf_path or "\0", src.local or "\0"]

@@ -35,6 +35,8 @@ from .readers import (
     hub_sets,
     pan,
     probing_jsonl,
+    steb_github,
+    synthstel,
     tables,
     text_files,
     trials,
@@ -64,9 +66,11 @@ _LIC = {
     "cc-by-nc-sa3": License("CC-BY-NC-SA-3.0", non_commercial=True),
     "cc-by-nc-sa": License("CC-BY-NC-SA-4.0", non_commercial=True),
     "pd": License("public domain"),
+    "bible": License("public domain, except LEB (Lexham English Bible: Lexham Press licence, "
+                     "free use with attribution)"),
     "masc": License("MASC open data (CC-BY-3.0 or public domain per text)"),
-    "stel": License("MIT; the formality items derive from GYAFC (Yahoo Answers L6 terms)",
-                    research_only=True, needs_agreement="Yahoo Webscope L6 terms (GYAFC)"),
+    "stel": License("MIT; the formality items are a public 100-item sample derived from "
+                    "GYAFC (Yahoo Answers L6 terms)", research_only=True),
     "shakespeare": License("no licence; modern side scraped from study guides",
                            research_only=True),
     "ptb": License("StylePTB release; sentences from the Penn Treebank (LDC99T42)",
@@ -158,8 +162,13 @@ def _spec(steb: str, desc: str, *, kind: str, tasks: str, label: str, lic: str, 
 
 
 # ---------------------------------------------------------------- machine-text detection
-_DETECTRL = _web("DetectRL benchmark files (Benchmark/Benchmark_Data) from "
-                 "https://github.com/NLP2CT/DetectRL")
+
+
+def _detectrl(part: str) -> Source:
+    return _web("DetectRL test file (Benchmark/Benchmark_Data) of "
+                "https://github.com/NLP2CT/DetectRL", steb_github.DETECTRL_URLS[part])
+
+
 _M4 = _web("M4 data/<domain>_<model>.jsonl files of https://github.com/mbzuai-nlp/M4 (the "
            "reference clones the repository's HEAD)",
            "https://github.com/mbzuai-nlp/M4/archive/HEAD.zip")
@@ -170,12 +179,15 @@ _GEN_LABEL = "source of the text: human or the generating language model"
 _MTD = [
     *(_spec(f"machine_text_detection_DetectRL_{d}", f"DetectRL {d.replace('_', ' ')}: human "
             "vs. LLM-written texts", kind="mtd", tasks="C", label=_GEN_LABEL, lic="none",
-            cite="Wu et al., 2024 (DetectRL, NeurIPS D&B)", src=_DETECTRL)
+            cite="Wu et al., 2024 (DetectRL, NeurIPS D&B)", src=_detectrl(d),
+            reader=steb_github.read_detectrl, tested_on="mirror",
+            options={"labels": "generator"})
       for d in ("arxiv", "direct_prompt", "writing_prompt", "xsum", "yelp_review")),
     *(_spec(f"machine_text_detection_DetectRL_{d}_attacks", f"DetectRL {d} attacks: human "
             "vs. attacked machine text", kind="mtd", tasks="C",
             label="human or machine (binary), machine text altered by the attack",
-            lic="none", cite="Wu et al., 2024 (DetectRL, NeurIPS D&B)", src=_DETECTRL)
+            lic="none", cite="Wu et al., 2024 (DetectRL, NeurIPS D&B)", src=_detectrl(d),
+            reader=steb_github.read_detectrl, tested_on="mirror", options={"labels": "binary"})
       for d in ("paraphrase", "perturbation", "prompt")),
     *(_spec(f"machine_text_detection_M4_{d}", f"M4 {d}: human vs. machine text from "
             "several generators", kind="mtd", tasks="C", label=_GEN_LABEL, lic="none",
@@ -425,19 +437,16 @@ _OBJECT = [
     _spec("STEL_register", "STEL formality and simplicity quadruples", kind="register-oa",
           tasks="O", label="style dimension (formality, simplicity)", lic="stel",
           cite="Wegmann & Nguyen, 2021 (STEL)",
-          src=_web("STEL dimensions from https://github.com/nlpsoc/STEL (Data/STEL)")),
+          src=_web("Data/STEL of https://github.com/nlpsoc/STEL", *steb_github.STEL_URLS),
+          reader=steb_github.read_stel, tested_on="mirror",
+          options={"styles": ["formality", "simplicity"]}),
     _spec("SynthSTEL_register", "SynthSTEL register contrasts (formal, polite, sarcastic, "
           "...)", kind="register-oa", tasks="O",
           label="contrasted style feature (e.g. 'formal / informal')", lic="mit",
           cite="Patel et al., 2025 (StyleDistance)",
           src=_hub("StyleDistance/synthstel", "train+test"),
-          options={"parallel": ["positive", "negative"], "label": "feature",
-                   "where": {"feature": ["certain / uncertain", "complex / simple",
-                                         "formal / informal", "offensive / non-offensive",
-                                         "polite / impolite", "positive / negative",
-                                         "with humor / without humor",
-                                         "with sarcasm / without sarcasm"]},
-                   "max_per_label": 100}),
+          reader=synthstel.read_synthstel, tested_on="constructed",
+          options={"group": "register"}),
     _spec("corpus-of-diverse-styles", "Corpus of Diverse Styles: 11 styles from tweets to "
           "Shakespeare", kind="register-oa", tasks="CAO", label="style (source corpus)",
           lic="none", cite="Krishna et al., 2020 (STRAP)",
@@ -455,41 +464,46 @@ _OBJECT = [
           kind="register-oa", tasks="O", label="reading level (elementary to advanced)",
           lic="cc-by-sa", cite="Vajjala & Lučić, 2018 (OneStopEnglish)",
           src=_web("Texts-SeparatedByReadingLevel from "
-                   "https://github.com/nishkalavallabhi/OneStopEnglishCorpus")),
+                   "https://github.com/nishkalavallabhi/OneStopEnglishCorpus",
+                   *steb_github.ONESTOP_URLS),
+          reader=steb_github.read_onestop, tested_on="mirror", options={}),
     *(_spec(f"{site}_politeness", f"Stanford politeness corpus ({site.title()} requests)",
             kind="register", tasks="CA", label="politeness (polite, neutral, impolite)",
             lic="cc-by", cite="Danescu-Niculescu-Mizil et al., 2013",
-            src=_web(f"ConvoKit {slug}",
-                     f"https://zissou.infosci.cornell.edu/convokit/datasets/{slug}/{slug}.zip"))
-      for site, slug in (("wikipedia", "wikipedia-politeness-corpus"),
-                         ("stackexchange", "stack-exchange-politeness-corpus"))),
+            src=_web(f"corpora/{csv}.annotated.csv of https://github.com/sudhof/politeness, "
+                     f"the requests behind ConvoKit's {slug} (https://zissou.infosci.cornell."
+                     f"edu/convokit/datasets/{slug}/{slug}.zip, which the reference reads)",
+                     steb_github.POLITENESS_URLS[csv]),
+            reader=steb_github.read_politeness_csv, tested_on="mirror", options={})
+      for site, slug, csv in (("wikipedia", "wikipedia-politeness-corpus", "wikipedia"),
+                              ("stackexchange", "stack-exchange-politeness-corpus",
+                               "stack-exchange"))),
     _spec("ASSET", "ASSET: Wikipedia sentences and their simplifications",
           kind="register-oa", tasks="O", label="complexity (0 = original, 1 = simplified)",
           lic="cc-by-nc", cite="Alva-Manchego et al., 2020 (ASSET)",
-          src=_hub("facebook/asset", "validation+test", name="simplification"),
-          options={"parallel": ["original", "simplifications"], "label_value": "complexity",
-                   "max_per_label": None}),
+          src=_web("dataset/asset.{valid,test}.* of https://github.com/facebookresearch/"
+                   "asset, the files of the Hub's facebook/asset (config simplification, "
+                   "split validation+test) that the reference loads", *steb_github.ASSET_URLS),
+          reader=steb_github.read_asset, tested_on="mirror", options={}),
     _spec("STEL_feature", "STEL characteristic quadruples (contraction, emotives, "
           "leetspeak, pronouns)", kind="feature-oa", tasks="O",
           label="style characteristic", lic="mit", cite="Wegmann & Nguyen, 2021 (STEL)",
-          src=_web("STEL characteristics from https://github.com/nlpsoc/STEL "
-                   "(Data/STEL/characteristics)")),
+          src=_web("Data/STEL of https://github.com/nlpsoc/STEL", *steb_github.STEL_URLS),
+          reader=steb_github.read_stel, tested_on="mirror",
+          options={"styles": ["contraction", "emotives", "nbr_substitution"]}),
     _spec("SynthSTEL_feature", "SynthSTEL linguistic-feature contrasts (contractions, "
           "emojis, ...)", kind="feature-oa", tasks="O",
           label="contrasted linguistic feature", lic="mit",
           cite="Patel et al., 2025 (StyleDistance)",
           src=_hub("StyleDistance/synthstel", "train+test"),
-          options={"parallel": ["positive", "negative"], "label": "feature",
-                   "exclude": {"feature": ["certain / uncertain", "complex / simple",
-                                           "formal / informal", "offensive / non-offensive",
-                                           "polite / impolite", "positive / negative",
-                                           "with humor / without humor",
-                                           "with sarcasm / without sarcasm"]},
-                   "max_per_label": 100}),
+          reader=synthstel.read_synthstel, tested_on="constructed",
+          options={"group": "feature"}),
     _spec("parallel_shakespeare", "Shakespeare lines and their modern paraphrases",
           kind="time-oa", tasks="O", label="Early Modern vs. modern English",
           lic="shakespeare", cite="Xu et al., 2012",
-          src=_web("https://github.com/cocoxu/Shakespeare")),
+          src=_web("data/align/plays/merged of https://github.com/cocoxu/Shakespeare",
+                   *steb_github.SHAKESPEARE_URLS),
+          reader=steb_github.read_parallel_shakespeare, tested_on="mirror", options={}),
     _spec("StylePTB", "StylePTB single-transform sentence pairs (15 subtypes)",
           kind="feature-oa", tasks="O", label="syntactic/lexical transform", lic="ptb",
           cite="Lyu et al., 2021 (StylePTB)",
@@ -497,9 +511,12 @@ _OBJECT = [
                    "single-transform splits are cut from)",
                    "https://github.com/lvyiwei1/StylePTB/raw/master/fulldata.h16"),
           reader=text_files.read_styleptb, tested_on="constructed", options={}),
-    _spec("bible_versions", "Seven English Bible translations", kind="time", tasks="CA",
-          label="Bible version", lic="pd", cite="Carlson et al., 2018",
-          src=_web("Data/Bibles from https://github.com/keithecarlson/StyleTransferBibleData")),
+    _spec("bible_versions", "Eight English Bible translations, verse-aligned", kind="time",
+          tasks="CA", label="Bible version (ASV, BBE, DARBY, DRA, KJV, LEB, WEB, YLT)",
+          lic="bible", cite="Carlson et al., 2018",
+          src=_web("Data/Bibles from https://github.com/keithecarlson/StyleTransferBibleData",
+                   *steb_github.bible_urls()),
+          reader=steb_github.read_bible_versions, tested_on="mirror", options={}),
     _spec("ceeces", "Early English correspondence (CEECES 1 and 2) by period",
           kind="time", tasks="CA", label="period of the letter (20-year span)",
           lic="cc-by", cite="CEEC-400 sampler, University of Helsinki",
@@ -515,7 +532,8 @@ _OBJECT = [
     *(_spec(f"blog_{attr}", f"Blog Authorship Corpus posts by author {attr}", kind="demo",
             tasks="CA", label=lab, lic="blog", cite="Schler et al., 2006",
             src=_hub("barilan/blog_authorship_corpus", "train+validation"),
-            options={"label": attr, "label_map": mapping, "remote_code": True})
+            options={"label": attr, "label_map": mapping, "remote_code": True,
+                     "max_per_label": None}, tested_on="constructed")
       for attr, lab, mapping in (
           ("age", "age group (10s: 13-17, 20s: 23-27, 30s: 33-47)",
            {**{a: "10s" for a in range(13, 18)}, **{a: "20s" for a in range(23, 28)},
@@ -583,7 +601,8 @@ _PROBING = [
 # -------------------------------------------------------------------- semantic control
 _SEMANTIC = [
     _spec(steb, desc, kind="semantic", tasks="CA", label=label, lic=lic, cite=cite,
-          src=_hub(path, split, name=name), options=options)
+          src=_hub(path, split, name=name), options={**options, "max_per_label": None},
+          tested_on="constructed")
     for steb, desc, label, lic, cite, path, split, name, options in (
         ("20_Newsgroups_Fixed", "20 Newsgroups posts (cleaned)", "newsgroup (topic)",
          "none", "Lang, 1995", "rungalileo/20_Newsgroups_Fixed", "test", None, {}),
