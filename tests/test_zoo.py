@@ -66,9 +66,9 @@ def test_remote_code_must_be_explicit():
         get_encoder("gte-base-en-v1.5")
 
 
-def test_unsupported_entries_name_alternatives():
-    with pytest.raises(ModelUnavailable, match="tfidf-word"):
-        get_encoder("tfidfngrams_mud_subset_1-2grams.pkl")
+def test_unsupported_entries_say_why():
+    with pytest.raises(ModelUnavailable, match="LISA interpretable style checkpoint"):
+        get_encoder("lisa_checkpoint")
 
 
 def test_lookup_by_hub_id_and_case():

