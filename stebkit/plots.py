@@ -410,7 +410,11 @@ def _project(embeddings: np.ndarray, method: str, seed: int) -> np.ndarray:
     if method == "umap":
         cache = Path(os.environ.get("STEBKIT_CACHE", Path.home() / ".cache" / "stebkit"))
         os.environ.setdefault("NUMBA_CACHE_DIR", str(cache / "numba"))
-        import umap
+        try:
+            import umap
+        except ImportError as err:
+            raise ImportError("method='umap' needs umap-learn: pip install stebkit[notebooks] "
+                              "(or use method='pca')") from err
 
         n_neighbors = max(2, min(15, embeddings.shape[0] - 1))
         reducer = umap.UMAP(n_components=2, random_state=seed, n_neighbors=n_neighbors,
