@@ -280,3 +280,13 @@ def test_all_to_all_pairs_per_label_scores_each_label_against_the_others():
         assert r.details["per_label"][name]["auc"] == pytest.approx(roc_auc_score(y, s))
     assert "c" not in r.details["per_label"]  # one text: no positive pair
     assert "per_label" not in all_to_all_pairs(emb, labels).details
+
+
+def test_the_reference_task_defaults_use_auto_episodes_per_label():
+    # the reference's TASK_DEFAULTS: one episode size, "auto" for these three families
+    for name in ("clustering", "all_to_all_pairs", "order_alignment"):
+        assert FAMILIES[name].preset("default") == ((1,), "auto")
+    assert FAMILIES["predefined_pairs"].preset("default") == ((1,), 2)
+    assert FAMILIES["probing"].preset("default") == ((1,), 1)
+    with pytest.raises(ValueError, match="unknown preset 'tiny'"):
+        FAMILIES["clustering"].preset("tiny")

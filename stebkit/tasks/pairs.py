@@ -263,7 +263,7 @@ ALL_TO_ALL_FAMILY = TaskFamily(
     name="all_to_all_pairs", function=all_to_all_pairs, metrics=_PAIR_METRICS,
     call=_call_all, build=inputs.build_labelled, statistic=_statistic_all, unit="pair",
     item_ids=inputs.no_ids, per_item=None, episode_sizes=(1, 2, 5), episodes_per_label=50,
-    fast=((1,), 100),
+    fast=((1,), 100), default=((1,), "auto"),
     description="every pair of episodes: same label or not, by cosine (ROC AUC)")
 
 PREDEFINED_FAMILY = TaskFamily(
