@@ -60,7 +60,7 @@ JOBS_DIR = "jobs"
 """Folder of the results folder that holds job logs, claims, the plan and the job index."""
 
 _EVALUATE_KEYS = ("tasks", "overwrite", "seed", "smoke", "episode_sizes", "batch_size",
-                  "cache_embeddings")
+                  "cache_embeddings", "sampling")
 
 
 class ExecutorError(StebkitError, ValueError):
@@ -287,7 +287,7 @@ def plan_units(models: Any, datasets: Any, *, output_dir: str | os.PathLike = "r
     """The units of an evaluation, in order (models outer, datasets inner).
 
     ``kwargs`` are those of :func:`stebkit.runner.evaluate` (tasks, overwrite, seed,
-    smoke, episode_sizes, batch_size).
+    smoke, episode_sizes, batch_size, sampling; the others do not change the plan).
 
     Examples
     --------
@@ -297,13 +297,22 @@ def plan_units(models: Any, datasets: Any, *, output_dir: str | os.PathLike = "r
     >>> [(u.label, len(u.records), u.pending) for u in units]
     [('random / synthetic-authors-en', 1, True), ('tfidf-char / synthetic-authors-en', 1, True)]
     """
-    from stebkit.runner import plan_records
+    from stebkit.runner import OVERWRITE, needs_run, plan, run_protocol
 
+    overwrite = kwargs.get("overwrite", "only-missing")
+    if overwrite not in OVERWRITE:
+        raise ValueError(f"overwrite must be one of {OVERWRITE}, got {overwrite!r}")
+    seed, smoke = kwargs.get("seed", 42), kwargs.get("smoke", False)
+    base = run_protocol(seed=seed, smoke=smoke, batch_size=kwargs.get("batch_size", 32),
+                        sampling=kwargs.get("sampling", "reference"))
     units: dict[tuple[str, str], Unit] = {}
-    for model, dataset, path, todo in plan_records(models, datasets, output_dir=output_dir,
-                                                   **kwargs):
-        unit = units.setdefault((model, dataset), Unit(model, dataset, (), False))
-        unit.records = (*unit.records, path)
+    for u in plan(models, datasets, tasks=kwargs.get("tasks"),
+                  episode_sizes=kwargs.get("episode_sizes"), output_dir=output_dir, seed=seed,
+                  smoke=smoke):
+        todo = needs_run(u, overwrite, {**base, "episodes_per_label": u.episodes_per_label,
+                                        "served": u.served})
+        unit = units.setdefault((u.model, u.spec.name), Unit(u.model, u.spec.name, (), False))
+        unit.records = (*unit.records, u.path)
         unit.pending = unit.pending or todo
     return list(units.values())
 

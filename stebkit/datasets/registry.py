@@ -18,6 +18,7 @@ import hashlib
 import importlib
 import json
 import warnings
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -26,9 +27,17 @@ import pandas as pd
 from .._io import atomic_file
 from ..errors import DataUnavailable
 from ..sources import cache_dir, local_path, locate
-from .hub import check_remote_code, resolved_revision, trusting_remote_code
+from ..tasks import FAMILIES
+from .hub import (
+    check_remote_code,
+    collecting_commits,
+    dataset_commits,
+    record_dataset_commits,
+    resolved_revision,
+    trusting_remote_code,
+)
 from .readers._text import DroppedRowsWarning
-from .spec import ALL_TASKS, Dataset, DatasetSpec
+from .spec import Dataset, DatasetSpec
 
 __all__ = ["fingerprint", "get_spec", "is_available_offline", "list_datasets",
            "load_dataset", "processed_path", "register", "table", "validate_records"]
@@ -42,16 +51,33 @@ SUITES = ("steb", "lite", "smoke", "synthetic")
 """The built-in suites (a suite may be empty until its module is installed)."""
 SPLITS = ("train", "validation", "test")
 SIDES = ("query", "target")
-# Columns each task family needs beyond text/label, and their kind.
-TASK_COLUMNS: dict[str, tuple[str, ...]] = {
-    "predefined_pairs": ("pair", "same"),
-    "retrieval": ("side",),
-    "order_alignment": ("group", "position"),
-    "probing": ("split",),
-    "classification": ("split",),
-    "retrieval_ndcg": ("side", "group", "relevance"),
-}
-_STR_COLUMNS = ("text", "label", "group", "pair", "side", "split", "work")
+
+
+def task_columns(task: str) -> tuple[str, ...]:
+    """Columns task family ``task`` needs beyond text/label (its ``columns``).
+
+    >>> task_columns("order_alignment")
+    ('group', 'position')
+    """
+    return FAMILIES.get_family(task).columns
+
+
+class _TaskColumns(Mapping[str, tuple[str, ...]]):
+    """Family name -> :func:`task_columns` (a read-only view of the families)."""
+
+    def __getitem__(self, task: str) -> tuple[str, ...]:
+        return FAMILIES[task].columns
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(FAMILIES)
+
+    def __len__(self) -> int:
+        return len(FAMILIES)
+
+
+TASK_COLUMNS: Mapping[str, tuple[str, ...]] = _TaskColumns()
+"""Columns each task family needs beyond text/label, read from ``FAMILIES``."""
+_STR_COLUMNS = ("text", "label", "group", "pair", "side", "split", "work", "feature")
 _BOOL_COLUMNS = ("same", "distractor")
 
 
@@ -153,16 +179,18 @@ def list_datasets(*, suite: str | None = None, task: str | None = None,
     suite : str, optional
         Keep datasets of this suite (``"steb"``, ``"lite"``, ``"smoke"``, ...).
     task : str, optional
-        Keep datasets evaluated on this task family (one of ``spec.TASKS``).
+        Keep datasets evaluated on this task family (a key of ``stebkit.tasks.FAMILIES``).
     offline : bool, optional
         True: only datasets loadable without network; False: only the others.
 
+    Examples
+    --------
     >>> "ag_news" in list_datasets(suite="steb", task="clustering")
     True
     """
     _ensure_loaded()
-    if task is not None and task not in ALL_TASKS:
-        raise ValueError(f"task must be one of {ALL_TASKS}, got {task!r}")
+    if task is not None and task not in FAMILIES:
+        raise ValueError(f"task must be one of {list(FAMILIES)}, got {task!r}")
     specs = sorted(_REGISTRY.values(), key=lambda s: s.name)
     if suite is not None:
         known = sorted(set(SUITES).union(*(spec.suites for spec in specs)))
@@ -178,8 +206,8 @@ def list_datasets(*, suite: str | None = None, task: str | None = None,
 
 def fingerprint(spec: DatasetSpec, *, seed: int = 42, smoke: bool = False) -> str:
     """sha256 (hex) of what determines the records: name, reader version and options,
-    sources (URLs with their sha256, Hub path/config/revision/split and the commit the
-    last Hub load resolved the revision to), seed and smoke.
+    sources (URLs with their sha256, Hub path/config/revision/split, and the Hub commits
+    the last load of the dataset read), seed and smoke.
 
     >>> spec = get_spec("ag_news")
     >>> fingerprint(spec, seed=1) != fingerprint(spec, seed=2)
@@ -197,6 +225,9 @@ def fingerprint(spec: DatasetSpec, *, seed: int = 42, smoke: bool = False) -> st
     }
     if src.is_hub:
         payload["hub_commit"] = resolved_revision(src.hf_path, src.hf_revision)
+    commits = dataset_commits(spec.name)
+    if commits:  # every Hub commit the reader loaded last time
+        payload["hub_commits"] = commits
     blob = json.dumps(payload, sort_keys=True, default=repr).encode()
     return hashlib.sha256(blob).hexdigest()
 
@@ -260,10 +291,11 @@ def load_dataset(name: str | DatasetSpec, *, seed: int = 42, smoke: bool = False
                else "")
             + ". Use an offline dataset instead: stebkit.datasets.list_datasets(offline=True)."
         )
-    with trusting_remote_code(trust_remote_code):
+    with trusting_remote_code(trust_remote_code), collecting_commits() as loads:
         raw = spec.reader(spec, seed=seed, smoke=smoke)
     records = validate_records(raw, spec)
-    if spec.source.is_hub:  # the load may have resolved the Hub revision to a new commit
+    if loads:  # the Hub commits read enter the fingerprint
+        record_dataset_commits(spec.name, loads)
         fp = fingerprint(spec, seed=seed, smoke=smoke)
         path = processed_path(spec, fp)
     if cache:
@@ -311,7 +343,7 @@ def validate_records(records: Any, spec: DatasetSpec) -> pd.DataFrame:
             raise ValueError(f"dataset {name!r}: records lack the required column "
                              f"{column!r}; columns are {list(records.columns)}")
     for task in spec.tasks:
-        missing = [c for c in TASK_COLUMNS.get(task, ()) if c not in records.columns]
+        missing = [c for c in task_columns(task) if c not in records.columns]
         if missing:
             raise ValueError(f"dataset {name!r}: records lack column(s) {missing} needed by "
                              f"task {task!r} (see stebkit.datasets.spec for the schema)")
