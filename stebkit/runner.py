@@ -396,6 +396,8 @@ def evaluate(
             raise ValueError(f"tasks: unknown task(s) {unknown}; known tasks are {ALL_TASKS}")
     if not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
         raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative int, got {seed!r}")
     root = Path(output_dir)
     model_list = _resolve_models(models)
     dataset_list = _resolve_datasets(datasets)
