@@ -156,11 +156,16 @@ def _add_run(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=42, help="random seed (default: 42)")
     p.add_argument("--batch-size", type=int, default=32, help="encoding batch size")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    p.add_argument("--trust-remote-code", action="store_true", default=None,
+                   help="allow models and datasets that run code from their repository "
+                        "(LUAR, gte, jina; the Hub loading scripts of blog_age, blog_gender, "
+                        "reuters21578); review that code first")
 
 
 def _run_run(args: argparse.Namespace) -> int:
     from stebkit.runner import evaluate
 
+    settings: dict[str, Any] = {}  # a suite file's run: settings, under the command line's
     if args.datasets:
         datasets = args.datasets
         label = _datasets_label(datasets)
@@ -168,7 +173,7 @@ def _run_run(args: argparse.Namespace) -> int:
         from stebkit.suites import load_suite
 
         suite = load_suite(args.suite)
-        datasets, label = suite.datasets, suite.name
+        datasets, label, settings = suite.datasets, suite.name, dict(suite.run)
     else:
         label = args.suite
         from stebkit.datasets import list_datasets
@@ -182,7 +187,8 @@ def _run_run(args: argparse.Namespace) -> int:
     results = evaluate(args.models or default_models(), datasets, tasks=args.tasks,
                        output_dir=args.output, overwrite=args.overwrite, seed=args.seed,
                        smoke=args.smoke or args.suite == "smoke", batch_size=args.batch_size,
-                       show_progress=not args.no_progress)
+                       show_progress=not args.no_progress,
+                       trust_remote_code=_setting(args, settings, "trust_remote_code", False))
     if any(r["status"] == "ok" for r in results):
         from stebkit.scores import leaderboard, to_markdown
 
@@ -282,6 +288,15 @@ def _run_leaderboard(args: argparse.Namespace) -> int:
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+def _setting(args: argparse.Namespace, settings: dict[str, Any], name: str,
+             default: Any) -> Any:
+    """A run setting: the command line's value, else the suite file's, else ``default``."""
+    value = getattr(args, name, None)
+    if value is not None:
+        return value
+    return settings.get(name, default)
 
 
 def _text(frame: Any) -> str:

@@ -26,5 +26,9 @@ class ChecksumMismatch(StebkitError, ValueError):
     """A file's sha256 differs from the one the catalogue pins."""
 
 
+class RemoteCodeRefused(StebkitError, PermissionError):
+    """A dataset or model needs code from its repository and the user has not opted in."""
+
+
 class ModelUnavailable(StebkitError, OSError):
     """A model cannot be loaded here (offline, missing optional dependency, remote code)."""

@@ -249,12 +249,25 @@ def _embeds_episodes(encoder: Any) -> bool:
     return own is not None and own is not BaseEncoder.encode_episodes
 
 
-def _prepare_encoder(name: str, given: Any) -> Any:
+def _encoder_options(name: str, trust_remote_code: bool) -> dict[str, Any]:
+    """Options for ``get_encoder(name)``: ``trust_remote_code`` reaches only the models that
+    run their own code (zoo entries marked so, and Hub ids or folders outside the zoo)."""
+    from stebkit.encoders.zoo import MODELS
+
+    info = MODELS.get(name) or next((m for m in MODELS.values()
+                                     if m.hub_id and m.hub_id.lower() == name.lower()), None)
+    if trust_remote_code and (info is None or info.remote_code):
+        return {"trust_remote_code": True}
+    return {}
+
+
+def _prepare_encoder(name: str, given: Any, *, trust_remote_code: bool = False) -> Any:
     """Build a zoo model by name (weights load lazily, on the first encode).
 
     Unknown names raise ``ValueError`` now, before anything runs; a model that cannot be
-    had here (:class:`stebkit.errors.ModelUnavailable`) is returned as the exception, to
-    be recorded as the failure of each of its results.
+    had here (:class:`stebkit.errors.ModelUnavailable`, e.g. one that needs remote code
+    without ``trust_remote_code``) is returned as the exception, to be recorded as the
+    failure of each of its results.
     """
     if given is not None:
         return given
@@ -262,7 +275,7 @@ def _prepare_encoder(name: str, given: Any) -> Any:
     from stebkit.errors import ModelUnavailable
 
     try:
-        return get_encoder(name)
+        return get_encoder(name, **_encoder_options(name, trust_remote_code))
     except ModelUnavailable as err:
         return err
 
@@ -339,6 +352,7 @@ def evaluate(
     batch_size: int = 32,
     show_progress: bool = True,
     cache_embeddings: bool = True,
+    trust_remote_code: bool = False,
 ) -> Results:
     """Evaluate every model on every dataset, task and episode size; write one record each.
 
@@ -372,6 +386,11 @@ def evaluate(
         Show a progress bar over the records.
     cache_embeddings : bool, default True
         Encode through the on-disk embedding cache (:func:`stebkit.encoders.cached`).
+    trust_remote_code : bool, default False
+        Allow models and datasets that run code from their repository (LUAR, gte,
+        jina; the Hub loading scripts of ``blog_age``, ``blog_gender``,
+        ``reuters21578``). Without it such a dataset stops the run before any work,
+        with a message naming it, and such a model's results are recorded as failed.
 
     Returns
     -------
@@ -401,6 +420,11 @@ def evaluate(
     root = Path(output_dir)
     model_list = _resolve_models(models)
     dataset_list = _resolve_datasets(datasets)
+    from stebkit.datasets.hub import check_remote_code
+
+    for spec, loaded_ds in dataset_list:
+        if loaded_ds is None:
+            check_remote_code(spec, trust_remote_code)
     units = _plan(model_list, dataset_list, tasks, episode_sizes, root, seed=int(seed),
                   smoke=bool(smoke))
     base = {"seed": int(seed), "smoke": bool(smoke), "batch_size": int(batch_size),
@@ -415,7 +439,7 @@ def evaluate(
         todo = [u for u in mine if _needs_run(u, overwrite, {
             **base, "episodes_per_label": u.episodes_per_label, "served": u.served})]
         if todo and any(u.served for u in todo):
-            given = _prepare_encoder(model, given)
+            given = _prepare_encoder(model, given, trust_remote_code=trust_remote_code)
         pending.append((model, given, len(mine) - len(todo), todo))
 
     bar = tqdm(total=len(units), desc="stebkit", unit="result", disable=not show_progress)
@@ -427,7 +451,8 @@ def evaluate(
             if todo:
                 _run_model(model, encoder, todo, dataset_list, loaded, inputs, base, bar,
                            seed=int(seed), smoke=bool(smoke), batch_size=int(batch_size),
-                           cache=cache_embeddings, show_progress=show_progress)
+                           cache=cache_embeddings, show_progress=show_progress,
+                           trust_remote_code=bool(trust_remote_code))
     finally:
         bar.close()
     return Results((read_record(u.path) for u in units if u.path.exists()), root=root)
@@ -436,7 +461,7 @@ def evaluate(
 def _run_model(model: str, encoder: Any, todo: list[_Unit], dataset_list: list[Any],
                loaded: dict[str, Dataset], inputs: dict, base: dict[str, Any], bar: Any, *,
                seed: int, smoke: bool, batch_size: int, cache: bool,
-               show_progress: bool) -> None:
+               show_progress: bool, trust_remote_code: bool = False) -> None:
     """All pending records of one model, dataset by dataset."""
     model_meta = _model_meta(model, encoder)
     adapted: dict[str, tuple[Any, Any]] = {}  # encoder name -> (encoder, cached encoder)
@@ -467,7 +492,8 @@ def _run_model(model: str, encoder: Any, todo: list[_Unit], dataset_list: list[A
             if dataset is None:
                 from stebkit.datasets import load_dataset
 
-                dataset = loaded[spec.name] = load_dataset(spec.name, seed=seed, smoke=smoke)
+                dataset = loaded[spec.name] = load_dataset(
+                    spec.name, seed=seed, smoke=smoke, trust_remote_code=trust_remote_code)
             ds_encoder, note = _for_language(encoder, spec.languages)
             key = str(getattr(ds_encoder, "name", model))
             if key not in adapted:

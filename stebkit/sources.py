@@ -58,8 +58,8 @@ from .errors import ChecksumMismatch, DataUnavailable
 
 __all__ = ["add_local", "cache_dir", "fetch", "file_sha256", "gdrive_url",
            "is_offline", "local_env_var", "local_path", "local_source", "local_sources",
-           "locate", "mirror_dirs",
-           "record_path", "relative_path", "verify_cache"]
+           "locate", "mirror_dirs", "record_path", "relative_path", "request_url",
+           "verify_cache"]
 
 _CHUNK = 1 << 20
 _TRUE = {"1", "true", "yes", "on"}
@@ -243,10 +243,25 @@ def _unavailable(url: str, tried: list[Path], why: str) -> str:
             f"HF_HUB_OFFLINE) so the file can be downloaded into the cache.")
 
 
+def request_url(url: str) -> str:
+    """``url`` with its path percent-encoded for the request (a source file name may hold
+    spaces; the cache and mirrors keep the name as written).
+
+    >>> request_url("https://h.org/a/Arctic mapping-adv.txt")
+    'https://h.org/a/Arctic%20mapping-adv.txt'
+    >>> request_url("https://h.org/a%20b.txt?x=1")
+    'https://h.org/a%20b.txt?x=1'
+    """
+    from urllib.parse import quote, urlunsplit
+
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path=quote(parts.path, safe="/%:@!$&'()*+,;=~")))
+
+
 def _download(url: str, target: Path, sha256: str | None, show_progress: bool) -> Path:
     from tqdm.auto import tqdm
 
-    request = urllib.request.Request(url, headers={"User-Agent": "stebkit"})
+    request = urllib.request.Request(request_url(url), headers={"User-Agent": "stebkit"})
     digest = hashlib.sha256()
     with atomic_file(target) as out, urllib.request.urlopen(request, timeout=60) as resp:
         total = int(resp.headers.get("Content-Length") or 0) or None

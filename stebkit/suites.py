@@ -20,11 +20,23 @@ The file format::
         language: en
         license: Apache-2.0
         source: {path: politeness.csv} # or {url: ..., sha256: ...} or {hf: org/name, ...}
+                                       # (a Hub dataset with a loading script adds
+                                       #  remote_code: true and needs trust_remote_code)
         columns: {text: Request, label: Community, split: split}
         splits: {train: train, validation: dev, test: test}  # values of the split column
         # or make a seeded, stratified split when the file has none:
         # split: {fractions: [0.6, 0.2, 0.2], seed: 42}
         min_per_label: 10              # optional documented filter (counts are reported)
+
+Run settings may sit beside the datasets, in a ``run:`` mapping; the command line's
+options override them::
+
+    run:
+      trust_remote_code: false         # allow models/datasets that run repository code
+      preset: benchmark                # the reference's presets: benchmark or fast
+      episode_sizes: [1, 2, 5]         # texts per episode (a list of positive ints or -1)
+      episodes_per_label: 50           # episodes sampled per label
+      device: cpu                      # cpu, cuda, cuda:1, mps
 
 ``retrieval_ndcg`` datasets read three tables — ``queries`` (id, text), ``corpus``
 (id, text) and ``qrels`` (query_id, doc_id, relevance) — each a source of its own, with
@@ -37,7 +49,7 @@ import hashlib
 import json
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +84,10 @@ _DATASET_KEYS = {"name", "task", "main_metric", "language", "languages", "licens
                  "min_per_label", "episode_size", "episodes_per_label", "citation"}
 
 
+RUN_OPTIONS = ("trust_remote_code", "preset", "episode_sizes", "episodes_per_label", "device")
+"""Keys of a suite file's ``run:`` mapping (the command line's options of the same name)."""
+
+
 class SuiteError(ValueError):
     """A suite file is malformed; the message names the file, the dataset and the field."""
 
@@ -83,6 +99,8 @@ class Suite:
     name: str
     path: Path
     specs: tuple[DatasetSpec, ...]
+    run: Mapping[str, Any] = field(default_factory=dict)
+    """The file's checked ``run:`` settings (keys of :data:`RUN_OPTIONS`)."""
 
     @property
     def datasets(self) -> list[str]:
@@ -135,6 +153,8 @@ def _check_source(source: Any, path: Path, where: str) -> dict[str, Any]:
         raise _fail(path, where, f"source needs exactly one of 'path', 'url', 'hf', "
                     f"got {sorted(source)}")
     out = dict(source)
+    if "remote_code" in out and ("hf" not in out or not isinstance(out["remote_code"], bool)):
+        raise _fail(path, where, "remote_code (true or false) applies to 'hf' sources only")
     if "path" in out:
         file = (path.parent / str(out["path"])).resolve()
         if not file.is_file():
@@ -160,7 +180,8 @@ def _read_table(source: Mapping[str, Any]) -> Any:
         from .datasets.hub import load_hub
 
         frame = load_hub(source["hf"], name=source.get("config"),
-                         revision=source.get("revision"), split=source.get("split", "train"))
+                         revision=source.get("revision"), split=source.get("split", "train"),
+                         trust_remote_code=bool(source.get("remote_code")))
         return frame if isinstance(frame, pd.DataFrame) else frame.to_pandas()
     if "url" in source:
         from .sources import fetch
@@ -468,6 +489,36 @@ def _check_entry(entry: Any, path: Path, index: int, seen: set[str]) -> dict[str
     return out
 
 
+def _check_run(run: Any, path: Path) -> dict[str, Any]:
+    """The ``run:`` mapping, each value checked for its type."""
+    if run is None:
+        return {}
+    if not isinstance(run, Mapping):
+        raise _fail(path, "run", f"must be a mapping of {list(RUN_OPTIONS)}, got {run!r}")
+    unknown = sorted(set(run) - set(RUN_OPTIONS))
+    if unknown:
+        raise _fail(path, "run", f"unknown setting(s) {unknown}; known: {list(RUN_OPTIONS)}")
+    out = dict(run)
+    if "trust_remote_code" in out and not isinstance(out["trust_remote_code"], bool):
+        raise _fail(path, "run: trust_remote_code", f"must be true or false, got "
+                    f"{out['trust_remote_code']!r}")
+    if "preset" in out and out["preset"] not in ("benchmark", "fast"):
+        raise _fail(path, "run: preset", f"must be 'benchmark' or 'fast', got {out['preset']!r}")
+    if "device" in out and (not isinstance(out["device"], str) or not out["device"].strip()):
+        raise _fail(path, "run: device", f"must be a device name such as 'cpu' or 'cuda', "
+                    f"got {out['device']!r}")
+    per_label = out.get("episodes_per_label", 1)
+    if isinstance(per_label, bool) or not isinstance(per_label, int) or per_label < 1:
+        raise _fail(path, "run: episodes_per_label", f"must be a positive integer, got "
+                    f"{per_label!r}")
+    sizes = out.get("episode_sizes", [1])
+    if not isinstance(sizes, list) or not sizes or any(
+            isinstance(s, bool) or not isinstance(s, int) or s == 0 or s < -1 for s in sizes):
+        raise _fail(path, "run: episode_sizes", f"must be a list of positive integers (or "
+                    f"-1: one episode per label), got {sizes!r}")
+    return out
+
+
 def load_suite(path: str | Path, *, register: bool = True) -> Suite:
     """Read, check and (by default) register the datasets of a suite file.
 
@@ -490,6 +541,7 @@ def load_suite(path: str | Path, *, register: bool = True) -> Suite:
     entries = data.get("datasets")
     if not isinstance(entries, list) or not entries:
         raise SuiteError(f"{path}: 'datasets' must be a non-empty list")
+    run = _check_run(data.get("run"), path)
     seen: set[str] = set()
     specs = []
     for i, raw in enumerate(entries):
@@ -513,7 +565,7 @@ def load_suite(path: str | Path, *, register: bool = True) -> Suite:
                                  "another name")
         for spec in specs:
             register_spec(spec, replace=True)
-    return Suite(name, path, tuple(specs))
+    return Suite(name, path, tuple(specs), run)
 
 
 def _spec(entry: Mapping[str, Any], suite: str, path: Path) -> DatasetSpec:
@@ -544,7 +596,9 @@ def _spec(entry: Mapping[str, Any], suite: str, path: Path) -> DatasetSpec:
         application="custom",
         citation=entry.get("citation", ""),
         reader=reader,
-        reader_options={"entry": json.dumps(entry, sort_keys=True, default=str)},
+        reader_options={"entry": json.dumps(entry, sort_keys=True, default=str),
+                        **({"remote_code": True} if any(s.get("remote_code") for s in sources)
+                           else {})},
         offline=hub is None,
         suites=(suite,),
         main_metric=entry["main_metric"],

@@ -63,10 +63,12 @@ def test_spot_checks_against_reference_configs():
     ag = SPECS["ag_news"]
     assert (ag.source.hf_path, ag.source.hf_split) == ("ag_news", "test")
     assert set(ag.tasks) == {"all_to_all_pairs", "clustering"}
-    # ASSET/config.json: facebook/asset, name simplification, split validation+test, OA
+    # ASSET/config.json: facebook/asset (config simplification, validation+test) is
+    # built from the GitHub files asset.{valid,test}.{orig,simp.0-9}, which are read
     asset = SPECS["asset"]
-    assert (asset.source.hf_path, asset.source.hf_name, asset.source.hf_split) == (
-        "facebook/asset", "simplification", "validation+test")
+    assert [u.rsplit("/", 1)[1] for u, _ in asset.source.urls][:2] == [
+        "asset.valid.orig", "asset.valid.simp.0"] and len(asset.source.urls) == 22
+    assert "facebook/asset" in asset.source.note
     assert set(asset.tasks) == {"order_alignment"} and asset.license.non_commercial
     # twitter-airline-sentiment/config.json: label getter airline_sentiment, split train
     air = SPECS["twitter_airline_sentiment"]
@@ -154,15 +156,6 @@ def test_hub_row_layouts_of_catalogue_entries():
     out = hub_records(rows, SPECS["blog_age"].reader_options)
     assert out.to_dict("list") == {"text": ["a", "c", "d", "e"],
                                    "label": ["10s", "20s", "30s", "10s"]}
-    # SynthSTEL: positive/negative -> one order-alignment group, register subset only
-    rows = pd.DataFrame({"positive": ["Could you please help?", "I can't"],
-                         "negative": ["Help.", "I cannot"],
-                         "feature": ["polite / impolite", "contractions / no contractions"]})
-    reg = hub_records(rows, SPECS["synthstel_register"].reader_options)
-    feat = hub_records(rows, SPECS["synthstel_feature"].reader_options)
-    assert reg[["text", "position"]].values.tolist() == [
-        ["Could you please help?", 0], ["Help.", 1]]
-    assert feat["label"].unique().tolist() == ["contractions / no contractions"]
     # reuters: list labels use their first topic; rows without topics are counted
     rows = pd.DataFrame({"text": ["x", "y", "z"], "topics": [["earn", "acq"], [], ["grain"]]})
     with pytest.warns(DroppedRowsWarning, match="dropped 1 of 3 rows"):
@@ -207,7 +200,7 @@ def test_read_hub_end_to_end_with_a_stand_in_datasets_library(monkeypatch, tmp_p
                                   "label": [2, 1, 2]})
             return _FakeHubSplit(frame, {"label": _ClassLabel(["World", "Sports",
                                                                 "Business", "Sci/Tech"])})
-        part = kwargs["name"]
+        part = kwargs["split"]  # X-GENRE: every split of the default config
         frame = pd.DataFrame({"text": [f"{part} en", f"{part} sl", f"{part} ftd"],
                               "labels": ["News", "News", "Forum"],
                               "dataset": ["CORE", "GINCO", "FTD"]})
@@ -237,7 +230,8 @@ def test_read_hub_end_to_end_with_a_stand_in_datasets_library(monkeypatch, tmp_p
     assert ag.fingerprint == fingerprint(spec) != before
     assert load_dataset("ag_news").fingerprint == ag.fingerprint and len(calls) == 1
     xg = load_dataset("x_genre")
-    assert [c["name"] for c in calls[1:]] == ["train", "test", "dev"]
+    assert [(c["name"], c["split"]) for c in calls[1:]] == [
+        (None, "train"), (None, "test"), (None, "dev")]
     assert xg.records["text"].tolist() == ["train en", "train ftd", "test en", "test ftd",
                                            "dev en", "dev ftd"]
     assert len(calls) == 4
@@ -275,3 +269,13 @@ def test_hub_errors_other_than_network_become_data_unavailable(where, monkeypatc
         load_hub("user/set", name="nope", split="train")
     assert expected in str(info.value) and "huggingface-cli login" in str(info.value)
     assert resolved_revision("user/set") is None  # nothing recorded for a failed load
+
+
+def test_every_entry_has_a_reader_and_says_how_it_is_tested():
+    statuses = {s.name: s.status for s in catalogue.SPECS}
+    unchecked = {n: st for n, st in statuses.items() if st in ("no reader", "untested")}
+    assert not unchecked
+    assert {st.split(";")[0] for st in statuses.values()} == {"real files", "constructed file"}
+    # agreement data is flagged in the status, and only there
+    for spec in catalogue.SPECS:
+        assert spec.status.endswith("; needs agreement") == bool(spec.license.needs_agreement)

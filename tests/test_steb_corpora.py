@@ -157,3 +157,23 @@ def test_catalogue_entries_point_at_the_reference_sources():
     assert get_spec("twitter_aave_sae").source.urls[0][0].startswith(
         "https://aclanthology.org/attachments/2020.emnlp-main.473")
     assert get_spec("masc_text_genre").source.urls[0][0].endswith("MASC-3.0.0.zip")
+
+
+def test_tree_reads_tar_members_and_skips_macos_resource_files(tmp_path):
+    import io
+    import tarfile
+
+    from stebkit.datasets.readers._files import Tree
+
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tf:
+        for name, data in (("./data/x.json", b"[1]"), ("./data/._x.json", b"\x00\x05"),
+                           ("__MACOSX/data/x.json", b"junk")):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tf.addfile(info, io.BytesIO(data))
+    path = tmp_path / "release.tar.gz"
+    path.write_bytes(buf.getvalue())
+    tree = Tree(path)
+    assert tree.names() == ["data/x.json"]
+    assert tree.find("*x.json") == "data/x.json" and tree.text("data/x.json") == "[1]"

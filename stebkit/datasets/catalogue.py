@@ -30,7 +30,18 @@ from typing import Any
 
 from ..sources import gdrive_url
 from .hub import read_hub
-from .readers import generated, pan, tables, text_files, trials, xml_corpora
+from .readers import (
+    generated,
+    hub_sets,
+    pan,
+    probing_jsonl,
+    steb_github,
+    synthstel,
+    tables,
+    text_files,
+    trials,
+    xml_corpora,
+)
 from .spec import PRESET_TASK_CONFIGS, DatasetSpec, License, Source, TaskConfig
 
 __all__ = ["SPECS", "catalogue_name"]
@@ -55,9 +66,11 @@ _LIC = {
     "cc-by-nc-sa3": License("CC-BY-NC-SA-3.0", non_commercial=True),
     "cc-by-nc-sa": License("CC-BY-NC-SA-4.0", non_commercial=True),
     "pd": License("public domain"),
+    "bible": License("public domain, except LEB (Lexham English Bible: Lexham Press licence, "
+                     "free use with attribution)"),
     "masc": License("MASC open data (CC-BY-3.0 or public domain per text)"),
-    "stel": License("MIT; the formality items derive from GYAFC (Yahoo Answers L6 terms)",
-                    research_only=True, needs_agreement="Yahoo Webscope L6 terms (GYAFC)"),
+    "stel": License("MIT; the formality items are a public 100-item sample derived from "
+                    "GYAFC (Yahoo Answers L6 terms)", research_only=True),
     "shakespeare": License("no licence; modern side scraped from study guides",
                            research_only=True),
     "ptb": License("StylePTB release; sentences from the Penn Treebank (LDC99T42)",
@@ -149,24 +162,32 @@ def _spec(steb: str, desc: str, *, kind: str, tasks: str, label: str, lic: str, 
 
 
 # ---------------------------------------------------------------- machine-text detection
-_DETECTRL = _web("DetectRL benchmark files (Benchmark/Benchmark_Data) from "
-                 "https://github.com/NLP2CT/DetectRL")
+
+
+def _detectrl(part: str) -> Source:
+    return _web("DetectRL test file (Benchmark/Benchmark_Data) of "
+                "https://github.com/NLP2CT/DetectRL", steb_github.DETECTRL_URLS[part])
+
+
 _M4 = _web("M4 data/<domain>_<model>.jsonl files of https://github.com/mbzuai-nlp/M4 (the "
            "reference clones the repository's HEAD)",
            "https://github.com/mbzuai-nlp/M4/archive/HEAD.zip")
-_MAGE = _web("MAGE (DeepfakeTextDetect) per-source test sets from "
-             "https://github.com/yafuly/MAGE (Hub: yaful/MAGE)")
+_MAGE = _hub("yaful/MAGE", "test", note="MAGE (DeepfakeTextDetect) test split; rows of one "
+             "source domain, from https://github.com/yafuly/MAGE")
 _GEN_LABEL = "source of the text: human or the generating language model"
 
 _MTD = [
     *(_spec(f"machine_text_detection_DetectRL_{d}", f"DetectRL {d.replace('_', ' ')}: human "
             "vs. LLM-written texts", kind="mtd", tasks="C", label=_GEN_LABEL, lic="none",
-            cite="Wu et al., 2024 (DetectRL, NeurIPS D&B)", src=_DETECTRL)
+            cite="Wu et al., 2024 (DetectRL, NeurIPS D&B)", src=_detectrl(d),
+            reader=steb_github.read_detectrl, tested_on="mirror",
+            options={"labels": "generator"})
       for d in ("arxiv", "direct_prompt", "writing_prompt", "xsum", "yelp_review")),
     *(_spec(f"machine_text_detection_DetectRL_{d}_attacks", f"DetectRL {d} attacks: human "
             "vs. attacked machine text", kind="mtd", tasks="C",
             label="human or machine (binary), machine text altered by the attack",
-            lic="none", cite="Wu et al., 2024 (DetectRL, NeurIPS D&B)", src=_DETECTRL)
+            lic="none", cite="Wu et al., 2024 (DetectRL, NeurIPS D&B)", src=_detectrl(d),
+            reader=steb_github.read_detectrl, tested_on="mirror", options={"labels": "binary"})
       for d in ("paraphrase", "perturbation", "prompt")),
     *(_spec(f"machine_text_detection_M4_{d}", f"M4 {d}: human vs. machine text from "
             "several generators", kind="mtd", tasks="C", label=_GEN_LABEL, lic="none",
@@ -176,7 +197,8 @@ _MTD = [
       for d in ("arxiv", "peerread", "reddit", "wikihow", "wikipedia")),
     *(_spec(f"machine_text_detection_MAGE_{d}", f"MAGE {d}: human vs. machine text",
             kind="mtd", tasks="C", label=_GEN_LABEL, lic="apache",
-            cite="Li et al., 2024 (MAGE, ACL)", src=_MAGE)
+            cite="Li et al., 2024 (MAGE, ACL)", src=_MAGE, reader=hub_sets.read_mage,
+            tested_on="constructed", options={"domain": d})
       for d in ("cmv", "eli5", "hswag", "roct", "sci_gen", "squad", "tldr", "wp", "xsum",
                 "yelp")),
     _spec("machine_text_detection_PAN24_news", "PAN 2024 Voight-Kampff generative "
@@ -316,7 +338,8 @@ _AV = [
                    "https://prod-dcd-datasets-public-files-eu-west-1.s3.eu-west-1.amazonaws.com/"
                    "f0527105-2774-423e-80ca-cc692b70b6cb"),
           reader=pan.read_pan_verification, tested_on="constructed",
-          options={"chain": ["Enron (80 authors)"], "known": "all", "known_ext": ""}),
+          options={"chain": ["Enron (80 authors)"], "known": "all", "known_ext": "",
+                   "unknown": "first"}),
 ]
 
 # ------------------------------------------------------------------ authorship retrieval
@@ -354,7 +377,10 @@ _RET = [
     *(_spec(f"authbench_attribution_{lang}", f"AuthBench authorship attribution ({lang}) as "
             "retrieval", kind="attr", tasks="R", label=_RET_LABEL, lic="none",
             cite="AuthBench (multilingual authorship attribution)",
-            src=_web(f"STEB authbench_attribution_{lang} release"), langs=(lang,))
+            src=_hub("MaoXun/AuthBench", "test", note="configs queries, candidates and "
+                     "ground_truth of the test split, one language"),
+            langs=(lang,), reader=hub_sets.read_authbench, tested_on="constructed",
+            options={"language": lang})
       for lang in ("ar", "de", "en", "es", "fr", "hi", "ja", "ko", "ru", "zh")),
 ]
 
@@ -364,8 +390,11 @@ _SPEAKERS = [
             f"{sys.upper()} transcripts, {level} speaker-verification trials", kind="av",
             tasks="P", label="speaker; same=True when both transcripts are one speaker's",
             lic="ldc", cite="Cieri et al., 2004 (Fisher English)",
-            src=_web(f"fisher_speaker_attribution/{sys}_test_{level}_trials.npy, built "
-                     "from LDC2004T19/LDC2005T19"))
+            src=Source(local="fisher_speaker_attribution",
+                       note=f"the STEB trial file {sys}_test_{level}_trials.npy, built from the "
+                            "Fisher English transcripts (LDC2004T19, LDC2005T19)"),
+            reader=trials.read_speaker_trials, tested_on="constructed",
+            options={"format": "npy", "file": f"{sys}_test_{level}_trials.npy"})
       for sys in ("bbn", "ldc") for level in ("base", "hard", "harder")),
     _spec("radiotalk", "RadioTalk talk-radio transcripts, speaker verification pairs",
           kind="av", tasks="P", label="speaker; same=True when one speaker said both",
@@ -387,11 +416,11 @@ _OBJECT = [
           reader=tables.read_core, tested_on="constructed", options={}),
     _spec("x_genre", "X-GENRE English genre dataset (CORE and FTD parts)", kind="genre",
           tasks="CA", label="genre", lic="cc-by-sa", cite="Kuzman et al., 2023 (X-GENRE)",
-          src=_hub("TajaKuzmanPungersek/X-GENRE-text-genre-dataset", "train",
-                   note="one Hub config per split (train, test, dev); GINCO rows are "
-                        "Slovenian and left out"),
-          options={"configs": ["train", "test", "dev"], "label": "labels",
-                   "where": {"dataset": ["CORE", "FTD"]}}),
+          src=_hub("TajaKuzmanPungersek/X-GENRE-text-genre-dataset", "train+test+dev",
+                   note="every split (train, test, dev); GINCO rows are Slovenian and left "
+                        "out"),
+          reader=hub_sets.read_x_genre, tested_on="constructed",
+          options={"splits": ["train", "test", "dev"], "parts": ["CORE", "FTD"]}),
     _spec("masc_text_genre", "MASC 3.0.0 written and spoken genres, 150 passages each",
           kind="genre", tasks="CA", label="genre (MASC folder)", lic="masc",
           cite="Ide et al., 2010 (MASC)",
@@ -402,28 +431,28 @@ _OBJECT = [
           tasks="CA", label="Pile subset (e.g. ArXiv, Github, PubMed)", lic="pile",
           cite="Gao et al., 2020 (The Pile)",
           src=_hub("ArmelR/the-pile-splitted", "train",
-                   note="one Hub config per Pile subset, streamed")),
+                   note="one Hub config per Pile subset, streamed"),
+          reader=hub_sets.read_the_pile, tested_on="constructed",
+          options={"per_subset": 1000, "max_chars": 1_000_000, "skip": ["all"]}),
     _spec("STEL_register", "STEL formality and simplicity quadruples", kind="register-oa",
           tasks="O", label="style dimension (formality, simplicity)", lic="stel",
           cite="Wegmann & Nguyen, 2021 (STEL)",
-          src=_web("STEL dimensions from https://github.com/nlpsoc/STEL (Data/STEL)")),
+          src=_web("Data/STEL of https://github.com/nlpsoc/STEL", *steb_github.STEL_URLS),
+          reader=steb_github.read_stel, tested_on="mirror",
+          options={"styles": ["formality", "simplicity"]}),
     _spec("SynthSTEL_register", "SynthSTEL register contrasts (formal, polite, sarcastic, "
           "...)", kind="register-oa", tasks="O",
           label="contrasted style feature (e.g. 'formal / informal')", lic="mit",
           cite="Patel et al., 2025 (StyleDistance)",
           src=_hub("StyleDistance/synthstel", "train+test"),
-          options={"parallel": ["positive", "negative"], "label": "feature",
-                   "where": {"feature": ["certain / uncertain", "complex / simple",
-                                         "formal / informal", "offensive / non-offensive",
-                                         "polite / impolite", "positive / negative",
-                                         "with humor / without humor",
-                                         "with sarcasm / without sarcasm"]},
-                   "max_per_label": 100}),
+          reader=synthstel.read_synthstel, tested_on="constructed",
+          options={"group": "register"}),
     _spec("corpus-of-diverse-styles", "Corpus of Diverse Styles: 11 styles from tweets to "
           "Shakespeare", kind="register-oa", tasks="CAO", label="style (source corpus)",
           lic="none", cite="Krishna et al., 2020 (STRAP)",
           src=_hub("billray110/corpus-of-diverse-styles", "train",
-                   note="order alignment pairs styles with a bespoke grouping")),
+                   note="each row: a styled text (position 0) and its neutral paraphrase"),
+          reader=hub_sets.read_cds, tested_on="constructed", options={}),
     _spec("graded_formality", "Sentences rewritten at graded formality levels",
           kind="register-oa", tasks="O", label="formality", lic="none",
           cite="STEB graded formality (GPT-5-mini generated)",
@@ -435,41 +464,46 @@ _OBJECT = [
           kind="register-oa", tasks="O", label="reading level (elementary to advanced)",
           lic="cc-by-sa", cite="Vajjala & Lučić, 2018 (OneStopEnglish)",
           src=_web("Texts-SeparatedByReadingLevel from "
-                   "https://github.com/nishkalavallabhi/OneStopEnglishCorpus")),
+                   "https://github.com/nishkalavallabhi/OneStopEnglishCorpus",
+                   *steb_github.ONESTOP_URLS),
+          reader=steb_github.read_onestop, tested_on="mirror", options={}),
     *(_spec(f"{site}_politeness", f"Stanford politeness corpus ({site.title()} requests)",
             kind="register", tasks="CA", label="politeness (polite, neutral, impolite)",
             lic="cc-by", cite="Danescu-Niculescu-Mizil et al., 2013",
-            src=_web(f"ConvoKit {slug}",
-                     f"https://zissou.infosci.cornell.edu/convokit/datasets/{slug}/{slug}.zip"))
-      for site, slug in (("wikipedia", "wikipedia-politeness-corpus"),
-                         ("stackexchange", "stack-exchange-politeness-corpus"))),
+            src=_web(f"corpora/{csv}.annotated.csv of https://github.com/sudhof/politeness, "
+                     f"the requests behind ConvoKit's {slug} (https://zissou.infosci.cornell."
+                     f"edu/convokit/datasets/{slug}/{slug}.zip, which the reference reads)",
+                     steb_github.POLITENESS_URLS[csv]),
+            reader=steb_github.read_politeness_csv, tested_on="mirror", options={})
+      for site, slug, csv in (("wikipedia", "wikipedia-politeness-corpus", "wikipedia"),
+                              ("stackexchange", "stack-exchange-politeness-corpus",
+                               "stack-exchange"))),
     _spec("ASSET", "ASSET: Wikipedia sentences and their simplifications",
           kind="register-oa", tasks="O", label="complexity (0 = original, 1 = simplified)",
           lic="cc-by-nc", cite="Alva-Manchego et al., 2020 (ASSET)",
-          src=_hub("facebook/asset", "validation+test", name="simplification"),
-          options={"parallel": ["original", "simplifications"], "label_value": "complexity",
-                   "max_per_label": None}),
+          src=_web("dataset/asset.{valid,test}.* of https://github.com/facebookresearch/"
+                   "asset, the files of the Hub's facebook/asset (config simplification, "
+                   "split validation+test) that the reference loads", *steb_github.ASSET_URLS),
+          reader=steb_github.read_asset, tested_on="mirror", options={}),
     _spec("STEL_feature", "STEL characteristic quadruples (contraction, emotives, "
           "leetspeak, pronouns)", kind="feature-oa", tasks="O",
           label="style characteristic", lic="mit", cite="Wegmann & Nguyen, 2021 (STEL)",
-          src=_web("STEL characteristics from https://github.com/nlpsoc/STEL "
-                   "(Data/STEL/characteristics)")),
+          src=_web("Data/STEL of https://github.com/nlpsoc/STEL", *steb_github.STEL_URLS),
+          reader=steb_github.read_stel, tested_on="mirror",
+          options={"styles": ["contraction", "emotives", "nbr_substitution"]}),
     _spec("SynthSTEL_feature", "SynthSTEL linguistic-feature contrasts (contractions, "
           "emojis, ...)", kind="feature-oa", tasks="O",
           label="contrasted linguistic feature", lic="mit",
           cite="Patel et al., 2025 (StyleDistance)",
           src=_hub("StyleDistance/synthstel", "train+test"),
-          options={"parallel": ["positive", "negative"], "label": "feature",
-                   "exclude": {"feature": ["certain / uncertain", "complex / simple",
-                                           "formal / informal", "offensive / non-offensive",
-                                           "polite / impolite", "positive / negative",
-                                           "with humor / without humor",
-                                           "with sarcasm / without sarcasm"]},
-                   "max_per_label": 100}),
+          reader=synthstel.read_synthstel, tested_on="constructed",
+          options={"group": "feature"}),
     _spec("parallel_shakespeare", "Shakespeare lines and their modern paraphrases",
           kind="time-oa", tasks="O", label="Early Modern vs. modern English",
           lic="shakespeare", cite="Xu et al., 2012",
-          src=_web("https://github.com/cocoxu/Shakespeare")),
+          src=_web("data/align/plays/merged of https://github.com/cocoxu/Shakespeare",
+                   *steb_github.SHAKESPEARE_URLS),
+          reader=steb_github.read_parallel_shakespeare, tested_on="mirror", options={}),
     _spec("StylePTB", "StylePTB single-transform sentence pairs (15 subtypes)",
           kind="feature-oa", tasks="O", label="syntactic/lexical transform", lic="ptb",
           cite="Lyu et al., 2021 (StylePTB)",
@@ -477,9 +511,12 @@ _OBJECT = [
                    "single-transform splits are cut from)",
                    "https://github.com/lvyiwei1/StylePTB/raw/master/fulldata.h16"),
           reader=text_files.read_styleptb, tested_on="constructed", options={}),
-    _spec("bible_versions", "Seven English Bible translations", kind="time", tasks="CA",
-          label="Bible version", lic="pd", cite="Carlson et al., 2018",
-          src=_web("Data/Bibles from https://github.com/keithecarlson/StyleTransferBibleData")),
+    _spec("bible_versions", "Eight English Bible translations, verse-aligned", kind="time",
+          tasks="CA", label="Bible version (ASV, BBE, DARBY, DRA, KJV, LEB, WEB, YLT)",
+          lic="bible", cite="Carlson et al., 2018",
+          src=_web("Data/Bibles from https://github.com/keithecarlson/StyleTransferBibleData",
+                   *steb_github.bible_urls()),
+          reader=steb_github.read_bible_versions, tested_on="mirror", options={}),
     _spec("ceeces", "Early English correspondence (CEECES 1 and 2) by period",
           kind="time", tasks="CA", label="period of the letter (20-year span)",
           lic="cc-by", cite="CEEC-400 sampler, University of Helsinki",
@@ -495,7 +532,8 @@ _OBJECT = [
     *(_spec(f"blog_{attr}", f"Blog Authorship Corpus posts by author {attr}", kind="demo",
             tasks="CA", label=lab, lic="blog", cite="Schler et al., 2006",
             src=_hub("barilan/blog_authorship_corpus", "train+validation"),
-            options={"label": attr, "label_map": mapping, "trust_remote_code": True})
+            options={"label": attr, "label_map": mapping, "remote_code": True,
+                     "max_per_label": None}, tested_on="constructed")
       for attr, lab, mapping in (
           ("age", "age group (10s: 13-17, 20s: 23-27, 30s: 33-47)",
            {**{a: "10s" for a in range(13, 18)}, **{a: "20s" for a in range(23, 28)},
@@ -516,12 +554,15 @@ _OBJECT = [
                      "https://github.com/dykang/PASTEL/raw/master/data/data_v2.zip"),
             reader=text_files.read_pastel, tested_on="constructed", options={"attribute": attr})
       for attr in ("age", "education", "gender", "ethnic", "politics")),
-    _spec("endive", "EnDive: SAE tasks translated into five English dialects",
-          kind="dialect", tasks="CA", label="dialect (AAVE, ChcE, CollSgE, IndE, JamE)",
+    _spec("endive", "EnDive: SAE sentences of 11 NLU tasks and their translations into "
+          "five English dialects", kind="dialect", tasks="CA",
+          label="dialect (sae, aave, chce, collsge, inde, jame)",
           lic="none", cite="Gupta et al., 2025 (EnDive)",
-          src=_web("EnDive on the Hub: one dataset per task (abhaygupta1266/<task>, e.g. "
-                   "abhaygupta1266/boolq), one split per dialect, rows aligned on the SAE "
-                   "source")),
+          src=_hub("abhaygupta1266/logic_bench_yn", "AAVE",
+                   note="one Hub dataset per NLU task (abhaygupta1266/<task>), one split per "
+                        "dialect, rows aligned on the SAE source"),
+          reader=hub_sets.read_endive, tested_on="constructed",
+          options={"tasks": list(hub_sets.ENDIVE_TASKS), "subsample_seed": 42}),
     _spec("twitter_aave_sae", "Parallel AAVE tweets and SAE rewrites", kind="dialect-oa",
           tasks="O", label="AAVE (position 0) vs. SAE", lic="twitter",
           cite="Groenwold et al., 2020",
@@ -542,18 +583,26 @@ _OBJECT = [
 ]
 
 # ---------------------------------------------------------------------------- probing
+_PROBING_FILES = {"amazon": "1zIRqhSMEdQZ4EZq3-jCLpccuTvXsmCyx",
+                  "blog": "1JU9F5SbPV8PaefcBwpy7wUCWrzNXsydO",
+                  "reddit": "1pU-Yo--OMtgG8qafk-7DBd_4WhYH_urc",
+                  "stackexchange": "1Ke_Re3kwfOmr2ljApcS8GP2CdsiNPHz7"}
 _PROBING = [
     _spec(f"probing_{domain}", f"Linguistic-feature probing on {domain} texts",
           kind="probe", tasks="B", label="binned value of a linguistic feature (one probe "
-          "per feature, split given per text)", lic="none", cite="STEB probing sets",
-          src=_web(f"STEB probing/{domain}.jsonl release"))
-    for domain in ("amazon", "blog", "reddit", "stackexchange")
+          "per feature: column 'feature'; split given per text and feature)", lic="none",
+          cite="STEB probing sets",
+          src=_web(f"STEB probing/{domain}.jsonl release (Google Drive)",
+                   gdrive_url(file_id)),
+          reader=probing_jsonl.read_probing_jsonl, tested_on="constructed", options={})
+    for domain, file_id in _PROBING_FILES.items()
 ]
 
 # -------------------------------------------------------------------- semantic control
 _SEMANTIC = [
     _spec(steb, desc, kind="semantic", tasks="CA", label=label, lic=lic, cite=cite,
-          src=_hub(path, split, name=name), options=options)
+          src=_hub(path, split, name=name), options={**options, "max_per_label": None},
+          tested_on="constructed")
     for steb, desc, label, lic, cite, path, split, name, options in (
         ("20_Newsgroups_Fixed", "20 Newsgroups posts (cleaned)", "newsgroup (topic)",
          "none", "Lang, 1995", "rungalileo/20_Newsgroups_Fixed", "test", None, {}),
@@ -561,7 +610,7 @@ _SEMANTIC = [
          "ag_news", "test", None, {}),
         ("reuters21578", "Reuters-21578 newswire (ModLewis split)", "first topic",
          "reuters", "Lewis, 1997", "reuters21578", "test", "ModLewis",
-         {"label": "topics", "trust_remote_code": True}),
+         {"label": "topics", "remote_code": True}),
         ("emotion", "English tweets labelled with emotions", "emotion", "emotion",
          "Saravia et al., 2018", "emotion", "test", None, {}),
         ("financial_phrasebank", "Financial news sentences", "sentiment", "cc-by-nc-sa3",

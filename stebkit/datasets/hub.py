@@ -29,8 +29,13 @@ take from each row is declared as data in ``spec.reader_options`` and applied by
 ``configs``
     ``[config name, ...]``: read this split of each config and concatenate them (for
     datasets published as one config per part); otherwise ``source.hf_name`` is used.
-``trust_remote_code``
-    Passed to ``datasets.load_dataset`` for script-based datasets.
+``remote_code``
+    True for script-based datasets: loading runs code from the dataset's repository, so
+    it happens only when the user opts in (``trust_remote_code=True`` to
+    :func:`stebkit.datasets.load_dataset` or :func:`stebkit.evaluate`,
+    ``--trust-remote-code`` on the command line, ``trust_remote_code: true`` under
+    ``run:`` in a suite file); otherwise :class:`~stebkit.errors.RemoteCodeRefused`
+    names the dataset.
 
 List-valued labels use their first element; integer labels of a ``ClassLabel`` column
 are turned into the class names. Rows with a missing text or label are dropped and
@@ -41,7 +46,9 @@ from __future__ import annotations
 
 import json
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -49,14 +56,57 @@ import numpy as np
 import pandas as pd
 
 from .._io import write_text
-from ..errors import DataUnavailable
+from ..errors import DataUnavailable, RemoteCodeRefused
 from ..sources import cache_dir, is_offline
 from .readers._text import DroppedRowsWarning
 
-__all__ = ["hub_records", "load_hub", "read_hub", "resolved_revision"]
+__all__ = ["check_remote_code", "hub_configs", "hub_records", "load_hub", "read_hub",
+           "resolved_revision", "trusting_remote_code"]
 
 DEFAULT_MAX_PER_LABEL = 500
 SMOKE_PER_LABEL = 20
+_TRUSTED: ContextVar[bool] = ContextVar("stebkit_trust_remote_code", default=False)
+
+
+def check_remote_code(spec: Any, trust_remote_code: bool) -> None:
+    """Refuse a dataset that runs code from its repository unless the user opted in.
+
+    Raises
+    ------
+    RemoteCodeRefused
+        Names the dataset, its repository and the three ways to opt in.
+
+    Examples
+    --------
+    >>> from stebkit.datasets import get_spec
+    >>> check_remote_code(get_spec("ag_news"), False)  # no loading script: nothing to do
+    >>> try:
+    ...     check_remote_code(get_spec("blog_age"), False)
+    ... except RemoteCodeRefused as err:
+    ...     print(str(err)[:64])
+    dataset 'blog_age' runs code from its Hugging Face repository 'b
+    """
+    if not getattr(spec, "needs_remote_code", False) or trust_remote_code:
+        return
+    src = spec.source
+    pinned = f"at revision {src.hf_revision!r}" if src.hf_revision else \
+        "not pinned to a revision"
+    raise RemoteCodeRefused(
+        f"dataset {spec.name!r} runs code from its Hugging Face repository "
+        f"{src.hf_path!r} (a loading script, {pinned}) when it is loaded. Review that code "
+        "on the Hub, then opt in: --trust-remote-code (stebkit run), trust_remote_code=True "
+        "(stebkit.evaluate or stebkit.datasets.load_dataset), or 'trust_remote_code: true' "
+        "under 'run:' in a suite file")
+
+
+@contextmanager
+def trusting_remote_code(allowed: bool) -> Iterator[None]:
+    """Within the block, readers may run a dataset's remote code when ``allowed``."""
+    token = _TRUSTED.set(bool(allowed))
+    try:
+        yield
+    finally:
+        _TRUSTED.reset(token)
 
 
 def _describe(path: str, name: str | None, revision: str | None, split: str | None) -> str:
@@ -67,7 +117,8 @@ def _describe(path: str, name: str | None, revision: str | None, split: str | No
 
 
 def load_hub(path: str, *, name: str | None = None, revision: str | None = None,
-             split: str | None = None, trust_remote_code: bool = False) -> Any:
+             split: str | None = None, trust_remote_code: bool = False,
+             streaming: bool = False) -> Any:
     """Load one split of a Hub dataset (a ``datasets.Dataset``).
 
     Parameters
@@ -76,6 +127,9 @@ def load_hub(path: str, *, name: str | None = None, revision: str | None = None,
         As in ``datasets.load_dataset``; ``revision`` pins a commit or tag.
     trust_remote_code : bool
         Allow script-based datasets (only for catalogue entries that need it).
+    streaming : bool
+        Return an iterable dataset read as it streams (for corpora too large to
+        download whole, of which a reader takes the first rows).
 
     The revision is first resolved to a commit sha (``huggingface_hub``), the split is
     loaded at that commit, and the sha is recorded (:func:`resolved_revision`).
@@ -117,12 +171,41 @@ def load_hub(path: str, *, name: str | None = None, revision: str | None = None,
                               "split": split, "cache_dir": str(cache_dir() / "hub")}
     if trust_remote_code:
         kwargs["trust_remote_code"] = True
+    if streaming:
+        kwargs["streaming"] = True
     try:
         loaded = datasets.load_dataset(**kwargs)
     except Exception as exc:  # network, missing config or split, bad files: all unavailable
         raise DataUnavailable(_failure(what, exc, sha)) from exc
     _record_revision(path, revision, sha)
     return loaded
+
+
+def hub_configs(path: str, *, revision: str | None = None) -> list[str]:
+    """The config names of a Hub dataset; failures raise ``DataUnavailable``.
+
+    >>> from unittest import mock
+    >>> with mock.patch.dict("os.environ", {"STEBKIT_OFFLINE": "1"}):
+    ...     try:
+    ...         hub_configs("ArmelR/the-pile-splitted")
+    ...     except DataUnavailable as err:
+    ...         print("'ArmelR/the-pile-splitted'" in str(err))
+    True
+    """
+    what = _describe(path, None, revision, None)
+    if is_offline():
+        raise DataUnavailable(f"{what} is unavailable: offline mode is on (STEBKIT_OFFLINE "
+                              f"or HF_HUB_OFFLINE is set); unset them on a machine that can "
+                              f"reach huggingface.co.")
+    try:
+        import datasets
+
+        return list(datasets.get_dataset_config_names(path, revision=revision))
+    except ImportError:
+        raise DataUnavailable(f"{what} is unavailable: the optional 'datasets' library is "
+                              f"not installed: pip install 'stebkit[hub]'.") from None
+    except Exception as exc:
+        raise DataUnavailable(_failure(what, exc)) from exc
 
 
 def _failure(what: str, exc: BaseException, sha: str | None = None) -> str:
@@ -205,11 +288,12 @@ def read_hub(spec: Any, *, seed: int = 42, smoke: bool = False) -> pd.DataFrame:
     if not src.is_hub:
         raise ValueError(f"dataset {spec.name!r}: read_hub needs a Hub source (hf_path)")
     opts = dict(spec.reader_options)
+    check_remote_code(spec, _TRUSTED.get())
     frames, names = [], {}
     for config in opts.get("configs", [src.hf_name]):
         ds = load_hub(src.hf_path, name=config, revision=src.hf_revision,
                       split=src.hf_split or "train",
-                      trust_remote_code=bool(opts.get("trust_remote_code", False)))
+                      trust_remote_code=bool(spec.needs_remote_code))
         names.update({col: list(feat.names) for col, feat in ds.features.items()
                       if hasattr(feat, "names")})
         frames.append(ds.to_pandas())

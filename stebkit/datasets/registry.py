@@ -26,7 +26,7 @@ import pandas as pd
 from .._io import atomic_file
 from ..errors import DataUnavailable
 from ..sources import cache_dir, local_path, locate
-from .hub import resolved_revision
+from .hub import check_remote_code, resolved_revision, trusting_remote_code
 from .readers._text import DroppedRowsWarning
 from .spec import ALL_TASKS, Dataset, DatasetSpec
 
@@ -207,7 +207,7 @@ def processed_path(spec: DatasetSpec, fp: str) -> Path:
 
 
 def load_dataset(name: str | DatasetSpec, *, seed: int = 42, smoke: bool = False,
-                 cache: bool = True) -> Dataset:
+                 cache: bool = True, trust_remote_code: bool = False) -> Dataset:
     """Load a dataset's records (validated), from the processed cache when possible.
 
     Parameters
@@ -220,11 +220,16 @@ def load_dataset(name: str | DatasetSpec, *, seed: int = 42, smoke: bool = False
         Ask the reader for a small version (for quick checks and tests).
     cache : bool
         Read and write the processed cache (``$STEBKIT_CACHE/processed``).
+    trust_remote_code : bool, default False
+        Allow datasets whose loading runs code from their repository (``blog_age``,
+        ``blog_gender``, ``reuters21578``: Hub loading scripts). Review that code first.
 
     Raises
     ------
     DataUnavailable
         The sources cannot be reached, or stebkit has no reader for this dataset.
+    RemoteCodeRefused
+        The dataset runs remote code and ``trust_remote_code`` is False.
 
     Examples
     --------
@@ -241,6 +246,7 @@ def load_dataset(name: str | DatasetSpec, *, seed: int = 42, smoke: bool = False
     spec = get_spec(name)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise TypeError(f"seed must be a non-negative int, got {seed!r}")
+    check_remote_code(spec, trust_remote_code)
     fp = fingerprint(spec, seed=seed, smoke=smoke)
     path = processed_path(spec, fp)
     if cache and path.is_file():
@@ -254,7 +260,8 @@ def load_dataset(name: str | DatasetSpec, *, seed: int = 42, smoke: bool = False
                else "")
             + ". Use an offline dataset instead: stebkit.datasets.list_datasets(offline=True)."
         )
-    raw = spec.reader(spec, seed=seed, smoke=smoke)
+    with trusting_remote_code(trust_remote_code):
+        raw = spec.reader(spec, seed=seed, smoke=smoke)
     records = validate_records(raw, spec)
     if spec.source.is_hub:  # the load may have resolved the Hub revision to a new commit
         fp = fingerprint(spec, seed=seed, smoke=smoke)

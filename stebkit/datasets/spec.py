@@ -26,6 +26,11 @@ A reader returns a :class:`pandas.DataFrame` with one row per text. Columns:
     Which side of the retrieval a text is on; ``label`` links queries to targets.
 ``split`` (``"train"``, ``"validation"``, ``"test"``), probing
     The probe's split.
+``feature`` (str, probing) and ``value`` (float, optional)
+    The linguistic feature the probe predicts (``label`` is its quantile bin) and its
+    raw value. A probing set with several features (the STEB ``probing_*`` sets) has one
+    row per text and feature the text is probed on, each feature with its own splits; a
+    probe is trained and scored per ``feature``.
 ``work`` (str, optional)
     The work (novel, document, source file) a passage comes from.
 ``distractor`` (bool, optional, order alignment)
@@ -213,6 +218,12 @@ class DatasetSpec:
     def serves(self, task: str) -> bool:
         """Whether this dataset is evaluated on ``task``."""
         return task in self.tasks
+
+    @property
+    def needs_remote_code(self) -> bool:
+        """Whether loading runs code from the dataset's repository (a Hub loading script,
+        declared as ``reader_options["remote_code"]``); it needs the user's opt-in."""
+        return bool(self.reader_options.get("remote_code"))
 
     @property
     def status(self) -> str:

@@ -76,13 +76,17 @@ class Tree:
         self._plain = (name, body)
 
     def names(self) -> list[str]:
-        """Member file names (folders left out), in archive order."""
+        """Member file names, in archive order; folders and the macOS resource files
+        archivers add (``__MACOSX/``, ``._<name>``) are left out."""
         if self._zip is not None:
-            return [n for n in self._zip.namelist() if not n.endswith("/")]
-        if self._tar is not None:
-            return [m.name.lstrip("./") for m in self._tar.getmembers() if m.isfile()]
-        assert self._plain is not None
-        return [self._plain[0]]
+            names = [n for n in self._zip.namelist() if not n.endswith("/")]
+        elif self._tar is not None:
+            names = [_tar_name(m) for m in self._tar.getmembers() if m.isfile()]
+        else:
+            assert self._plain is not None
+            return [self._plain[0]]
+        return [n for n in names if not n.startswith("__MACOSX/")
+                and not posixpath.basename(n).startswith("._")]
 
     def read(self, name: str) -> bytes:
         """The bytes of member ``name``; a missing member raises ``DataUnavailable``."""
@@ -93,7 +97,7 @@ class Tree:
                 self._missing(name)
         if self._tar is not None:
             for member in self._tar.getmembers():
-                if member.isfile() and member.name.lstrip("./") == name:
+                if member.isfile() and _tar_name(member) == name:
                     fh = self._tar.extractfile(member)
                     assert fh is not None
                     return fh.read()
@@ -142,6 +146,13 @@ class Tree:
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.names())
+
+
+def _tar_name(member: tarfile.TarInfo) -> str:
+    name = member.name
+    while name.startswith("./"):
+        name = name[2:]
+    return name
 
 
 def open_source(url: str, sha256: str | None = None) -> Tree:

@@ -8,10 +8,10 @@ Authorship verification, folder per problem (``read_pan_verification``)
     ``truth.txt`` lists ``<problem id> <Y|N>``; problems are visited in sorted id
     order. ``reader_options["known"]``: ``"known01"`` (PAN14/15: only
     ``known01.txt`` is one side), ``"all"`` (PAN13, Enron: every ``known*`` file,
-    sorted, joined with a blank line). The other side is ``unknown.txt`` (Enron: the
-    first ``unknown*`` file). ``prefix`` keeps problem ids starting with it (PAN13
-    languages ``EN``/``GR``/``SP``). Problems without their files are skipped
-    (counted). Label ``trial_<id>_<true|false>``, ``pair`` = problem id.
+    sorted, joined with a blank line). The other side is ``unknown.txt`` (Enron,
+    ``unknown="first"``: the first ``unknown*`` file). ``prefix`` keeps problem ids
+    starting with it (PAN13 languages ``EN``/``GR``/``SP``). Problems without their
+    files are skipped (counted). Label ``trial_<id>_<true|false>``, ``pair`` = problem id.
 Authorship verification, JSON lines (``read_pan_jsonl_pairs``, PAN20/21)
     ``<name>.jsonl`` (``id``, ``pair``) and ``<name>-truth.jsonl`` (``id``, ``same``).
     As the reference's download script does, the pairs are cut to 250 same-author and
@@ -129,7 +129,9 @@ def read_pan_verification(spec: Any, *, seed: int = 42, smoke: bool = False) -> 
         elif mode == "all":
             ext = opts.get("known_ext", ".txt")
             known = [f for f in leaves if f.startswith("known") and f.endswith(ext)]
-            unknown = [f for f in leaves if f.startswith("unknown") and f.endswith(ext)][:1]
+            unknown = ([f for f in leaves if f.startswith("unknown")][:1]
+                       if opts.get("unknown") == "first" else
+                       ["unknown.txt"] if "unknown.txt" in leaves else [])
         else:
             raise ValueError(f"dataset {spec.name!r}: reader option known={mode!r} must be "
                              f"'known01' or 'all'")

@@ -109,7 +109,7 @@ def read_graded_formality(spec: Any, *, seed: int = 42, smoke: bool = False) -> 
     """Graded formality rewrites as ordered sets (informal input first)."""
     tree = source_tree(spec)
     folder = spec.reader_options.get("folder", "")
-    names = sorted(n for n in tree.names() if n.endswith(".csv") and "__MACOSX/" not in n
+    names = sorted(n for n in tree.names() if n.endswith(".csv")
                    and posixpath.basename(posixpath.dirname(n)) == folder)
     if not names:
         tree.find(f"*{folder}/*.csv", what="CSV file")
@@ -121,6 +121,7 @@ def read_graded_formality(spec: Any, *, seed: int = 42, smoke: bool = False) -> 
             if not all(texts):
                 skipped += 1
                 continue
-            sets.append(((row.get("source") or "formality").strip(), texts))
+            label = row["source"] if row.get("source") is not None else "formality"
+            sets.append((label.strip(), texts))
     report_dropped(spec.name, skipped, total, "rows with a blank level")
     return smoke_cut(frame(parallel_rows(sets), ("text", "label", "group", "position")), smoke)

@@ -1,9 +1,9 @@
 """Authorship retrieval releases and speaker trials of the STEB catalogue.
 
 Retrieval JSON lines (``read_retrieval_jsonl``: amazon, fanfiction, stackexchange)
-    Every file of the release archive (sorted by name; hidden and ``__MACOSX`` files
-    left out) holds JSON lines with ``text``, ``label`` (the author) and ``is_query``;
-    ``is_query`` true makes a query, anything else a target (the reference's
+    Every file of the release archive (sorted by name; hidden files left out) holds
+    JSON lines with ``text``, ``label`` (the author) and ``is_query``; a true
+    ``is_query`` makes a query, anything else a target (the reference's
     ``_query``/``_target`` label suffix becomes the ``side`` column).
 Speaker trials (``read_speaker_trials``)
     A list of trials, each two utterance lists and a 0/1 ``label`` (1: same speaker):
@@ -33,14 +33,13 @@ __all__ = ["read_retrieval_jsonl", "read_speaker_trials", "trial_records"]
 def read_retrieval_jsonl(spec: Any, *, seed: int = 42, smoke: bool = False) -> pd.DataFrame:
     """Queries and targets of an authorship-retrieval release."""
     tree = source_tree(spec)
-    names = sorted(n for n in tree.names() if not posixpath.basename(n).startswith(".")
-                   and "__MACOSX/" not in n)
+    names = sorted(n for n in tree.names() if not posixpath.basename(n).startswith("."))
     rows = []
     for name in names:
         for n, row in enumerate(json_lines(tree.text(name), f"{tree.label}: {name}"), 1):
             require_keys(row, ("text", "label"), f"{tree.label}: {name} record {n}")
             rows.append({"text": row["text"], "label": str(row["label"]),
-                         "side": "query" if row.get("is_query") is True else "target"})
+                         "side": "query" if row.get("is_query") else "target"})
     if not rows:
         raise ValueError(f"dataset {spec.name!r}: {tree.label} holds no records")
     return smoke_cut(frame(rows, ("text", "label", "side")), smoke)
@@ -108,8 +107,8 @@ def read_speaker_trials(spec: Any, *, seed: int = 42, smoke: bool = False) -> pd
 def _local_file(spec: Any, leaf: str) -> Any:
     from stebkit.sources import local_source
 
-    folder = local_source(spec.source.local, request=spec.license.url or "",
-                          what=spec.license.needs_agreement or spec.license.name)
+    folder = local_source(spec.source.local, request=spec.license.url or spec.license.name,
+                          what=f"{leaf}: {spec.source.note}")
     path = folder / leaf
     if not path.is_file():
         from stebkit.errors import DataUnavailable

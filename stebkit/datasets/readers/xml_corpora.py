@@ -146,8 +146,8 @@ def read_fce(spec: Any, *, seed: int = 42, smoke: bool = False) -> pd.DataFrame:
     """FCE answers labelled by the writer's first language."""
     url, sha = spec.source.urls[0]
     tree = open_source(url, sha)
-    names = sorted(n for n in tree.names() if "fce-released-dataset/dataset/" in n
-                   and n.endswith(".xml"))
+    names = sorted((n for n in tree.names() if "fce-released-dataset/dataset/" in n
+                    and n.endswith(".xml")), key=lambda n: n.split("/"))  # path order
     if not names:
         tree.find("*fce-released-dataset/dataset/*.xml", what="learner script")
     rows = []

@@ -1,0 +1,141 @@
+"""Remote code runs only on the user's explicit opt-in (catalogue datasets and models)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from stebkit import cli, runner
+from stebkit.datasets import get_spec, list_datasets, load_dataset
+from stebkit.datasets import hub as hub_module
+from stebkit.errors import RemoteCodeRefused
+
+SCRIPTED = ["blog_age", "blog_gender", "reuters21578"]
+
+
+class _FakeHubDataset:
+    """What ``datasets.load_dataset`` returns, as far as read_hub uses it."""
+
+    features: dict = {}
+
+    def __init__(self, frame: pd.DataFrame) -> None:
+        self.frame = frame
+
+    def to_pandas(self) -> pd.DataFrame:
+        return self.frame.copy()
+
+
+@pytest.fixture
+def fake_hub(monkeypatch, tmp_path):
+    """Replace the Hub: record each call's trust_remote_code and return blog-like rows
+    (with an empty cache, so that every load reaches the fake Hub)."""
+    monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path / "cache"))
+    calls = []
+
+    def load_hub(path, *, name=None, revision=None, split=None, trust_remote_code=False):
+        calls.append({"path": path, "trust_remote_code": trust_remote_code})
+        ages = [15, 16, 24, 25, 35, 36] * 8
+        return _FakeHubDataset(pd.DataFrame({
+            "text": [f"Post {i} by someone aged {a}." for i, a in enumerate(ages)],
+            "age": ages, "gender": ["male", "female"] * 24, "label": [0, 1] * 24,
+            "topics": [["acq"], ["earn"], ["crude"]] * 16}))
+
+    monkeypatch.setattr(hub_module, "load_hub", load_hub)
+    return calls
+
+
+def test_exactly_the_script_datasets_need_remote_code() -> None:
+    needing = [n for n in list_datasets() if get_spec(n).needs_remote_code]
+    assert needing == SCRIPTED
+
+
+@pytest.mark.parametrize("name", SCRIPTED)
+def test_loading_without_opt_in_is_refused_before_the_hub_is_touched(name, fake_hub) -> None:
+    with pytest.raises(RemoteCodeRefused) as err:
+        load_dataset(name, cache=False)
+    message = str(err.value)
+    assert f"dataset {name!r}" in message and get_spec(name).source.hf_path in message
+    assert "--trust-remote-code" in message and "trust_remote_code=True" in message
+    assert "not pinned to a revision" in message
+    assert fake_hub == []
+
+
+def test_the_reader_alone_refuses_too(fake_hub) -> None:
+    spec = get_spec("blog_gender")
+    with pytest.raises(RemoteCodeRefused, match="'blog_gender'"):
+        spec.reader(spec, seed=42, smoke=True)
+    assert fake_hub == []
+
+
+def test_opting_in_loads_with_remote_code(fake_hub) -> None:
+    ds = load_dataset("blog_age", smoke=True, cache=False, trust_remote_code=True)
+    assert fake_hub == [{"path": "barilan/blog_authorship_corpus", "trust_remote_code": True}]
+    assert set(ds.records["label"]) == {"10s", "20s", "30s"}
+    # a dataset without a loading script never gets remote code, even when allowed
+    fake_hub.clear()
+    load_dataset("ag_news", smoke=True, cache=False, trust_remote_code=True)
+    assert fake_hub[0]["trust_remote_code"] is False
+
+
+def test_evaluate_stops_before_any_work_without_opt_in(tmp_path, fake_hub, monkeypatch) -> None:
+    monkeypatch.setattr(runner, "N_RESAMPLES", 50)
+    with pytest.raises(RemoteCodeRefused, match="'reuters21578'"):
+        runner.evaluate("random", ["ag_news", "reuters21578"], tasks=["clustering"],
+                        smoke=True, output_dir=tmp_path, show_progress=False)
+    assert not list(tmp_path.rglob("*.json")) and fake_hub == []
+    res = runner.evaluate("random", "blog_gender", tasks=["clustering"], smoke=True,
+                          output_dir=tmp_path, show_progress=False, trust_remote_code=True)
+    assert res.ok and len(res) == 3 and fake_hub[0]["trust_remote_code"] is True
+
+
+def test_cli_flag_and_message(tmp_path, fake_hub, capsys, monkeypatch) -> None:
+    monkeypatch.setattr(runner, "N_RESAMPLES", 50)
+    argv = ["run", "--models", "random", "--datasets", "blog_age", "--tasks", "clustering",
+            "--smoke", "--output", str(tmp_path / "r"), "--figures", str(tmp_path / "f"),
+            "--no-progress"]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("stebkit: error: dataset 'blog_age' runs code") and fake_hub == []
+    with pytest.warns(UserWarning, match="correlation grouping"):  # one model only
+        assert cli.main([*argv, "--trust-remote-code"]) == 0
+    assert fake_hub and all(c["trust_remote_code"] for c in fake_hub)
+
+
+def _suite(tmp_path, run: str, source: str = "{hf: someone/scripted, remote_code: true}"):
+    path = tmp_path / "suite.yaml"
+    path.write_text(f"name: scripted-suite\n{run}datasets:\n"
+                    f"  - {{name: scripted-set, task: clustering, source: {source}}}\n")
+    return path
+
+
+def test_suite_file_opt_in(tmp_path, fake_hub, monkeypatch) -> None:
+    from stebkit.suites import SuiteError, load_suite
+
+    monkeypatch.setattr(runner, "N_RESAMPLES", 50)
+    refused = load_suite(_suite(tmp_path, ""))
+    assert refused.run == {} and get_spec("scripted-set").needs_remote_code
+    with pytest.raises(RemoteCodeRefused, match="'scripted-set'.*'someone/scripted'"):
+        load_dataset("scripted-set", cache=False)
+    allowed = load_suite(_suite(tmp_path, "run: {trust_remote_code: true}\n"))
+    assert allowed.run == {"trust_remote_code": True}
+    with pytest.raises(SuiteError, match="run: trust_remote_code: must be true or false"):
+        load_suite(_suite(tmp_path, "run: {trust_remote_code: 'yes'}\n"))
+    with pytest.raises(SuiteError, match="remote_code .* applies to 'hf' sources only"):
+        load_suite(_suite(tmp_path, "", source="{url: 'https://x.org/a.csv', "
+                                               "remote_code: true}"))
+    path = _suite(tmp_path, "run: {trust_remote_code: true}\n")
+    with pytest.warns(UserWarning, match="correlation grouping"):
+        assert cli.main(["run", "--suite", str(path), "--models", "random", "--output",
+                         str(tmp_path / "r"), "--figures", str(tmp_path / "f"),
+                         "--no-progress"]) == 0
+    assert fake_hub[-1] == {"path": "someone/scripted", "trust_remote_code": True}
+
+
+def test_models_get_remote_code_only_when_they_need_it() -> None:
+    assert runner._encoder_options("LUAR-MUD", True) == {"trust_remote_code": True}
+    assert runner._encoder_options("rrivera1849/LUAR-CRUD", True) == {"trust_remote_code": True}
+    assert runner._encoder_options("LUAR-MUD", False) == {}
+    assert runner._encoder_options("tfidf-char", True) == {}  # runs no repository code
+    assert runner._encoder_options("all-mpnet-base-v2", True) == {}
+    assert runner._encoder_options("some-org/unlisted-model", True) == \
+        {"trust_remote_code": True}
