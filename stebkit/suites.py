@@ -55,6 +55,7 @@ from typing import Any
 
 import numpy as np
 
+from ._io import check_name
 from .datasets.spec import TASKS, DatasetSpec, License, Source, TaskConfig
 
 SUITE_TASKS = (*TASKS, "classification", "retrieval_ndcg")
@@ -346,14 +347,14 @@ def _check_types(entry: Mapping[str, Any], path: Path, where: str) -> None:
     if not isinstance(columns, Mapping):
         raise _fail(path, where, "columns must map fields to column names, e.g. {text: "
                     f"Request, label: Community}}, got {type(columns).__name__} {columns!r}")
-    for field, column in columns.items():
-        if tables and field in tables:
+    for key, column in columns.items():
+        if tables and key in tables:
             if not isinstance(column, Mapping) or not all(
                     isinstance(c, str) for c in column.values()):
-                raise _fail(path, where, f"columns.{field} must map fields to column names, "
+                raise _fail(path, where, f"columns.{key} must map fields to column names, "
                             f"got {column!r}")
         elif not isinstance(column, str):
-            raise _fail(path, where, f"columns.{field} must be a column name (a string), "
+            raise _fail(path, where, f"columns.{key} must be a column name (a string), "
                         f"got {column!r}")
 
 
@@ -409,14 +410,14 @@ def _check_columns(entry: Mapping[str, Any], path: Path, where: str) -> None:
         split = ("split",) if task in ("classification", "probing") and "split" not in entry \
             else ()
         checks = [("source", entry["source"], columns, ("text", "label", *split))]
-    for field, source, mapping, required in checks:
+    for part, source, mapping, required in checks:
         try:
             have = _source_columns(source)
         except UnicodeDecodeError:
-            raise _fail(path, f"{where}: {field}", f"{source.get('path') or source.get('url')}"
+            raise _fail(path, f"{where}: {part}", f"{source.get('path') or source.get('url')}"
                         " is not UTF-8 text; convert it to UTF-8") from None
         except Exception as err:
-            raise _fail(path, f"{where}: {field}", f"cannot read "
+            raise _fail(path, f"{where}: {part}", f"cannot read "
                         f"{source.get('path') or source.get('url')} as {source['format']}: "
                         f"{err}") from None
         if have is None:
@@ -425,7 +426,7 @@ def _check_columns(entry: Mapping[str, Any], path: Path, where: str) -> None:
         wanted.update({f: c for f, c in mapping.items() if f not in wanted})
         missing = {f: c for f, c in wanted.items() if c not in have}
         if missing:
-            raise _fail(path, f"{where}: {field}", f"column(s) {sorted(missing.values())} "
+            raise _fail(path, f"{where}: {part}", f"column(s) {sorted(missing.values())} "
                         f"(for {sorted(missing)}, see 'columns') not in "
                         f"{source.get('path') or source.get('url')}; it has {have[:12]}")
 
@@ -437,6 +438,10 @@ def _check_entry(entry: Any, path: Path, index: int, seen: set[str]) -> dict[str
     name = entry.get("name")
     if not isinstance(name, str) or not name.strip():
         raise _fail(path, where, "missing 'name'")
+    try:
+        check_name(name, "dataset")
+    except ValueError as err:
+        raise _fail(path, where, str(err)) from None
     where = f"dataset {name!r}"
     if name in seen:
         raise _fail(path, where, "duplicated dataset name; names must be unique")

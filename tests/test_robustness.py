@@ -387,3 +387,192 @@ def test_15_seed_empty_results_and_malformed_records_are_named(tmp_path):
     with pytest.raises(ValueError, match=f"{bad}: 'metrics' must be a mapping"):
         Results.load(tmp_path)
     assert cli.main(["leaderboard", str(tmp_path / "m" / "d")]) == 2
+
+
+# --------------------------------------------------------------------------- 5
+
+
+@pytest.mark.parametrize("name", ["../../escaped", "/tmp/absolute", "a/../../b", "a\\b",
+                                  "~/home", "tab\tname"])
+def test_05_names_that_could_leave_their_folder_are_refused_where_declared(name, tmp_path):
+    from stebkit.suites import SuiteError, load_suite
+
+    with pytest.raises(ValueError, match="could reach outside its folder"):
+        toy_spec(name, {"clustering": TaskConfig()})
+    with pytest.raises(ValueError, match="model name .* could reach outside its folder"):
+        evaluate(HashEncoder(name), toy_dataset(), output_dir=tmp_path / "r")
+    folder = tmp_path / "suite"
+    folder.mkdir()
+    escaped = json.dumps(name)  # a YAML double-quoted string
+    suite = _suite(folder, f"name: {escaped}, task: clustering, source: {{path: d.csv}}")
+    with pytest.raises(SuiteError, match="could reach outside its folder"):
+        load_suite(suite)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["suite"]
+
+
+def test_05_cache_paths_stay_inside_their_folders(tmp_path, monkeypatch):
+    from stebkit import sources
+    from stebkit.datasets.registry import processed_path
+
+    monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path / "cache"))
+    path = processed_path(toy_spec("org/data", {"clustering": TaskConfig()}), "f" * 64)
+    assert path.parent == tmp_path / "cache" / "processed"
+    for url in ("https://../etc/passwd", "https://../../x/y.txt", "https://.hidden/x.txt"):
+        with pytest.raises(ValueError, match="host"):
+            sources.fetch(url)
+        with pytest.raises(ValueError, match="host"):
+            sources.locate(url)
+    assert not (tmp_path / "cache").exists()
+
+
+# --------------------------------------------------------------------------- 8 and 16
+
+
+class _Counting:
+    def __init__(self, frame):
+        self.frame, self.calls = frame, 0
+
+    def __call__(self, spec, *, seed=42, smoke=False):
+        self.calls += 1
+        return self.frame.copy()
+
+
+def _cached_spec(name: str) -> tuple[DatasetSpec, _Counting]:
+    frame = pd.DataFrame({"text": [f"{hashlib.sha256(str(i).encode()).hexdigest()} by {i % 3}."
+                                   for i in range(30)],
+                          "label": [f"a{i % 3}" for i in range(30)]})
+    reader = _Counting(frame)
+    spec = DatasetSpec(name=name, description="toy", languages=("en",), source=Source(),
+                       license=License("CC0-1.0"), label="author",
+                       tasks={"clustering": TaskConfig()}, category="idiolect",
+                       application="authorship_attribution", reader=reader)
+    return spec, reader
+
+
+def test_08_a_changed_processed_file_is_rebuilt_with_a_warning(tmp_path, monkeypatch):
+    from stebkit.datasets import load_dataset
+    from stebkit.datasets.registry import processed_path
+
+    monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path))
+    spec, reader = _cached_spec("flip-08")
+    first = load_dataset(spec)
+    path = processed_path(spec, first.fingerprint)
+    assert path.with_name(path.name + ".sha256").read_text().strip() == \
+        hashlib.sha256(path.read_bytes()).hexdigest()
+    data = bytearray(path.read_bytes())
+    offset = data.index(hashlib.sha256(b"7").hexdigest()[:16].encode())
+    data[offset + 5] ^= 0x01  # one hex digit -> another: a valid parquet file, one text changed
+    path.write_bytes(bytes(data))
+    with pytest.raises(AssertionError):  # the flipped byte changed a text silently
+        pd.testing.assert_frame_equal(pd.read_parquet(path), first.records)
+    with pytest.warns(RuntimeWarning, match="do not match their checksum.*rebuilding"):
+        again = load_dataset(spec)
+    assert reader.calls == 2
+    pd.testing.assert_frame_equal(again.records, first.records)
+    pd.testing.assert_frame_equal(pd.read_parquet(path), first.records)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        load_dataset(spec)
+    assert reader.calls == 2
+
+
+def test_16_a_corrupt_processed_file_is_rebuilt_with_a_message(tmp_path, monkeypatch):
+    from stebkit.datasets import load_dataset
+    from stebkit.datasets.registry import processed_path
+
+    monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path))
+    spec, reader = _cached_spec("truncated-16")
+    first = load_dataset(spec)
+    path = processed_path(spec, first.fingerprint)
+    path.with_name(path.name + ".sha256").unlink()  # as written by an older version
+    path.write_bytes(path.read_bytes()[:100])
+    with pytest.warns(RuntimeWarning, match="unreadable.*rebuilding"):
+        again = load_dataset(spec)
+    assert reader.calls == 2
+    pd.testing.assert_frame_equal(again.records, first.records)
+
+
+def test_16_a_corrupt_cached_download_is_replaced_by_a_good_mirror_copy(tmp_path,
+                                                                         monkeypatch):
+    from stebkit import sources
+    from stebkit.errors import ChecksumMismatch
+
+    good = b"the real data\n" * 100
+    sha = hashlib.sha256(good).hexdigest()
+    url = "https://example.org/data/file.txt"
+    cache, mirror = tmp_path / "cache", tmp_path / "mirror"
+    monkeypatch.setenv("STEBKIT_CACHE", str(cache))
+    monkeypatch.setenv("STEBKIT_MIRROR", str(mirror))
+    monkeypatch.setenv("STEBKIT_OFFLINE", "1")
+    monkeypatch.setattr(sources, "_verified", {})
+    cached = cache / "downloads" / "example.org" / "data" / "file.txt"
+    cached.parent.mkdir(parents=True)
+    cached.write_bytes(good[:-5] + b"XXXXX")
+    with pytest.raises(ChecksumMismatch, match="cached file"):  # no good copy anywhere
+        sources.fetch(url, sha)
+    mirrored = mirror / "example.org" / "data" / "file.txt"
+    mirrored.parent.mkdir(parents=True)
+    mirrored.write_bytes(good)
+    with pytest.warns(RuntimeWarning, match="corrupt copy.*passed over"):
+        assert sources.fetch(url, sha) == mirrored
+    assert not cached.exists()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert sources.fetch(url, sha) == mirrored
+
+
+# --------------------------------------------------------------------------- 14
+
+
+def test_14_an_unreadable_suite_file_is_one_line_with_the_path(tmp_path, capsys, monkeypatch):
+    import errno
+
+    from stebkit import cli
+
+    suite = _suite(tmp_path, "name: my-locked-14, task: clustering, source: {path: d.csv}")
+    real = Path.read_text
+
+    def locked(self, *args, **kwargs):
+        if self == suite:
+            raise PermissionError(errno.EACCES, "Permission denied", str(self))
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "read_text", locked)
+    assert cli.main(["run", "--suite", str(suite), "--models", "random", "--output",
+                     str(tmp_path / "r"), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert f"cannot access {suite}: permission denied; make it readable" in err
+
+
+def test_14_a_full_disk_mid_run_says_how_to_resume(tmp_path, capsys, monkeypatch):
+    import errno
+
+    from stebkit import cli
+
+    out = tmp_path / "r"
+    argv = ["run", "--models", "random", "--datasets", "synthetic-authors-en",
+            "synthetic-authors-de", "--tasks", "retrieval", "--smoke", "--no-progress",
+            "--output", str(out), "--figures", str(tmp_path / "f")]
+    real = runner.write_record
+    written = []
+
+    def full(path, record):
+        if written:
+            raise OSError(errno.ENOSPC, "No space left on device", str(path))
+        written.append(path)
+        return real(path, record)
+
+    monkeypatch.setattr(runner, "write_record", full)
+    assert cli.main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert "no space left on device" in err and "rerun the same `stebkit run`" in err
+    assert str(out) in err and "resumes where it stopped" in err
+    monkeypatch.setattr(runner, "write_record", real)
+    kept = {p: p.stat().st_mtime_ns for p in out.rglob("*.json")}
+    assert len(kept) == 1
+    with pytest.warns(UserWarning, match="correlation grouping needs 3"):
+        assert cli.main(argv) == 0  # the rerun resumes: the first record is not recomputed
+    assert {p: p.stat().st_mtime_ns for p in kept} == kept
+    assert len(list(out.rglob("*.json"))) == 2
