@@ -29,7 +29,7 @@ SUITES = ("lite", "smoke", "synthetic", "steb")
 FORMATS = ("md", "latex", "csv")
 _SUITE_FILES = (".yaml", ".yml", ".toml")
 
-SUBCOMMAND_MODULES = ("stebkit.train.cli",)
+SUBCOMMAND_MODULES = ("stebkit.train.cli", "stebkit.reference_cli")
 """Modules imported by :func:`main` so that they can :func:`register` subcommands."""
 
 
@@ -408,5 +408,7 @@ def os_error_message(err: OSError, command: str = "run") -> tuple[str, int]:
             2 if name in _INPUT_ERRNOS else 1)
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":  # python -m stebkit.cli: use the imported module's registry,
+    from stebkit.cli import main as _main  # where the plugin modules register
+
+    sys.exit(_main())

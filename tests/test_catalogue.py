@@ -279,3 +279,41 @@ def test_every_entry_has_a_reader_and_says_how_it_is_tested():
     # agreement data is flagged in the status, and only there
     for spec in catalogue.SPECS:
         assert spec.status.endswith("; needs agreement") == bool(spec.license.needs_agreement)
+
+
+def test_every_hub_commit_a_reader_loads_enters_the_fingerprint(monkeypatch, tmp_path):
+    """A reader reading two Hub datasets (as EnDive does): both commits are recorded."""
+    from stebkit.datasets import hub
+    from stebkit.datasets.spec import DatasetSpec, License, Source, TaskConfig
+
+    monkeypatch.delenv("STEBKIT_OFFLINE", raising=False)
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path))
+    commits = {"org/one": "c1", "org/two": "c2"}
+
+    class FakeApi:
+        def dataset_info(self, path, revision=None):
+            return type("Info", (), {"sha": commits[path]})()
+
+    fake = type(sys)("datasets")
+    fake.load_dataset = lambda **kw: pd.DataFrame({"text": [f"{kw['path']} text"],
+                                                   "label": [kw["path"]]})
+    monkeypatch.setitem(sys.modules, "datasets", fake)
+    monkeypatch.setattr(huggingface_hub, "HfApi", FakeApi)
+
+    def reader(spec, *, seed, smoke):
+        return pd.concat([hub.load_hub(p, split="test") for p in ("org/two", "org/one")])
+
+    spec = DatasetSpec(name="two_hubs", description="", languages=("en",),
+                       source=Source(note="two Hub datasets"), license=License("none"),
+                       label="x", tasks={"clustering": TaskConfig()}, category="genre",
+                       application="register_classification", reader=reader)
+    before = fingerprint(spec)
+    first = load_dataset(spec)
+    assert hub.dataset_commits("two_hubs") == ["org/one@main=c1", "org/two@main=c2"]
+    assert first.fingerprint == fingerprint(spec) != before
+    assert load_dataset(spec).fingerprint == first.fingerprint  # from the processed cache
+    commits["org/one"] = "c3"  # a new commit upstream: a new load records it
+    third = load_dataset(spec, cache=False)
+    assert hub.dataset_commits("two_hubs") == ["org/one@main=c3", "org/two@main=c2"]
+    assert third.fingerprint not in (first.fingerprint, before)

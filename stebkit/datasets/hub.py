@@ -60,7 +60,8 @@ from ..errors import DataUnavailable, RemoteCodeRefused
 from ..sources import cache_dir, is_offline
 from .readers._text import DroppedRowsWarning
 
-__all__ = ["check_remote_code", "hub_configs", "hub_records", "load_hub", "read_hub",
+__all__ = ["check_remote_code", "collecting_commits", "dataset_commits", "hub_configs",
+           "hub_records", "load_hub", "read_hub", "record_dataset_commits",
            "resolved_revision", "trusting_remote_code"]
 
 DEFAULT_MAX_PER_LABEL = 500
@@ -178,6 +179,9 @@ def load_hub(path: str, *, name: str | None = None, revision: str | None = None,
     except Exception as exc:  # network, missing config or split, bad files: all unavailable
         raise DataUnavailable(_failure(what, exc, sha)) from exc
     _record_revision(path, revision, sha)
+    collected = _COLLECTED.get()
+    if collected is not None:
+        collected.append(f"{_key(path, revision)}={sha}")
     return loaded
 
 
@@ -238,6 +242,60 @@ def _resolve(path: str, revision: str | None, what: str) -> str:
 
 def _revisions_path() -> Path:
     return cache_dir() / "hub" / "revisions.json"
+
+
+_COLLECTED: ContextVar[list[str] | None] = ContextVar("stebkit_hub_commits", default=None)
+
+
+@contextmanager
+def collecting_commits() -> Iterator[list[str]]:
+    """Within the block, every :func:`load_hub` adds ``"<path>@<revision>=<commit>"`` to
+    the yielded list (what a reader loaded, whatever Hub datasets it reads)."""
+    loads: list[str] = []
+    token = _COLLECTED.set(loads)
+    try:
+        yield loads
+    finally:
+        _COLLECTED.reset(token)
+
+
+def _dataset_commits_path() -> Path:
+    return cache_dir() / "hub" / "dataset_commits.json"
+
+
+def record_dataset_commits(name: str, loads: Sequence[str]) -> None:
+    """Remember the Hub commits the reader of dataset ``name`` loaded (see
+    :func:`dataset_commits`)."""
+    file = _dataset_commits_path()
+    try:
+        known = json.loads(file.read_text(encoding="utf-8")) if file.is_file() else {}
+    except ValueError:
+        known = {}
+    commits = sorted(set(loads))
+    if known.get(name) != commits:
+        known[name] = commits
+        write_text(file, json.dumps(known, indent=1, sort_keys=True) + "\n")
+
+
+def dataset_commits(name: str) -> list[str] | None:
+    """The Hub commits (``"<path>@<revision>=<commit>"``) the last load of dataset
+    ``name`` read, or None; they enter the dataset fingerprint.
+
+    >>> import os, tempfile
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"STEBKIT_CACHE": tempfile.mkdtemp()}):
+    ...     record_dataset_commits("endive", ["a/boolq@main=c2", "a/copa@main=c1"])
+    ...     dataset_commits("endive"), dataset_commits("other")
+    (['a/boolq@main=c2', 'a/copa@main=c1'], None)
+    """
+    file = _dataset_commits_path()
+    if not file.is_file():
+        return None
+    try:
+        found = json.loads(file.read_text(encoding="utf-8")).get(name)
+    except (ValueError, AttributeError):
+        return None
+    return list(found) if isinstance(found, list) else None
 
 
 def _key(path: str, revision: str | None) -> str:

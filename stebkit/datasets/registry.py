@@ -28,7 +28,14 @@ import pandas as pd
 from .._io import atomic_file, inside, write_text
 from ..errors import DataUnavailable
 from ..sources import cache_dir, file_sha256, local_path, locate
-from .hub import check_remote_code, resolved_revision, trusting_remote_code
+from .hub import (
+    check_remote_code,
+    collecting_commits,
+    dataset_commits,
+    record_dataset_commits,
+    resolved_revision,
+    trusting_remote_code,
+)
 from .readers._text import DroppedRowsWarning
 from .spec import ALL_TASKS, Dataset, DatasetSpec
 
@@ -180,8 +187,8 @@ def list_datasets(*, suite: str | None = None, task: str | None = None,
 
 def fingerprint(spec: DatasetSpec, *, seed: int = 42, smoke: bool = False) -> str:
     """sha256 (hex) of what determines the records: name, reader version and options,
-    sources (URLs with their sha256, Hub path/config/revision/split and the commit the
-    last Hub load resolved the revision to), seed and smoke.
+    sources (URLs with their sha256, Hub path/config/revision/split, and the Hub commits
+    the last load of the dataset read), seed and smoke.
 
     >>> spec = get_spec("ag_news")
     >>> fingerprint(spec, seed=1) != fingerprint(spec, seed=2)
@@ -199,6 +206,9 @@ def fingerprint(spec: DatasetSpec, *, seed: int = 42, smoke: bool = False) -> st
     }
     if src.is_hub:
         payload["hub_commit"] = resolved_revision(src.hf_path, src.hf_revision)
+    commits = dataset_commits(spec.name)
+    if commits:  # every Hub commit the reader loaded last time
+        payload["hub_commits"] = commits
     blob = json.dumps(payload, sort_keys=True, default=repr).encode()
     return hashlib.sha256(blob).hexdigest()
 
@@ -297,10 +307,11 @@ def load_dataset(name: str | DatasetSpec, *, seed: int = 42, smoke: bool = False
                else "")
             + ". Use an offline dataset instead: stebkit.datasets.list_datasets(offline=True)."
         )
-    with trusting_remote_code(trust_remote_code):
+    with trusting_remote_code(trust_remote_code), collecting_commits() as loads:
         raw = spec.reader(spec, seed=seed, smoke=smoke)
     records = validate_records(raw, spec)
-    if spec.source.is_hub:  # the load may have resolved the Hub revision to a new commit
+    if loads:  # the Hub commits read enter the fingerprint
+        record_dataset_commits(spec.name, loads)
         fp = fingerprint(spec, seed=seed, smoke=smoke)
         path = processed_path(spec, fp)
     if cache:

@@ -45,7 +45,9 @@ def order_alignment(embeddings: np.ndarray, labels: np.ndarray) -> dict:
     Returns
     -------
     dict
-        ``acc_mean``, ``distractor_acc_mean`` (main), ``n_pairs``, and ``details`` with
+        ``acc_mean``, ``distractor_last_acc_mean`` and ``distractor_first_acc_mean`` (each
+        distractor variant), ``distractor_acc_mean`` (main: both variants), ``n_pairs``,
+        and ``details`` with
         per-pair arrays in pair order: ``pair_index`` (n_pairs, 2) int, ``acc``,
         ``distractor_last_acc``, ``distractor_first_acc``. With no same-label pair the
         means are NaN (STEB returns 0.0) with a :class:`DegenerateWarning`.
@@ -91,12 +93,15 @@ def order_alignment(embeddings: np.ndarray, labels: np.ndarray) -> dict:
     if n_pairs == 0:
         nan = _checks.degenerate("no two sequences share a label: order alignment is "
                                  "undefined, returning NaN")
-        acc_mean = dis_mean = nan
+        acc_mean = dis_mean = last_mean = first_mean = nan
     else:
         acc_mean = float(acc.mean())
         dis_mean = float(np.concatenate([last, first]).mean())
+        last_mean, first_mean = float(last.mean()), float(first.mean())
     return {
         "acc_mean": acc_mean,
+        "distractor_last_acc_mean": last_mean,
+        "distractor_first_acc_mean": first_mean,
         "distractor_acc_mean": dis_mean,
         "n_pairs": float(n_pairs),
         "details": {"pair_index": pair_index, "acc": acc, "distractor_last_acc": last,

@@ -1,0 +1,390 @@
+"""The reference's result files, both ways: export stebkit records, import STEB's.
+
+The STEB reference writes one file per dataset, model, episode configuration and task::
+
+    <root>/<dataset>/<short_name>/<episode_size>_<episodes_per_label>/<task>/metrics.json
+
+``<dataset>`` is the reference's dataset name, ``<short_name>`` the part of the model id
+after its last ``/``, ``<task>`` the reference's task name
+(:data:`stebkit.published.REFERENCE_TASK_NAMES`), and ``metrics.json`` a one-line JSON
+object (``json.dumps`` with its default separators) holding the task's metrics under the
+reference's keys (:data:`REFERENCE_METRICS`; probing writes ``task_0`` ... and their
+``average``).
+
+:func:`export_steb` writes that layout from a stebkit results folder (only the results
+with status ``ok``; records of tasks the reference does not have are listed, not
+written). :func:`import_steb` reads it back into stebkit records, so the maintainers'
+canonical result set can be loaded, re-scored and plotted. Export, import and export
+again gives the same files byte for byte: every metric the reference writes survives.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from stebkit.published import REFERENCE_TASK_NAMES
+
+STEB_TASKS = {v: k for k, v in REFERENCE_TASK_NAMES.items()}
+"""The reference's task name -> stebkit's task family."""
+
+_FPR = ("auc@0.01", "auc@0.05", "auc@0.10", "auc@0.20", "auc@0.30", "auc@0.50")
+REFERENCE_METRICS: Mapping[str, tuple[str, ...]] = {
+    "clustering": ("v_measure",),
+    "all_to_all_pairs": ("eer", "auc", *_FPR),
+    "predefined_pairs": ("eer", "auc", *_FPR),
+    "retrieval": ("mrr", "mean_rank", "recall@1", "recall@8", "recall@16", "recall@32",
+                  "recall@64", "recall@128"),
+    "order_alignment": ("acc_mean", "distractor_last_acc_mean", "distractor_first_acc_mean",
+                        "distractor_acc_mean"),
+    "probing": ("task_0", "average"),
+}
+"""Per stebkit task: the keys the reference writes, in its order (probing: one
+``task_<i>`` per probed feature, then ``average``; a stebkit probing record is one
+feature, so ``task_0`` and ``average`` both hold its accuracy)."""
+
+_EPISODE_DIR = re.compile(r"^(-1|[1-9][0-9]*)_([1-9][0-9]*)$")
+_PROBE_KEY = re.compile(r"^task_[0-9]+$")
+
+
+@dataclass
+class ExportReport:
+    """What :func:`export_steb` wrote and what it left out, with the reason."""
+
+    written: list[Path] = field(default_factory=list)
+    not_written: list[str] = field(default_factory=list)
+
+    def summary(self, out: str | os.PathLike[str]) -> str:
+        lines = [f"{len(self.written)} metrics.json file(s) written under {out}"]
+        if self.not_written:
+            lines.append(f"{len(self.not_written)} record(s) not exported:")
+            lines += [f"  - {w}" for w in self.not_written]
+        return "\n".join(lines)
+
+
+def short_name(model: str) -> str:
+    """The reference's folder name of a model: the part after the last ``/``.
+
+    >>> short_name("sentence-transformers/all-mpnet-base-v2"), short_name("random")
+    ('all-mpnet-base-v2', 'random')
+    """
+    name = str(model).rstrip("/")
+    return name.rsplit("/", 1)[-1] or name
+
+
+def _reference_dataset(name: str) -> str:
+    """The reference's folder name of a stebkit dataset (catalogue datasets keep the
+    reference's spelling; others, e.g. the offline suites, keep stebkit's name)."""
+    from stebkit.datasets import get_spec
+
+    try:
+        spec = get_spec(name)
+    except (KeyError, ValueError):
+        return name
+    return spec.steb_name if spec.steb_name and "steb" in spec.suites else spec.name
+
+
+def _stebkit_dataset(folder: str) -> tuple[str, Any]:
+    """A reference dataset folder -> (stebkit name, spec or None)."""
+    from stebkit.datasets import get_spec, list_datasets
+
+    for name in list_datasets(suite="steb"):
+        spec = get_spec(name)
+        if folder in (spec.steb_name, spec.name):
+            return spec.name, spec
+    try:
+        spec = get_spec(folder)
+    except (KeyError, ValueError):
+        return folder, None
+    return spec.name, spec
+
+
+def reference_metrics(record: Mapping[str, Any]) -> dict[str, float]:
+    """The metrics of one stebkit record under the reference's keys and order.
+
+    >>> reference_metrics({"task": "clustering", "metrics": {"v_measure": 0.5, "ari": 0.1}})
+    {'v_measure': 0.5}
+    >>> reference_metrics({"task": "probing", "metrics": {"accuracy": 0.75, "l2": 0.01}})
+    {'task_0': 0.75, 'average': 0.75}
+    """
+    task = record["task"]
+    metrics = record.get("metrics") or {}
+    if task == "probing":
+        probes = {k: v for k, v in metrics.items() if _PROBE_KEY.match(k)}
+        if probes:  # imported from the reference: keep its probes as they were
+            return {**probes, "average": metrics.get("average", metrics.get("accuracy"))}
+        return {"task_0": metrics["accuracy"], "average": metrics["accuracy"]}
+    return {k: metrics[k] for k in REFERENCE_METRICS[task] if k in metrics}
+
+
+def _check_target(out: Path, overwrite: bool) -> None:
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"export target {out} exists and is not a folder")
+    if out.is_dir() and any(out.iterdir()) and not overwrite:
+        raise ValueError(f"export target {out} exists and is not empty; choose a new folder "
+                         "or pass --overwrite (overwrite=True) to replace its files")
+
+
+def export_steb(results: Any, out: str | os.PathLike[str], *,
+                overwrite: bool = False) -> ExportReport:
+    """Write results in the reference's layout (``metrics.json`` files).
+
+    Parameters
+    ----------
+    results : Results or a results folder
+    out : path
+        The new folder (the reference's ``results/`` or ``submitted_results/``).
+    overwrite : bool, default False
+        Allow a non-empty ``out`` (files of the same path are replaced).
+
+    Returns
+    -------
+    ExportReport
+        The files written and the records left out with the reason (failed or skipped
+        results, tasks the reference does not have).
+
+    Raises
+    ------
+    ValueError
+        ``out`` exists and is not empty (without ``overwrite``); the results mix
+        protocols (seeds, smoke and full data); two records map to one file (e.g. two
+        models with the same short name).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> rec = {"schema": 1, "model": {"name": "org/m"}, "dataset": {"name": "d"},
+    ...        "task": "clustering", "episode_size": 1, "episodes_per_label": 50,
+    ...        "protocol": {"seed": 42, "smoke": False}, "status": "ok",
+    ...        "metrics": {"v_measure": 0.25, "ami": 0.1}}
+    >>> out = pathlib.Path(tempfile.mkdtemp()) / "steb"
+    >>> report = export_steb([rec], out)
+    >>> [p.relative_to(out).as_posix() for p in report.written]
+    ['d/m/1_50/clustering/metrics.json']
+    >>> report.written[0].read_text()
+    '{"v_measure": 0.25}'
+    """
+    from stebkit.results import Results
+
+    records = Results(results).records if isinstance(results, (str, os.PathLike)) \
+        else list(results)
+    out = Path(out)
+    _check_target(out, overwrite)
+    report = ExportReport()
+    protocols: dict[tuple[Any, bool], str] = {}
+    planned: dict[Path, tuple[str, Mapping[str, Any]]] = {}
+    for r in records:
+        model, dataset = r["model"]["name"], r["dataset"]["name"]
+        what = f"{model} / {dataset} / {r['task']} (episode size {r.get('episode_size')})"
+        if r.get("status") != "ok":
+            report.not_written.append(f"{what}: status {r.get('status')!r} (the reference "
+                                      "writes files for computed results only)")
+            continue
+        if r["task"] not in REFERENCE_METRICS:
+            report.not_written.append(f"{what}: task {r['task']!r} is not a STEB task")
+            continue
+        proto = r.get("protocol") or {}
+        protocols.setdefault((proto.get("seed", r.get("seed")), bool(proto.get("smoke"))),
+                             what)
+        path = (out / _reference_dataset(dataset) / short_name(model)
+                / f"{int(r['episode_size'])}_{int(r['episodes_per_label'])}"
+                / REFERENCE_TASK_NAMES[r["task"]] / "metrics.json")
+        if path in planned:
+            raise ValueError(f"two results map to one file {path}: {planned[path][0]!r} and "
+                             f"{model!r} (same short name {short_name(model)!r}, or the same "
+                             "dataset twice); export them into separate folders")
+        planned[path] = (model, r)
+    if len(protocols) > 1:
+        shown = "; ".join(f"seed {s}, smoke={m} (e.g. {w})" for (s, m), w in protocols.items())
+        raise ValueError(f"the results mix protocols ({shown}); export one protocol at a "
+                         "time (one results folder per run setting)")
+    for path, (_, r) in planned.items():
+        metrics = reference_metrics(r)
+        missing = [k for k in REFERENCE_METRICS[r["task"]] if k not in metrics]
+        if missing and r["task"] != "probing":
+            report.not_written.append(
+                f"{r['model']['name']} / {r['dataset']['name']} / {r['task']}: written "
+                f"without {missing} (the record predates them; rerun with --overwrite always)")
+        report.written.append(_write(path, metrics))
+    return report
+
+
+def _write(path: Path, metrics: Mapping[str, Any]) -> Path:
+    """One ``metrics.json`` as the reference writes it: ``json.dumps`` of the metrics
+    (one line, default separators, no trailing newline), atomically."""
+    from stebkit._io import atomic_file
+
+    with atomic_file(path, "w", encoding="utf-8") as fh:
+        fh.write(json.dumps(metrics))
+    return path
+
+
+# --------------------------------------------------------------------------- import
+
+
+def _fail(path: Path, message: str) -> ValueError:
+    return ValueError(f"{path}: {message}")
+
+
+def read_metrics(path: str | os.PathLike[str]) -> dict[str, float]:
+    """Read one reference ``metrics.json``: a JSON object of finite numbers.
+
+    Raises
+    ------
+    ValueError
+        Not JSON, not an object, or a value that is not a number; names the file.
+    """
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise _fail(path, f"not valid JSON ({err})") from None
+    if not isinstance(data, dict) or not data:
+        raise _fail(path, "expected a non-empty JSON object of metric: number")
+    for key, value in data.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or \
+                not math.isfinite(value):
+            raise _fail(path, f"metric {key!r} is {value!r}, not a finite number")
+    return data
+
+
+def scan_steb(root: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """Every ``metrics.json`` under ``root`` with its parsed path parts, checked.
+
+    Each item: ``path``, ``dataset`` (folder), ``model`` (short name), ``episode_size``,
+    ``episodes_per_label``, ``task`` (stebkit name), ``metrics``.
+
+    Raises
+    ------
+    ValueError
+        A file not at ``<dataset>/<model>/<size>_<n>/<task>/metrics.json``, an unknown
+        task folder, an episode folder that is not ``<size>_<n>``, a metrics file that
+        does not parse or lacks the task's main metric; names the file.
+    """
+    root = Path(root)
+    if not root.is_dir():
+        raise FileNotFoundError(f"STEB results folder {str(root)!r} does not exist")
+    items = []
+    for path in sorted(root.rglob("metrics.json")):
+        parts = path.relative_to(root).parts
+        if len(parts) != 5:
+            raise _fail(path, "expected <dataset>/<model>/<episode_size>_<episodes per "
+                        "label>/<task>/metrics.json under the results folder")
+        dataset, model, episodes, task, _ = parts
+        if task not in STEB_TASKS:
+            raise _fail(path, f"unknown task folder {task!r}; the reference's tasks are "
+                        f"{sorted(STEB_TASKS)}")
+        match = _EPISODE_DIR.match(episodes)
+        if not match:
+            raise _fail(path, f"episode folder {episodes!r} is not <episode_size>_<episodes "
+                        "per label> (e.g. 1_50, -1_1)")
+        metrics = read_metrics(path)
+        family = STEB_TASKS[task]
+        main = "average" if family == "probing" else _main_metric(family)
+        if main not in metrics:
+            raise _fail(path, f"the {task} metrics lack their main metric {main!r}")
+        items.append({"path": path, "dataset": dataset, "model": model,
+                      "episode_size": int(match.group(1)),
+                      "episodes_per_label": int(match.group(2)), "task": family,
+                      "metrics": metrics})
+    if not items:
+        raise ValueError(f"no metrics.json files under {root}")
+    return items
+
+
+def _main_metric(task: str) -> str:
+    from stebkit.tasks import MAIN_METRIC
+
+    return MAIN_METRIC[task]
+
+
+def import_steb(root: str | os.PathLike[str], results: str | os.PathLike[str], *,
+                overwrite: bool = False) -> list[Path]:
+    """Read the reference's layout into stebkit records under ``results``.
+
+    Records get the model's zoo category when the short name is a zoo model, the
+    dataset's catalogue metadata when the folder is a catalogue dataset, the main metric
+    of the task (``accuracy`` = the probing ``average``) and ``protocol.source`` naming
+    the imported file; they have no interval or per-item values (the reference writes
+    none).
+
+    Parameters
+    ----------
+    root : path
+        A folder in the reference's layout (its ``results/`` or ``submitted_results/``).
+    results : path
+        The stebkit results folder to write.
+    overwrite : bool, default False
+        Replace existing records; otherwise an existing record stops the import.
+
+    Returns
+    -------
+    list of Path
+        The records written.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> tmp = pathlib.Path(tempfile.mkdtemp())
+    >>> f = tmp / "steb" / "STEL_register" / "m" / "1_100" / "order_alignment" / "metrics.json"
+    >>> f.parent.mkdir(parents=True)
+    >>> _ = f.write_text('{"acc_mean": 0.5, "distractor_acc_mean": 0.25}')
+    >>> from stebkit.results import Results
+    >>> _ = import_steb(tmp / "steb", tmp / "results")
+    >>> Results.load(tmp / "results").main_frame()[["dataset", "metric", "value"]].values.tolist()
+    [['stel_register', 'distractor_acc_mean', 0.25]]
+    """
+    from stebkit import __version__
+    from stebkit.results import SCHEMA, record_path, write_record
+
+    items = scan_steb(root)
+    planned = []
+    for it in items:
+        name, spec = _stebkit_dataset(it["dataset"])
+        path = record_path(results, it["model"], name, it["task"], it["episode_size"])
+        if path.exists() and not overwrite:
+            raise ValueError(f"{path} exists (imported from {it['path']}); import into a new "
+                             "results folder or pass --overwrite (overwrite=True)")
+        planned.append((it, name, spec, path))
+    written = []
+    for it, name, spec, path in planned:
+        metrics = dict(it["metrics"])
+        if it["task"] == "probing":
+            metrics["accuracy"] = metrics["average"]
+        record = {
+            "schema": SCHEMA, "stebkit_version": __version__,
+            "model": {"name": it["model"], "revision": "unknown",
+                      "category": _model_category(it["model"])},
+            "dataset": {"name": name, "steb_name": it["dataset"],
+                        "category": spec.category if spec else "other",
+                        "languages": list(spec.languages) if spec else [],
+                        "application": spec.application if spec else "custom"},
+            "task": it["task"], "episode_size": it["episode_size"],
+            "episodes_per_label": it["episodes_per_label"], "seed": None,
+            "protocol": {"source": "STEB result file", "file": str(it["path"]),
+                         "task": it["task"], "episode_size": it["episode_size"],
+                         "episodes_per_label": it["episodes_per_label"]},
+            "main_metric": _main_metric(it["task"]), "metrics": metrics, "ci": None,
+            "n_items": None, "per_item": {"ids": [], "values": []}, "status": "ok",
+            "warnings": [],
+        }
+        written.append(write_record(path, record))
+    return written
+
+
+def _model_category(short: str) -> str:
+    from stebkit.encoders.zoo import MODELS
+
+    info = MODELS.get(short)
+    return info.category if info is not None else "custom"
+
+
+def metrics_files(root: str | os.PathLike[str]) -> Iterable[Path]:
+    """Every ``metrics.json`` under ``root``, sorted."""
+    return sorted(Path(root).rglob("metrics.json"))
