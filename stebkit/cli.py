@@ -114,13 +114,14 @@ def _run_datasets(args: argparse.Namespace) -> int:
 
 
 def _add_models(p: argparse.ArgumentParser) -> None:
-    del p  # no options
+    p.add_argument("--offline", action="store_true",
+                   help="only the models whose weights ship in packages (or need none)")
 
 
 def _run_models(args: argparse.Namespace) -> int:
     from stebkit.encoders import list_models
 
-    print(_text(list_models()))
+    print(_text(list_models(offline_only=args.offline)))
     return 0
 
 

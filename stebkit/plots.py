@@ -168,7 +168,7 @@ def _ordered_categories(cats: Sequence[str]) -> list[str]:
 # --------------------------------------------------------------------------- figures
 def figure1(leaderboard_df: pd.DataFrame, *, directory: str | os.PathLike[str] | None = "auto",
             stem: str = "figure1_steb_by_category", score: str = "steb_score",
-            scale: float = 100.0, title: str | None = None) -> Plot:
+            scale: float = 100.0, title: str | None = None, mark_best: bool = False) -> Plot:
     """STEB score by model category: each model a point with its interval, grouped and
     coloured by category (the STEB paper's Figure 1).
 
@@ -183,6 +183,8 @@ def figure1(leaderboard_df: pd.DataFrame, *, directory: str | os.PathLike[str] |
         Column to plot (e.g. ``"definitional_score"``).
     scale : float
         Multiplier of the scores (100: percentages, as in the paper).
+    mark_best : bool
+        Mark the best model of each category with a star (as the paper's Figure 1).
     """
     base = score.removesuffix("_score")
     need = {"model", score}
@@ -214,6 +216,10 @@ def figure1(leaderboard_df: pd.DataFrame, *, directory: str | os.PathLike[str] |
                 err = None
             ax.errorbar(x, ys, xerr=err, fmt="o", color=category_color(cat),
                         elinewidth=1.2, capsize=2.5, label=cat)
+            if mark_best and len(part):
+                ax.scatter(x[-1:], ys[-1:], marker="*", s=180, color=category_color(cat),
+                           edgecolors="black", linewidths=0.8, zorder=5,
+                           label="best in its category" if y == 0 else None)
             ticks.extend(ys)
             labels.extend(part["model"].tolist())
             y += len(part) + 0.8
@@ -317,7 +323,11 @@ def _project(embeddings: np.ndarray, method: str, seed: int) -> np.ndarray:
     if method == "umap":
         cache = Path(os.environ.get("STEBKIT_CACHE", Path.home() / ".cache" / "stebkit"))
         os.environ.setdefault("NUMBA_CACHE_DIR", str(cache / "numba"))
-        import umap
+        try:
+            import umap
+        except ImportError as err:
+            raise ImportError("method='umap' needs umap-learn: pip install stebkit[notebooks] "
+                              "(or use method='pca')") from err
 
         n_neighbors = max(2, min(15, embeddings.shape[0] - 1))
         reducer = umap.UMAP(n_components=2, random_state=seed, n_neighbors=n_neighbors,

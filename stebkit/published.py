@@ -276,7 +276,7 @@ def comparability(results: Any) -> Comparability:
 
 
 def with_published(board: Any, results: Any, *, allow_partial: bool = False,
-                   published: Any = None) -> Any:
+                   published: Any = None, label: str = "this run") -> Any:
     """Add the published rows to a leaderboard of ``results``.
 
     Parameters
@@ -290,12 +290,14 @@ def with_published(board: Any, results: Any, *, allow_partial: bool = False,
         comparable]`` after the model name, ``comparable=False`` and no rank.
     published : DataFrame, optional
         The published board (default :func:`published_leaderboard`).
+    label : str, default "this run"
+        The ``suite`` label of the rows of ``board`` (e.g. ``"lite suite (offline)"``).
 
     Returns
     -------
     DataFrame
-        Both sets of rows with a ``suite`` column (``"STEB (published)"`` or ``"this
-        run"``) and ``comparable``; ranked together when comparable, best first.
+        Both sets of rows with a ``suite`` column (``"STEB (published)"`` or ``label``)
+        and ``comparable``; ranked together when comparable, best first.
 
     Raises
     ------
@@ -326,7 +328,7 @@ def with_published(board: Any, results: Any, *, allow_partial: bool = False,
     pub = (published if published is not None else published_leaderboard()).copy()
     pub["suite"], pub["comparable"] = PUBLISHED_SUITE, True
     mine = board.copy()
-    mine["suite"], mine["comparable"] = "this run", comp.comparable
+    mine["suite"], mine["comparable"] = label, comp.comparable
     if not comp.comparable:
         mine["model"] = mine["model"].astype(str) + f" [{NOT_COMPARABLE}]"
     out = pd.concat([pub.drop(columns=["rank"]), mine.drop(columns=["rank"],

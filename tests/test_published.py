@@ -161,3 +161,17 @@ def test_cli_leaderboard_published(tmp_path, capsys) -> None:
     assert "comparable |" not in captured.out  # a label column, not a score column
     assert "4c7897da14fd" in captured.err and "left unranked" in captured.err
     assert cli.main(["leaderboard", str(tmp_path), "--allow-partial"]) == 2
+
+
+def test_figure1_of_the_published_numbers_marks_the_best_per_category(tmp_path) -> None:
+    from stebkit import plots
+
+    board = published_leaderboard()
+    res = plots.figure1(board, directory=tmp_path, stem="published", mark_best=True)
+    ax = res.figure.axes[0]
+    stars = [c for c in ax.collections if c.get_offsets().shape[0] == 1]
+    assert len(stars) == 5
+    best = board.groupby("model_category")["steb_score"].max().mul(100).sort_values()
+    np.testing.assert_allclose(sorted(s.get_offsets()[0, 0] for s in stars), best.to_numpy())
+    assert "best in its category" in [t.get_text() for t in ax.get_legend().get_texts()]
+    assert len(ax.get_yticklabels()) == 40

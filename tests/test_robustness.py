@@ -225,7 +225,7 @@ def _train(out, **kw):
     from stebkit.train import TrainConfig, train_style_encoder
 
     config = TrainConfig(steps=2, batch_size=2, max_seq_length=16, hard_negatives=1,
-                         hard_negative_pool=2, checkpoint_every=1)
+                         hard_negative_pool=2, checkpoint_every=1, content_pairs=0)
     return train_style_encoder(config, passages=_passages(), output_dir=out,
                                show_progress=False, **kw)
 

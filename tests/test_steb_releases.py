@@ -55,9 +55,12 @@ def test_retrieval_releases_mark_queries_and_targets(built, name):
             {"text": "t b", "label": "u2"}]
     built.put_spec(name, {"retrieval/queries_targets.jsonl": jsonl(part),
                           "retrieval/._queries_targets.jsonl": "mac metadata",
+                          "retrieval/README.md": "# not data",
                           "retrieval/more.jsonl": jsonl([{"text": "q b", "label": "u2",
                                                           "is_query": True}])})
-    records, _ = read(name)
+    records, dropped = read(name)
+    assert dropped == [f"{name}: dropped 1 of 3 items (files of the release that are not "
+                       "JSON lines (e.g. a README))"]
     assert records[["text", "label", "side"]].values.tolist() == [
         ["q b", "u2", "query"], ["q a", "7", "query"], ["t a", "7", "target"],
         ["t b", "u2", "target"]]

@@ -6,12 +6,14 @@ with their preset episode configuration, definitional category, application and 
 citation. Names are the reference's folder names in lower case with ``-`` turned into
 ``_``; ``steb_name`` keeps the original.
 
-Entries stored on the Hugging Face Hub with a plain row layout are read by
-:func:`stebkit.datasets.hub.read_hub` (online only); the row layout is declared in
-``reader_options``. The other entries come from archives that stebkit cannot fetch
-for you (registration, licence agreements, private drives, bespoke layouts): their
-``reader`` is ``None`` and ``source.note`` says where the data lives. Offline,
-runnable stand-ins are in the ``lite`` suite.
+Every entry has a reader that follows the reference's loader for it (modules of
+:mod:`stebkit.datasets.readers`, one per format or loader family; Hub label sets with a
+plain row layout use :func:`stebkit.datasets.hub.read_hub`), with its options in
+``reader_options`` and its sources where the reference's download script gets them
+(Zenodo, S3, the ACL Anthology, pinned GitHub files, Google Drive ids, Hub datasets, or
+a local folder for data under an agreement). ``tested_on`` says how its reader is
+tested. Offline, a dataset whose files are neither cached nor mirrored raises
+``DataUnavailable`` naming them; runnable stand-ins are in the ``lite`` suite.
 
 The reference's reporting clusters (which datasets are averaged into each operational
 and definitional cluster) live with the scores: :func:`stebkit.scores.reference_clusters`.

@@ -6,4 +6,12 @@ Each ``read_*(spec, *, seed=42, smoke=False)`` function takes a
 :mod:`stebkit.datasets.spec`. Shared helpers live in ``_text`` (normalising, sentence
 splitting, passage cutting, seeded sampling, reporting dropped rows) and ``_records``
 (building the records of each task family).
+
+The STEB catalogue's readers follow the reference's loaders: ``pan`` (PAN releases,
+Enron), ``generated`` (M4, GEDE), ``trials`` (retrieval releases, RadioTalk and Fisher
+trials), ``hub_sets`` (MAGE, AuthBench, EnDive, the Pile, Corpus of Diverse Styles,
+X-GENRE), ``tables`` (CORE, eWAVE, graded formality), ``text_files`` (MASC, StylePTB,
+AAVE/SAE, PASTEL), ``xml_corpora`` (CEECES, FCE), ``probing_jsonl`` (the probing sets),
+``steb_github`` and ``synthstel``. They read sources in place through ``_files.Tree``
+(archives, nested archives, gzip) and build records with ``_steb``.
 """

@@ -1,9 +1,10 @@
 """Authorship retrieval releases and speaker trials of the STEB catalogue.
 
 Retrieval JSON lines (``read_retrieval_jsonl``: amazon, fanfiction, stackexchange)
-    Every file of the release archive (sorted by name; hidden files left out) holds
-    JSON lines with ``text``, ``label`` (the author) and ``is_query``; a true
-    ``is_query`` makes a query, anything else a target (the reference's
+    Every file of the release archive (sorted by name; hidden files, and files whose
+    first line is not a JSON object, e.g. a README, are left out and counted) holds JSON
+    lines with ``text``, ``label`` (the author) and ``is_query``; a true ``is_query``
+    makes a query, anything else a target (the reference's
     ``_query``/``_target`` label suffix becomes the ``side`` column).
 Speaker trials (``read_speaker_trials``)
     A list of trials, each two utterance lists and a 0/1 ``label`` (1: same speaker):
@@ -18,6 +19,7 @@ Speaker trials (``read_speaker_trials``)
 from __future__ import annotations
 
 import io
+import json
 import posixpath
 from typing import Any
 
@@ -34,15 +36,30 @@ def read_retrieval_jsonl(spec: Any, *, seed: int = 42, smoke: bool = False) -> p
     """Queries and targets of an authorship-retrieval release."""
     tree = source_tree(spec)
     names = sorted(n for n in tree.names() if not posixpath.basename(n).startswith("."))
-    rows = []
+    rows, other = [], 0
     for name in names:
-        for n, row in enumerate(json_lines(tree.text(name), f"{tree.label}: {name}"), 1):
+        text = tree.text(name)
+        if not _starts_as_json(text):
+            other += 1
+            continue
+        for n, row in enumerate(json_lines(text, f"{tree.label}: {name}"), 1):
             require_keys(row, ("text", "label"), f"{tree.label}: {name} record {n}")
             rows.append({"text": row["text"], "label": str(row["label"]),
                          "side": "query" if row.get("is_query") else "target"})
+    report_dropped(spec.name, other, len(names), "files of the release that are not JSON "
+                   "lines (e.g. a README)")
     if not rows:
         raise ValueError(f"dataset {spec.name!r}: {tree.label} holds no records")
     return smoke_cut(frame(rows, ("text", "label", "side")), smoke)
+
+
+def _starts_as_json(text: str) -> bool:
+    """Whether the first non-blank line of ``text`` is a JSON object."""
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    try:
+        return isinstance(json.loads(first), dict)
+    except ValueError:
+        return False
 
 
 def _utterances(value: Any) -> str:

@@ -1,0 +1,122 @@
+"""The reference's pickled TF-IDF baselines: restricted unpickling and the encoder."""
+
+from __future__ import annotations
+
+import os
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.feature_extraction.text import TfidfVectorizer
+
+from stebkit.encoders.tfidf_pickle import (
+    REFERENCE_PICKLES,
+    PickledTfidfEncoder,
+    UnsafePickle,
+    load_vectorizers,
+    representations,
+)
+
+CORPUS = ["The cat sat on the mat.", "A dog ran in the park!", "Cats and dogs, they said.",
+          "We went home early; it rained."]
+
+
+def _bundle() -> dict:
+    """Three fitted vectorizers, set up like the reference's (char, token, POS views)."""
+    char, tok, pos = representations(CORPUS)
+    out = {}
+    for key, analyzer, rng, docs in (("char_vec", "char", (3, 5), char),
+                                     ("tok_vec", "word", (1, 2), tok),
+                                     ("pos_vec", "word", (1, 2), pos)):
+        out[key] = TfidfVectorizer(analyzer=analyzer, ngram_range=rng, lowercase=True,
+                                   norm="l2", max_features=50).fit(docs)
+    return out
+
+
+@pytest.fixture(scope="module")
+def bundle_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("vec") / "bundle.pkl"
+    path.write_bytes(pickle.dumps(_bundle()))
+    return path
+
+
+@pytest.mark.parametrize("protocol", [0, 2, pickle.HIGHEST_PROTOCOL])
+def test_a_vectorizer_bundle_loads_and_matches_plain_pickle(tmp_path, protocol) -> None:
+    path = tmp_path / "b.pkl"
+    bundle = _bundle()
+    path.write_bytes(pickle.dumps(bundle, protocol=protocol))
+    loaded = load_vectorizers(path)
+    for key, vec in bundle.items():
+        assert loaded[key].vocabulary_ == vec.vocabulary_
+        np.testing.assert_array_equal(loaded[key].idf_, vec.idf_)
+
+
+def test_the_encoder_concatenates_the_three_views(bundle_file) -> None:
+    enc = PickledTfidfEncoder(bundle_file)
+    texts = ["The cat ran home.", "Dogs sat in the rain."]
+    emb = enc.encode(texts)
+    oracle = pickle.loads(bundle_file.read_bytes())  # the test's own file: plain pickle
+    char, tok, pos = representations(texts)
+    expected = np.hstack([oracle["char_vec"].transform(char).toarray(),
+                          oracle["tok_vec"].transform(tok).toarray(),
+                          oracle["pos_vec"].transform(pos).toarray()])
+    assert emb.dtype == np.float32 and emb.shape == expected.shape == (2, enc.embedding_dim)
+    np.testing.assert_allclose(emb, expected, rtol=1e-6)
+    assert tok[0] == "the cat ran home ." and pos[0].split()[:2] == ["DET", "NOUN"]
+    # an episode is its texts joined by a space, as the reference embeds it
+    np.testing.assert_allclose(enc.encode_episodes([texts])[0],
+                               enc.encode([" ".join(texts)])[0])
+
+
+class _Smuggler:
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (os.system, (f"touch {self.marker}",))
+
+
+def test_a_smuggled_callable_is_refused_and_never_runs(tmp_path) -> None:
+    marker = tmp_path / "ran"
+    path = tmp_path / "evil.pkl"
+    bundle = _bundle()
+    bundle["char_vec"].smuggled = _Smuggler(marker)  # hidden inside an allowed object
+    path.write_bytes(pickle.dumps(bundle))
+    with pytest.raises(UnsafePickle, match=r"evil.pkl: refused to load '(posix|os)\.system'"):
+        load_vectorizers(path)
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("payload, message", [
+    (lambda: {"char_vec": eval}, "refused to load 'builtins.eval'"),
+    (lambda: {"char_vec": TfidfVectorizer(tokenizer=str.split,
+                                                    token_pattern=None).fit(CORPUS)},
+     "refused to load 'builtins.getattr'"),
+    (lambda: {"char_vec": 1, "tok_vec": 2, "pos_vec": 3}, "'char_vec' is not a fitted"),
+    (lambda: ["not", "a", "bundle"], "expected a dict with"),
+])
+def test_other_unsafe_or_wrong_pickles(tmp_path, payload, message) -> None:
+    path = tmp_path / "x.pkl"
+    path.write_bytes(pickle.dumps(payload()))
+    with pytest.raises(UnsafePickle, match=message):
+        load_vectorizers(path)
+
+
+def test_a_truncated_file_is_named(tmp_path, bundle_file) -> None:
+    path = tmp_path / "cut.pkl"
+    path.write_bytes(bundle_file.read_bytes()[:200])
+    with pytest.raises(UnsafePickle, match="cut.pkl: not a readable pickle"):
+        load_vectorizers(path)
+
+
+def test_the_zoo_entries_fetch_the_reference_files_at_a_pinned_commit(monkeypatch) -> None:
+    from stebkit.encoders import get_encoder
+    from stebkit.errors import DataUnavailable
+
+    monkeypatch.setenv("STEBKIT_OFFLINE", "1")
+    for name, commit in REFERENCE_PICKLES.items():
+        enc = get_encoder(name)
+        assert isinstance(enc, PickledTfidfEncoder) and enc.revision == commit
+    with pytest.raises(DataUnavailable, match="rrivera1849/STEB/aa8f06614faa6a66faa8df489ff6"
+                                              "12dd71fcca3c/models/tfidfngrams_mud_subset"):
+        get_encoder("tfidfngrams_mud_subset_1-2grams.pkl").encode(["hello"])
