@@ -20,14 +20,16 @@ import tempfile
 import time
 
 from stebkit.train import TrainConfig, load_training_passages, train_style_encoder
+from stebkit.train.content import load_content_units
 from stebkit.train.model import base_model_path, encode_texts, load_base
 
 
-def _seconds(config: TrainConfig, passages, steps: int, folder: str) -> float:
+def _seconds(config: TrainConfig, passages, units, steps: int, folder: str) -> float:
     cfg = dataclasses.replace(config, steps=steps, checkpoint_every=10_000)
     t0 = time.perf_counter()
-    train_style_encoder(cfg, passages=passages, output_dir=f"{folder}/m{steps}",
-                        resume=False, save=False, show_progress=False)
+    train_style_encoder(cfg, passages=passages, content_units=units,
+                        output_dir=f"{folder}/m{steps}", resume=False, save=False,
+                        show_progress=False)
     return time.perf_counter() - t0
 
 
@@ -42,10 +44,13 @@ def main() -> None:
         torch.set_num_threads(args.threads)
     full = load_training_passages()
     sample = full.sample(120, random_state=0).sort_index()
+    units, _ = load_content_units()
     default = TrainConfig()
     variants = {
         f"default (batch {default.batch_size}, {default.max_seq_length} tokens, "
-        f"{default.hard_negatives} hard negative)": default,
+        f"{default.hard_negatives} hard negative, {default.content_pairs} content "
+        "triplets)": default,
+        "no content-controlled triplets": dataclasses.replace(default, content_pairs=0),
         "no hard negatives": dataclasses.replace(default, hard_negatives=0),
         "batch 32": dataclasses.replace(default, batch_size=32),
         "128 tokens": dataclasses.replace(default, max_seq_length=128),
@@ -55,8 +60,8 @@ def main() -> None:
     per_step = {}
     with tempfile.TemporaryDirectory() as folder:
         for name, cfg in variants.items():
-            one = _seconds(cfg, sample, 1, folder)
-            more = _seconds(cfg, sample, 1 + args.steps, folder)
+            one = _seconds(cfg, sample, units, 1, folder)
+            more = _seconds(cfg, sample, units, 1 + args.steps, folder)
             per_step[name] = max(more - one, 1e-9) / args.steps
             base = next(iter(per_step.values()))
             print(f"{name:50s} {per_step[name]:6.2f} s/step  {1 / per_step[name]:6.3f} "

@@ -111,13 +111,14 @@ def _run_datasets(args: argparse.Namespace) -> int:
 
 
 def _add_models(p: argparse.ArgumentParser) -> None:
-    del p  # no options
+    p.add_argument("--offline", action="store_true",
+                   help="only the models whose weights ship in packages (or need none)")
 
 
 def _run_models(args: argparse.Namespace) -> int:
     from stebkit.encoders import list_models
 
-    print(_text(list_models()))
+    print(_text(list_models(offline_only=args.offline)))
     return 0
 
 
@@ -145,8 +146,14 @@ def _add_run(p: argparse.ArgumentParser) -> None:
     p.add_argument("--models", nargs="+", metavar="MODEL",
                    help="model names (default: the offline zoo and the trained style model)")
     p.add_argument("--datasets", nargs="+", metavar="DATASET", help="dataset names")
-    p.add_argument("--tasks", nargs="+", metavar="TASK", help="task families (default: all "
-                   "that each dataset serves)")
+    from stebkit.tasks import FAMILIES
+
+    p.add_argument("--tasks", nargs="+", metavar="TASK", choices=list(FAMILIES),
+                   help=f"task families, among {', '.join(FAMILIES)} (default: all that "
+                        "each dataset serves)")
+    p.add_argument("--sampling", choices=("reference", "shuffle"), default="reference",
+                   help="episode texts: the first N of each label in record order, as the "
+                        "reference (default), or the first N after a seeded shuffle")
     p.add_argument("--smoke", action="store_true",
                    help="load the small smoke version of each dataset (quick checks)")
     p.add_argument("--output", default="results", help="results folder (default: results)")
@@ -214,12 +221,14 @@ def _run_run(args: argparse.Namespace) -> int:
     results = evaluate(args.models or default_models(), datasets, tasks=args.tasks,
                        output_dir=args.output, overwrite=args.overwrite, seed=args.seed,
                        smoke=smoke, batch_size=args.batch_size,
-                       show_progress=not args.no_progress, **run)
+                       show_progress=not args.no_progress,
+                       sampling=getattr(args, "sampling", "reference"), **run)
     if any(r["status"] == "ok" for r in results):
         from stebkit.scores import leaderboard, to_markdown
 
         board = leaderboard(results)
         print(to_markdown(board))
+        _print_notes(board)
         _figures(board, Path(args.figures), label)
     skipped = results.skipped()
     if len(skipped):
@@ -301,12 +310,21 @@ def _add_leaderboard(p: argparse.ArgumentParser) -> None:
                         "benchmark anyway, marked 'not comparable' and unranked")
 
 
+def _print_notes(board: Any) -> None:
+    """What the leaderboard left out and why (to stderr, so exported tables stay clean)."""
+    from stebkit.scores import leaderboard_notes
+
+    for line in leaderboard_notes(board):
+        print(f"stebkit: note: {line}", file=sys.stderr)
+
+
 def _run_leaderboard(args: argparse.Namespace) -> int:
     from stebkit import scores
     from stebkit.results import Results, write_text
 
     results = Results.load(args.results)
     board = scores.leaderboard(results)
+    _print_notes(board)
     if args.allow_partial and not args.published:
         raise ValueError("--allow-partial only applies with --published")
     if args.published:

@@ -166,11 +166,33 @@ def _ordered_categories(cats: Sequence[str]) -> list[str]:
 
 
 # --------------------------------------------------------------------------- figures
+def _chance_mask(df: pd.DataFrame) -> pd.Series:
+    """Rows of the chance level (the leaderboard's ``chance`` column, else the random
+    baseline by name)."""
+    if "chance" in df.columns:
+        return df["chance"].fillna(False).astype(bool)
+    return df["model"].isin(("random",)) if "model" in df.columns else \
+        pd.Series(False, index=df.index)
+
+
+def _chance_lines(ax: Any, chance: pd.DataFrame, score: str, scale: float, *,
+                  vertical: bool) -> None:
+    """The chance level as a dashed line (a reference, not a contender)."""
+    for _, row in chance.iterrows():
+        value = row[score] * scale
+        if not np.isfinite(value):
+            continue
+        draw = ax.axvline if vertical else ax.axhline
+        draw(value, color="0.35", linestyle="--", linewidth=1.0,
+             label=f"chance level ({row['model']})")
+
+
 def figure1(leaderboard_df: pd.DataFrame, *, directory: str | os.PathLike[str] | None = "auto",
             stem: str = "figure1_steb_by_category", score: str = "steb_score",
             scale: float = 100.0, title: str | None = None, mark_best: bool = False) -> Plot:
     """STEB score by model category: each model a point with its interval, grouped and
-    coloured by category (the STEB paper's Figure 1).
+    coloured by category (the STEB paper's Figure 1). The chance level (the random
+    baseline) is a dashed line, not a point among the models.
 
     Parameters
     ----------
@@ -196,6 +218,8 @@ def figure1(leaderboard_df: pd.DataFrame, *, directory: str | os.PathLike[str] |
         df["model_category"] = "other"
     df["model_category"] = df["model_category"].fillna("other")
     df = df[df[score].notna()]
+    chance = df[_chance_mask(df)]
+    df = df[~_chance_mask(df)]
     cats = _ordered_categories(df["model_category"].tolist())
     import matplotlib as mpl
 
@@ -225,6 +249,7 @@ def figure1(leaderboard_df: pd.DataFrame, *, directory: str | os.PathLike[str] |
             y += len(part) + 0.8
         ax.set_yticks(ticks, labels)
         ax.grid(axis="y", visible=False)
+        _chance_lines(ax, chance, score, scale, vertical=True)
         name = "STEB score" if base == "steb" else f"{base.replace('_', ' ')} score"
         ax.set_xlabel(name + (" (×100)" if scale == 100 else ""))
         handles, names = ax.get_legend_handles_labels()
@@ -243,9 +268,12 @@ def task_heatmap(data: pd.DataFrame, *, by: str = "task", columns: Sequence[str]
 
     ``data`` is a leaderboard (task columns, or any ``columns``) or a main-metric frame
     (``model``, ``task``, ``dataset``, ``value``): with ``by="task"`` each cell is the mean
-    over the task's datasets; with ``by="dataset"`` one column per dataset.
+    over the task's datasets; with ``by="dataset"`` one column per dataset. The chance
+    level (the random baseline) is the last row, set apart and labelled as such.
     """
-    from stebkit.datasets.spec import TASKS
+    from stebkit.tasks import FAMILIES
+
+    TASKS = list(FAMILIES)  # noqa: N806  (families in registry order, STEB's first)
 
     if {"model", "value"} <= set(data.columns) and ("task" in data or "dataset" in data):
         if by not in ("task", "dataset"):
@@ -267,6 +295,12 @@ def task_heatmap(data: pd.DataFrame, *, by: str = "task", columns: Sequence[str]
         mat = mat.sort_values("steb_score", ascending=False)
     else:
         mat = mat.loc[mat.mean(axis=1).sort_values(ascending=False).index]
+    # the chance level goes last, set apart: a reference row, not a contender
+    chance_names = set(data.loc[_chance_mask(data), "model"]) if "model" in data else set()
+    order = [m for m in mat.index if m not in chance_names] + \
+        [m for m in mat.index if m in chance_names]
+    mat = mat.loc[order]
+    n_chance = sum(m in chance_names for m in mat.index)
     vals = mat.to_numpy(dtype=float) * scale
     import matplotlib as mpl
 
@@ -276,7 +310,10 @@ def task_heatmap(data: pd.DataFrame, *, by: str = "task", columns: Sequence[str]
         ax.grid(False)
         ax.set_xticks(range(mat.shape[1]), [str(c).replace("_", " ") for c in mat.columns],
                       rotation=35, ha="right")
-        ax.set_yticks(range(mat.shape[0]), list(mat.index))
+        ax.set_yticks(range(mat.shape[0]), [f"{m} (chance level)" if m in chance_names
+                                            else str(m) for m in mat.index])
+        if n_chance and n_chance < mat.shape[0]:
+            ax.axhline(mat.shape[0] - n_chance - 0.5, color="white", linewidth=2.5)
         if annotate:
             finite = vals[np.isfinite(vals)]
             mid = (finite.min() + finite.max()) / 2 if finite.size else 0
@@ -287,6 +324,56 @@ def task_heatmap(data: pd.DataFrame, *, by: str = "task", columns: Sequence[str]
                                 fontsize=7, color="black" if vals[i, j] > mid else "white")
         fig.colorbar(im, ax=ax, shrink=0.8, label="score" + (" (×100)" if scale == 100 else ""))
     return _finish(fig, stem, directory)
+
+
+def grouping_figures(matrix: pd.DataFrame, *, task: str = "",
+                     directory: str | os.PathLike[str] | None = "auto",
+                     stem: str = "grouping") -> tuple[Plot, Plot]:
+    """The two figures of the reference's correlation grouping for one task: the Ward
+    dendrogram of the datasets (distance ``1 - Spearman rho``) and the correlation heat
+    map ordered by that tree.
+
+    ``matrix`` is a task's models x datasets score matrix, e.g.
+    ``stebkit.scores.operational(results).tasks[task].matrix`` (at least two datasets).
+    Saved as ``<stem>_<task>_dendrogram`` and ``<stem>_<task>_correlation``.
+
+    >>> m = pd.DataFrame({"a": [1, 2, 3, 4], "b": [1, 2, 4, 3], "c": [4, 3, 2, 1]})
+    >>> tree, heat = grouping_figures(m, task="toy", directory=None)
+    >>> [t.get_text() for t in heat.figure.axes[0].get_xticklabels()]
+    ['c', 'a', 'b']
+    """
+    from scipy.cluster.hierarchy import dendrogram, leaves_list
+
+    from stebkit.scores import dataset_correlation, dataset_linkage
+
+    if matrix.shape[1] < 2:
+        raise ValueError(f"task {task!r}: the grouping figures need at least two datasets, "
+                         f"got {list(matrix.columns)}")
+    corr = dataset_correlation(matrix)
+    link = dataset_linkage(corr)
+    names = [str(c) for c in corr.columns]
+    suffix = f"_{task}" if task else ""
+    import matplotlib as mpl
+
+    with mpl.rc_context(_rc()):
+        fig, ax = _figure(max(5.0, 0.45 * len(names) + 2), 3.6)
+        dendrogram(link, labels=names, ax=ax, leaf_rotation=90, color_threshold=None)
+        ax.set_ylabel("Ward distance (1 − Spearman ρ)")
+        ax.set_title(f"dataset grouping{': ' + task if task else ''}")
+        ax.grid(False)
+        tree = _finish(fig, f"{stem}{suffix}_dendrogram", directory)
+        order = leaves_list(link)
+        ordered = corr.iloc[order, order]
+        size = max(3.5, 0.4 * len(names) + 2)
+        fig, ax = _figure(size, size)
+        im = ax.imshow(ordered.to_numpy(dtype=float), cmap="RdBu_r", vmin=-1, vmax=1)
+        ax.grid(False)
+        labels = [names[i] for i in order]
+        ax.set_xticks(range(len(labels)), labels, rotation=90)
+        ax.set_yticks(range(len(labels)), labels)
+        fig.colorbar(im, ax=ax, shrink=0.8, label="Spearman ρ across models")
+        heat = _finish(fig, f"{stem}{suffix}_correlation", directory)
+    return tree, heat
 
 
 def roc_curves(curves: Mapping[str, tuple[Any, Any]], *,
@@ -323,7 +410,11 @@ def _project(embeddings: np.ndarray, method: str, seed: int) -> np.ndarray:
     if method == "umap":
         cache = Path(os.environ.get("STEBKIT_CACHE", Path.home() / ".cache" / "stebkit"))
         os.environ.setdefault("NUMBA_CACHE_DIR", str(cache / "numba"))
-        import umap
+        try:
+            import umap
+        except ImportError as err:
+            raise ImportError("method='umap' needs umap-learn: pip install stebkit[notebooks] "
+                              "(or use method='pca')") from err
 
         n_neighbors = max(2, min(15, embeddings.shape[0] - 1))
         reducer = umap.UMAP(n_components=2, random_state=seed, n_neighbors=n_neighbors,

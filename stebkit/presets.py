@@ -31,7 +31,7 @@ PRESETS = ("benchmark", "fast")
 @dataclass(frozen=True)
 class PresetEntry:
     """One task of a preset: its datasets (None: every dataset serving the task), episode
-    sizes and episodes per label."""
+    sizes and episodes per label (from the task family's ``preset``)."""
 
     task: str
     datasets: tuple[str, ...] | None
@@ -39,20 +39,28 @@ class PresetEntry:
     episodes_per_label: int
 
 
-_FAST = (
-    PresetEntry("order_alignment", ("corpus-of-diverse-styles",), (1,), 50),
-    PresetEntry("retrieval", ("amazon",), (-1,), 1),
-    PresetEntry("clustering", ("sms_spam",), (1,), 100),
-    PresetEntry("all_to_all_pairs", ("corpus-of-diverse-styles",), (1,), 100),
-    PresetEntry("predefined_pairs", ("pan15_authorship_verification_english_test",), (1,), 2),
-)
+FAST_DATASETS = {
+    "order_alignment": "corpus-of-diverse-styles",
+    "retrieval": "amazon",
+    "clustering": "sms_spam",
+    "all_to_all_pairs": "corpus-of-diverse-styles",
+    "predefined_pairs": "pan15_authorship_verification_english_test",
+}
+"""The one dataset per task of the reference's ``fast`` preset (its names), in its order;
+the episode configuration comes from each family's ``preset("fast")``."""
 
 
-def _benchmark() -> tuple[PresetEntry, ...]:
-    from stebkit.datasets.spec import PRESET_TASK_CONFIGS, TASKS
+def _entries(name: str) -> tuple[PresetEntry, ...]:
+    from stebkit.datasets.spec import TASKS
+    from stebkit.tasks import FAMILIES
 
-    return tuple(PresetEntry(t, None, PRESET_TASK_CONFIGS[t].episode_sizes,
-                             PRESET_TASK_CONFIGS[t].episodes_per_label) for t in TASKS)
+    tasks = list(FAST_DATASETS) if name == "fast" else list(TASKS)
+    out = []
+    for task in tasks:
+        sizes, per_label = FAMILIES[task].preset(name)
+        datasets = (FAST_DATASETS[task],) if name == "fast" else None
+        out.append(PresetEntry(task, datasets, tuple(sizes), per_label))
+    return tuple(out)
 
 
 def preset_entries(name: str) -> tuple[PresetEntry, ...]:
@@ -65,10 +73,8 @@ def preset_entries(name: str) -> tuple[PresetEntry, ...]:
     ...
     ValueError: unknown preset 'nope'; the reference's presets are ('benchmark', 'fast')
     """
-    if name == "benchmark":
-        return _benchmark()
-    if name == "fast":
-        return _FAST
+    if name in PRESETS:
+        return _entries(name)
     raise ValueError(f"unknown preset {name!r}; the reference's presets are {PRESETS}")
 
 

@@ -336,7 +336,8 @@ def with_published(board: Any, results: Any, *, allow_partial: bool = False,
                     ignore_index=True)
     out = out.sort_values(["steb_score", "model"], ascending=[False, True],
                           na_position="last", kind="stable").reset_index(drop=True)
-    ranked = out["steb_score"].where(out["comparable"].astype(bool))
+    chance = out["chance"].eq(True) if "chance" in out.columns else False
+    ranked = out["steb_score"].where(out["comparable"].astype(bool) & ~chance)  # chance: a line
     out.insert(0, "rank", ranked.rank(ascending=False, method="min").astype("Int64"))
     out["comparable"] = out["comparable"].astype(bool).astype(object)  # a label, not a score
     out.attrs.update(board.attrs)

@@ -5,7 +5,7 @@ every file system, one file name per name — :func:`file_name`; the record keep
 names). A record is written atomically, so
 an interrupted run never leaves a half-written file and a rerun skips what is done.
 
-Record (schema 1)
+Record (schema 2)
 -----------------
 ``schema``, ``stebkit_version``;
 ``model``: ``name``, ``revision``, ``category``;
@@ -13,7 +13,9 @@ Record (schema 1)
 ``languages``, ``application``;
 ``task``, ``episode_size``, ``episodes_per_label``, ``seed``;
 ``protocol``: every parameter the numbers depend on (pooling, smoke, batch size, ...);
-``main_metric``; ``metrics`` (name -> float); ``ci``: ``low``, ``high``, ``level``,
+``main_metric`` and ``higher_is_better`` (its direction); ``metrics`` (name -> float);
+``counts`` (name -> int: pairs, queries, dropped queries ...); ``chosen`` (settings the
+task function chose, e.g. ``regularisation``); ``ci``: ``low``, ``high``, ``level``,
 ``resamples``, ``unit``; ``n_items`` (the units the interval resamples: pairs, queries,
 test texts, ...); ``dropped`` (filter counts);
 ``per_item``: ``ids`` and ``values`` (per-item contributions to the main metric, for
@@ -22,6 +24,10 @@ paired comparisons) and optional aligned lists such as ``labels``;
 episodes themselves, that share one identical vector; a warning above 10%);
 ``runtime_s``, ``date``; ``status``: ``"ok"``, ``"failed"`` (with ``error`` and
 ``traceback``) or ``"skipped"`` (with ``reason``); ``warnings`` (list of str).
+
+Schema-1 records (written before metrics, counts and settings were separated) are
+converted on reading (:func:`upgrade_record`): counts leave ``metrics``, renamed metrics
+get their current names, and ``converted_from`` says so.
 """
 
 from __future__ import annotations
@@ -36,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-SCHEMA = 1
+SCHEMA = 2
 STATUSES = ("ok", "failed", "skipped")
 
 FRAME_COLUMNS = ("model", "model_category", "dataset", "dataset_category", "language",
@@ -150,9 +156,9 @@ def write_record(path: str | os.PathLike, record: Mapping[str, Any]) -> Path:
 
     >>> import tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp())
-    >>> path = write_record(d / "a" / "r.json", {"schema": 1, "status": "ok"})
+    >>> path = write_record(d / "a" / "r.json", {"schema": 2, "status": "ok"})
     >>> read_record(path)
-    {'schema': 1, 'status': 'ok'}
+    {'schema': 2, 'status': 'ok'}
     """
     return write_text(path, json.dumps(_jsonable(record), indent=2, ensure_ascii=False,
                                        allow_nan=False))
@@ -168,47 +174,88 @@ def read_record(path: str | os.PathLike) -> dict[str, Any]:
                          "recompute") from None
     if not isinstance(record, dict) or "schema" not in record:
         raise ValueError(f"{path}: not a stebkit result record (no 'schema' key)")
-    if record["schema"] != SCHEMA:
-        raise ValueError(f"{path}: result schema {record['schema']!r} is not supported by "
-                         f"this stebkit (schema {SCHEMA}); rerun the evaluation")
-    return record
+    return upgrade_record(record, where=str(path))
 
 
-# task -> (details array stored as per_item["values"], array stored as per_item["labels"])
-PER_ITEM: Mapping[str, tuple[str, str | None]] = {
-    "clustering": ("clusters", "label_codes"),
-    "predefined_pairs": ("scores", "same"),
-    "retrieval": ("per_query_rr", None),
-    "order_alignment": ("distractor_acc", None),  # per pair: mean of both distractor variants
-    "probing": ("test_correct", None),
-    "classification": ("test_pred", "test_true"),
-    "retrieval_ndcg": ("ndcg", None),
+# schema 1 -> 2: scalar entries of ``metrics`` that are counts or chosen settings, and
+# metric names that changed (per task).
+_V1_COUNTS = ("n_pos", "n_neg", "n_queries", "n_queries_dropped", "n_targets_dropped",
+              "n_pairs", "n_queries_without_relevant")
+_V1_RENAMES: Mapping[str, Mapping[str, str]] = {
+    "probing": {"val_accuracy": "validation_score"},
+    "classification": {"val_macro_f1": "validation_score"},
+    "stel": {"stel_acc": "accuracy", "stel_or_content_acc": "or_content_accuracy"},
 }
-"""What ``per_item`` keeps of a task's ``details``: enough for a paired bootstrap."""
+
+
+def upgrade_record(record: dict[str, Any], *, where: str = "record") -> dict[str, Any]:
+    """A record in the current schema; older schemas are converted, unknown ones refused.
+
+    >>> old = {"schema": 1, "task": "probing", "main_metric": "accuracy", "status": "ok",
+    ...        "metrics": {"accuracy": 0.5, "val_accuracy": 0.6, "l2": 0.001}}
+    >>> new = upgrade_record(old)
+    >>> new["schema"], new["metrics"], new["chosen"], new["converted_from"]
+    (2, {'accuracy': 0.5, 'validation_score': 0.6}, {'regularisation': 0.001}, 1)
+    >>> upgrade_record({"schema": 7})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: record: field 'schema' is 7, which this stebkit cannot read (it reads ...
+    """
+    version = record.get("schema")
+    if version == SCHEMA:
+        return record
+    if version != 1:
+        raise ValueError(f"{where}: field 'schema' is {version!r}, which this stebkit cannot "
+                         f"read (it reads schemas 1 and {SCHEMA}); upgrade stebkit or rerun "
+                         "the evaluation")
+    out = dict(record)
+    task = out.get("task")
+    metrics = dict(out.get("metrics") or {}) if isinstance(out.get("metrics"), Mapping) \
+        else out.get("metrics")
+    counts: dict[str, int] = {}
+    chosen: dict[str, Any] = {}
+    if isinstance(metrics, dict):
+        for key in _V1_COUNTS:
+            if key in metrics:
+                value = metrics.pop(key)
+                counts[key] = int(value) if value is not None else 0
+        if task == "probing" and "l2" in metrics:
+            chosen["regularisation"] = metrics.pop("l2")
+        if task == "classification" and "C" in metrics:
+            c = metrics.pop("C")
+            chosen.update(C=c, regularisation=None if not c else 1.0 / c)
+        renames = _V1_RENAMES.get(task, {})
+        metrics = {renames.get(k, k): v for k, v in metrics.items()}
+        out["metrics"] = metrics
+        main = out.get("main_metric")
+        out["main_metric"] = renames.get(main, main)
+    out.update(schema=SCHEMA, counts=counts, chosen=chosen, converted_from=1)
+    return out
 
 
 def per_item(task: str, result: Mapping[str, Any], ids: list[str]) -> dict[str, list]:
     """The per-item part of a record: ``ids``, ``values`` and, where needed, ``labels``.
 
-    All-to-all pairs keep nothing (their n(n-1)/2 pair scores are not stored).
+    What is kept is the family's :attr:`~stebkit.tasks.TaskFamily.per_item`: enough for a
+    paired bootstrap. All-to-all pairs keep nothing (their n(n-1)/2 pair scores are not
+    stored).
 
     >>> import numpy as np
     >>> per_item("retrieval", {"details": {"per_query_rr": np.array([1.0, 0.5])}}, ["q1", "q2"])
     {'ids': ['q1', 'q2'], 'values': [1.0, 0.5]}
     """
-    if task not in PER_ITEM:
+    from stebkit.tasks import FAMILIES
+
+    keep = FAMILIES.get_family(task).per_item
+    if keep is None:
         return {"ids": [], "values": []}
     details = result["details"]
-    values_key, labels_key = PER_ITEM[task]
-    if task == "order_alignment":
-        values = (np.asarray(details["distractor_last_acc"], dtype=np.float64)
-                  + np.asarray(details["distractor_first_acc"], dtype=np.float64)) / 2
-    else:
-        values = np.asarray(details[values_key])
+    values_key, labels_key = keep
+    values = np.asarray(details[values_key])
     if len(ids) != len(values):
         raise ValueError(f"{task}: {len(ids)} item ids for {len(values)} per-item values")
     out = {"ids": list(ids), "values": values.tolist()}
-    if labels_key is not None:
+    if labels_key is not None and labels_key in details:
         out["labels"] = np.asarray(details[labels_key]).tolist()
     return out
 
@@ -223,21 +270,17 @@ def item_details(record: Mapping[str, Any]) -> dict[str, Any]:
     >>> item_details(rec)["details"]["same"]
     array([ True, False])
     """
+    from stebkit.tasks import FAMILIES
+
     task = record["task"]
-    if task not in PER_ITEM:
+    keep = FAMILIES.get_family(task).per_item
+    if keep is None:
         raise ValueError(f"records of task {task!r} keep no per-item values")
     items = record["per_item"]
-    values_key, labels_key = PER_ITEM[task]
-    values = np.asarray(items["values"], dtype=np.float64)
-    if task == "order_alignment":
-        details = {"distractor_last_acc": values, "distractor_first_acc": values}
-    elif task == "clustering":
-        details = {values_key: values.astype(np.int64)}
-    else:
-        details = {values_key: values}
-    if labels_key is not None:
-        labels = np.asarray(items["labels"])
-        details[labels_key] = labels.astype(bool) if task == "predefined_pairs" else labels
+    values_key, labels_key = keep
+    details = {values_key: np.asarray(items["values"], dtype=np.float64)}
+    if labels_key is not None and "labels" in items:
+        details[labels_key] = np.asarray(items["labels"])
     return {"details": details}
 
 
@@ -271,7 +314,8 @@ class Results:
     def __init__(self, records: Any = (), root: str | os.PathLike | None = None) -> None:
         if isinstance(records, (str, os.PathLike)):  # Results("results") reads a folder
             root, records = records, Results.load(records).records
-        self.records: list[dict[str, Any]] = [dict(r) for r in records]
+        self.records: list[dict[str, Any]] = [
+            upgrade_record(dict(r)) if r.get("schema") == 1 else dict(r) for r in records]
         self.root = Path(root) if root is not None else None
 
     @classmethod

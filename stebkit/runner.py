@@ -1,14 +1,21 @@
 """Evaluate models x datasets x tasks x episode sizes, one result record per combination.
 
-The work is planned before anything heavy happens: every combination maps to a record
-path (:func:`stebkit.results.find_record`), and combinations whose record is already
-there are skipped *before* a model is loaded or a text encoded — so an interrupted run
-resumes where it stopped. For each model and dataset, the unique texts of every pending
-task are encoded once (through the embedding cache), episodes are mean-pooled (or
-embedded by the encoder itself when it defines its own ``encode_episodes``), the task
-function runs, its main metric gets a bootstrap interval, and the record is written
-atomically. A failure is recorded (``status: "failed"``, with the error) and the run goes
-on; a task a dataset does not serve is recorded as ``"skipped"`` with the reason.
+The run has three seams, each a public function:
+
+1. :func:`plan` — every combination becomes a :class:`Unit` with its record path
+   (:func:`stebkit.results.find_record`); :func:`needs_run` says which are pending, so
+   combinations whose record is already there are skipped *before* a model is loaded or
+   a text encoded — an interrupted run resumes where it stopped;
+2. :func:`run_model_dataset` — all pending units of one model on one dataset: the
+   family of each unit (:data:`stebkit.tasks.FAMILIES`) builds its input, the unique
+   texts are encoded once (through the embedding cache), episodes are mean-pooled (or
+   embedded by the encoder itself when it defines its own ``encode_episodes``), the
+   family's task function runs and its main metric gets a bootstrap interval;
+3. each record is written atomically as soon as it is done.
+
+:func:`evaluate` chains them. A failure is recorded (``status: "failed"``, with the
+error) and the run goes on; a task a dataset does not serve is recorded as
+``"skipped"`` with the reason.
 """
 
 from __future__ import annotations
@@ -27,15 +34,22 @@ from typing import Any
 import numpy as np
 
 from stebkit.datasets.episodes import (
+    SAMPLING,
     TaskInput,
     build_episodes,
     pool_episodes,
-    run_task,
     shape_items,
-    unit_ids,
 )
-from stebkit.datasets.spec import ALL_TASKS, PRESET_TASK_CONFIGS, Dataset, DatasetSpec
-from stebkit.results import Results, find_record, per_item, read_record, write_record
+from stebkit.datasets.spec import Dataset, DatasetSpec, TaskConfig
+from stebkit.results import (
+    SCHEMA,
+    Results,
+    find_record,
+    per_item,
+    read_record,
+    write_record,
+)
+from stebkit.tasks import FAMILIES, TaskFamily
 
 log = logging.getLogger("stebkit.runner")
 
@@ -46,27 +60,27 @@ other protocol parameters or dataset records); ``never``: never replace an exist
 
 N_RESAMPLES = 1000
 CONFIDENCE = 0.95
-# Tasks that always take one text per item.
-FIXED_SIZE_TASKS = ("predefined_pairs", "probing", "classification", "retrieval_ndcg")
 SMOKE_EPISODES_PER_LABEL = 10
 """Smoke runs sample at most this many episodes per label (the smoke datasets are tiny)."""
 # parameters an existing record must share to count as done
-_PROTOCOL_KEYS = ("seed", "episodes_per_label", "smoke", "served")
+_PROTOCOL_KEYS = ("seed", "episodes_per_label", "smoke", "served", "sampling")
 COLLAPSE_WARN = 0.1
 """A record warns when more than this share of its distinct texts (or, for encoders that
 embed episodes themselves, of its items) share one identical vector."""
 
 
-
 @dataclass
-class _Unit:
-    """One model x dataset x task x episode size: one record."""
+class Unit:
+    """One model x dataset x task x episode size: one record.
+
+    ``episodes_per_label`` is an int or ``"auto"`` (resolved on the dataset's records).
+    """
 
     model: str
     spec: DatasetSpec
     task: str
     episode_size: int
-    episodes_per_label: int
+    episodes_per_label: int | str
     served: bool
     fingerprint: str
     path: Path
@@ -74,6 +88,10 @@ class _Unit:
     @property
     def key(self) -> tuple[str, int]:
         return self.task, self.episode_size
+
+    @property
+    def family(self) -> TaskFamily:
+        return FAMILIES[self.task]
 
 
 # --------------------------------------------------------------------------- inputs
@@ -128,37 +146,65 @@ def _resolve_datasets(datasets: Any) -> list[tuple[DatasetSpec, Dataset | None]]
     return out
 
 
-def _per_label(task: str, default: int, episodes_per_label: Any) -> int:
+def _per_label(task: str, default: int | str, episodes_per_label: Any) -> int | str:
     """The episodes per label of ``task``: ``episodes_per_label`` (an int, or a mapping
-    task -> int) when given, else ``default``."""
-    value = episodes_per_label.get(task, default) if isinstance(episodes_per_label, Mapping) \
-        else (default if episodes_per_label is None else episodes_per_label)
+    task -> int) when given, else ``default`` (the dataset's or the family's)."""
+    value = episodes_per_label.get(task) if isinstance(episodes_per_label, Mapping) \
+        else episodes_per_label
+    if value is None:
+        return default
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise ValueError(f"episodes_per_label: {value!r} is not a positive int")
     return int(value)
 
 
 def _sizes(task: str, spec: DatasetSpec, episode_sizes: Any, *,
-           smoke: bool = False, episodes_per_label: Any = None) -> tuple[tuple[int, ...], int]:
-    """Episode sizes and episodes per label of ``task`` on ``spec`` (capped when smoke)."""
-    config = spec.tasks.get(task) or PRESET_TASK_CONFIGS[task]
+           smoke: bool = False, episodes_per_label: Any = None
+           ) -> tuple[tuple[int, ...], int | str]:
+    """Episode sizes and episodes per label of ``task`` on ``spec`` (capped when smoke):
+    the dataset's configuration, else the family's reference preset."""
+    family = FAMILIES.get_family(task, where="tasks")
+    config = spec.tasks.get(task) or TaskConfig(*family.preset())
     sizes = config.episode_sizes
     if isinstance(episode_sizes, Mapping):
         sizes = tuple(episode_sizes.get(task, sizes))
-    elif episode_sizes is not None and task not in FIXED_SIZE_TASKS:
+    elif episode_sizes is not None and not family.single_text:
         sizes = tuple(episode_sizes)
     for s in sizes:
-        if not isinstance(s, (int, np.integer)) or s == 0 or s < -1:
-            raise ValueError(f"episode_sizes: {s!r} is not a positive int or -1")
+        if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s == 0 or s < -1:
+            raise ValueError(f"episode_sizes: {s!r} is not a positive int or -1 (task {task!r},"
+                             f" dataset {spec.name!r})")
     per_label = _per_label(task, config.episodes_per_label, episodes_per_label)
     if smoke:
-        per_label = min(per_label, SMOKE_EPISODES_PER_LABEL)
+        per_label = SMOKE_EPISODES_PER_LABEL if per_label == "auto" else \
+            min(per_label, SMOKE_EPISODES_PER_LABEL)
     return tuple(int(s) for s in sizes), per_label
+
+
+def plan(models: Any, datasets: Any, *, tasks: Sequence[str] | None = None,
+         episode_sizes: Any = None, output_dir: str | os.PathLike = "results",
+         seed: int = 42, smoke: bool = False, episodes_per_label: Any = None) -> list[Unit]:
+    """Every model x dataset x task x episode size of a run, as :class:`Unit` objects.
+
+    Nothing heavy happens: models are not built and datasets not loaded (their
+    fingerprints come from the specs). Arguments as :func:`evaluate`.
+
+    >>> units = plan("random", "synthetic-authors-en", tasks=["clustering"])
+    >>> [(u.task, u.episode_size, u.episodes_per_label) for u in units]
+    [('clustering', 1, 5), ('clustering', 2, 5)]
+    """
+    if tasks is not None:
+        tasks = _as_list(tasks)
+        for t in tasks:
+            FAMILIES.get_family(t, where="tasks")
+    return _plan(_resolve_models(models), _resolve_datasets(datasets), tasks, episode_sizes,
+                 Path(output_dir), seed=int(seed), smoke=bool(smoke),
+                 episodes_per_label=episodes_per_label)
 
 
 def _plan(models: list[tuple[str, Any]], specs: list[tuple[DatasetSpec, Any]],
           tasks: Sequence[str] | None, episode_sizes: Any, root: Path, *, seed: int,
-          smoke: bool, episodes_per_label: Any = None) -> list[_Unit]:
+          smoke: bool, episodes_per_label: Any = None) -> list[Unit]:
     from stebkit.datasets import fingerprint
 
     prints = {spec.name: dataset.fingerprint if dataset is not None else
@@ -171,13 +217,17 @@ def _plan(models: list[tuple[str, Any]], specs: list[tuple[DatasetSpec, Any]],
                 sizes, per_label = _sizes(task, spec, episode_sizes, smoke=smoke,
                                           episodes_per_label=episodes_per_label)
                 for size in sizes:
-                    units.append(_Unit(model, spec, task, size, per_label, spec.serves(task),
-                                       prints[spec.name],
-                                       find_record(root, model, spec.name, task, size)))
+                    units.append(Unit(model, spec, task, size, per_label, spec.serves(task),
+                                      prints[spec.name],
+                                      find_record(root, model, spec.name, task, size)))
     return units
 
 
-def _needs_run(unit: _Unit, overwrite: str, protocol: Mapping[str, Any]) -> bool:
+def needs_run(unit: Unit, overwrite: str, protocol: Mapping[str, Any]) -> bool:
+    """Whether ``unit`` must be (re)computed under ``overwrite`` (see :data:`OVERWRITE`):
+    its record is missing, failed, or made with another dataset fingerprint or protocol
+    (``protocol``: the run's settings, compared on seed, episodes per label, smoke,
+    served and sampling)."""
     if overwrite == "always" or not unit.path.exists():
         return True
     if overwrite == "never":
@@ -213,7 +263,7 @@ def _model_meta(name: str, encoder: Any) -> dict[str, Any]:
             "category": category or "custom"}
 
 
-def _dataset_meta(unit: _Unit) -> dict[str, Any]:
+def _dataset_meta(unit: Unit) -> dict[str, Any]:
     spec = unit.spec
     return {"name": spec.name, "fingerprint": unit.fingerprint,
             "source_sha256": [sha for _, sha in spec.source.urls],
@@ -221,17 +271,16 @@ def _dataset_meta(unit: _Unit) -> dict[str, Any]:
             "application": spec.application}
 
 
-def _skeleton(unit: _Unit, protocol: dict[str, Any], model: dict[str, Any],
+def _skeleton(unit: Unit, protocol: dict[str, Any], model: dict[str, Any],
               dataset: dict[str, Any]) -> dict[str, Any]:
     from stebkit import __version__
-    from stebkit.tasks import MAIN_METRIC
 
-    return {"schema": 1, "stebkit_version": __version__, "model": model, "dataset": dataset,
+    return {"schema": SCHEMA, "stebkit_version": __version__, "model": model, "dataset": dataset,
             "task": unit.task, "episode_size": unit.episode_size,
             "episodes_per_label": unit.episodes_per_label, "seed": protocol["seed"],
             "protocol": {**protocol, "task": unit.task, "episode_size": unit.episode_size,
                          "episodes_per_label": unit.episodes_per_label},
-            "main_metric": unit.spec.main_metric or MAIN_METRIC[unit.task], "metrics": {},
+            "main_metric": unit.spec.main_metric or unit.family.main_metric, "metrics": {},
             "ci": None, "n_items": 0,
             "per_item": {"ids": [], "values": []}, "runtime_s": 0.0, "date": _now()}
 
@@ -335,22 +384,18 @@ def _captured(fn: Any, *args: Any, **kwargs: Any) -> tuple[Any, list[str]]:
     return out, messages
 
 
-def _bootstrap(task: str, result: Mapping[str, Any], seed: int,
+def _bootstrap(family: TaskFamily, result: Mapping[str, Any], seed: int,
                main_metric: str) -> dict[str, Any] | None:
-    """Percentile interval of the main metric; None when a dataset overrides the task's
+    """Percentile interval of the main metric; None when a dataset overrides the family's
     main metric with one the bootstrap does not resample."""
-    from stebkit.tasks import MAIN_METRIC, bootstrap_ci
+    from stebkit.tasks import bootstrap_ci
 
-    if main_metric != MAIN_METRIC[task]:
+    if main_metric != family.main_metric:
         return None
-
-    ci = bootstrap_ci(result, task=task, n_resamples=N_RESAMPLES, confidence=CONFIDENCE,
-                      seed=seed)
-    units = {"clustering": "episode", "all_to_all_pairs": "pair", "predefined_pairs": "pair",
-             "retrieval": "query", "order_alignment": "pair of sets", "probing": "test text",
-             "classification": "test text", "retrieval_ndcg": "query"}
+    ci = bootstrap_ci(result, task=family.name, n_resamples=N_RESAMPLES,
+                      confidence=CONFIDENCE, seed=seed)
     return {"low": ci["low"], "high": ci["high"], "level": CONFIDENCE,
-            "resamples": N_RESAMPLES, "unit": units[task]}
+            "resamples": N_RESAMPLES, "unit": family.unit}
 
 
 def _degenerate(ti: TaskInput) -> str | None:
@@ -360,13 +405,32 @@ def _degenerate(ti: TaskInput) -> str | None:
     return degenerate_reason(ti.labels)
 
 
-def _run_unit(unit: _Unit, ti: TaskInput, item_emb: np.ndarray, record: dict[str, Any],
+def _parts(result: Mapping[str, Any]) -> tuple[dict[str, float], dict[str, int],
+                                                dict[str, Any]]:
+    """Metrics, counts and chosen settings of a task result (a TaskResult, or a plain
+    dict of floats plus ``details`` from a user's own family)."""
+    from stebkit.tasks import TaskResult
+
+    if isinstance(result, TaskResult):
+        return dict(result.metrics), dict(result.counts), result.scalars()
+    return {k: float(v) for k, v in result.items() if k != "details"}, {}, {}
+
+
+def _run_unit(unit: Unit, ti: TaskInput, item_emb: np.ndarray, record: dict[str, Any],
               *, seed: int, batch_size: int) -> dict[str, Any]:
-    result, messages = _captured(run_task, ti, item_emb, seed=seed, batch_size=batch_size)
-    metrics = {k: float(v) for k, v in result.items() if k != "details"}
-    ids = unit_ids(ti, result)
-    record.update(metrics=metrics,
-                  ci=_bootstrap(unit.task, result, seed, record["main_metric"]),
+    family = unit.family
+    result, messages = _captured(family.call, ti, item_emb, seed=seed, batch_size=batch_size)
+    metrics, counts, chosen = _parts(result)
+    main = record["main_metric"]
+    if main not in metrics:
+        raise ValueError(f"dataset {unit.spec.name!r}, task {unit.task!r}, field "
+                         f"'main_metric': the family does not produce {main!r}; its metrics "
+                         f"are {sorted(metrics)}")
+    ids = family.item_ids(ti, result)
+    record.update(metrics=metrics, counts=counts, chosen=chosen,
+                  higher_is_better=family.metrics.get(main, True),
+                  ci=_bootstrap(family, result, seed, main),
+                  episodes_per_label=ti.episodes_per_label,
                   n_items=len(ids) or ti.n_items, n_texts=len(ti.texts),
                   dropped=dict(ti.dropped), per_item=per_item(unit.task, result, ids),
                   status="ok")
@@ -387,6 +451,7 @@ def evaluate(
     batch_size: int = 32,
     show_progress: bool = True,
     cache_embeddings: bool = True,
+    sampling: str = "reference",
     trust_remote_code: bool = False,
     episodes_per_label: int | Mapping[str, int] | None = None,
     device: str | None = None,
@@ -413,18 +478,23 @@ def evaluate(
         fingerprint); ``never`` leaves every existing file alone; ``always`` recomputes
         everything. (A new model revision is not detected: use ``always``.)
     seed : int, default 42
-        Seeds dataset sampling, episode sampling, the task functions and the bootstrap.
+        Seeds dataset sampling, the task functions, the bootstrap and (with
+        ``sampling="shuffle"``) episode sampling.
     smoke : bool, default False
         Load the small smoke version of each dataset.
     episode_sizes : list of int, or dict task -> list of int, optional
         Override the datasets' episode sizes (a list applies to every task except
         predefined pairs and probing, which use single texts).
     batch_size : int, default 32
-        Encoding batch size (also the mini-batch size of clustering, as the reference).
+        Encoding batch size (clustering's mini-batch stays 32, as the reference's).
     show_progress : bool, default True
         Show a progress bar over the records.
     cache_embeddings : bool, default True
         Encode through the on-disk embedding cache (:func:`stebkit.encoders.cached`).
+    sampling : {"reference", "shuffle"}, default "reference"
+        How episodes pick their texts: the reference's first N texts of each label in
+        record order, or the first N after a seeded shuffle
+        (:func:`stebkit.datasets.episodes.build_episodes`).
     trust_remote_code : bool, default False
         Allow models and datasets that run code from their repository (LUAR, gte,
         jina; the Hub loading scripts of ``blog_age``, ``blog_gender``,
@@ -461,18 +531,20 @@ def evaluate(
             overwrite=overwrite, seed=seed, smoke=smoke, episode_sizes=episode_sizes,
             batch_size=batch_size, show_progress=show_progress,
             cache_embeddings=cache_embeddings, trust_remote_code=trust_remote_code,
-            episodes_per_label=episodes_per_label, device=device)
+            episodes_per_label=episodes_per_label, device=device, sampling=sampling)
     if datasets is None:
         raise ValueError("datasets is missing: pass dataset names or Datasets (or a preset)")
     _check_device(device)
     if overwrite not in OVERWRITE:
         raise ValueError(f"overwrite must be one of {OVERWRITE}, got {overwrite!r}")
+    if sampling not in SAMPLING:
+        raise ValueError(f"sampling must be one of {SAMPLING}, got {sampling!r}")
     if tasks is not None:
         tasks = _as_list(tasks)
-        unknown = [t for t in tasks if t not in ALL_TASKS]
-        if unknown:
-            raise ValueError(f"tasks: unknown task(s) {unknown}; known tasks are {ALL_TASKS}")
-    if not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
+        for t in tasks:
+            FAMILIES.get_family(t, where="tasks")
+    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) \
+            or batch_size < 1:
         raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
     root = Path(output_dir)
     model_list = _resolve_models(models)
@@ -484,16 +556,15 @@ def evaluate(
             check_remote_code(spec, trust_remote_code)
     units = _plan(model_list, dataset_list, tasks, episode_sizes, root, seed=int(seed),
                   smoke=bool(smoke), episodes_per_label=episodes_per_label)
-    base = {"seed": int(seed), "smoke": bool(smoke), "batch_size": int(batch_size),
-            "sampling": "seeded shuffle, then the first N texts per label",
-            "bootstrap": {"resamples": N_RESAMPLES, "level": CONFIDENCE}}
+    base = run_protocol(seed=int(seed), smoke=bool(smoke), batch_size=int(batch_size),
+                        sampling=sampling)
 
     from tqdm.auto import tqdm
 
     pending = []
     for model, given in model_list:
         mine = [u for u in units if u.model == model]
-        todo = [u for u in mine if _needs_run(u, overwrite, {
+        todo = [u for u in mine if needs_run(u, overwrite, {
             **base, "episodes_per_label": u.episodes_per_label, "served": u.served})]
         if todo and any(u.served for u in todo):
             given = _prepare_encoder(model, given, trust_remote_code=trust_remote_code,
@@ -506,11 +577,18 @@ def evaluate(
     try:
         for model, encoder, n_done, todo in pending:
             bar.update(n_done)
-            if todo:
-                _run_model(model, encoder, todo, dataset_list, loaded, inputs, base, bar,
-                           seed=int(seed), smoke=bool(smoke), batch_size=int(batch_size),
-                           cache=cache_embeddings, show_progress=show_progress,
-                           trust_remote_code=bool(trust_remote_code))
+            adapted: dict[str, tuple[Any, Any]] = {}  # encoder name -> (encoder, cached)
+            for spec, _ in dataset_list:
+                mine = [u for u in todo if u.spec.name == spec.name]
+                if not mine:
+                    continue
+                bar.set_postfix_str(f"{model} / {spec.name}", refresh=False)
+                dataset = _run_model_dataset(
+                    model, encoder, mine, loaded.get(spec.name), base, inputs,
+                    adapted, lambda _u, _r: bar.update(1), cache=cache_embeddings,
+                    show_progress=show_progress, trust_remote_code=bool(trust_remote_code))
+                if dataset is not None:
+                    loaded[spec.name] = dataset
     finally:
         bar.close()
     return Results((read_record(u.path) for u in units if u.path.exists()), root=root)
@@ -549,55 +627,130 @@ def _evaluate_preset(preset: str, models: Any, datasets: Any, *, tasks: Any,
     return Results(records, root=Path(output_dir))
 
 
-def _run_model(model: str, encoder: Any, todo: list[_Unit], dataset_list: list[Any],
-               loaded: dict[str, Dataset], inputs: dict, base: dict[str, Any], bar: Any, *,
-               seed: int, smoke: bool, batch_size: int, cache: bool,
-               show_progress: bool, trust_remote_code: bool = False) -> None:
-    """All pending records of one model, dataset by dataset."""
-    model_meta = _model_meta(model, encoder)
-    adapted: dict[str, tuple[Any, Any]] = {}  # encoder name -> (encoder, cached encoder)
-    for spec, _ in dataset_list:
-        units = [u for u in todo if u.spec.name == spec.name]
-        if not units:
-            continue
-        bar.set_postfix_str(f"{model} / {spec.name}", refresh=False)
-        started = time.perf_counter()
-        dataset = loaded.get(spec.name)
-        records = {}
-        for u in units:
-            protocol = {**base, "served": u.served, "pooling": "mean"}
-            records[u.key] = _skeleton(u, protocol, model_meta, _dataset_meta(u))
-        # tasks the dataset does not serve: nothing to load
-        for u in [u for u in units if not u.served]:
-            rec = records.pop(u.key)
-            rec.update(status="skipped", reason=f"dataset {spec.name!r} does not serve task "
-                       f"{u.task!r}; it serves {sorted(spec.tasks)}")
-            write_record(u.path, rec)
-            bar.update(1)
-        units = [u for u in units if u.served]
-        if not units:
-            continue
-        try:
-            if isinstance(encoder, Exception):
-                raise encoder
-            if dataset is None:
-                from stebkit.datasets import load_dataset
+def run_protocol(*, seed: int = 42, smoke: bool = False, batch_size: int = 32,
+                 sampling: str = "reference") -> dict[str, Any]:
+    """The run-wide protocol settings stored in every record (and compared on resume).
 
-                dataset = loaded[spec.name] = load_dataset(
-                    spec.name, seed=seed, smoke=smoke, trust_remote_code=trust_remote_code)
-            ds_encoder, note = _for_language(encoder, spec.languages)
-            key = str(getattr(ds_encoder, "name", model))
-            if key not in adapted:
-                adapted[key] = (ds_encoder, _with_cache(ds_encoder, cache))
-            ds_encoder, text_encoder = adapted[key]
-        except Exception as err:  # recorded; the run goes on
-            for u in units:
-                write_record(u.path, _failed(records[u.key], err, started))
-                bar.update(1)
-            continue
-        _run_dataset(dataset, units, records, inputs, ds_encoder, text_encoder, bar, seed=seed,
-                     batch_size=batch_size, show_progress=show_progress,
-                     notes=[note] if note else [])
+    >>> run_protocol()["sampling"]
+    'reference'
+    """
+    return {"seed": int(seed), "smoke": bool(smoke), "batch_size": int(batch_size),
+            "sampling": sampling,
+            "bootstrap": {"resamples": N_RESAMPLES, "level": CONFIDENCE}}
+
+
+def run_model_dataset(model: str, encoder: Any, units: Sequence[Unit], *,
+                      dataset: Dataset | None = None, seed: int = 42, smoke: bool = False,
+                      batch_size: int = 32, sampling: str = "reference",
+                      cache_embeddings: bool = True, show_progress: bool = False,
+                      trust_remote_code: bool = False, on_record: Any = None) -> list[Path]:
+    """Evaluate and record the pending ``units`` of one model on one dataset.
+
+    The unit of work of a run (what an executor hands to one worker): loads the dataset
+    (unless given), builds each family's input, encodes the unique texts once, runs every
+    unit and writes its record atomically. Failures are recorded, never raised.
+
+    Parameters
+    ----------
+    model : str
+        The model name (as in the units).
+    encoder : encoder, str or None
+        An encoder object; None (or the model name) builds the zoo model.
+    units : sequence of Unit
+        Units of this model and one dataset (from :func:`plan`, usually filtered by
+        :func:`needs_run`).
+    dataset : Dataset, optional
+        The loaded dataset (loaded here otherwise, with ``seed`` and ``smoke``).
+    seed, smoke, batch_size, sampling, cache_embeddings, show_progress, trust_remote_code
+        As :func:`evaluate`.
+    on_record : callable, optional
+        ``on_record(unit, record)`` after each record is written.
+
+    Returns
+    -------
+    list of Path
+        The record files written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> units = plan("random", "synthetic-authors-en", tasks=["retrieval"], smoke=True,
+    ...              output_dir=tempfile.mkdtemp())
+    >>> paths = run_model_dataset("random", None, units, smoke=True)
+    >>> read_record(paths[0])["status"]
+    'ok'
+    """
+    if not units:
+        return []
+    names = {(u.model, u.spec.name) for u in units}
+    if len(names) != 1 or next(iter(names))[0] != model:
+        raise ValueError(f"run_model_dataset: units must all be of model {model!r} and one "
+                         f"dataset, got {sorted(names)}")
+    if encoder is None or isinstance(encoder, str):
+        encoder = _prepare_encoder(model, None, trust_remote_code=trust_remote_code)
+    base = run_protocol(seed=seed, smoke=smoke, batch_size=batch_size, sampling=sampling)
+    written: list[Path] = []
+
+    def record(unit: Unit, rec: dict[str, Any]) -> None:
+        written.append(unit.path)
+        if on_record is not None:
+            on_record(unit, rec)
+
+    _run_model_dataset(model, encoder, list(units), dataset, base, {}, {}, record,
+                       cache=cache_embeddings, show_progress=show_progress,
+                       trust_remote_code=trust_remote_code)
+    return written
+
+
+def _run_model_dataset(model: str, encoder: Any, units: list[Unit], dataset: Dataset | None,
+                       base: dict[str, Any], inputs: dict, adapted: dict, done: Any, *,
+                       cache: bool, show_progress: bool,
+                       trust_remote_code: bool = False) -> Dataset | None:
+    """All pending records of one model on one dataset; returns the loaded dataset.
+
+    ``adapted`` keeps, per encoder name, the encoder adapted to a language and its cached
+    version, so that one model's datasets share them."""
+    seed, smoke, batch_size = base["seed"], base["smoke"], base["batch_size"]
+    spec = units[0].spec
+    model_meta = _model_meta(model, encoder)
+    started = time.perf_counter()
+    records = {}
+    for u in units:
+        protocol = {**base, "served": u.served, "pooling": "mean"}
+        records[u.key] = _skeleton(u, protocol, model_meta, _dataset_meta(u))
+    # tasks the dataset does not serve: nothing to load
+    for u in [u for u in units if not u.served]:
+        rec = records.pop(u.key)
+        rec.update(status="skipped", reason=f"dataset {spec.name!r} does not serve task "
+                   f"{u.task!r}; it serves {sorted(spec.tasks)}")
+        write_record(u.path, rec)
+        done(u, rec)
+    units = [u for u in units if u.served]
+    if not units:
+        return dataset
+    try:
+        if isinstance(encoder, Exception):
+            raise encoder
+        if dataset is None:
+            from stebkit.datasets import load_dataset
+
+            dataset = load_dataset(spec.name, seed=seed, smoke=smoke,
+                                   trust_remote_code=trust_remote_code)
+        ds_encoder, note = _for_language(encoder, spec.languages)
+        key = str(getattr(ds_encoder, "name", model))
+        if key not in adapted:
+            adapted[key] = (ds_encoder, _with_cache(ds_encoder, cache))
+        ds_encoder, text_encoder = adapted[key]
+    except Exception as err:  # recorded; the run goes on
+        for u in units:
+            rec = _failed(records[u.key], err, started)
+            write_record(u.path, rec)
+            done(u, rec)
+        return dataset
+    _run_dataset(dataset, units, records, inputs, ds_encoder, text_encoder, done, seed=seed,
+                 batch_size=batch_size, sampling=base["sampling"], show_progress=show_progress,
+                 notes=[note] if note else [])
+    return dataset
 
 
 def _for_language(encoder: Any, languages: Sequence[str]) -> tuple[Any, str | None]:
@@ -638,9 +791,9 @@ def _note_collapse(rec: dict[str, Any], vectors: np.ndarray, what: str) -> None:
         rec["warnings"] = [*rec.get("warnings", []), f"CollapsedVectors: {message}"]
 
 
-def _run_dataset(dataset: Dataset, units: list[_Unit], records: dict, inputs: dict,
-                 encoder: Any, text_encoder: Any, bar: Any, *, seed: int, batch_size: int,
-                 show_progress: bool, notes: Sequence[str] = ()) -> None:
+def _run_dataset(dataset: Dataset, units: list[Unit], records: dict, inputs: dict,
+                 encoder: Any, text_encoder: Any, done: Any, *, seed: int, batch_size: int,
+                 sampling: str, show_progress: bool, notes: Sequence[str] = ()) -> None:
     """Build episodes, encode the texts once, run and record every unit of one dataset."""
     started = time.perf_counter()
     built: dict[tuple[str, int], TaskInput] = {}
@@ -650,7 +803,8 @@ def _run_dataset(dataset: Dataset, units: list[_Unit], records: dict, inputs: di
             try:
                 inputs[key] = _captured(build_episodes, dataset.records, u.task,
                                         episode_size=u.episode_size,
-                                        episodes_per_label=u.episodes_per_label, seed=seed)
+                                        episodes_per_label=u.episodes_per_label, seed=seed,
+                                        sampling=sampling)
             except Exception as err:
                 inputs[key] = (err, [])
         ti, messages = inputs[key]
@@ -658,18 +812,20 @@ def _run_dataset(dataset: Dataset, units: list[_Unit], records: dict, inputs: di
         rec["warnings"] = [*notes, *messages]
         if isinstance(ti, BaseException):
             write_record(u.path, _failed(rec, ti, started))
-            bar.update(1)
+            done(u, rec)
         elif ti.n_items == 0:
             rec.update(status="skipped", dropped=dict(ti.dropped),
-                       reason=f"no {u.task} items left after the documented filters "
-                              f"(episode size {u.episode_size}, {u.episodes_per_label} "
-                              f"episode(s) per label): dropped {dict(ti.dropped)}")
+                       reason=f"dataset {dataset.name!r}, task {u.task!r}, field "
+                              f"'episodes_per_label': no labels can fill "
+                              f"{ti.episodes_per_label} episode(s) of size {u.episode_size} "
+                              f"after the documented filters (dropped {dict(ti.dropped)}); "
+                              "lower episodes_per_label or use 'auto'")
             write_record(u.path, rec)
-            bar.update(1)
+            done(u, rec)
         elif u.task == "clustering" and _degenerate(ti) is not None:
             rec.update(status="skipped", dropped=dict(ti.dropped), reason=_degenerate(ti))
             write_record(u.path, rec)
-            bar.update(1)
+            done(u, rec)
         else:
             built[u.key] = ti
     if not built:
@@ -692,7 +848,7 @@ def _run_dataset(dataset: Dataset, units: list[_Unit], records: dict, inputs: di
         for u in units:
             if u.key in built:
                 write_record(u.path, _failed(records[u.key], err, started))
-                bar.update(1)
+                done(u, records[u.key])
         return
     for u in units:
         ti = built.get(u.key)
@@ -716,4 +872,4 @@ def _run_dataset(dataset: Dataset, units: list[_Unit], records: dict, inputs: di
             _failed(rec, err, t0)
         rec["date"] = _now()
         write_record(u.path, rec)
-        bar.update(1)
+        done(u, rec)

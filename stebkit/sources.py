@@ -91,13 +91,14 @@ def mirror_dirs() -> list[Path]:
 
 
 def is_offline() -> bool:
-    """True when ``STEBKIT_OFFLINE`` or ``HF_HUB_OFFLINE`` is set to 1/true/yes/on.
+    """True when ``STEBKIT_OFFLINE``, ``HF_HUB_OFFLINE`` or ``TRANSFORMERS_OFFLINE`` is set
+    to 1/true/yes/on: the one offline check of the package (datasets and models).
 
     >>> isinstance(is_offline(), bool)
     True
     """
     return any(os.environ.get(var, "").strip().lower() in _TRUE
-               for var in ("STEBKIT_OFFLINE", "HF_HUB_OFFLINE"))
+               for var in ("STEBKIT_OFFLINE", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
 
 
 def relative_path(url: str) -> PurePosixPath:

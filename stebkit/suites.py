@@ -55,24 +55,29 @@ from typing import Any
 
 import numpy as np
 
-from .datasets.spec import TASKS, DatasetSpec, License, Source, TaskConfig
+from .datasets.spec import DatasetSpec, License, Source, TaskConfig
+from .tasks import FAMILIES
 
-SUITE_TASKS = (*TASKS, "classification", "retrieval_ndcg")
-"""Task families a suite dataset may declare."""
+SUITE_TASKS: tuple[str, ...] = tuple(FAMILIES)
+"""Task families a suite dataset may declare (every family of ``stebkit.tasks.FAMILIES``)."""
 
-TASK_METRICS: Mapping[str, tuple[str, ...]] = {
-    "clustering": ("v_measure", "ami", "ari"),
-    "all_to_all_pairs": ("auc", "eer", "auc@0.01", "auc@0.05", "auc@0.10", "auc@0.20",
-                         "auc@0.30", "auc@0.50"),
-    "predefined_pairs": ("auc", "eer", "auc@0.01", "auc@0.05", "auc@0.10", "auc@0.20",
-                         "auc@0.30", "auc@0.50"),
-    "retrieval": ("mrr", "mrr_first_hit", "recall@1", "recall@8", "recall@16", "recall@32"),
-    "order_alignment": ("distractor_acc_mean", "acc_mean"),
-    "probing": ("accuracy",),
-    "classification": ("macro_f1", "accuracy"),
-    "retrieval_ndcg": ("ndcg@10", "map@10", "recall@1", "recall@5", "recall@10",
-                       "recall@100"),
-}
+
+class _TaskMetrics(Mapping[str, tuple[str, ...]]):
+    """Family -> its metrics, main first (read from ``stebkit.tasks.FAMILIES``)."""
+
+    def __getitem__(self, task: str) -> tuple[str, ...]:
+        family = FAMILIES[task]
+        return (family.main_metric,
+                *(m for m in family.metrics if m != family.main_metric))
+
+    def __iter__(self) -> Any:
+        return iter(FAMILIES)
+
+    def __len__(self) -> int:
+        return len(FAMILIES)
+
+
+TASK_METRICS: Mapping[str, tuple[str, ...]] = _TaskMetrics()
 """Metrics a suite may name as ``main_metric``, per task (the first is the default)."""
 
 _FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".json": "json",

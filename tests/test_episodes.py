@@ -7,7 +7,6 @@ import pandas as pd
 import pytest
 
 from stebkit.datasets.episodes import (
-    PROTOCOLS,
     FilterWarning,
     build_episodes,
     pool_episodes,
@@ -34,13 +33,36 @@ def first_n_after_shuffle(records: pd.DataFrame, label: str, n: int, seed: int) 
 
 
 def test_every_task_is_wired():
-    assert set(PROTOCOLS) == set(ALL_TASKS)
+    from stebkit.tasks import FAMILIES
+
+    assert set(ALL_TASKS) <= set(FAMILIES)
+    assert all(callable(f.build) and callable(f.call) for f in FAMILIES.values())
+
+
+def test_reference_sampling_takes_the_first_n_in_record_order_labels_in_file_order():
+    """The reference loader: file order, first N valid texts per label, labels kept in
+    the order they first appear, labels with fewer than N texts dropped."""
+    records = labelled_records()  # a0..a6, b0..b3, c0..c2, one blank 'a' text
+    with pytest.warns(FilterWarning, match="1 labels"):
+        ti = build_episodes(records, "clustering", episode_size=2, episodes_per_label=2)
+    members = [[ti.texts[i] for i in ep] for ep in ti.episodes]
+    assert members == [["a0", "a1"], ["a2", "a3"], ["b0", "b1"], ["b2", "b3"]]
+    assert ti.ids == ("a#0", "a#1", "b#0", "b#1") and ti.sampling == "reference"
+    flipped = records.iloc[::-1].reset_index(drop=True)  # 'c' first, then 'b', then 'a'
+    with pytest.warns(FilterWarning):
+        ti = build_episodes(flipped, "clustering", episode_size=1, episodes_per_label=3)
+    assert ti.labels.tolist() == ["c"] * 3 + ["b"] * 3 + ["a"] * 3
+    assert [ti.texts[ep[0]] for ep in ti.episodes][:4] == ["c2", "c1", "c0", "b3"]
+    with pytest.raises(ValueError, match="sampling must be one of"):
+        build_episodes(records, "clustering", episode_size=1, episodes_per_label=1,
+                       sampling="random")
 
 
 def test_labelled_episodes_sample_first_n_after_seeded_shuffle_and_report_drops():
     records = labelled_records()
     with pytest.warns(FilterWarning, match=r"1 blank texts, 1 labels, 3 texts of dropped"):
-        ti = build_episodes(records, "clustering", episode_size=2, episodes_per_label=2, seed=7)
+        ti = build_episodes(records, "clustering", episode_size=2, episodes_per_label=2, seed=7,
+                            sampling="shuffle")
     assert dict(ti.dropped) == {"blank_texts": 1, "labels": 1, "texts_of_dropped_labels": 3}
     assert ti.ids == ("a#0", "a#1", "b#0", "b#1")
     assert ti.labels.tolist() == ["a", "a", "b", "b"]
@@ -57,9 +79,11 @@ def test_labelled_episodes_sample_first_n_after_seeded_shuffle_and_report_drops(
 def test_smaller_episodes_reuse_the_texts_of_larger_ones_and_seed_matters():
     records = labelled_records()
     with pytest.warns(FilterWarning):
-        big = build_episodes(records, "all_to_all_pairs", episode_size=2, episodes_per_label=2)
+        big = build_episodes(records, "all_to_all_pairs", episode_size=2, episodes_per_label=2,
+                             sampling="shuffle")
     with pytest.warns(FilterWarning, match="1 blank texts"):
-        ti = build_episodes(records, "all_to_all_pairs", episode_size=1, episodes_per_label=2)
+        ti = build_episodes(records, "all_to_all_pairs", episode_size=1, episodes_per_label=2,
+                            sampling="shuffle")
     assert dict(ti.dropped) == {"blank_texts": 1}
     for label in ("a", "b", "c"):
         small = [ti.texts[ep[0]] for ep, y in zip(ti.episodes, ti.labels, strict=True)
@@ -71,11 +95,13 @@ def test_smaller_episodes_reuse_the_texts_of_larger_ones_and_seed_matters():
             assert pooled[:2] == small
     clean = records[records["text"].str.strip() != ""]
     seeds = {build_episodes(clean, "clustering", episode_size=1, episodes_per_label=3,
-                            seed=s).texts for s in range(6)}
+                            seed=s, sampling="shuffle").texts for s in range(6)}
     assert len(seeds) > 1  # the sample depends on the seed ...
-    again = build_episodes(clean, "clustering", episode_size=1, episodes_per_label=3, seed=3)
+    again = build_episodes(clean, "clustering", episode_size=1, episodes_per_label=3, seed=3,
+                           sampling="shuffle")
     assert again.texts == build_episodes(clean, "clustering", episode_size=1,
-                                         episodes_per_label=3, seed=3).texts  # ... only
+                                         episodes_per_label=3, seed=3,
+                                         sampling="shuffle").texts  # ... only
 
 
 def test_pool_episodes_is_the_mean_of_member_embeddings():

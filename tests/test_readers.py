@@ -424,6 +424,6 @@ def test_stel_records_feed_the_stel_task(mirror):
         return np.stack([counts, np.ones_like(counts)], axis=1)
 
     args = [embed(table[c]) for c in ("anchor1", "anchor2", "alt1", "alt2")]
-    assert stel_task(*args, table["correct"].to_numpy())["stel_acc"] > 0.9
+    assert stel_task(*args, table["correct"].to_numpy())["accuracy"] > 0.9
     flat = [np.ones((len(table), 2), dtype=np.float32)] * 4
-    assert stel_task(*flat, table["correct"].to_numpy())["stel_acc"] == 0.5
+    assert stel_task(*flat, table["correct"].to_numpy())["accuracy"] == 0.5

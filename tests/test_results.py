@@ -68,7 +68,7 @@ def test_read_record_refuses_broken_and_foreign_files(tmp_path):
     with pytest.raises(ValueError, match="no 'schema' key"):
         read_record(tmp_path / "other.json")
     (tmp_path / "future.json").write_text('{"schema": 99}')
-    with pytest.raises(ValueError, match="schema 99 is not supported"):
+    with pytest.raises(ValueError, match="field .schema. is 99, which this stebkit cannot"):
         read_record(tmp_path / "future.json")
     with pytest.raises(FileNotFoundError, match="does not exist"):
         Results.load(tmp_path / "missing")
@@ -136,3 +136,31 @@ def test_per_item_round_trip_reproduces_the_bootstrap_of_the_original_result():
     with pytest.raises(ValueError, match="3 item ids for 2"):
         per_item("retrieval", {"details": {"per_query_rr": np.ones(2)}}, ["a", "b", "c"])
     assert per_item("all_to_all_pairs", {"details": {}}, []) == {"ids": [], "values": []}
+
+
+def test_version_1_records_are_converted_not_rejected(tmp_path):
+    """A record written before metrics, counts and settings were separated reads as the
+    current schema: counts move out of metrics, renamed metrics get their new names."""
+    old = {"schema": 1, "model": {"name": "m", "category": "baseline"},
+           "dataset": {"name": "d", "category": "genre", "languages": ["en"]},
+           "task": "probing", "episode_size": 1, "main_metric": "accuracy", "status": "ok",
+           "metrics": {"accuracy": 0.5, "val_accuracy": 0.75, "l2": 0.01}}
+    pairs = {**old, "task": "predefined_pairs", "main_metric": "auc",
+             "metrics": {"auc": 0.9, "eer": 0.1, "n_pos": 3.0, "n_neg": 5.0}}
+    stel = {**old, "task": "stel", "main_metric": "stel_acc",
+            "metrics": {"stel_acc": 0.8, "stel_or_content_acc": 0.6}}
+    for name, rec in (("probing", old), ("pairs", pairs), ("stel", stel)):
+        (tmp_path / f"{name}.json").write_text(json.dumps(rec))
+    probing = read_record(tmp_path / "probing.json")
+    assert probing["schema"] == 2 and probing["converted_from"] == 1
+    assert probing["metrics"] == {"accuracy": 0.5, "validation_score": 0.75}
+    assert probing["chosen"] == {"regularisation": 0.01}
+    converted = read_record(tmp_path / "pairs.json")
+    assert converted["metrics"] == {"auc": 0.9, "eer": 0.1}
+    assert converted["counts"] == {"n_pos": 3, "n_neg": 5}
+    assert read_record(tmp_path / "stel.json")["main_metric"] == "accuracy"
+    frame = Results.load(tmp_path).main_frame().set_index("task")
+    assert frame.loc["stel", "value"] == 0.8 and frame.loc["predefined_pairs", "value"] == 0.9
+    (tmp_path / "future.json").write_text(json.dumps({**old, "schema": 9}))
+    with pytest.raises(ValueError, match=r"future.json: field 'schema' is 9"):
+        read_record(tmp_path / "future.json")

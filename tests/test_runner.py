@@ -266,7 +266,8 @@ def test_unserved_and_empty_tasks_are_skipped_with_a_reason(tmp_path):
     oa = by_task[("order_alignment", 1)]
     assert oa["status"] == "skipped" and "does not serve task 'order_alignment'" in oa["reason"]
     clus = by_task[("clustering", 2)]  # 2 texts per label < 2 x 3 needed
-    assert clus["status"] == "skipped" and "no clustering items left" in clus["reason"]
+    assert clus["status"] == "skipped"
+    assert "task 'clustering', field 'episodes_per_label'" in clus["reason"]
     assert clus["dropped"]["labels"] == 4
     assert any("FilterWarning" in w for w in clus["warnings"])
     assert len(res.skipped()) == 3  # clustering e1 and e2 need 3 texts per label too
@@ -308,6 +309,10 @@ def test_records_are_plain_json_with_the_documented_keys(tmp_path):
                                    "languages", "application"}
     assert rec["main_metric"] == "mrr" and rec["ci"]["unit"] == "query"
     assert rec["per_item"]["ids"] == ["query:a", "query:b", "query:c", "query:d"]
+    # one result shape: float metrics, integer counts, a stated direction, schema 2
+    assert rec["schema"] == 2 and rec["higher_is_better"] is True
+    assert rec["counts"] == {"n_queries": 4, "n_queries_dropped": 0, "n_targets_dropped": 0}
+    assert "n_queries" not in rec["metrics"] and isinstance(rec["metrics"]["mrr"], float)
 
 
 def test_unknown_model_names_fail_before_anything_runs(tmp_path):

@@ -97,8 +97,8 @@ def test_steb_score_is_mean_of_task_scores_and_filters():
              + _rows({"S": [0, 9, 0, 9]}, "clustering", dataset_category="semantic_control")
              + _rows({"Inc": [0, 9, 0, 9]}, "clustering")[:3])
     df = _frame(hand, other, noise)
-    with pytest.warns(UserWarning):
-        lb = scores.leaderboard(df, with_ci=False)
+    with pytest.warns(UserWarning):  # drop the incomplete dataset rather than model m4
+        lb = scores.leaderboard(df, with_ci=False, complete_datasets=True)
     lb = lb.set_index("model")
     for m, t in HAND_TASK.items():
         r = {"m1": 0.5, "m2": 0.4, "m3": 0.3, "m4": 0.2}[m]
@@ -116,7 +116,8 @@ def test_fixed_grouping_uses_reference_clusters_and_is_stable():
              "enron_authorship_corpus": [0.4, 0.4, 0.4, 0.6],
              "lite_offline_set": [0.9, 0.1, 0.5, 0.5]}
     df = _frame(_rows(table, "all_to_all_pairs"))
-    op = scores.operational(df, grouping="fixed", n_resamples=0)
+    # the offline set is not in the reference's cluster file: scored only when asked
+    op = scores.operational(df, grouping="fixed", n_resamples=0, include_unlisted=True)
     assert op.tasks["all_to_all_pairs"].groups == {
         "authorship_verification": ["enron_authorship_corpus",
                                     "pan20_authorship_verification_test"],
@@ -125,10 +126,12 @@ def test_fixed_grouping_uses_reference_clusters_and_is_stable():
     # adding a model does not move the others' fixed-grouping scores
     extra = pd.DataFrame([{"model": "m5", "dataset": d, "task": "all_to_all_pairs",
                            "value": v} for d, v in zip(table, [0.1, 0.9, 0.3], strict=True)])
-    op2 = scores.operational(pd.concat([df, extra]), grouping="fixed", n_resamples=0)
+    op2 = scores.operational(pd.concat([df, extra]), grouping="fixed", n_resamples=0,
+                             include_unlisted=True)
     pd.testing.assert_series_equal(op2.steb.drop("m5"), op.steb)
     # a declared mapping
-    op3 = scores.operational(df, grouping={"g": list(table)}, n_resamples=0)
+    op3 = scores.operational(df, grouping={"g": list(table)}, n_resamples=0,
+                             include_unlisted=True)
     assert op3.steb["m1"] == pytest.approx((0.2 + 0.4 + 0.9) / 3)
 
 
@@ -157,7 +160,8 @@ def test_definitional_hand_computed():
             (m, "LF", "linguistic_features", "probing", {"accuracy": 0.9 - k}, "accuracy"),
             (m, "SEM", "semantic_control", "clustering", {"v_measure": 0.99}, "v_measure"),
         ]
-    de = scores.definitional(_tidy(rows), n_resamples=0).scores.loc["m1"]
+    de = scores.definitional(_tidy(rows), n_resamples=0,
+                             include_unlisted=True).scores.loc["m1"]
     genre = ((0.2 + 0.4) / 2 + 0.7) / 2
     register = (0.6 + 0.8) / 2            # acc_mean of R and of the reference's STEL_register
     content = (0.3 + 0.5) / 2             # distractor accuracy of both

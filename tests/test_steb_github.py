@@ -16,6 +16,7 @@ from steb_files import read
 
 from stebkit.datasets import get_spec, list_datasets, load_dataset
 from stebkit.datasets.readers.steb_github import BIBLE_VERSIONS, text_lines
+from stebkit.errors import DataUnavailable
 
 pytestmark = pytest.mark.usefixtures("mirror")
 
@@ -268,9 +269,7 @@ def test_stel_decodes_ids_and_drops_duplicates_on_a_constructed_file(built):
 
 def test_bible_keeps_only_verses_of_every_translation(built):
     import dataclasses
-    import warnings
 
-    from stebkit.datasets.readers._text import DroppedRowsWarning
     from stebkit.datasets.spec import Source
 
     genesis = [u for u, _ in get_spec("bible_versions").source.urls
@@ -285,12 +284,10 @@ def test_bible_keeps_only_verses_of_every_translation(built):
         built.put(url, "".join(f"{n} {t}\n" for n, t in verses.items()) + "no number\n")
     spec = dataclasses.replace(get_spec("bible_versions"),
                                source=Source(urls=tuple((u, None) for u in genesis)))
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        records = load_dataset(spec, cache=False).records
+    records, dropped = read_spec(spec)
     assert len(records) == 2 * 8 and set(records["label"]) == set(BIBLE_VERSIONS)
     assert set(records["text"]) >= {"In the beginning (LEB)", "And the earth (KJV)"}
-    assert [str(w.message) for w in caught if w.category is DroppedRowsWarning] == [
+    assert dropped == [
         "bible_versions: dropped 1 of 3 items (verses where two translations read the same)"]
 
 
@@ -327,3 +324,54 @@ def test_synthstel_lowercases_and_strips_features_before_the_group_filter(monkey
     table = split.drop(columns=["feature"])
     with pytest.raises(ValueError, match=r"lacks the column\(s\) \['feature'\]"):
         read("synthstel_feature")
+
+
+def test_convokit_politeness_zip_is_read_as_the_reference_reads_it(built):
+    import dataclasses
+
+    from steb_files import jsonl
+
+    from stebkit.datasets.readers.steb_github import (
+        CONVOKIT_POLITENESS_URLS,
+        read_convokit_politeness,
+    )
+    from stebkit.datasets.spec import Source
+
+    url = CONVOKIT_POLITENESS_URLS["wikipedia"]
+    utterances = [
+        {"id": "1", "text": "Could you please look?", "meta": {"Binary": 1}},
+        {"id": "2", "text": "Fix it.", "meta": {"Binary": -1}},
+        {"id": "3", "text": "Where is it?", "meta": {"Binary": 0}},
+        {"id": "4", "text": "   ", "meta": {"Binary": 0}},
+        {"id": "5", "text": "No label", "meta": {}},
+        {"id": "6", "text": "Float label", "meta": {"Binary": 1.0}}]
+    built.put(url, {"wikipedia-politeness-corpus/utterances.jsonl": jsonl(utterances),
+                    "wikipedia-politeness-corpus/corpus.json": "{}"})
+    spec = dataclasses.replace(get_spec("wikipedia_politeness"),
+                               source=Source(urls=((url, None),)),
+                               reader=read_convokit_politeness)
+    records, dropped = read_spec(spec)
+    assert records[["text", "label"]].values.tolist() == [
+        ["Could you please look?", "polite"], ["Fix it.", "impolite"],
+        ["Where is it?", "neutral"]]
+    assert dropped == ["wikipedia_politeness: dropped 3 of 6 items (utterances without a "
+                       "text or a -1/0/1 Binary label)"]
+    built.put(url, {"wikipedia-politeness-corpus/utterances.jsonl":
+                    jsonl(utterances[:2]) + '{"id": "3", "text": \n'})
+    with pytest.raises(ValueError, match=r"utterances.jsonl line 3 is not valid JSON"):
+        read_spec(spec)
+    built.put(url, {"wikipedia-politeness-corpus/corpus.json": "{}"})
+    with pytest.raises(DataUnavailable, match=r"has no utterances.jsonl"):
+        read_spec(spec)
+
+
+def read_spec(spec):
+    """Records of ``spec`` and the dropped-rows messages its reader reported."""
+    import warnings
+
+    from stebkit.datasets.readers._text import DroppedRowsWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        records = load_dataset(spec, cache=False).records
+    return records, [str(w.message) for w in caught if w.category is DroppedRowsWarning]

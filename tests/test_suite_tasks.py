@@ -31,9 +31,9 @@ def test_classification_matches_predefined_split_grid_search():
                           {"C": list(DEFAULT_CS)}, scoring="f1_macro",
                           cv=PredefinedSplit(fold), refit=False)
     search.fit(X, np.r_[ya, yb])
-    assert res["C"] == search.best_params_["C"]
-    assert res["val_macro_f1"] == pytest.approx(search.best_score_)
-    model = LogisticRegression(C=res["C"], max_iter=1000, random_state=42).fit(Xa, ya)
+    assert res.details["C"] == search.best_params_["C"]
+    assert res["validation_score"] == pytest.approx(search.best_score_)
+    model = LogisticRegression(C=res.details["C"], max_iter=1000, random_state=42).fit(Xa, ya)
     pred = model.predict(Xc)
     assert res["macro_f1"] == pytest.approx(f1_score(yc, pred, average="macro"))
     assert res["accuracy"] == pytest.approx(accuracy_score(yc, pred))

@@ -51,15 +51,16 @@ def data(seed: int = 0, n: int = 90, shift: float = 4.0):
 def test_logreg_matches_sklearn_with_selected_c() -> None:
     xs = data(1, shift=1.5)
     result = probing(*xs, mode="logreg")
-    assert result["l2"] in L2_GRID
+    assert result.details["regularisation"] in L2_GRID
     scaler = StandardScaler().fit(xs[0])
     z = [scaler.transform(x) for x in (xs[0], xs[2], xs[4])]
-    clf = LogisticRegression(C=1 / (result["l2"] * 60), max_iter=1000).fit(z[0], xs[1])
+    reg = result.details["regularisation"]
+    clf = LogisticRegression(C=1 / (reg * 60), max_iter=1000).fit(z[0], xs[1])
     assert result["accuracy"] == pytest.approx(np.mean(clf.predict(z[2]) == xs[5]))
     vals = [np.mean(LogisticRegression(C=1 / (r * 60), max_iter=1000).fit(z[0], xs[1])
                     .predict(z[1]) == xs[3]) for r in L2_GRID]
-    assert result["val_accuracy"] == pytest.approx(max(vals))
-    assert result["l2"] == L2_GRID[int(np.argmax(vals))]
+    assert result["validation_score"] == pytest.approx(max(vals))
+    assert result.details["regularisation"] == L2_GRID[int(np.argmax(vals))]
 
 
 def protocol_oracle(xs, seed: int) -> tuple[float, float]:
@@ -105,10 +106,12 @@ def test_steb_probe_follows_the_protocol_and_is_deterministic() -> None:
     xs = (x[:560], y[:560], x[560:630], y[560:630], x[630:], y[630:])
     first = probing(*xs, mode="steb", seed=5)
     accuracy, reg = protocol_oracle(xs, seed=5)
-    assert first["accuracy"] == pytest.approx(accuracy, abs=1e-6) and first["l2"] == reg
+    assert first["accuracy"] == pytest.approx(accuracy, abs=1e-6)
+    assert first.details["regularisation"] == reg
     assert first["accuracy"] > 0.5  # chance is 1/3
     second = probing(*xs, mode="steb", seed=5)
-    assert second["accuracy"] == first["accuracy"] and second["l2"] == first["l2"]
+    assert second["accuracy"] == first["accuracy"]
+    assert second.details["regularisation"] == first.details["regularisation"]
     np.testing.assert_array_equal(second["details"]["test_pred"], first["details"]["test_pred"])
 
 

@@ -46,8 +46,8 @@ def test_matches_published_rules(seed: int, n: int) -> None:
     s2 = np.where(correct[:, None] == 1, other, same)
     result = stel(a1, a2, s1, s2, correct)
     quad, triple = published_rules(a1, a2, s1, s2, correct)
-    assert result["stel_acc"] == pytest.approx(quad)
-    assert result["stel_or_content_acc"] == pytest.approx(triple)
+    assert result["accuracy"] == pytest.approx(quad)
+    assert result["or_content_accuracy"] == pytest.approx(triple)
 
 
 def test_constructed_quadruples_and_ties() -> None:
@@ -61,9 +61,9 @@ def test_constructed_quadruples_and_ties() -> None:
     # triple: item 1 cos(A1,S1) > cos(A1,A2) = 0; item 2 correct S1 is casual: cos = 0.196 > 0;
     # item 3 correct S2 = formal, cos 1 > 0
     np.testing.assert_allclose(r["details"]["stel_or_content_correct"], [1.0, 1.0, 1.0])
-    assert r["stel_acc"] == pytest.approx(0.5)
+    assert r["accuracy"] == pytest.approx(0.5)
     tie = stel(a1[:1], a2[:1], a2[:1], a2[:1], [1])  # cos(A1,S1) == cos(A1,A2)
-    assert tie["stel_or_content_acc"] == 0.5
+    assert tie["or_content_accuracy"] == 0.5
 
 
 def test_bad_input() -> None:

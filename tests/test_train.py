@@ -58,19 +58,41 @@ def tiny(passages):
     return pd.concat(parts, ignore_index=True)
 
 
+@pytest.fixture(scope="module")
+def tiny_units(mirror):
+    """Real content-controlled units: six ASSET sentences and six rule-made contents."""
+    import pandas as pd
+
+    from stebkit.train.content import load_content_units
+
+    units, _ = load_content_units(["asset", "rules"], max_rule_units=6)
+    keep = units["content"].isin(
+        [*units.loc[units["source"] == "asset", "content"].unique()[:6],
+         *units.loc[units["source"] == "rules", "content"].unique()[:6]])
+    return pd.DataFrame(units[keep]).reset_index(drop=True)
+
+
 def _config(**kw):
     base = dict(steps=4, batch_size=4, max_seq_length=32, hard_negatives=1,
                 hard_negative_pool=2, refresh_hard_negatives_every=2, checkpoint_every=2,
-                learning_rate=1e-4, matryoshka_dims=(64, 384), seed=7)
+                learning_rate=1e-4, matryoshka_dims=(64, 384), seed=7, content_pairs=2,
+                content_max_seq_length=32)
     base.update(kw)
     return TrainConfig(**base)
 
 
-def _train(tiny, out, **kw):
+@pytest.fixture(scope="module")
+def tiny_data(tiny, tiny_units):
+    return tiny, tiny_units
+
+
+def _train(data, out, **kw):
     until = kw.pop("until_step", None)
     save = kw.pop("save", False)
-    return train_style_encoder(_config(**kw), passages=tiny, output_dir=out,
-                               until_step=until, save=save, show_progress=False)
+    passages, units = data
+    return train_style_encoder(_config(**kw), passages=passages, content_units=units,
+                               output_dir=out, until_step=until, save=save,
+                               show_progress=False)
 
 
 def _weights(result):
@@ -84,9 +106,9 @@ def _same_weights(a, b) -> bool:
 
 
 @pytest.fixture(scope="module")
-def run_full(tiny, tmp_path_factory):
+def run_full(tiny_data, tmp_path_factory):
     out = tmp_path_factory.mktemp("full") / "model"
-    return _train(tiny, out, save=True)
+    return _train(tiny_data, out, save=True)
 
 
 # -- data --------------------------------------------------------------------------------
@@ -276,26 +298,48 @@ def test_training_lowers_the_loss_on_held_fixed_pairs(tiny, run_full):
     assert len(run_full.losses) == 4 and all(np.isfinite(run_full.losses))
 
 
-def test_same_seed_gives_identical_weights_other_seed_does_not(tiny, run_full, tmp_path):
-    again = _train(tiny, tmp_path / "again", checkpoint_every=4)
+def test_training_lowers_the_content_controlled_loss(tiny_units, run_full):
+    """Same style + other content is pulled closer than same content + other style."""
+    import torch
+
+    from stebkit.train.content import TripletSampler
+    from stebkit.train.model import base_model_path, encode_texts, load_base
+
+    a, p, n = TripletSampler(tiny_units, batch_size=8, seed=1).batch(0)
+    texts = tiny_units["text"].tolist()
+    styles = (tiny_units["source"] + "|" + tiny_units["style"]).to_numpy()
+    cand = np.concatenate([p, n])
+    same = torch.from_numpy(styles[a][:, None] == styles[cand][None, :])
+
+    def fixed_loss(model, tok):
+        emb = torch.from_numpy(encode_texts(model, tok, [texts[i] for i in [*a, *cand]],
+                                            max_seq_length=32))
+        return float(info_nce(emb[:8], emb[8:], same, 0.05))
+
+    assert fixed_loss(run_full.model, run_full.tokenizer) < fixed_loss(
+        *load_base(base_model_path()))
+
+
+def test_same_seed_gives_identical_weights_other_seed_does_not(tiny_data, run_full, tmp_path):
+    again = _train(tiny_data, tmp_path / "again", checkpoint_every=4)
     assert _same_weights(_weights(run_full), _weights(again))
     assert again.losses == run_full.losses
-    other = _train(tiny, tmp_path / "other", seed=8, checkpoint_every=4)
+    other = _train(tiny_data, tmp_path / "other", seed=8, checkpoint_every=4)
     assert not _same_weights(_weights(run_full), _weights(other))
 
 
-def test_resume_reproduces_the_uninterrupted_run(tiny, run_full, tmp_path):
+def test_resume_reproduces_the_uninterrupted_run(tiny_data, run_full, tmp_path):
     out = tmp_path / "resumed"
-    half = _train(tiny, out, until_step=2)
+    half = _train(tiny_data, out, until_step=2)
     assert half.step == 2 and not half.finished
     assert [p.name for p in sorted(checkpoint_dir(out).glob("step-*.pt"))] == [
         "step-0000002.pt"]
-    rest = _train(tiny, out)
+    rest = _train(tiny_data, out)
     assert rest.resumed_from == 2 and rest.step == 4
     assert rest.losses == run_full.losses
     assert _same_weights(_weights(run_full), _weights(rest))
     with pytest.raises(ValueError, match="another configuration"):
-        _train(tiny, out, learning_rate=5e-5)
+        _train(tiny_data, out, learning_rate=5e-5)
 
 
 def test_saved_model_loads_with_automodel_and_gives_the_same_embeddings(tiny, run_full):
@@ -346,3 +390,7 @@ def test_config_rejects_bad_values():
         TrainConfig(matryoshka_dims=(128, 64))
     with pytest.raises(ValueError, match="hard_negatives"):
         TrainConfig(hard_negatives=9, hard_negative_pool=8)
+    with pytest.raises(ValueError, match="content_pairs"):
+        TrainConfig(content_pairs=-1)
+    with pytest.raises(ValueError, match="content_weight"):
+        TrainConfig(content_weight=-0.5)

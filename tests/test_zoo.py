@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from stebkit.encoders import DEFAULT_OFFLINE_ZOO, as_encoder, get_encoder, list_models
-from stebkit.encoders.zoo import CATEGORIES, MODELS
+from stebkit.encoders import DEFAULT_OFFLINE_ZOO, as_encoder, get_encoder, list_models, zoo
+from stebkit.encoders.zoo import MODEL_CATEGORIES, MODELS
 from stebkit.errors import ModelUnavailable
 
 LEADERBOARD = [  # the STEB leaderboard (docs/leaderboard.md)
@@ -27,7 +27,7 @@ LEADERBOARD = [  # the STEB leaderboard (docs/leaderboard.md)
 def test_list_models_covers_the_leaderboard():
     df = list_models()
     assert set(LEADERBOARD) <= set(df["name"])
-    assert set(df["category"]) == set(CATEGORIES)
+    assert set(df["category"]) == set(MODEL_CATEGORIES)
     assert {"name", "category", "hub_id", "params_m", "dim", "licence", "offline",
             "available"} <= set(df.columns)
     assert df["name"].is_unique
@@ -56,7 +56,9 @@ def test_hub_model_offline_raises_model_unavailable(monkeypatch):
         enc.encode(["text"])
     msg = str(err.value)
     assert "'roberta-base'" in msg and "Hugging Face Hub" in msg
-    assert "all-MiniLM-L6-v2" in msg and "tfidf-word" in msg
+    assert "stebkit models --offline" in msg and "list_models(offline_only=True)" in msg
+    offline = set(list_models(offline_only=True)["name"])
+    assert {"all-MiniLM-L6-v2", "tfidf-word"} <= offline and "roberta-base" not in offline
 
 
 def test_remote_code_must_be_explicit():
@@ -99,9 +101,9 @@ def test_local_causal_directory_routes_to_last_token(tmp_path):
 
 def test_every_entry_has_metadata():
     for info in MODELS.values():
-        assert info.category in CATEGORIES
+        assert info.category in MODEL_CATEGORIES
         assert info.licence
-        if info.builder in {"hf", "causal", "luar"}:
+        if info.loader in {zoo._hf, zoo._causal, zoo._luar}:
             assert info.hub_id and info.params_m
 
 
@@ -133,7 +135,7 @@ def test_st_encoder_uses_the_models_own_pipeline():
     assert enc.max_length == 256  # the model's max_seq_length
     model = st.SentenceTransformer(str(gt.get_model_path()), device="cpu")
     assert np.allclose(out[0], model.encode(texts[:1])[0], atol=1e-5)
-    from stebkit.encoders.hf import chunk_text
+    from stebkit.encoders.long_docs import chunk_text
 
     pieces = chunk_text(texts[1], model.tokenizer, 256)
     assert len(pieces) == 2

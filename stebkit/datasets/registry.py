@@ -18,6 +18,7 @@ import hashlib
 import importlib
 import json
 import warnings
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ import pandas as pd
 from .._io import atomic_file
 from ..errors import DataUnavailable
 from ..sources import cache_dir, local_path, locate
+from ..tasks import FAMILIES
 from .hub import (
     check_remote_code,
     collecting_commits,
@@ -35,7 +37,7 @@ from .hub import (
     trusting_remote_code,
 )
 from .readers._text import DroppedRowsWarning
-from .spec import ALL_TASKS, Dataset, DatasetSpec
+from .spec import Dataset, DatasetSpec
 
 __all__ = ["fingerprint", "get_spec", "is_available_offline", "list_datasets",
            "load_dataset", "processed_path", "register", "table", "validate_records"]
@@ -49,16 +51,33 @@ SUITES = ("steb", "lite", "smoke", "synthetic")
 """The built-in suites (a suite may be empty until its module is installed)."""
 SPLITS = ("train", "validation", "test")
 SIDES = ("query", "target")
-# Columns each task family needs beyond text/label, and their kind.
-TASK_COLUMNS: dict[str, tuple[str, ...]] = {
-    "predefined_pairs": ("pair", "same"),
-    "retrieval": ("side",),
-    "order_alignment": ("group", "position"),
-    "probing": ("split",),
-    "classification": ("split",),
-    "retrieval_ndcg": ("side", "group", "relevance"),
-}
-_STR_COLUMNS = ("text", "label", "group", "pair", "side", "split", "work")
+
+
+def task_columns(task: str) -> tuple[str, ...]:
+    """Columns task family ``task`` needs beyond text/label (its ``columns``).
+
+    >>> task_columns("order_alignment")
+    ('group', 'position')
+    """
+    return FAMILIES.get_family(task).columns
+
+
+class _TaskColumns(Mapping[str, tuple[str, ...]]):
+    """Family name -> :func:`task_columns` (a read-only view of the families)."""
+
+    def __getitem__(self, task: str) -> tuple[str, ...]:
+        return FAMILIES[task].columns
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(FAMILIES)
+
+    def __len__(self) -> int:
+        return len(FAMILIES)
+
+
+TASK_COLUMNS: Mapping[str, tuple[str, ...]] = _TaskColumns()
+"""Columns each task family needs beyond text/label, read from ``FAMILIES``."""
+_STR_COLUMNS = ("text", "label", "group", "pair", "side", "split", "work", "feature")
 _BOOL_COLUMNS = ("same", "distractor")
 
 
@@ -160,7 +179,7 @@ def list_datasets(*, suite: str | None = None, task: str | None = None,
     suite : str, optional
         Keep datasets of this suite (``"steb"``, ``"lite"``, ``"smoke"``, ...).
     task : str, optional
-        Keep datasets evaluated on this task family (one of ``spec.TASKS``).
+        Keep datasets evaluated on this task family (a key of ``stebkit.tasks.FAMILIES``).
     offline : bool, optional
         True: only datasets loadable without network; False: only the others.
 
@@ -168,8 +187,8 @@ def list_datasets(*, suite: str | None = None, task: str | None = None,
     True
     """
     _ensure_loaded()
-    if task is not None and task not in ALL_TASKS:
-        raise ValueError(f"task must be one of {ALL_TASKS}, got {task!r}")
+    if task is not None and task not in FAMILIES:
+        raise ValueError(f"task must be one of {list(FAMILIES)}, got {task!r}")
     specs = sorted(_REGISTRY.values(), key=lambda s: s.name)
     if suite is not None:
         known = sorted(set(SUITES).union(*(spec.suites for spec in specs)))
@@ -322,7 +341,7 @@ def validate_records(records: Any, spec: DatasetSpec) -> pd.DataFrame:
             raise ValueError(f"dataset {name!r}: records lack the required column "
                              f"{column!r}; columns are {list(records.columns)}")
     for task in spec.tasks:
-        missing = [c for c in TASK_COLUMNS.get(task, ()) if c not in records.columns]
+        missing = [c for c in task_columns(task) if c not in records.columns]
         if missing:
             raise ValueError(f"dataset {name!r}: records lack column(s) {missing} needed by "
                              f"task {task!r} (see stebkit.datasets.spec for the schema)")

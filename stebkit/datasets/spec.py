@@ -30,7 +30,10 @@ A reader returns a :class:`pandas.DataFrame` with one row per text. Columns:
     The linguistic feature the probe predicts (``label`` is its quantile bin) and its
     raw value. A probing set with several features (the STEB ``probing_*`` sets) has one
     row per text and feature the text is probed on, each feature with its own splits; a
-    probe is trained and scored per ``feature``.
+    probe is trained and scored per ``feature``. The dataset's main metric is the mean
+    test accuracy over its features (the reference's ``average``), each feature's
+    accuracy is kept as the sub-metric ``accuracy[<feature>]``. Without this column the
+    dataset is one feature.
 ``work`` (str, optional)
     The work (novel, document, source file) a passage comes from.
 ``distractor`` (bool, optional, order alignment)
@@ -44,20 +47,16 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-TASKS = (
-    "clustering",
-    "all_to_all_pairs",
-    "predefined_pairs",
-    "retrieval",
-    "order_alignment",
-    "probing",
-)
-"""The STEB task families, in the reference's order."""
+from stebkit.tasks import FAMILIES
 
-EXTRA_TASKS = ("classification", "retrieval_ndcg")
-"""Task families beyond STEB's, for user-declared suites (:mod:`stebkit.suites`)."""
+TASKS: tuple[str, ...] = FAMILIES.steb()
+"""The STEB task families, in the reference's order (from :data:`stebkit.tasks.FAMILIES`)."""
+
+EXTRA_TASKS: tuple[str, ...] = tuple(n for n in FAMILIES if n not in TASKS)
+"""Task families beyond STEB's built-in ones (user-declared suites, STEL)."""
 
 ALL_TASKS = TASKS + EXTRA_TASKS
+"""The built-in families; a family registered later is accepted too (see ``FAMILIES``)."""
 
 CATEGORIES = (
     "genre",
@@ -93,33 +92,41 @@ class TaskConfig:
 
     ``episode_sizes``: texts pooled into one episode embedding (``-1``: all texts of a
     label form one episode, as the reference's retrieval). ``episodes_per_label``:
-    episodes sampled per label (the reference's ``n_episodes_per_class``).
+    episodes sampled per label (the reference's ``n_episodes_per_class``), or ``"auto"``
+    (:func:`stebkit.tasks.auto_episodes`).
 
     >>> TaskConfig(episode_sizes=(1, 2, 5), episodes_per_label=50).episode_sizes
     (1, 2, 5)
     """
 
     episode_sizes: tuple[int, ...] = (1,)
-    episodes_per_label: int = 50
+    episodes_per_label: int | str = 50
 
     def __post_init__(self) -> None:
         if not self.episode_sizes or any(s == 0 or s < -1 for s in self.episode_sizes):
             raise ValueError(f"episode_sizes must be positive ints or -1, got {self.episode_sizes}")
-        if self.episodes_per_label < 1:
-            raise ValueError(f"episodes_per_label must be >= 1, got {self.episodes_per_label}")
+        per = self.episodes_per_label
+        if per != "auto" and (isinstance(per, bool) or not isinstance(per, int) or per < 1):
+            raise ValueError(f"episodes_per_label must be an int >= 1 or 'auto', got {per!r}")
 
 
-# The reference presets (steb/presets.py): one configuration per task family.
-PRESET_TASK_CONFIGS: Mapping[str, TaskConfig] = MappingProxyType(
-    {
-        "clustering": TaskConfig((1, 2, 5), 50),
-        "all_to_all_pairs": TaskConfig((1, 2, 5), 50),
-        "order_alignment": TaskConfig((1,), 100),
-        "predefined_pairs": TaskConfig((1,), 2),
-        "retrieval": TaskConfig((-1,), 1),
-        "probing": TaskConfig((1,), 1),
-    }
-)
+class _Presets(Mapping[str, TaskConfig]):
+    """Family name -> its reference preset as a :class:`TaskConfig` (follows ``FAMILIES``)."""
+
+    def __getitem__(self, task: str) -> TaskConfig:
+        sizes, per_label = FAMILIES[task].preset()
+        return TaskConfig(sizes, per_label)
+
+    def __iter__(self) -> Any:
+        return iter(FAMILIES)
+
+    def __len__(self) -> int:
+        return len(FAMILIES)
+
+
+PRESET_TASK_CONFIGS: Mapping[str, TaskConfig] = _Presets()
+"""The reference presets (its ``benchmark`` preset): one configuration per task family,
+read from :data:`stebkit.tasks.FAMILIES`."""
 
 
 @dataclass(frozen=True)
@@ -202,10 +209,10 @@ class DatasetSpec:
         self._check_names()
 
     def _check_names(self) -> None:
-        unknown = set(self.tasks) - set(ALL_TASKS)
+        unknown = set(self.tasks) - set(FAMILIES)
         if unknown:
             raise ValueError(f"dataset {self.name!r}: unknown task(s) {sorted(unknown)}; "
-                             f"known tasks are {ALL_TASKS}")
+                             f"known tasks are {list(FAMILIES)}")
         if self.category not in CATEGORIES:
             raise ValueError(f"dataset {self.name!r}: unknown category {self.category!r}; "
                              f"choose one of {CATEGORIES}")

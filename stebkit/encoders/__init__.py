@@ -27,7 +27,10 @@ from typing import Any
 from stebkit.encoders.base import (  # noqa: F401 (re-exported)
     BaseEncoder,
     Encoder,
+    EncoderAdapter,
+    as_encoder,
     check_texts,
+    mean_by_owner,
     mean_of_episodes,
 )
 
@@ -36,12 +39,11 @@ _LAZY = {
     "list_models": "stebkit.encoders.zoo",
     "is_available": "stebkit.encoders.zoo",
     "DEFAULT_OFFLINE_ZOO": "stebkit.encoders.zoo",
-    "CATEGORIES": "stebkit.encoders.zoo",
+    "MODEL_CATEGORIES": "stebkit.encoders.zoo",
     "ModelInfo": "stebkit.encoders.zoo",
     "cached": "stebkit.encoders.cache",
     "CachedEncoder": "stebkit.encoders.cache",
-    "as_encoder": "stebkit.encoders.st",
-    "HFEncoder": "stebkit.encoders.hf",
+        "HFEncoder": "stebkit.encoders.hf",
     "CausalEncoder": "stebkit.encoders.causal",
     "LUAREncoder": "stebkit.encoders.luar",
     "STEncoder": "stebkit.encoders.st",
@@ -54,7 +56,8 @@ _LAZY = {
     "RandomEncoder": "stebkit.encoders.baselines",
 }
 
-__all__ = sorted([*_LAZY, "BaseEncoder", "Encoder", "check_texts", "mean_of_episodes"])
+__all__ = sorted([*_LAZY, "BaseEncoder", "Encoder", "EncoderAdapter", "as_encoder", "check_texts",
+                  "mean_by_owner", "mean_of_episodes"])
 
 
 def __getattr__(name: str) -> Any:

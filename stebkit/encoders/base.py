@@ -3,7 +3,8 @@
 An encoder turns texts into a float32 array of shape ``(n, d)``. Anything with an
 ``encode(texts)`` method — a sentence-transformers model, an MTEB-style model, a
 stebkit encoder — can be passed wherever an encoder is expected; :func:`as_encoder`
-adapts it.
+adapts it. :func:`mean_by_owner` is the one pooling step (chunks into texts, texts into
+episodes).
 """
 
 from __future__ import annotations
@@ -46,6 +47,28 @@ class Encoder(Protocol):
     ) -> np.ndarray: ...
 
 
+def mean_by_owner(rows: np.ndarray, owners: np.ndarray, n_owners: int) -> np.ndarray:
+    """Average the rows that share an owner: row ``i`` of the result is the mean (in
+    float64, returned as float32) of the rows ``j`` with ``owners[j] == i``.
+
+    Chunks of a text pool into the text's embedding, texts of an episode into the
+    episode's. Every owner needs at least one row.
+
+    >>> mean_by_owner(np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]), np.array([0, 1, 0]), 2)
+    array([[3., 4.],
+           [3., 4.]], dtype=float32)
+    """
+    rows = np.asarray(rows)
+    owners = np.asarray(owners, dtype=np.int64)
+    counts = np.bincount(owners, minlength=n_owners)
+    if len(counts) > n_owners or (counts == 0).any():
+        bad = int(np.flatnonzero(counts == 0)[0]) if (counts == 0).any() else int(owners.max())
+        raise ValueError(f"owner {bad} has no rows, or is not below n_owners={n_owners}")
+    sums = np.zeros((n_owners, rows.shape[1]), dtype=np.float64)
+    np.add.at(sums, owners, rows)
+    return (sums / counts[:, None]).astype(np.float32)
+
+
 def mean_of_episodes(
     encoder: Any, episodes: Sequence[Sequence[str]], *, batch_size: int = 32,
     show_progress: bool = False
@@ -71,9 +94,9 @@ def mean_of_episodes(
         dtype=np.float32,
     )
     sizes = np.fromiter((len(ep) for ep in episodes), dtype=np.int64, count=len(episodes))
-    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    sums = np.add.reduceat(emb.astype(np.float64), starts, axis=0) if len(flat) else emb
-    return (sums / sizes[:, None]).astype(np.float32)
+    if not flat:
+        return emb
+    return mean_by_owner(emb, np.repeat(np.arange(len(episodes)), sizes), len(episodes))
 
 
 def check_texts(texts: Any, *, warn_empty: bool = True) -> list[str]:
@@ -146,3 +169,76 @@ class BaseEncoder:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r}, dim={self.embedding_dim})"
+
+
+class EncoderAdapter(BaseEncoder):
+    """Wrap any object with an ``encode(texts)`` method (sentence-transformers, MTEB-style).
+
+    ``encode`` is called with ``batch_size`` when the object accepts it; the result is
+    converted to a float32 ``(n, d)`` array. The object's own ``encode_episodes`` is used
+    when it has one, otherwise episodes are the mean of their text embeddings.
+    """
+
+    def __init__(self, obj: Any, *, name: str | None = None, revision: str | None = None):
+        self.obj = obj
+        self.name = name or str(getattr(obj, "name", None) or getattr(obj, "model_name", None)
+                                or type(obj).__name__)
+        self.revision = revision or str(getattr(obj, "revision", None) or "n/a")
+        self.max_length = getattr(obj, "max_length", None) or getattr(obj, "max_seq_length",
+                                                                      None)
+        self._dim = getattr(obj, "embedding_dim", None)
+
+    @property
+    def embedding_dim(self) -> int:  # type: ignore[override]
+        if self._dim is None:
+            get = (getattr(self.obj, "get_embedding_dimension", None)
+                   or getattr(self.obj, "get_sentence_embedding_dimension", None))
+            self._dim = int(get()) if get else int(self.encode(["a"]).shape[1])
+        return int(self._dim)
+
+    @property
+    def cache_config(self) -> dict[str, Any]:
+        return {"adapter": type(self.obj).__name__}
+
+    def encode(self, texts: Sequence[str], *, batch_size: int = 32,
+               show_progress: bool = False) -> np.ndarray:
+        texts = check_texts(texts)
+        try:
+            emb = self.obj.encode(texts, batch_size=batch_size)
+        except TypeError:
+            emb = self.obj.encode(texts)
+        if hasattr(emb, "detach"):
+            emb = emb.detach().cpu().numpy()
+        emb = np.asarray(emb, dtype=np.float32)
+        if emb.ndim != 2 or emb.shape[0] != len(texts):
+            raise ValueError(f"{self.name}.encode returned shape {emb.shape}, expected "
+                             f"({len(texts)}, d)")
+        return emb
+
+    def encode_episodes(self, episodes: Sequence[Sequence[str]], *, batch_size: int = 32,
+                        show_progress: bool = False) -> np.ndarray:
+        own = getattr(self.obj, "encode_episodes", None)
+        if own is None:
+            return super().encode_episodes(episodes, batch_size=batch_size,
+                                           show_progress=show_progress)
+        return np.asarray(own(episodes, batch_size=batch_size), dtype=np.float32)
+
+
+def as_encoder(obj: Any) -> Encoder:
+    """Return ``obj`` if it already is a stebkit encoder, else wrap it in an adapter.
+
+    Examples
+    --------
+    >>> class Lengths:
+    ...     def encode(self, texts):
+    ...         return [[len(t)] for t in texts]
+    >>> as_encoder(Lengths()).encode(["ab", "abc"])
+    array([[2.],
+           [3.]], dtype=float32)
+    """
+    if isinstance(obj, BaseEncoder) or (isinstance(obj, Encoder)
+                                        and hasattr(obj, "cache_config")):
+        return obj
+    if not callable(getattr(obj, "encode", None)):
+        raise TypeError(f"an encoder needs an encode(texts) method; got {type(obj).__name__}")
+    return EncoderAdapter(obj)

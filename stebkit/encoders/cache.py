@@ -52,7 +52,7 @@ class CachedEncoder(BaseEncoder):
     """
 
     def __init__(self, encoder: Any, cache_dir: str | os.PathLike[str] | None = None) -> None:
-        from stebkit.encoders.st import as_encoder
+        from stebkit.encoders.base import as_encoder
 
         self.encoder = as_encoder(encoder)
         self.name = self.encoder.name

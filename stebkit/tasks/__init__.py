@@ -1,51 +1,83 @@
-"""The STEB task families as pure functions: embeddings and labels in, metrics out.
+"""The STEB task families: pure functions of embeddings, and one object per family.
 
-Every task function returns a dict whose keys are float metrics, except ``details``: a
-dict of NumPy arrays with the per-item material (scores, per-query reciprocal ranks,
-per-pair accuracies ...) from which :func:`bootstrap_ci` and :func:`paired_bootstrap`
-compute intervals without re-encoding. JSON writers keep every key but ``details``.
+Every task function returns a :class:`TaskResult`: ``metrics`` (floats, each with a
+direction declared by its family), ``counts`` (integers) and ``details`` (NumPy arrays
+with the per-item material — scores, per-query reciprocal ranks, per-pair accuracies ...
+— from which :func:`bootstrap_ci` and :func:`paired_bootstrap` compute intervals without
+re-encoding, plus settings the function chose). It reads like a dict
+(``result["auc"]``, ``result["details"]``).
 
-``MAIN_METRIC`` names the operational score of each family (as STEB's leaderboard).
+:data:`FAMILIES` holds one :class:`TaskFamily` per family, declared beside its function:
+main metric and metric directions, reference preset, input builder, per-item values and
+bootstrap unit. ``MAIN_METRIC`` is a read-only view of the main metrics.
 Invalid input raises ``TypeError``/``ValueError`` naming the argument; valid but degenerate
 input (e.g. no positive pair) gives NaN with a :class:`DegenerateWarning`.
+
+>>> from stebkit.tasks import FAMILIES, MAIN_METRIC
+>>> FAMILIES.steb()
+('clustering', 'all_to_all_pairs', 'predefined_pairs', 'retrieval', 'order_alignment', 'probing')
+>>> MAIN_METRIC["order_alignment"]
+'distractor_acc_mean'
 """
 
 from __future__ import annotations
 
+from . import classification as _classification
+from . import clustering as _clustering
+from . import order_alignment as _order_alignment
+from . import pairs as _pairs
+from . import probing as _probing
+from . import retrieval as _retrieval
+from . import retrieval_ndcg as _retrieval_ndcg
+from . import stel as _stel
 from ._checks import DegenerateWarning
 from .bootstrap import bootstrap_ci, paired_bootstrap, task_statistic
 from .classification import classification
 from .clustering import clustering
+from .family import (
+    AUTO,
+    FAMILIES,
+    FamilyRegistry,
+    TaskFamily,
+    _MainMetrics,
+    auto_episodes,
+    mean_of,
+)
 from .order_alignment import order_alignment
 from .pairs import FPR_LIMITS, all_to_all_pairs, predefined_pairs
 from .probing import L2_GRID, balanced_split, probing, quantile_bins
+from .result import TaskResult
 from .retrieval import RECALL_KS, retrieval
 from .retrieval_ndcg import retrieval_ndcg
 from .stel import stel
 
-MAIN_METRIC: dict[str, str] = {
-    "clustering": "v_measure",
-    "all_to_all_pairs": "auc",
-    "predefined_pairs": "auc",
-    "retrieval": "mrr",
-    "order_alignment": "distractor_acc_mean",
-    "probing": "accuracy",
-    "stel": "stel_acc",
-    "classification": "macro_f1",
-    "retrieval_ndcg": "ndcg@10",
-}
+# STEB's families in the reference's order, then the families of user suites.
+for _family in (_clustering.FAMILY, _pairs.ALL_TO_ALL_FAMILY, _pairs.PREDEFINED_FAMILY,
+                _retrieval.FAMILY, _order_alignment.FAMILY, _probing.FAMILY,
+                _classification.FAMILY, _retrieval_ndcg.FAMILY, _stel.FAMILY):
+    FAMILIES.register(_family)
+
+MAIN_METRIC = _MainMetrics(FAMILIES)
+"""Family name -> its main metric (a read-only view of :data:`FAMILIES`)."""
 
 __all__ = [
+    "AUTO",
+    "FAMILIES",
     "FPR_LIMITS",
     "L2_GRID",
     "MAIN_METRIC",
     "RECALL_KS",
     "DegenerateWarning",
+    "FamilyRegistry",
+    "TaskFamily",
+    "TaskResult",
     "all_to_all_pairs",
+    "auto_episodes",
     "balanced_split",
     "bootstrap_ci",
     "classification",
     "clustering",
+    "mean_of",
     "order_alignment",
     "paired_bootstrap",
     "predefined_pairs",

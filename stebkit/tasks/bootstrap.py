@@ -1,8 +1,8 @@
 """Percentile bootstrap intervals for the task metrics, without re-encoding anything.
 
 Every task function returns the per-item material of its main metric under ``details``;
-:func:`task_statistic` turns it into a statistic of resampled item indices, resampling the
-unit of each family:
+:func:`task_statistic` turns it into a statistic of resampled item indices (each family's
+:attr:`~stebkit.tasks.TaskFamily.statistic`), resampling the unit of each family:
 
 =====================  ============================================================
 family                 resampled unit -> statistic
@@ -11,7 +11,7 @@ family                 resampled unit -> statistic
 ``all_to_all_pairs``   pairs -> ROC AUC
 ``predefined_pairs``   pairs -> ROC AUC
 ``retrieval``          queries -> mean of ``per_query_rr``
-``order_alignment``    pairs of sequences -> mean of both distractor accuracies
+``order_alignment``    pairs of sequences -> mean of ``distractor_acc``
 ``stel``               items -> mean of ``stel_correct``
 ``probing``            test texts -> mean of ``test_correct``
 ``classification``     test texts -> macro-F1 of ``test_true`` vs ``test_pred``
@@ -24,6 +24,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 import numpy as np
+
+from .family import FAMILIES
 
 Statistic = Callable[[np.ndarray], float]
 
@@ -95,31 +97,14 @@ def _macro_f1_statistic(truth: np.ndarray, pred: np.ndarray) -> tuple[int, Stati
 def task_statistic(task: str, result: Mapping) -> tuple[int, Statistic]:
     """``(n_items, statistic)`` of a task's main metric over resampled item indices.
 
+    The family's own statistic (:attr:`stebkit.tasks.TaskFamily.statistic`);
     ``statistic(np.arange(n_items))`` reproduces the main metric of ``result``.
     """
-    d = result["details"]
-    if task == "clustering":
-        return _v_measure_statistic(np.asarray(d["label_codes"]), np.asarray(d["clusters"]))
-    if task == "all_to_all_pairs":
-        scores = np.concatenate([d["pos_scores"], d["neg_scores"]])
-        positive = np.arange(scores.shape[0]) < d["pos_scores"].shape[0]
-        return _weighted_auc(scores, positive)
-    if task == "predefined_pairs":
-        return _weighted_auc(d["scores"], np.asarray(d["same"], dtype=bool))
-    if task == "classification":
-        return _macro_f1_statistic(np.asarray(d["test_true"], dtype=np.int64),
-                                   np.asarray(d["test_pred"], dtype=np.int64))
-    per_item = {"retrieval": "per_query_rr", "stel": "stel_correct",
-                "probing": "test_correct", "retrieval_ndcg": "ndcg"}
-    if task in per_item:
-        v = np.asarray(d[per_item[task]], dtype=np.float64)
-        return v.shape[0], lambda idx: float(v[idx].mean())
-    if task == "order_alignment":
-        v = (np.asarray(d["distractor_last_acc"]) + np.asarray(d["distractor_first_acc"])) / 2
-        return v.shape[0], lambda idx: float(v[idx].mean())
-    raise ValueError(f"unknown task {task!r}; expected one of clustering, all_to_all_pairs, "
-                     "predefined_pairs, retrieval, order_alignment, stel, probing, "
-                     "classification, retrieval_ndcg")
+    if task not in FAMILIES:
+        raise ValueError(f"unknown task {task!r}; expected one of {list(FAMILIES)}")
+    if not isinstance(result, Mapping) or "details" not in result:
+        raise TypeError(f"task {task!r}: pass the task's result dict (with 'details')")
+    return FAMILIES[task].statistic(result["details"])
 
 
 def _resolve(data: object, task: str | None,

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _checks
+from . import _checks, inputs
+from .bootstrap import _macro_f1_statistic
+from .family import TaskFamily
+from .result import TaskResult
 
 #: The inverse L2 strengths tried on validation.
 DEFAULT_CS: tuple[float, ...] = (0.01, 0.1, 1.0, 10.0, 100.0)
@@ -45,9 +48,11 @@ def classification(
 
     Returns
     -------
-    dict
-        ``macro_f1`` (main), ``accuracy``, ``C`` (chosen), ``val_macro_f1``; ``details``
-        holds ``test_true`` and ``test_pred`` (class codes in sorted label order).
+    TaskResult
+        ``metrics``: ``macro_f1`` (main), ``accuracy``, ``validation_score`` (validation
+        macro-F1 of the chosen setting); ``counts``: ``n_train``, ``n_validation``,
+        ``n_test``; ``details``: ``test_true`` and ``test_pred`` (class codes in sorted
+        label order), ``regularisation`` (the chosen L2 strength, ``1 / C``) and ``C``.
 
     Examples
     --------
@@ -58,7 +63,7 @@ def classification(
     ...     return centres[y] + rng.normal(size=(n, 2)), y
     >>> (Xa, ya), (Xb, yb), (Xc, yc) = split(40), split(20), split(20)
     >>> res = classification(Xa, ya, Xb, yb, Xc, yc)
-    >>> res["macro_f1"] > 0.9, res["C"] in DEFAULT_CS
+    >>> res["macro_f1"] > 0.9, res.details["C"] in DEFAULT_CS
     (True, True)
     """
     from sklearn.linear_model import LogisticRegression
@@ -94,11 +99,29 @@ def classification(
     pred = model.predict(splits["test"][0])
     truth = splits["test"][1]
     classes_sorted = np.unique(np.concatenate([np.asarray(truth), np.asarray(pred)]))
-    return {
-        "macro_f1": float(f1_score(truth, pred, average="macro")),
-        "accuracy": float(accuracy_score(truth, pred)),
-        "C": float(c),
-        "val_macro_f1": val_f1,
-        "details": {"test_true": np.searchsorted(classes_sorted, truth),
-                    "test_pred": np.searchsorted(classes_sorted, pred)},
-    }
+    return TaskResult(
+        {"macro_f1": float(f1_score(truth, pred, average="macro")),
+         "accuracy": float(accuracy_score(truth, pred)), "validation_score": val_f1},
+        {"n_train": splits["train"][0].shape[0], "n_validation": splits["val"][0].shape[0],
+         "n_test": splits["test"][0].shape[0]},
+        {"test_true": np.searchsorted(classes_sorted, truth),
+         "test_pred": np.searchsorted(classes_sorted, pred),
+         "regularisation": 1.0 / float(c), "C": float(c)})
+
+
+def _call(ti, emb, *, seed: int, batch_size: int) -> dict:  # noqa: ANN001
+    return classification(*inputs.by_split(ti, emb), seed=seed)
+
+
+def _statistic(details) -> tuple:  # noqa: ANN001
+    return _macro_f1_statistic(np.asarray(details["test_true"], dtype=np.int64),
+                               np.asarray(details["test_pred"], dtype=np.int64))
+
+
+FAMILY = TaskFamily(
+    name="classification", function=classification,
+    metrics={"macro_f1": True, "accuracy": True, "validation_score": True},
+    call=_call, build=inputs.build_probing, statistic=_statistic, unit="test text",
+    item_ids=inputs.test_ids, per_item=("test_pred", "test_true"), episode_sizes=(1,),
+    episodes_per_label=1, columns=("split",), single_text=True, steb=False,
+    description="logistic-regression probe chosen on validation (macro-F1)")

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _checks
+from . import _checks, inputs
+from .bootstrap import _v_measure_statistic
+from .family import TaskFamily
+from .result import TaskResult
 
 
 def degenerate_reason(labels: object) -> str | None:
@@ -54,14 +57,13 @@ def clustering(embeddings: np.ndarray, labels: np.ndarray, *, batch_size: int = 
 
     Returns
     -------
-    dict
-        ``v_measure`` (main), ``ami`` (adjusted mutual information) and ``ari`` (adjusted
-        Rand index) — means over runs; with ``n_runs > 1`` also ``v_measure_std``,
-        ``ami_std``, ``ari_std`` (population std over runs). ``details`` holds
-        ``label_codes`` (int codes of ``labels``) and ``clusters`` (cluster of each text in
-        the first run), so that a bootstrap over texts needs no refit. Degenerate input
-        (fewer than two items per label on average, see :func:`degenerate_reason`) gives
-        NaN metrics with a :class:`~stebkit.tasks._checks.DegenerateWarning`.
+    TaskResult
+        ``metrics``: ``v_measure`` (main), ``ami`` (adjusted mutual information) and
+        ``ari`` (adjusted Rand index), means over runs; ``counts``: ``n_clusters`` and
+        ``n_runs``; ``details``: ``label_codes`` (int codes of ``labels``), ``clusters``
+        (cluster of each text in the first run, so that a bootstrap over texts needs no
+        refit) and, with ``n_runs > 1``, ``v_measure_std``, ``ami_std``, ``ari_std``
+        (population std over runs).
 
     Examples
     --------
@@ -90,11 +92,12 @@ def clustering(embeddings: np.ndarray, labels: np.ndarray, *, batch_size: int = 
     reason = degenerate_reason(y)
     if reason is not None:
         nan = _checks.degenerate(reason)
-        out = {name: nan for name in ("v_measure", "ami", "ari")}
-        if n_runs > 1:
-            out.update({f"{name}_std": nan for name in ("v_measure", "ami", "ari")})
-        out["details"] = {"label_codes": code, "clusters": np.full(len(code), -1, np.int64)}
-        return out
+        spread = {f"{name}_std": nan for name in ("v_measure", "ami", "ari")} \
+            if n_runs > 1 else {}
+        return TaskResult(dict.fromkeys(("v_measure", "ami", "ari"), nan),
+                          {"n_clusters": k, "n_runs": n_runs},
+                          {"label_codes": code, "clusters": np.full(len(code), -1, np.int64),
+                           **spread})
     from threadpoolctl import threadpool_limits
 
     scores = []
@@ -111,10 +114,29 @@ def clustering(embeddings: np.ndarray, labels: np.ndarray, *, batch_size: int = 
         scores.append((v_measure_score(code, pred), adjusted_mutual_info_score(code, pred),
                        adjusted_rand_score(code, pred)))
     arr = np.asarray(scores, dtype=np.float64)
-    out: dict = {}
+    metrics, spread = {}, {}
     for j, name in enumerate(("v_measure", "ami", "ari")):
-        out[name] = float(arr[:, j].mean())
+        metrics[name] = float(arr[:, j].mean())
         if n_runs > 1:
-            out[f"{name}_std"] = float(arr[:, j].std())
-    out["details"] = {"label_codes": code, "clusters": first}
-    return out
+            spread[f"{name}_std"] = float(arr[:, j].std())
+    return TaskResult(metrics, {"n_clusters": k, "n_runs": n_runs},
+                      {"label_codes": code, "clusters": first, **spread})
+
+
+def _call(ti, emb, *, seed: int, batch_size: int) -> dict:  # noqa: ANN001
+    # The reference's mini-batch is 32 whatever the encoding batch size.
+    return clustering(emb, ti.labels, batch_size=32, seed=seed)
+
+
+def _statistic(details) -> tuple:  # noqa: ANN001
+    return _v_measure_statistic(np.asarray(details["label_codes"]),
+                                np.asarray(details["clusters"]))
+
+
+FAMILY = TaskFamily(
+    name="clustering", function=clustering,
+    metrics={"v_measure": True, "ami": True, "ari": True},
+    call=_call, build=inputs.build_labelled, statistic=_statistic, unit="episode",
+    item_ids=inputs.episode_ids, per_item=("clusters", "label_codes"),
+    episode_sizes=(1, 2, 5), episodes_per_label=50, fast=((1,), 100),
+    description="mini-batch k-means of the episodes vs their labels (V-measure)")

@@ -19,7 +19,29 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _checks
+from . import _checks, inputs
+from .family import TaskFamily, mean_of
+from .result import TaskResult
+
+
+def alignment(source: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The Hungarian alignment of ``source`` rows to ``target`` rows, as order alignment
+    computes it: cost ``1 - max(cos, 0)``.
+
+    Returns ``(columns, cosines)``: the target position assigned to each source row, and
+    the cosine matrix (source x target).
+
+    >>> cols, cos = alignment(np.eye(3), np.eye(3)[[2, 0, 1]])
+    >>> cols.tolist()
+    [1, 2, 0]
+    """
+    from scipy.optimize import linear_sum_assignment
+
+    src = _checks.unit_rows(np.asarray(source, dtype=np.float64))
+    tgt = _checks.unit_rows(np.asarray(target, dtype=np.float64))
+    cos = src @ tgt.T
+    rows, cols = linear_sum_assignment(1.0 - np.maximum(cos, 0.0))
+    return cols[np.argsort(rows)], cos
 
 
 def _accuracy(src: np.ndarray, tgt: np.ndarray, offset: int) -> float:
@@ -44,12 +66,14 @@ def order_alignment(embeddings: np.ndarray, labels: np.ndarray) -> dict:
 
     Returns
     -------
-    dict
-        ``acc_mean``, ``distractor_last_acc_mean`` and ``distractor_first_acc_mean`` (each
-        distractor variant), ``distractor_acc_mean`` (main: both variants), ``n_pairs``,
-        and ``details`` with
+    TaskResult
+        ``metrics``: ``acc_mean``, ``distractor_last_acc_mean`` and
+        ``distractor_first_acc_mean`` (each distractor variant) and ``distractor_acc_mean``
+        (main: both variants; the reference's names); ``counts``: ``n_pairs``; ``details``
+        with
         per-pair arrays in pair order: ``pair_index`` (n_pairs, 2) int, ``acc``,
-        ``distractor_last_acc``, ``distractor_first_acc``. With no same-label pair the
+        ``distractor_last_acc``, ``distractor_first_acc`` and ``distractor_acc`` (the
+        mean of both variants, the pair's share of the main metric). With no same-label pair the
         means are NaN (STEB returns 0.0) with a :class:`DegenerateWarning`.
 
     Examples
@@ -98,12 +122,24 @@ def order_alignment(embeddings: np.ndarray, labels: np.ndarray) -> dict:
         acc_mean = float(acc.mean())
         dis_mean = float(np.concatenate([last, first]).mean())
         last_mean, first_mean = float(last.mean()), float(first.mean())
-    return {
-        "acc_mean": acc_mean,
-        "distractor_last_acc_mean": last_mean,
-        "distractor_first_acc_mean": first_mean,
-        "distractor_acc_mean": dis_mean,
-        "n_pairs": float(n_pairs),
-        "details": {"pair_index": pair_index, "acc": acc, "distractor_last_acc": last,
-                    "distractor_first_acc": first},
-    }
+    return TaskResult(
+        {"acc_mean": acc_mean, "distractor_last_acc_mean": last_mean,
+         "distractor_first_acc_mean": first_mean, "distractor_acc_mean": dis_mean},
+        {"n_pairs": n_pairs},
+        {"pair_index": pair_index, "acc": acc, "distractor_last_acc": last,
+         "distractor_first_acc": first, "distractor_acc": (last + first) / 2})
+
+
+def _call(ti, emb, *, seed: int, batch_size: int) -> dict:  # noqa: ANN001
+    return order_alignment(emb, ti.labels)
+
+
+FAMILY = TaskFamily(
+    name="order_alignment", function=order_alignment,
+    metrics={"distractor_acc_mean": True, "acc_mean": True,
+             "distractor_last_acc_mean": True, "distractor_first_acc_mean": True},
+    call=_call, build=inputs.build_ordered, statistic=mean_of("distractor_acc"),
+    unit="pair of sets", item_ids=inputs.set_pair_ids, per_item=("distractor_acc", None),
+    episode_sizes=(1,), episodes_per_label=100, columns=("group", "position"),
+    fast=((1,), 50),
+    description="Hungarian alignment of two style-ordered sets, with distractors")

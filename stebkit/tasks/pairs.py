@@ -18,7 +18,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _checks
+from . import _checks, inputs
+from .bootstrap import _weighted_auc
+from .family import TaskFamily
+from .result import TaskResult
 
 #: Maximum false-positive rates of the reported partial AUCs (keys ``auc@0.01`` ...).
 FPR_LIMITS: tuple[float, ...] = (0.01, 0.05, 0.10, 0.20, 0.30, 0.50)
@@ -107,12 +110,13 @@ def all_to_all_pairs(embeddings: np.ndarray, labels: np.ndarray) -> dict:
 
     Returns
     -------
-    dict
-        ``auc`` (main), ``eer``, ``auc@0.01``, ``auc@0.05``, ``auc@0.10``, ``auc@0.20``,
-        ``auc@0.30``, ``auc@0.50`` (partial AUCs, McClish-standardised as scikit-learn's
-        ``roc_auc_score(max_fpr=...)``), ``n_pos`` and ``n_neg`` (pair counts), and
-        ``details`` with ``pos_scores`` and ``neg_scores``: the similarities of positive
-        and negative pairs, each sorted ascending (float64).
+    TaskResult
+        ``metrics``: ``auc`` (main), ``eer`` (lower is better), ``auc@0.01``,
+        ``auc@0.05``, ``auc@0.10``, ``auc@0.20``, ``auc@0.30``, ``auc@0.50`` (partial
+        AUCs, McClish-standardised as scikit-learn's ``roc_auc_score(max_fpr=...)``);
+        ``counts``: ``n_pos`` and ``n_neg`` (pairs); ``details``: ``pos_scores`` and
+        ``neg_scores``, the similarities of positive and negative pairs, each sorted
+        ascending (float64).
 
     Examples
     --------
@@ -121,7 +125,7 @@ def all_to_all_pairs(embeddings: np.ndarray, labels: np.ndarray) -> dict:
     >>> emb = np.array([[1, 0], [0.9, 0.1], [0, 1], [0.1, 0.9]], dtype=np.float32)
     >>> r = all_to_all_pairs(emb, ["a", "a", "b", "b"])
     >>> r["auc"], r["eer"], r["n_pos"], r["n_neg"]
-    (1.0, 0.0, 2.0, 4.0)
+    (1.0, 0.0, 2, 4)
     """
     x = _checks.embeddings(embeddings, "embeddings")
     y = _checks.labels(labels, "labels", x.shape[0], "embeddings")
@@ -150,11 +154,23 @@ def all_to_all_pairs(embeddings: np.ndarray, labels: np.ndarray) -> dict:
         i_neg += q.shape[0]
     pos.sort()
     neg.sort()
-    out: dict = pair_metrics(pos, neg)
-    out["n_pos"] = float(n_pos)
-    out["n_neg"] = float(n_neg)
-    out["details"] = {"pos_scores": pos, "neg_scores": neg}
-    return out
+    return TaskResult(pair_metrics(pos, neg), {"n_pos": n_pos, "n_neg": n_neg},
+                      {"pos_scores": pos, "neg_scores": neg})
+
+
+def pair_scores(emb_a: np.ndarray, emb_b: np.ndarray) -> np.ndarray:
+    """The score of each trial ``(emb_a[i], emb_b[i])``: the cosine similarity (float64),
+    as :func:`predefined_pairs` scores it.
+
+    >>> pair_scores(np.array([[1.0, 0.0], [1.0, 1.0]]), np.array([[2.0, 0.0], [0.0, 1.0]]))
+    array([1.        , 0.70710678])
+    """
+    xa = _checks.embeddings(emb_a, "emb_a")
+    xb = _checks.embeddings(emb_b, "emb_b")
+    if xa.shape != xb.shape:
+        raise ValueError(f"emb_a has shape {xa.shape} but emb_b has shape {xb.shape}; "
+                         "each trial needs one row in both")
+    return np.einsum("ij,ij->i", _checks.unit_rows(xa), _checks.unit_rows(xb))
 
 
 def predefined_pairs(emb_a: np.ndarray, emb_b: np.ndarray, same: np.ndarray) -> dict:
@@ -169,10 +185,11 @@ def predefined_pairs(emb_a: np.ndarray, emb_b: np.ndarray, same: np.ndarray) -> 
 
     Returns
     -------
-    dict
-        The metrics of :func:`all_to_all_pairs` (``auc`` main, ``eer``, ``auc@0.01`` ...
-        ``auc@0.50``, ``n_pos``, ``n_neg``) and ``details`` with ``scores`` (cosine
-        similarity of each trial, float64, in input order) and ``same`` (bool).
+    TaskResult
+        The metrics and counts of :func:`all_to_all_pairs` (``auc`` main, ``eer``,
+        ``auc@0.01`` ... ``auc@0.50``; ``n_pos``, ``n_neg``) and ``details`` with
+        ``scores`` (cosine similarity of each trial, float64, in input order) and ``same``
+        (bool).
 
     Examples
     --------
@@ -183,20 +200,51 @@ def predefined_pairs(emb_a: np.ndarray, emb_b: np.ndarray, same: np.ndarray) -> 
     >>> round(predefined_pairs(a, b, [True, False, True])["auc"], 3)
     1.0
     """
-    xa = _checks.embeddings(emb_a, "emb_a")
-    xb = _checks.embeddings(emb_b, "emb_b")
-    if xa.shape != xb.shape:
-        raise ValueError(f"emb_a has shape {xa.shape} but emb_b has shape {xb.shape}; "
-                         "each trial needs one row in both")
-    y = _checks.labels(same, "same", xa.shape[0], "emb_a")
+    scores = pair_scores(emb_a, emb_b)
+    y = _checks.labels(same, "same", scores.shape[0], "emb_a")
     if y.dtype != bool:
         if y.dtype.kind not in "iu" or not np.isin(y, (0, 1)).all():
             raise TypeError("same must be boolean (or integers 0/1), got values of dtype "
                             f"{y.dtype}")
         y = y.astype(bool)
-    scores = np.einsum("ij,ij->i", _checks.unit_rows(xa), _checks.unit_rows(xb))
-    out: dict = pair_metrics(np.sort(scores[y]), np.sort(scores[~y]))
-    out["n_pos"] = float(y.sum())
-    out["n_neg"] = float((~y).sum())
-    out["details"] = {"scores": scores, "same": y}
-    return out
+    return TaskResult(pair_metrics(np.sort(scores[y]), np.sort(scores[~y])),
+                      {"n_pos": int(y.sum()), "n_neg": int((~y).sum())},
+                      {"scores": scores, "same": y})
+
+
+_PAIR_METRICS = {"auc": True, "eer": False, **{f"auc@{f:.2f}": True for f in FPR_LIMITS}}
+
+
+def _call_all(ti, emb, *, seed: int, batch_size: int) -> dict:  # noqa: ANN001
+    return all_to_all_pairs(emb, ti.labels)
+
+
+def _statistic_all(details) -> tuple:  # noqa: ANN001
+    scores = np.concatenate([details["pos_scores"], details["neg_scores"]])
+    positive = np.arange(scores.shape[0]) < np.asarray(details["pos_scores"]).shape[0]
+    return _weighted_auc(scores, positive)
+
+
+def _call_predefined(ti, emb, *, seed: int, batch_size: int) -> dict:  # noqa: ANN001
+    return predefined_pairs(emb[0::2], emb[1::2], ti.same)
+
+
+def _statistic_predefined(details) -> tuple:  # noqa: ANN001
+    return _weighted_auc(np.asarray(details["scores"], dtype=np.float64),
+                         np.asarray(details["same"], dtype=bool))
+
+
+ALL_TO_ALL_FAMILY = TaskFamily(
+    name="all_to_all_pairs", function=all_to_all_pairs, metrics=_PAIR_METRICS,
+    call=_call_all, build=inputs.build_labelled, statistic=_statistic_all, unit="pair",
+    item_ids=inputs.no_ids, per_item=None, episode_sizes=(1, 2, 5), episodes_per_label=50,
+    fast=((1,), 100),
+    description="every pair of episodes: same label or not, by cosine (ROC AUC)")
+
+PREDEFINED_FAMILY = TaskFamily(
+    name="predefined_pairs", function=predefined_pairs, metrics=_PAIR_METRICS,
+    call=_call_predefined, build=inputs.build_pairs, statistic=_statistic_predefined,
+    unit="pair", item_ids=inputs.pair_ids, per_item=("scores", "same"),
+    episode_sizes=(1,), episodes_per_label=2, columns=("pair", "same"), single_text=True,
+    fast=((1,), 2),
+    description="given trials: same author/style or not, by cosine (ROC AUC)")

@@ -11,7 +11,9 @@ from copy import deepcopy
 
 import numpy as np
 
-from . import _checks
+from . import _checks, inputs
+from .family import TaskFamily
+from .result import TaskResult
 
 #: L2 strengths tried by the probe (STEB: ``10**t for t in range(-5, -1)``).
 L2_GRID: tuple[float, ...] = (1e-5, 1e-4, 1e-3, 1e-2)
@@ -193,9 +195,11 @@ def probing(X_train: np.ndarray, y_train: np.ndarray, X_val: np.ndarray, y_val: 
 
     Returns
     -------
-    dict
-        ``accuracy`` (test, main), ``val_accuracy`` and ``l2`` (the chosen strength), and
-        ``details`` with ``test_pred`` (predicted class) and ``test_correct`` (0/1 floats).
+    TaskResult
+        ``metrics``: ``accuracy`` (test, main) and ``validation_score`` (the validation
+        accuracy of the chosen setting); ``counts``: ``n_train``, ``n_validation``,
+        ``n_test``, ``n_classes``; ``details``: ``test_pred`` (predicted class),
+        ``test_correct`` (0/1 floats) and ``regularisation`` (the chosen L2 strength).
 
     Examples
     --------
@@ -231,6 +235,89 @@ def probing(X_train: np.ndarray, y_train: np.ndarray, X_val: np.ndarray, y_val: 
         acc, reg, val_acc, pred = _logreg_probe(xs, ys, seed)
     else:
         raise ValueError(f"mode must be 'steb' or 'logreg', got {mode!r}")
-    return {"accuracy": acc, "val_accuracy": val_acc, "l2": float(reg),
-            "details": {"test_pred": classes[pred],
-                        "test_correct": (pred == ys[2]).astype(np.float64)}}
+    return TaskResult(
+        {"accuracy": acc, "validation_score": val_acc},
+        {"n_train": xs[0].shape[0], "n_validation": xs[1].shape[0],
+         "n_test": xs[2].shape[0], "n_classes": int(classes.shape[0])},
+        {"test_pred": classes[pred], "test_correct": (pred == ys[2]).astype(np.float64),
+         "regularisation": float(reg)})
+
+
+def probe_features(task_input: inputs.TaskInput, embeddings: np.ndarray, *,
+                   seed: int = 42, mode: str = "steb") -> TaskResult:
+    """Probe every feature of a probing input and average, as the reference.
+
+    One probe per feature (the rows of a ``feature`` column; a single feature without
+    it); the main metric ``accuracy`` is the mean test accuracy over the features (the
+    reference's ``average``), ``accuracy[<feature>]`` keeps each feature's accuracy and
+    ``validation_score`` the mean validation accuracy.
+
+    >>> import pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> y = np.arange(40) % 2
+    >>> records = pd.DataFrame({"text": [f"t{i}" for i in range(40)] * 2,
+    ...     "label": np.concatenate([y, 1 - y]).astype(str), "feature": ["a"] * 40 + ["b"] * 40,
+    ...     "split": (["train"] * 30 + ["validation"] * 5 + ["test"] * 5) * 2})
+    >>> ti = inputs.build_probing(records, "probing", 1, 1, 42)
+    >>> emb = (rng.normal(size=(40, 3)) + 4 * y[:, None]).astype(np.float32)
+    >>> r = probe_features(ti, emb[np.arange(80) % 40], mode="logreg")  # one row per item
+    >>> r["accuracy"], r["accuracy[a]"], r["accuracy[b]"], r.counts["n_features"]
+    (1.0, 1.0, 1.0, 2)
+    """
+    names = inputs.feature_order(task_input)
+    metrics: dict[str, float] = {}
+    accuracies, validation, correct, codes, regs = [], [], [], [], []
+    n_test = 0
+    for k, name in enumerate(names):
+        mask = inputs.feature_mask(task_input, name)
+        parts = []
+        for split in inputs.SPLITS:
+            m = mask & (task_input.splits == split)
+            parts += [embeddings[m], task_input.labels[m]]
+        one = probing(*parts, mode=mode, seed=seed)
+        accuracies.append(one["accuracy"])
+        validation.append(one["validation_score"])
+        correct.append(one.details["test_correct"])
+        codes.append(np.full(one.details["test_correct"].shape[0], k, dtype=np.int64))
+        regs.append(one.details["regularisation"])
+        n_test += one.counts["n_test"]
+        if task_input.features is not None:
+            metrics[f"accuracy[{name}]"] = one["accuracy"]
+    head = {"accuracy": float(np.mean(accuracies)),
+            "validation_score": float(np.mean(validation))}
+    details: dict = {"test_correct": np.concatenate(correct),
+                     "feature_index": np.concatenate(codes)}
+    if len(regs) == 1:
+        details["regularisation"] = regs[0]
+    return TaskResult({**head, **metrics}, {"n_features": len(names), "n_test": n_test},
+                      details)
+
+
+def _call(ti, emb, *, seed: int, batch_size: int) -> TaskResult:  # noqa: ANN001
+    return probe_features(ti, emb, seed=seed)
+
+
+def _statistic(details) -> tuple:  # noqa: ANN001
+    """Mean over features of each feature's resampled test accuracy."""
+    v = np.asarray(details["test_correct"], dtype=np.float64)
+    codes = details.get("feature_index")
+    codes = np.zeros(v.shape[0], np.int64) if codes is None else \
+        np.asarray(codes, dtype=np.int64)
+    k = int(codes.max()) + 1 if codes.size else 1
+
+    def stat(idx: np.ndarray) -> float:
+        total = np.bincount(codes[idx], weights=v[idx], minlength=k)
+        count = np.bincount(codes[idx], minlength=k)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            per = total / count
+        return float(np.nanmean(per)) if np.isfinite(per).any() else float("nan")
+
+    return v.shape[0], stat
+
+
+FAMILY = TaskFamily(
+    name="probing", function=probing, metrics={"accuracy": True, "validation_score": True},
+    call=_call, build=inputs.build_probing, statistic=_statistic,
+    unit="test text", item_ids=inputs.test_ids, per_item=("test_correct", "feature_index"),
+    episode_sizes=(1,), episodes_per_label=1, columns=("split",), single_text=True,
+    description="linear probe of a binned feature on frozen embeddings (test accuracy)")

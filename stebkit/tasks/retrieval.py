@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _checks
+from . import _checks, inputs
+from .family import TaskFamily, mean_of
+from .result import TaskResult
 
 #: Cut-offs of the reported ``recall@k`` values.
 RECALL_KS: tuple[int, ...] = (1, 8, 16, 32, 64, 128)
@@ -68,18 +70,18 @@ def retrieval(query_emb: np.ndarray, query_labels: np.ndarray, target_emb: np.nd
 
     Returns
     -------
-    dict
-        Averages over the kept queries of
+    TaskResult
+        ``metrics``: averages over the kept queries of
 
         - ``mrr`` (main): the mean of ``1 / rank`` over all relevant targets of the query
           (STEB's definition; equal to the usual MRR when each query has one relevant target);
         - ``mrr_first_hit``: ``1 / rank`` of the best-ranked relevant target (LUAR/MTEB);
-        - ``mean_rank``: the mean rank of the relevant targets;
+        - ``mean_rank``: the mean rank of the relevant targets (lower is better);
         - ``recall@1``, ``recall@8``, ``recall@16``, ``recall@32``, ``recall@64``,
           ``recall@128``: the fraction of the relevant targets ranked in the top k;
 
-        plus ``n_queries`` (kept), ``n_queries_dropped`` and ``n_targets_dropped`` (label
-        absent from the other side), and ``details``: ``per_query_rr`` (the per-query value
+        ``counts``: ``n_queries`` (kept), ``n_queries_dropped`` and ``n_targets_dropped``
+        (label absent from the other side); ``details``: ``per_query_rr`` (the per-query value
         averaged by ``mrr``), ``per_query_first_rank`` and ``n_relevant`` (per kept query),
         ``query_index`` (positions of the kept queries in the input).
 
@@ -132,16 +134,30 @@ def retrieval(query_emb: np.ndarray, query_labels: np.ndarray, target_emb: np.nd
     mean_rank = np.bincount(query, ranks, n_q) / n_rel
     first = np.minimum.reduceat(ranks, start[:-1])
     recall = [np.bincount(query, ranks <= k, n_q) / n_rel for k in RECALL_KS]
-    out: dict = {
+    metrics = {
         "mrr": float(rr.mean()),
         "mrr_first_hit": float(np.mean(1.0 / first)),
         "mean_rank": float(mean_rank.mean()),
     }
     for k, row in zip(RECALL_KS, recall, strict=True):
-        out[f"recall@{k}"] = float(row.mean())
-    out["n_queries"] = float(n_q)
-    out["n_queries_dropped"] = float(n_q_dropped)
-    out["n_targets_dropped"] = float(n_t_dropped)
-    out["details"] = {"per_query_rr": rr, "per_query_first_rank": first, "n_relevant": n_rel,
-                      "query_index": keep_q}
-    return out
+        metrics[f"recall@{k}"] = float(row.mean())
+    return TaskResult(
+        metrics, {"n_queries": n_q, "n_queries_dropped": n_q_dropped,
+                  "n_targets_dropped": n_t_dropped},
+        {"per_query_rr": rr, "per_query_first_rank": first, "n_relevant": n_rel,
+         "query_index": keep_q})
+
+
+def _call(ti, emb, *, seed: int, batch_size: int) -> dict:  # noqa: ANN001
+    q = ti.sides == "query"
+    return retrieval(emb[q], ti.labels[q], emb[~q], ti.labels[~q])
+
+
+FAMILY = TaskFamily(
+    name="retrieval", function=retrieval,
+    metrics={"mrr": True, "mrr_first_hit": True, "mean_rank": False,
+             **{f"recall@{k}": True for k in RECALL_KS}},
+    call=_call, build=inputs.build_retrieval, statistic=mean_of("per_query_rr"),
+    unit="query", item_ids=inputs.query_ids, per_item=("per_query_rr", None),
+    episode_sizes=(-1,), episodes_per_label=1, columns=("side",), fast=((-1,), 1),
+    description="rank the targets of each query by cosine (mean reciprocal rank)")

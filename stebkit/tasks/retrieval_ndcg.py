@@ -17,7 +17,9 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from . import _checks
+from . import _checks, inputs
+from .family import TaskFamily, mean_of
+from .result import TaskResult
 
 _BLOCK_ELEMENTS = 4_000_000
 
@@ -79,9 +81,10 @@ def retrieval_ndcg(
 
     Returns
     -------
-    dict
-        ``ndcg@k``, ``map@k``, ``recall@r`` for each depth, ``n_queries``,
-        ``n_queries_without_relevant``; ``details`` holds the per-query ``ndcg``.
+    TaskResult
+        ``metrics``: ``ndcg@k``, ``map@k``, ``recall@r`` for each depth; ``counts``:
+        ``n_queries``, ``n_queries_without_relevant``; ``details`` holds the per-query ``ndcg`` and
+        ``query_index`` (the positions of the scored queries in the input).
 
     Examples
     --------
@@ -131,7 +134,21 @@ def retrieval_ndcg(
     out = {f"ndcg@{k}": float(ndcg.mean()), f"map@{k}": float(ap.mean())}
     for r in recall_at:
         out[f"recall@{r}"] = float((hits[:, :min(r, depth)].sum(axis=1) / n_rel).mean())
-    out["n_queries"] = float(q.shape[0])
-    out["n_queries_without_relevant"] = float((~has_rel).sum())
-    out["details"] = {"ndcg": ndcg}
-    return out
+    return TaskResult(out, {"n_queries": q.shape[0],
+                            "n_queries_without_relevant": int((~has_rel).sum())},
+                      {"ndcg": ndcg, "query_index": np.flatnonzero(has_rel)})
+
+
+def _call(ti, emb, *, seed: int, batch_size: int) -> dict:  # noqa: ANN001
+    q = ti.sides == "query"
+    return retrieval_ndcg(emb[q], emb[~q], ti.relevance)
+
+
+FAMILY = TaskFamily(
+    name="retrieval_ndcg", function=retrieval_ndcg,
+    metrics={"ndcg@10": True, "map@10": True,
+             **{f"recall@{r}": True for r in (1, 5, 10, 100)}},
+    call=_call, build=inputs.build_ranked, statistic=mean_of("ndcg"), unit="query",
+    item_ids=inputs.query_ids, per_item=("ndcg", None), episode_sizes=(1,),
+    episodes_per_label=1, columns=("side", "group", "relevance"), single_text=True,
+    steb=False, description="rank a corpus with graded relevance (nDCG@10)")

@@ -14,9 +14,13 @@ guesses at random there and credits ties with 0.5 in its accuracy).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from . import _checks
+from . import _checks, inputs
+from .family import TaskFamily, mean_of
+from .result import TaskResult
 
 
 def _cos(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -41,9 +45,10 @@ def stel(anchor1: np.ndarray, anchor2: np.ndarray, alt1: np.ndarray, alt2: np.nd
 
     Returns
     -------
-    dict
-        ``stel_acc`` (main), ``stel_or_content_acc``, and ``details`` with the per-item
-        credit (1, 0.5 or 0) ``stel_correct`` and ``stel_or_content_correct``.
+    TaskResult
+        ``metrics``: ``accuracy`` (STEL, main) and ``or_content_accuracy``
+        (STEL-or-Content); ``counts``: ``n_items``; ``details``: the per-item credit (1,
+        0.5 or 0) ``stel_correct`` and ``stel_or_content_correct``.
 
     Examples
     --------
@@ -51,7 +56,7 @@ def stel(anchor1: np.ndarray, anchor2: np.ndarray, alt1: np.ndarray, alt2: np.nd
     >>> from stebkit.tasks import stel
     >>> formal, casual = np.array([[1.0, 0.0]]), np.array([[0.0, 1.0]])
     >>> r = stel(formal, casual, casual + 0.1, formal + 0.1, [2])
-    >>> r["stel_acc"], r["stel_or_content_acc"]
+    >>> r["accuracy"], r["or_content_accuracy"]
     (1.0, 1.0)
     """
     a1 = _checks.embeddings(anchor1, "anchor1")
@@ -78,8 +83,54 @@ def stel(anchor1: np.ndarray, anchor2: np.ndarray, alt1: np.ndarray, alt2: np.nd
     style = np.where(one, c11, c12)
     content = _cos(a1, a2)
     triple = _credit(style > content, style < content)
-    return {
-        "stel_acc": float(quad.mean()),
-        "stel_or_content_acc": float(triple.mean()),
-        "details": {"stel_correct": quad, "stel_or_content_correct": triple},
-    }
+    return TaskResult({"accuracy": float(quad.mean()),
+                       "or_content_accuracy": float(triple.mean())}, {"n_items": n},
+                      {"stel_correct": quad, "stel_or_content_correct": triple})
+
+
+def build_stel(records: Any, task: str, episode_size: int, episodes_per_label: int,
+               seed: int, sampling: str = "reference") -> inputs.TaskInput:
+    """STEL items from records: one ``group`` per item, ``position`` 0..3 holding
+    ``A1``, ``A2``, the alternative in ``A1``'s style and the one in ``A2``'s style.
+
+    Items keep record order; a group without exactly these four positions is dropped
+    and counted.
+    """
+    if episode_size != 1:
+        raise ValueError(f"{task} compares single texts: episode_size must be 1, "
+                         f"got {episode_size}")
+    inputs._require(records, ["text", "label", "group", "position"], task)
+    rows, invalid = inputs._valid_rows(records, ["label", "group", "position"])
+    texts = rows["text"].to_numpy()
+    groups = rows["group"].astype(str).to_numpy()
+    positions = rows["position"].to_numpy(dtype=np.int64)
+    members: dict[str, dict[int, int]] = {}
+    for i, (g, p) in enumerate(zip(groups, positions, strict=True)):
+        members.setdefault(g, {})[int(p)] = i
+    intern = inputs._Texts()
+    episodes, labels, ids, bad = [], [], [], 0
+    counts = {g: int((groups == g).sum()) for g in members}
+    for g, pos in members.items():
+        if sorted(pos) != [0, 1, 2, 3] or counts[g] != 4:
+            bad += 1
+            continue
+        episodes += [(intern(texts[pos[p]]),) for p in range(4)]
+        labels.append(str(rows["label"].iloc[pos[0]]))
+        ids.append(g)
+    dropped = inputs._report(task, {**invalid, "malformed_items": bad},
+                             "a STEL item is one group with positions 0, 1, 2 and 3")
+    return inputs.TaskInput(task, episode_size, episodes_per_label, seed, intern.tuple(),
+                            tuple(episodes), 4, np.asarray(labels, dtype=object), tuple(ids),
+                            dropped=dropped, sampling=sampling)
+
+
+def _call(ti: inputs.TaskInput, emb: np.ndarray, *, seed: int, batch_size: int) -> dict:
+    return stel(emb[:, 0], emb[:, 1], emb[:, 2], emb[:, 3], np.ones(emb.shape[0], np.int64))
+
+
+FAMILY = TaskFamily(
+    name="stel", function=stel, metrics={"accuracy": True, "or_content_accuracy": True},
+    call=_call, build=build_stel, statistic=mean_of("stel_correct"), unit="item",
+    item_ids=inputs.episode_ids, per_item=("stel_correct", None), episode_sizes=(1,),
+    episodes_per_label=1, columns=("group", "position"), single_text=True, steb=False,
+    description="STEL quadruples: which alternative shares the anchor's style")

