@@ -15,9 +15,10 @@ Record (schema 2)
 ``protocol``: every parameter the numbers depend on (pooling, smoke, batch size, ...);
 ``main_metric`` and ``higher_is_better`` (its direction); ``metrics`` (name -> float);
 ``counts`` (name -> int: pairs, queries, dropped queries ...); ``chosen`` (settings the
-task function chose, e.g. ``regularisation``); ``ci``: ``low``, ``high``, ``level``,
-``resamples``, ``unit``; ``n_items`` (the units the interval resamples: pairs, queries,
-test texts, ...); ``dropped`` (filter counts);
+task function chose, e.g. ``regularisation``); ``per_label`` (all-vs-all pairs: each
+label against all others, ``auc`` and ``eer``, as the reference); ``ci``: ``low``,
+``high``, ``level``, ``resamples``, ``unit``; ``n_items`` (the units the interval
+resamples: pairs, queries, test texts, ...); ``dropped`` (filter counts);
 ``per_item``: ``ids`` and ``values`` (per-item contributions to the main metric, for
 paired comparisons) and optional aligned lists such as ``labels``;
 ``collapsed_share`` (share of the distinct texts, or of the items for encoders that embed

@@ -427,6 +427,9 @@ def _run_unit(unit: Unit, ti: TaskInput, item_emb: np.ndarray, record: dict[str,
                          f"'main_metric': the family does not produce {main!r}; its metrics "
                          f"are {sorted(metrics)}")
     ids = family.item_ids(ti, result)
+    details = result.get("details") or {}
+    if isinstance(details.get("per_label"), Mapping):
+        record["per_label"] = {str(k): dict(v) for k, v in details["per_label"].items()}
     record.update(metrics=metrics, counts=counts, chosen=chosen,
                   higher_is_better=family.metrics.get(main, True),
                   ci=_bootstrap(family, result, seed, main),

@@ -256,3 +256,37 @@ def test_figure1_draws_the_chance_level_as_a_dashed_line():
     assert [t.get_text() for t in ax.get_yticklabels()] == ["m1", "m2"]
     dashed = [line for line in ax.get_lines() if line.get_linestyle() == "--"]
     assert len(dashed) == 1 and dashed[0].get_xdata()[0] == pytest.approx(50.0)
+
+
+# ---------------------------------------------------------------- per-label results
+def test_all_to_all_pairs_per_label_scores_each_label_against_the_others():
+    """The reference's per-label result for label L: the pairs with a text of L; positive
+    when both texts are L, negative when only one is."""
+    from sklearn.metrics import roc_auc_score
+
+    from stebkit.tasks import all_to_all_pairs
+
+    emb = np.array([[1.0, 0.0], [0.9, 0.2], [0.1, 1.0], [0.3, 0.9], [0.8, 0.5]])
+    labels = ["a", "a", "b", "b", "c"]
+    r = all_to_all_pairs(emb, labels, per_label=True)
+    unit = emb / np.linalg.norm(emb, axis=1, keepdims=True)
+    for name in ("a", "b"):
+        y, s = [], []
+        for i in range(5):
+            for j in range(i + 1, 5):
+                if name in (labels[i], labels[j]):
+                    y.append(labels[i] == labels[j] == name)
+                    s.append(unit[i] @ unit[j])
+        assert r.details["per_label"][name]["auc"] == pytest.approx(roc_auc_score(y, s))
+    assert "c" not in r.details["per_label"]  # one text: no positive pair
+    assert "per_label" not in all_to_all_pairs(emb, labels).details
+
+
+def test_the_reference_task_defaults_use_auto_episodes_per_label():
+    # the reference's TASK_DEFAULTS: one episode size, "auto" for these three families
+    for name in ("clustering", "all_to_all_pairs", "order_alignment"):
+        assert FAMILIES[name].preset("default") == ((1,), "auto")
+    assert FAMILIES["predefined_pairs"].preset("default") == ((1,), 2)
+    assert FAMILIES["probing"].preset("default") == ((1,), 1)
+    with pytest.raises(ValueError, match="unknown preset 'tiny'"):
+        FAMILIES["clustering"].preset("tiny")

@@ -139,4 +139,5 @@ FAMILY = TaskFamily(
     call=_call, build=inputs.build_labelled, statistic=_statistic, unit="episode",
     item_ids=inputs.episode_ids, per_item=("clusters", "label_codes"),
     episode_sizes=(1, 2, 5), episodes_per_label=50, fast=((1,), 100),
+    default=((1,), "auto"),
     description="mini-batch k-means of the episodes vs their labels (V-measure)")

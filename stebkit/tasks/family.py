@@ -110,6 +110,9 @@ class TaskFamily:
         The main metric, when it is not the first key of ``metrics``.
     fast : (episode sizes, episodes per label), optional
         The reference's ``fast`` preset for this family (None: not part of it).
+    default : (episode sizes, episodes per label), optional
+        The reference's task defaults (its ``TASK_DEFAULTS``, used when a run names no
+        preset), when they differ from the benchmark preset (e.g. ``((1,), "auto")``).
     description : str
         One line for listings.
 
@@ -137,6 +140,7 @@ class TaskFamily:
     steb: bool = True
     main_metric: str = ""
     fast: tuple[tuple[int, ...], int | str] | None = None
+    default: tuple[tuple[int, ...], int | str] | None = None
     description: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
@@ -163,18 +167,25 @@ class TaskFamily:
     def preset(self, name: str = "benchmark") -> tuple[tuple[int, ...], int | str] | None:
         """``(episode_sizes, episodes_per_label)`` of a reference preset.
 
-        ``"benchmark"`` (the standard run) or ``"fast"`` (one small configuration; None
-        when the family is not part of it).
+        ``"benchmark"`` (the standard run), ``"fast"`` (one small configuration; None
+        when the family is not part of it) or ``"default"`` (the reference's task
+        defaults: one episode size and ``"auto"`` episodes per label for clustering,
+        all-vs-all pairs and order alignment; the benchmark preset for the others).
 
         >>> from stebkit.tasks import FAMILIES
         >>> FAMILIES["clustering"].preset(), FAMILIES["clustering"].preset("fast")
         (((1, 2, 5), 50), ((1,), 100))
+        >>> FAMILIES["clustering"].preset("default"), FAMILIES["retrieval"].preset("default")
+        (((1,), 'auto'), ((-1,), 1))
         """
         if name == "benchmark":
             return self.episode_sizes, self.episodes_per_label
         if name == "fast":
             return self.fast
-        raise ValueError(f"unknown preset {name!r}; presets are 'benchmark' and 'fast'")
+        if name == "default":
+            return self.default or (self.episode_sizes, self.episodes_per_label)
+        raise ValueError(f"unknown preset {name!r}; presets are 'benchmark', 'fast' and "
+                         "'default'")
 
     @property
     def higher_is_better(self) -> bool:

@@ -141,5 +141,5 @@ FAMILY = TaskFamily(
     call=_call, build=inputs.build_ordered, statistic=mean_of("distractor_acc"),
     unit="pair of sets", item_ids=inputs.set_pair_ids, per_item=("distractor_acc", None),
     episode_sizes=(1,), episodes_per_label=100, columns=("group", "position"),
-    fast=((1,), 50),
+    fast=((1,), 50), default=((1,), "auto"),
     description="Hungarian alignment of two style-ordered sets, with distractors")

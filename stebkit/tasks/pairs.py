@@ -95,7 +95,8 @@ def pair_metrics(pos: np.ndarray, neg: np.ndarray) -> dict[str, float]:
     return out
 
 
-def all_to_all_pairs(embeddings: np.ndarray, labels: np.ndarray) -> dict:
+def all_to_all_pairs(embeddings: np.ndarray, labels: np.ndarray, *,
+                     per_label: bool = False) -> dict:
     """Pair classification over every unordered pair of a labelled set.
 
     Each of the ``n (n - 1) / 2`` pairs is scored by cosine similarity (computed in
@@ -107,6 +108,10 @@ def all_to_all_pairs(embeddings: np.ndarray, labels: np.ndarray) -> dict:
         Float embeddings, one per text; no zero or non-finite vectors.
     labels : array-like of shape (n,)
         Author or style label of each text.
+    per_label : bool, default False
+        Also score each label against all others, as the reference's per-label results:
+        for label L the pairs touching L, positive when both texts are L
+        (``details["per_label"][L]``: ``auc`` and ``eer``).
 
     Returns
     -------
@@ -154,8 +159,28 @@ def all_to_all_pairs(embeddings: np.ndarray, labels: np.ndarray) -> dict:
         i_neg += q.shape[0]
     pos.sort()
     neg.sort()
-    return TaskResult(pair_metrics(pos, neg), {"n_pos": n_pos, "n_neg": n_neg},
-                      {"pos_scores": pos, "neg_scores": neg})
+    details: dict = {"pos_scores": pos, "neg_scores": neg}
+    if per_label:
+        details["per_label"] = _per_label(unit, code, np.unique(y))
+    return TaskResult(pair_metrics(pos, neg), {"n_pos": n_pos, "n_neg": n_neg}, details)
+
+
+def _per_label(unit: np.ndarray, code: np.ndarray, names: np.ndarray) -> dict:
+    """The reference's per-label results: for each label L, the pairs with at least one
+    text of L; positive when both are L, negative when only one is. Labels without a
+    positive or a negative pair are left out."""
+    out = {}
+    for c, name in enumerate(names):
+        members = code == c
+        k = int(members.sum())
+        if k < 2 or k == code.shape[0]:
+            continue
+        inside = unit[members] @ unit[members].T
+        pos = np.sort(inside[np.triu_indices(k, k=1)])
+        neg = np.sort((unit[members] @ unit[~members].T).ravel())
+        metrics = pair_metrics(pos, neg)
+        out[str(name)] = {"auc": metrics["auc"], "eer": metrics["eer"]}
+    return out
 
 
 def pair_scores(emb_a: np.ndarray, emb_b: np.ndarray) -> np.ndarray:
@@ -216,7 +241,7 @@ _PAIR_METRICS = {"auc": True, "eer": False, **{f"auc@{f:.2f}": True for f in FPR
 
 
 def _call_all(ti, emb, *, seed: int, batch_size: int) -> dict:  # noqa: ANN001
-    return all_to_all_pairs(emb, ti.labels)
+    return all_to_all_pairs(emb, ti.labels, per_label=True)
 
 
 def _statistic_all(details) -> tuple:  # noqa: ANN001
@@ -238,7 +263,7 @@ ALL_TO_ALL_FAMILY = TaskFamily(
     name="all_to_all_pairs", function=all_to_all_pairs, metrics=_PAIR_METRICS,
     call=_call_all, build=inputs.build_labelled, statistic=_statistic_all, unit="pair",
     item_ids=inputs.no_ids, per_item=None, episode_sizes=(1, 2, 5), episodes_per_label=50,
-    fast=((1,), 100),
+    fast=((1,), 100), default=((1,), "auto"),
     description="every pair of episodes: same label or not, by cosine (ROC AUC)")
 
 PREDEFINED_FAMILY = TaskFamily(
