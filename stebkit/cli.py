@@ -9,7 +9,10 @@ Input errors (an unknown dataset or model name, a bad option) print one line and
 with status 2; ``stebkit run`` exits with 1 when a result failed. Datasets whose data
 cannot be reached (``DataUnavailable``: offline, not mirrored, agreement data without a
 local folder) are listed with the reason and their URL instead; their results count as
-missing in the leaderboard and do not change the exit status.
+missing in the leaderboard and do not change the exit status. Every ``OSError`` (an
+unreadable file, a full disk) becomes one line naming the path and the fix
+(:func:`os_error_message`): status 2 when the given path is at fault, 1 for a failure
+while working; a full disk during ``stebkit run`` says to rerun, which resumes.
 """
 
 from __future__ import annotations
@@ -412,10 +415,60 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         status = COMMANDS[args.command].run(args)
-    except (ValueError, FileNotFoundError, StebkitError) as err:
+    except OSError as err:  # one line naming the path and the fix, never a traceback
+        message, code = os_error_message(err, args.command)
+        print(f"stebkit: error: {message}", file=sys.stderr)
+        return code
+    except (ValueError, StebkitError) as err:
         print(f"stebkit: error: {err}", file=sys.stderr)
         return 2
     return int(status or 0)
+
+
+_INPUT_ERRNOS = ("ENOENT", "EACCES", "EPERM", "EISDIR", "ENOTDIR", "ENAMETOOLONG", "ELOOP",
+                 "EROFS", "EEXIST")
+_NO_SPACE_ERRNOS = ("ENOSPC", "EDQUOT", "EFBIG")
+
+
+def os_error_message(err: OSError, command: str = "run") -> tuple[str, int]:
+    """One line for an ``OSError`` (the path, what is wrong, the fix) and the exit status:
+    2 when the path given is at fault (missing, unreadable, read-only, a folder), 1 for a
+    failure while working (a full disk: rerun after freeing space, the run resumes).
+
+    >>> import errno
+    >>> message, code = os_error_message(PermissionError(errno.EACCES, "Permission denied",
+    ...                                                  "s.yaml"))
+    >>> code, message[:40]
+    (2, 'cannot access s.yaml: permission denied;')
+    """
+    import errno as errnos
+
+    name = errnos.errorcode.get(err.errno or -1, "")
+    paths = [str(p) for p in (err.filename, err.filename2) if p is not None]
+    where = " -> ".join(paths) if paths else "a file"
+    if err.errno is None or not err.strerror:  # raised by stebkit with its own message
+        return str(err), 2
+    if name in _NO_SPACE_ERRNOS:
+        resume = (f"rerun the same `stebkit {command}` command: finished results are kept "
+                  "and it resumes where it stopped" if command == "run" else
+                  f"rerun `stebkit {command}`")
+        return (f"cannot write {where}: {err.strerror.lower()} (the disk or quota is full); "
+                f"free some space, or point --output / STEBKIT_CACHE at a bigger disk, then "
+                f"{resume}", 1)
+    fixes = {
+        "ENOENT": "check the path",
+        "EACCES": "make it readable (and its folder writable) for this user, or choose "
+                  "another path",
+        "EPERM": "make it readable (and its folder writable) for this user, or choose "
+                 "another path",
+        "EISDIR": "give a file, not a folder",
+        "ENOTDIR": "a part of the path is a file, not a folder; check the path",
+        "EROFS": "choose a folder on a writable disk",
+        "EEXIST": "remove it or choose another path",
+    }
+    fix = fixes.get(name, "check the path and the disk, then rerun the command")
+    return (f"cannot access {where}: {err.strerror.lower()}; {fix}",
+            2 if name in _INPUT_ERRNOS else 1)
 
 
 if __name__ == "__main__":  # python -m stebkit.cli: use the imported module's registry,

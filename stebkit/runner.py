@@ -105,15 +105,19 @@ def _as_list(x: Any) -> list[Any]:
 
 def _resolve_models(models: Any) -> list[tuple[str, Any]]:
     """``(name, encoder or None)``: names are loaded later, objects adapted now."""
+    from stebkit._io import check_name
+
     out = []
     for m in _as_list(models):
         if isinstance(m, str):
+            if not Path(m).expanduser().is_dir():  # a local model folder is a path by design
+                check_name(m, "model")
             out.append((m, None))
         else:
             from stebkit.encoders import as_encoder
 
             enc = as_encoder(m)
-            out.append((str(enc.name), enc))
+            out.append((check_name(str(enc.name), "model"), enc))
     names = [n for n, _ in out]
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
@@ -549,6 +553,8 @@ def evaluate(
     if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) \
             or batch_size < 1:
         raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative int, got {seed!r}")
     root = Path(output_dir)
     model_list = _resolve_models(models)
     dataset_list = _resolve_datasets(datasets)
