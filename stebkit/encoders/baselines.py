@@ -309,14 +309,16 @@ class FunctionWordEncoder(_ConcatenatedEpisodes):
 
 
 class LFTKEncoder(_ConcatenatedEpisodes):
-    """LFTK handcrafted linguistic features (spaCy pipeline), standardised.
+    """LFTK handcrafted linguistic features (spaCy pipeline).
 
     Features come from :func:`stebkit.features.lftk_features` (a feature-set name or a
     list of LFTK keys; the leaderboard's ``surface_pos.yaml`` is the surface domain plus
-    the part-of-speech family); each is standardised with
-    the mean and standard deviation it has on a fixed sample of the reference corpus
-    (the first 200 paragraphs), so a text's vector does not depend on the other texts
-    encoded with it. Missing values become 0 (the reference mean).
+    the part-of-speech family). ``scaling="l2"`` scales each text's raw feature vector to
+    unit length, as the STEB reference's LFTK model does (missing values become 0; an
+    all-zero vector stays zero). ``scaling="zscore"`` standardises each feature with the
+    mean and standard deviation it has on a fixed sample of the reference corpus (the
+    first 200 paragraphs), so a text's vector does not depend on the other texts encoded
+    with it; missing values become 0 (the reference mean).
 
     Examples
     --------
@@ -328,7 +330,10 @@ class LFTKEncoder(_ConcatenatedEpisodes):
     n_reference = 200
 
     def __init__(self, features: str | Sequence[str] = "foundation", *, language: str = "en",
-                 name: str | None = None) -> None:
+                 name: str | None = None, scaling: str = "zscore") -> None:
+        if scaling not in ("zscore", "l2"):
+            raise ValueError(f"scaling must be 'zscore' or 'l2', got {scaling!r}")
+        self.scaling = scaling
         if isinstance(features, str):
             label = features
         else:
@@ -339,7 +344,8 @@ class LFTKEncoder(_ConcatenatedEpisodes):
         self._label = label
         self.name = name or f"lftk-{label}" + ("" if language == "en" else f"-{language}")
         self.revision = self._revision()
-        self.cache_config = {"standardised_on": REFERENCE_NAME, "n": self.n_reference}
+        self.cache_config = {"standardised_on": REFERENCE_NAME, "n": self.n_reference,
+                             "scaling": scaling}
         self._stats: dict[str, np.ndarray] | None = None
 
     @staticmethod
@@ -393,6 +399,11 @@ class LFTKEncoder(_ConcatenatedEpisodes):
             return np.zeros((0, len(stats["columns"])), dtype=np.float32)
         frame = self._features(texts, batch_size, show_progress)
         values = frame.reindex(columns=list(stats["columns"])).to_numpy(dtype=np.float64)
+        if self.scaling == "l2":
+            raw = np.nan_to_num(values, nan=0.0, posinf=0.0, neginf=0.0)
+            norm = np.linalg.norm(raw, axis=1, keepdims=True)
+            return np.where(norm > 1e-10, raw / np.where(norm > 1e-10, norm, 1.0),
+                            raw).astype(np.float32)
         z = (values - stats["mean"]) / stats["std"]
         return np.nan_to_num(z, nan=0.0, posinf=0.0, neginf=0.0).astype(np.float32)
 

