@@ -580,8 +580,9 @@ def evaluate(models: Any, datasets: Any, *, output_dir: str | os.PathLike = "res
         raise TypeError(f"evaluate() got unexpected keyword argument(s) {unknown}")
     root = Path(output_dir)
     if config.kind == "sequential":
-        with contextlib.suppress(ValueError, TypeError):  # bad input: evaluate says why
-            _save_plan(root, plan_units(models, datasets, output_dir=root, **kwargs))
+        if not kwargs.get("preset"):  # a preset plans its own episode sizes
+            with contextlib.suppress(ValueError, TypeError):  # bad input: evaluate says why
+                _save_plan(root, plan_units(models, datasets, output_dir=root, **kwargs))
         return runner.evaluate(models, datasets, output_dir=root, show_progress=show_progress,
                                **kwargs)
     if kwargs.get("preset"):
