@@ -10,6 +10,7 @@ over the target. On any error the temporary file is removed.
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -57,3 +58,54 @@ def write_text(path: str | os.PathLike[str], text: str) -> Path:
     with atomic_file(path, "w", encoding="utf-8") as fh:
         fh.write(text)
     return Path(path)
+
+
+_BAD_NAME = re.compile(r"[\x00-\x1f\x7f\\]")
+
+
+def check_name(name: object, what: str = "name") -> str:
+    """Check a dataset or model name that becomes part of file paths; return it.
+
+    Refused: a non-string or blank name, control characters, backslashes, an absolute
+    path (``/...``, ``~...``, ``C:...``) and ``.``/``..`` or empty segments between
+    ``/`` (``org/model`` is fine).
+
+    >>> check_name("sentence-transformers/all-MiniLM-L6-v2", "model")
+    'sentence-transformers/all-MiniLM-L6-v2'
+    >>> check_name("../../etc/passwd", "dataset")
+    Traceback (most recent call last):
+    ...
+    ValueError: dataset name '../../etc/passwd' could reach outside its folder ('.' or '..' \
+segment); use letters, digits and - _ . (and / between parts)
+    """
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(f"a {what} name must be a non-empty string, got {name!r}")
+    if _BAD_NAME.search(name):
+        why = "a control character or backslash"
+    elif name.startswith(("/", "~")) or re.match(r"^[A-Za-z]:", name):
+        why = "an absolute path"
+    elif any(part in ("", ".", "..") for part in name.split("/")):
+        why = "'.' or '..' segment" if any(p in (".", "..") for p in name.split("/")) \
+            else "an empty segment"
+    else:
+        return name
+    raise ValueError(f"{what} name {name!r} could reach outside its folder ({why}); use "
+                     "letters, digits and - _ . (and / between parts)")
+
+
+def inside(root: str | os.PathLike[str], *parts: str | os.PathLike[str]) -> Path:
+    """``root`` joined with ``parts``, refused when the result would leave ``root``.
+
+    >>> inside("/cache", "downloads", "example.org", "a.txt").as_posix()
+    '/cache/downloads/example.org/a.txt'
+    >>> inside("/cache", "..", "etc")
+    Traceback (most recent call last):
+    ...
+    ValueError: path '../etc' would leave its folder /cache
+    """
+    base = Path(os.path.abspath(root))
+    target = Path(os.path.abspath(base.joinpath(*parts)))
+    if target != base and base not in target.parents:
+        rel = Path(*parts).as_posix()
+        raise ValueError(f"path {rel!r} would leave its folder {base}")
+    return target

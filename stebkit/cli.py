@@ -9,7 +9,10 @@ Input errors (an unknown dataset or model name, a bad option) print one line and
 with status 2; ``stebkit run`` exits with 1 when a result failed. Datasets whose data
 cannot be reached (``DataUnavailable``: offline, not mirrored, agreement data without a
 local folder) are listed with the reason and their URL instead; their results count as
-missing in the leaderboard and do not change the exit status.
+missing in the leaderboard and do not change the exit status. Every ``OSError`` (an
+unreadable file, a full disk) becomes one line naming the path and the fix
+(:func:`os_error_message`): status 2 when the given path is at fault, 1 for a failure
+while working; a full disk during ``stebkit run`` says to rerun, which resumes.
 """
 
 from __future__ import annotations
@@ -139,7 +142,7 @@ def default_models() -> list[str]:
 
 
 def _add_run(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--suite", default="lite", metavar="SUITE",
+    p.add_argument("--suite", default=None, metavar="SUITE",
                    help=f"datasets to run when --datasets is not given: one of {SUITES} "
                         "(default: lite; 'smoke' also loads the small smoke version of each "
                         "dataset) or a suite file (.yaml/.toml, see stebkit.suites)")
@@ -167,15 +170,36 @@ def _add_run(p: argparse.ArgumentParser) -> None:
                    help="allow models and datasets that run code from their repository "
                         "(LUAR, gte, jina; the Hub loading scripts of blog_age, blog_gender, "
                         "reuters21578); review that code first")
+    p.add_argument("--preset", choices=("benchmark", "fast"), default=None,
+                   help="the reference's presets: benchmark (every task on every STEB "
+                        "dataset, the reference's episode sizes) or fast (one dataset per "
+                        "task); --datasets/--suite restrict it")
+    p.add_argument("--episode-sizes", nargs="+", type=int, default=None, metavar="N",
+                   help="texts pooled per episode (-1: one episode of all texts per label); "
+                        "overrides the datasets' sizes except for single-text tasks")
+    p.add_argument("--episodes-per-label", type=int, default=None, metavar="N",
+                   help="episodes sampled per label (the reference's n_episodes_per_class)")
+    p.add_argument("--device", default=None,
+                   help="torch device of the neural models: cpu, cuda, cuda:1, mps "
+                        "(default: a GPU when there is one)")
+    p.add_argument("--preflight", action="store_true",
+                   help="only report, per dataset and task, the labels, texts per label, "
+                        "episodes achievable and labels that will be dropped; run nothing")
 
 
 def _run_run(args: argparse.Namespace) -> int:
     from stebkit.runner import evaluate
 
     settings: dict[str, Any] = {}  # a suite file's run: settings, under the command line's
+    if args.suite is None and (args.datasets or args.preset):
+        args.suite = ""  # no suite: the datasets, or those of the preset
+    elif args.suite is None:
+        args.suite = "lite"
     if args.datasets:
         datasets = args.datasets
         label = _datasets_label(datasets)
+    elif args.suite == "":
+        datasets, label = None, f"preset-{args.preset}"
     elif args.suite not in SUITES and Path(args.suite).suffix.lower() in _SUITE_FILES:
         from stebkit.suites import load_suite
 
@@ -191,12 +215,17 @@ def _run_run(args: argparse.Namespace) -> int:
         datasets = list(list_datasets(suite=args.suite))
         if not datasets:
             raise ValueError(f"suite {args.suite!r} has no datasets")
+    run = {name: _setting(args, settings, name, None) for name in
+           ("trust_remote_code", "preset", "episode_sizes", "episodes_per_label", "device")}
+    run["trust_remote_code"] = bool(run["trust_remote_code"])
+    smoke = args.smoke or args.suite == "smoke"
+    if args.preflight:
+        return _preflight(datasets, args, run, smoke)
     results = evaluate(args.models or default_models(), datasets, tasks=args.tasks,
                        output_dir=args.output, overwrite=args.overwrite, seed=args.seed,
-                       smoke=args.smoke or args.suite == "smoke", batch_size=args.batch_size,
+                       smoke=smoke, batch_size=args.batch_size,
                        show_progress=not args.no_progress,
-                       sampling=getattr(args, "sampling", "reference"),
-                       trust_remote_code=_setting(args, settings, "trust_remote_code", False))
+                       sampling=getattr(args, "sampling", "reference"), **run)
     if any(r["status"] == "ok" for r in results):
         from stebkit.scores import leaderboard, to_markdown
 
@@ -233,6 +262,25 @@ def _datasets_label(datasets: Sequence[str]) -> str:
 
     digest = hashlib.sha256("\n".join(sorted(datasets)).encode()).hexdigest()[:8]
     return f"datasets-{digest}"
+
+
+def _preflight(datasets: Any, args: argparse.Namespace, run: dict[str, Any],
+               smoke: bool) -> int:
+    """Print the preflight report of the run (stebkit.preflight) instead of running it."""
+    from stebkit import preflight
+
+    options = {"seed": args.seed, "smoke": smoke, "trust_remote_code": run["trust_remote_code"]}
+    if run["preset"]:
+        report = preflight.preflight_preset(run["preset"], datasets, tasks=args.tasks,
+                                            **options)
+        for problem in report.attrs["unavailable"]:
+            print(f"preset {run['preset']!r}: {problem}", file=sys.stderr)
+    else:
+        report = preflight.preflight(datasets, tasks=args.tasks,
+                                     episode_sizes=run["episode_sizes"],
+                                     episodes_per_label=run["episodes_per_label"], **options)
+    print(_text(report))
+    return 0
 
 
 def _figures(board: Any, folder: Path, label: str) -> None:
@@ -367,10 +415,60 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         status = COMMANDS[args.command].run(args)
-    except (ValueError, FileNotFoundError, StebkitError) as err:
+    except OSError as err:  # one line naming the path and the fix, never a traceback
+        message, code = os_error_message(err, args.command)
+        print(f"stebkit: error: {message}", file=sys.stderr)
+        return code
+    except (ValueError, StebkitError) as err:
         print(f"stebkit: error: {err}", file=sys.stderr)
         return 2
     return int(status or 0)
+
+
+_INPUT_ERRNOS = ("ENOENT", "EACCES", "EPERM", "EISDIR", "ENOTDIR", "ENAMETOOLONG", "ELOOP",
+                 "EROFS", "EEXIST")
+_NO_SPACE_ERRNOS = ("ENOSPC", "EDQUOT", "EFBIG")
+
+
+def os_error_message(err: OSError, command: str = "run") -> tuple[str, int]:
+    """One line for an ``OSError`` (the path, what is wrong, the fix) and the exit status:
+    2 when the path given is at fault (missing, unreadable, read-only, a folder), 1 for a
+    failure while working (a full disk: rerun after freeing space, the run resumes).
+
+    >>> import errno
+    >>> message, code = os_error_message(PermissionError(errno.EACCES, "Permission denied",
+    ...                                                  "s.yaml"))
+    >>> code, message[:40]
+    (2, 'cannot access s.yaml: permission denied;')
+    """
+    import errno as errnos
+
+    name = errnos.errorcode.get(err.errno or -1, "")
+    paths = [str(p) for p in (err.filename, err.filename2) if p is not None]
+    where = " -> ".join(paths) if paths else "a file"
+    if err.errno is None or not err.strerror:  # raised by stebkit with its own message
+        return str(err), 2
+    if name in _NO_SPACE_ERRNOS:
+        resume = (f"rerun the same `stebkit {command}` command: finished results are kept "
+                  "and it resumes where it stopped" if command == "run" else
+                  f"rerun `stebkit {command}`")
+        return (f"cannot write {where}: {err.strerror.lower()} (the disk or quota is full); "
+                f"free some space, or point --output / STEBKIT_CACHE at a bigger disk, then "
+                f"{resume}", 1)
+    fixes = {
+        "ENOENT": "check the path",
+        "EACCES": "make it readable (and its folder writable) for this user, or choose "
+                  "another path",
+        "EPERM": "make it readable (and its folder writable) for this user, or choose "
+                 "another path",
+        "EISDIR": "give a file, not a folder",
+        "ENOTDIR": "a part of the path is a file, not a folder; check the path",
+        "EROFS": "choose a folder on a writable disk",
+        "EEXIST": "remove it or choose another path",
+    }
+    fix = fixes.get(name, "check the path and the disk, then rerun the command")
+    return (f"cannot access {where}: {err.strerror.lower()}; {fix}",
+            2 if name in _INPUT_ERRNOS else 1)
 
 
 if __name__ == "__main__":  # python -m stebkit.cli: use the imported module's registry,

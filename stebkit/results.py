@@ -175,6 +175,10 @@ def read_record(path: str | os.PathLike) -> dict[str, Any]:
                          "recompute") from None
     if not isinstance(record, dict) or "schema" not in record:
         raise ValueError(f"{path}: not a stebkit result record (no 'schema' key)")
+    for key in ("metrics", "model", "dataset"):
+        if record.get(key) is not None and not isinstance(record[key], Mapping):
+            raise ValueError(f"{path}: '{key}' must be a mapping, got "
+                             f"{type(record[key]).__name__}; delete the file to recompute")
     return upgrade_record(record, where=str(path))
 
 
@@ -327,6 +331,10 @@ class Results:
             raise FileNotFoundError(f"results folder {str(root)!r} does not exist; run "
                                     "stebkit.evaluate(..., output_dir=...) first")
         paths = sorted(p for p in root.rglob("*.json") if not p.name.startswith("."))
+        if not paths:
+            raise FileNotFoundError(f"no result records in {root}; run stebkit.evaluate(..., "
+                                    f"output_dir={str(root)!r}) or `stebkit run --output "
+                                    f"{root}` first")
         return cls((read_record(p) for p in paths), root=root)
 
     def __iter__(self) -> Iterator[dict[str, Any]]:

@@ -105,15 +105,19 @@ def _as_list(x: Any) -> list[Any]:
 
 def _resolve_models(models: Any) -> list[tuple[str, Any]]:
     """``(name, encoder or None)``: names are loaded later, objects adapted now."""
+    from stebkit._io import check_name
+
     out = []
     for m in _as_list(models):
         if isinstance(m, str):
+            if not Path(m).expanduser().is_dir():  # a local model folder is a path by design
+                check_name(m, "model")
             out.append((m, None))
         else:
             from stebkit.encoders import as_encoder
 
             enc = as_encoder(m)
-            out.append((str(enc.name), enc))
+            out.append((check_name(str(enc.name), "model"), enc))
     names = [n for n, _ in out]
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
@@ -146,8 +150,21 @@ def _resolve_datasets(datasets: Any) -> list[tuple[DatasetSpec, Dataset | None]]
     return out
 
 
+def _per_label(task: str, default: int | str, episodes_per_label: Any) -> int | str:
+    """The episodes per label of ``task``: ``episodes_per_label`` (an int, or a mapping
+    task -> int) when given, else ``default`` (the dataset's or the family's)."""
+    value = episodes_per_label.get(task) if isinstance(episodes_per_label, Mapping) \
+        else episodes_per_label
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"episodes_per_label: {value!r} is not a positive int")
+    return int(value)
+
+
 def _sizes(task: str, spec: DatasetSpec, episode_sizes: Any, *,
-           smoke: bool = False) -> tuple[tuple[int, ...], int | str]:
+           smoke: bool = False, episodes_per_label: Any = None
+           ) -> tuple[tuple[int, ...], int | str]:
     """Episode sizes and episodes per label of ``task`` on ``spec`` (capped when smoke):
     the dataset's configuration, else the family's reference preset."""
     family = FAMILIES.get_family(task, where="tasks")
@@ -161,7 +178,7 @@ def _sizes(task: str, spec: DatasetSpec, episode_sizes: Any, *,
         if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s == 0 or s < -1:
             raise ValueError(f"episode_sizes: {s!r} is not a positive int or -1 (task {task!r},"
                              f" dataset {spec.name!r})")
-    per_label = config.episodes_per_label
+    per_label = _per_label(task, config.episodes_per_label, episodes_per_label)
     if smoke:
         per_label = SMOKE_EPISODES_PER_LABEL if per_label == "auto" else \
             min(per_label, SMOKE_EPISODES_PER_LABEL)
@@ -170,7 +187,7 @@ def _sizes(task: str, spec: DatasetSpec, episode_sizes: Any, *,
 
 def plan(models: Any, datasets: Any, *, tasks: Sequence[str] | None = None,
          episode_sizes: Any = None, output_dir: str | os.PathLike = "results",
-         seed: int = 42, smoke: bool = False) -> list[Unit]:
+         seed: int = 42, smoke: bool = False, episodes_per_label: Any = None) -> list[Unit]:
     """Every model x dataset x task x episode size of a run, as :class:`Unit` objects.
 
     Nothing heavy happens: models are not built and datasets not loaded (their
@@ -185,12 +202,13 @@ def plan(models: Any, datasets: Any, *, tasks: Sequence[str] | None = None,
         for t in tasks:
             FAMILIES.get_family(t, where="tasks")
     return _plan(_resolve_models(models), _resolve_datasets(datasets), tasks, episode_sizes,
-                 Path(output_dir), seed=int(seed), smoke=bool(smoke))
+                 Path(output_dir), seed=int(seed), smoke=bool(smoke),
+                 episodes_per_label=episodes_per_label)
 
 
 def _plan(models: list[tuple[str, Any]], specs: list[tuple[DatasetSpec, Any]],
           tasks: Sequence[str] | None, episode_sizes: Any, root: Path, *, seed: int,
-          smoke: bool) -> list[Unit]:
+          smoke: bool, episodes_per_label: Any = None) -> list[Unit]:
     from stebkit.datasets import fingerprint
 
     prints = {spec.name: dataset.fingerprint if dataset is not None else
@@ -200,7 +218,8 @@ def _plan(models: list[tuple[str, Any]], specs: list[tuple[DatasetSpec, Any]],
         for spec, _ in specs:
             wanted = list(spec.tasks) if tasks is None else list(tasks)
             for task in wanted:
-                sizes, per_label = _sizes(task, spec, episode_sizes, smoke=smoke)
+                sizes, per_label = _sizes(task, spec, episode_sizes, smoke=smoke,
+                                          episodes_per_label=episodes_per_label)
                 for size in sizes:
                     units.append(Unit(model, spec, task, size, per_label, spec.serves(task),
                                       prints[spec.name],
@@ -306,7 +325,30 @@ def _encoder_options(name: str, trust_remote_code: bool) -> dict[str, Any]:
     return {}
 
 
-def _prepare_encoder(name: str, given: Any, *, trust_remote_code: bool = False) -> Any:
+def _on_device(encoder: Any, device: str | None) -> Any:
+    """Put a torch encoder on ``device`` before it loads (others run on the CPU anyway)."""
+    if device is not None and hasattr(encoder, "device_name"):
+        encoder.device_name = device
+    return encoder
+
+
+def _check_device(device: str | None) -> None:
+    if device is None:
+        return
+    if not isinstance(device, str) or not device.strip():
+        raise ValueError(f"device must be a name such as 'cpu', 'cuda', 'cuda:1' or 'mps', "
+                         f"got {device!r}")
+    import torch
+
+    try:
+        torch.device(device)
+    except (RuntimeError, ValueError):
+        raise ValueError(f"device {device!r} is not a torch device name ('cpu', 'cuda', "
+                         "'cuda:1', 'mps')") from None
+
+
+def _prepare_encoder(name: str, given: Any, *, trust_remote_code: bool = False,
+                     device: str | None = None) -> Any:
     """Build a zoo model by name (weights load lazily, on the first encode).
 
     Unknown names raise ``ValueError`` now, before anything runs; a model that cannot be
@@ -315,12 +357,13 @@ def _prepare_encoder(name: str, given: Any, *, trust_remote_code: bool = False) 
     failure of each of its results.
     """
     if given is not None:
-        return given
+        return _on_device(given, device)
     from stebkit.encoders import get_encoder
     from stebkit.errors import ModelUnavailable
 
     try:
-        return get_encoder(name, **_encoder_options(name, trust_remote_code))
+        return _on_device(get_encoder(name, **_encoder_options(name, trust_remote_code)),
+                          device)
     except ModelUnavailable as err:
         return err
 
@@ -404,7 +447,7 @@ def _run_unit(unit: Unit, ti: TaskInput, item_emb: np.ndarray, record: dict[str,
 
 def evaluate(
     models: Any,
-    datasets: Any,
+    datasets: Any = None,
     *,
     tasks: Sequence[str] | None = None,
     output_dir: str | os.PathLike = "results",
@@ -417,6 +460,9 @@ def evaluate(
     cache_embeddings: bool = True,
     sampling: str = "reference",
     trust_remote_code: bool = False,
+    episodes_per_label: int | Mapping[str, int] | None = None,
+    device: str | None = None,
+    preset: str | None = None,
 ) -> Results:
     """Evaluate every model on every dataset, task and episode size; write one record each.
 
@@ -426,7 +472,8 @@ def evaluate(
         Zoo names (built with :func:`stebkit.encoders.get_encoder` only if some record is
         missing) or encoder objects (anything with ``encode(texts)``).
     datasets : str, Dataset, or a list of them
-        Catalogue names (loaded with :func:`stebkit.datasets.load_dataset`) or Datasets.
+        Catalogue names (loaded with :func:`stebkit.datasets.load_dataset`) or Datasets
+        (optional with a ``preset``, which names its own).
     tasks : list of str, optional
         Task families to run; default: those each dataset serves. A requested task a
         dataset does not serve gets a ``"skipped"`` record with the reason.
@@ -460,6 +507,16 @@ def evaluate(
         jina; the Hub loading scripts of ``blog_age``, ``blog_gender``,
         ``reuters21578``). Without it such a dataset stops the run before any work,
         with a message naming it, and such a model's results are recorded as failed.
+    episodes_per_label : int, or dict task -> int, optional
+        Override the datasets' episodes per label (the reference's
+        ``n_episodes_per_class``; predefined pairs, probing and retrieval with size -1
+        use every text whatever it is).
+    device : str, optional
+        Torch device of the neural encoders (``"cpu"``, ``"cuda"``, ``"cuda:1"``,
+        ``"mps"``); default: a GPU when there is one. Non-neural baselines ignore it.
+    preset : {"benchmark", "fast"}, optional
+        Run one of the reference's presets (:mod:`stebkit.presets`): its tasks, datasets
+        and episode configuration; ``datasets`` (when given) restricts it.
 
     Returns
     -------
@@ -475,6 +532,16 @@ def evaluate(
     >>> res.ok, res.main_frame()[["model", "dataset", "task", "metric"]].values.tolist()
     (True, [['random', 'synthetic-authors-en', 'retrieval', 'mrr']])
     """
+    if preset is not None:
+        return _evaluate_preset(
+            preset, models, datasets, tasks=tasks, output_dir=output_dir,
+            overwrite=overwrite, seed=seed, smoke=smoke, episode_sizes=episode_sizes,
+            batch_size=batch_size, show_progress=show_progress,
+            cache_embeddings=cache_embeddings, trust_remote_code=trust_remote_code,
+            episodes_per_label=episodes_per_label, device=device, sampling=sampling)
+    if datasets is None:
+        raise ValueError("datasets is missing: pass dataset names or Datasets (or a preset)")
+    _check_device(device)
     if overwrite not in OVERWRITE:
         raise ValueError(f"overwrite must be one of {OVERWRITE}, got {overwrite!r}")
     if sampling not in SAMPLING:
@@ -486,6 +553,8 @@ def evaluate(
     if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) \
             or batch_size < 1:
         raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative int, got {seed!r}")
     root = Path(output_dir)
     model_list = _resolve_models(models)
     dataset_list = _resolve_datasets(datasets)
@@ -495,7 +564,7 @@ def evaluate(
         if loaded_ds is None:
             check_remote_code(spec, trust_remote_code)
     units = _plan(model_list, dataset_list, tasks, episode_sizes, root, seed=int(seed),
-                  smoke=bool(smoke))
+                  smoke=bool(smoke), episodes_per_label=episodes_per_label)
     base = run_protocol(seed=int(seed), smoke=bool(smoke), batch_size=int(batch_size),
                         sampling=sampling)
 
@@ -507,7 +576,8 @@ def evaluate(
         todo = [u for u in mine if needs_run(u, overwrite, {
             **base, "episodes_per_label": u.episodes_per_label, "served": u.served})]
         if todo and any(u.served for u in todo):
-            given = _prepare_encoder(model, given, trust_remote_code=trust_remote_code)
+            given = _prepare_encoder(model, given, trust_remote_code=trust_remote_code,
+                                     device=device)
         pending.append((model, given, len(mine) - len(todo), todo))
 
     bar = tqdm(total=len(units), desc="stebkit", unit="result", disable=not show_progress)
@@ -531,6 +601,39 @@ def evaluate(
     finally:
         bar.close()
     return Results((read_record(u.path) for u in units if u.path.exists()), root=root)
+
+
+def _evaluate_preset(preset: str, models: Any, datasets: Any, *, tasks: Any,
+                     episode_sizes: Any, episodes_per_label: Any, output_dir: Any,
+                     **options: Any) -> Results:
+    """:func:`evaluate` of every entry of a preset into one results folder."""
+    from stebkit.presets import preset_entries, resolve_datasets
+
+    entries = preset_entries(preset)
+    if episode_sizes is not None or episodes_per_label is not None:
+        raise ValueError(f"preset {preset!r} sets the episode sizes and episodes per label; "
+                         "give either a preset or episode_sizes/episodes_per_label")
+    names = None if datasets is None else [d.name if isinstance(d, Dataset) else d
+                                           for d in _as_list(datasets)]
+    wanted = None if tasks is None else _as_list(tasks)
+    unavailable: list[str] = []
+    records = []
+    for entry in entries:
+        if wanted is not None and entry.task not in wanted:
+            continue
+        chosen = resolve_datasets(entry, names, unavailable)
+        if not chosen:
+            continue
+        res = evaluate(models, chosen, tasks=[entry.task], output_dir=output_dir,
+                       episode_sizes={entry.task: list(entry.episode_sizes)},
+                       episodes_per_label=entry.episodes_per_label, **options)
+        records += res.records
+    for problem in unavailable:
+        warnings.warn(f"preset {preset!r}: {problem}; that entry is not run", UserWarning,
+                      stacklevel=3)
+    if not records and not unavailable:
+        raise ValueError(f"preset {preset!r} has nothing to run on the datasets {names}")
+    return Results(records, root=Path(output_dir))
 
 
 def run_protocol(*, seed: int = 42, smoke: bool = False, batch_size: int = 32,

@@ -11,7 +11,10 @@
    with :func:`os.replace`, so a cache file is always complete.
 
 Whenever a sha256 is given it is checked, wherever the file was found. Checks are
-remembered per ``(path, size, mtime)`` for the life of the process.
+remembered per ``(path, size, mtime)`` for the life of the process. A corrupt copy is
+passed over for the next place (a corrupt cached file is replaced by a good mirror or
+network copy, with a warning); the error is raised only when no good copy is reachable.
+A URL whose host or path would lead outside the cache or a mirror (``..``) is refused.
 
 Sources without a reference checksum are pinned on first download: the sha256 and size
 of the downloaded file are recorded next to it (``<file>.sha256``, JSON) and every later
@@ -41,6 +44,7 @@ column of ``stebkit datasets``).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import http.client
 import json
@@ -53,7 +57,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from ._io import atomic_file, write_text
+from ._io import atomic_file, inside, write_text
 from .errors import ChecksumMismatch, DataUnavailable
 
 __all__ = ["add_local", "cache_dir", "fetch", "file_sha256", "gdrive_url",
@@ -113,17 +117,22 @@ def relative_path(url: str) -> PurePosixPath:
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise ValueError(f"url must be an http(s) URL with a host, got {url!r}")
+    host = parts.netloc.lower()
+    if host.startswith(".") or any(c in host for c in "\\/\x00"):
+        raise ValueError(f"url {url!r} has a host that is not a host name ({host!r})")
     segments = [s for s in parts.path.split("/") if s]
     if not segments or any(s in (".", "..") for s in segments):
         raise ValueError(f"url {url!r} has no file path, or a '.'/'..' segment")
+    if any("\\" in s or "\x00" in s for s in segments):
+        raise ValueError(f"url {url!r} has a backslash or NUL in its path")
     if parts.query:
         digest = hashlib.sha256(parts.query.encode()).hexdigest()[:12]
         segments[-1] = f"{segments[-1]}__{digest}"
-    return PurePosixPath(parts.netloc.lower(), *segments)
+    return PurePosixPath(host, *segments)
 
 
 def _cache_path(url: str) -> Path:
-    return cache_dir() / "downloads" / relative_path(url)
+    return inside(cache_dir() / "downloads", relative_path(url))
 
 
 def locate(url: str) -> Path | None:
@@ -136,7 +145,7 @@ def locate(url: str) -> Path | None:
     True
     """
     rel = relative_path(url)
-    for candidate in (cache_dir() / "downloads" / rel, *(m / rel for m in mirror_dirs())):
+    for candidate in (_cache_path(url), *(inside(m, rel) for m in mirror_dirs())):
         if candidate.is_file():
             return candidate
     return None
@@ -213,27 +222,57 @@ def fetch(url: str, sha256: str | None = None, *, show_progress: bool = True) ->
     ...     STEBKIT_MIRROR=saved)
     """
     target = _cache_path(url)
+    bad: list[ChecksumMismatch] = []  # corrupt copies met on the way (cache, mirrors)
+    expected = sha256
     if target.is_file():
-        _check(target, sha256, url, "cached")
-        return _check_record(target, url)
+        try:
+            _check(target, sha256, url, "cached")
+            return _check_record(target, url)
+        except ChecksumMismatch as err:  # look for a good copy before giving up
+            bad.append(err)
+            with contextlib.suppress(ChecksumMismatch):
+                expected = expected or (_read_record(target) or {}).get("sha256")
     rel = relative_path(url)
-    tried = [m / rel for m in mirror_dirs()]
+    tried = [inside(m, rel) for m in mirror_dirs()]
     for candidate in tried:
         if candidate.is_file():
-            return _check(candidate, sha256, url, "mirror")
+            try:
+                found = _check(candidate, expected, url, "mirror")
+            except ChecksumMismatch as err:
+                bad.append(err)
+                continue
+            if bad and target.is_file():  # the corrupt cached copy is not needed any more
+                target.unlink(missing_ok=True)
+                record_path(target).unlink(missing_ok=True)
+            _recovered(bad, url, found)
+            return found
     if is_offline():
+        if bad:
+            raise bad[0]
         raise DataUnavailable(_unavailable(url, tried, "offline mode is on (STEBKIT_OFFLINE "
                                                        "or HF_HUB_OFFLINE is set)"))
     try:
         if _is_gdrive(url):
-            _download_gdrive(url, target, sha256, show_progress)
+            _download_gdrive(url, target, expected, show_progress)
         else:
-            _download(url, target, sha256, show_progress)
+            _download(url, target, expected, show_progress)
     except (urllib.error.URLError, http.client.HTTPException, TimeoutError,
             ConnectionError) as exc:
+        if bad:
+            raise bad[0] from exc
         raise DataUnavailable(_unavailable(url, tried, f"the download failed ({exc})")) from exc
     _write_record(target, url, reference=sha256 is not None)
+    _recovered(bad, url, target)
     return target
+
+
+def _recovered(bad: list[ChecksumMismatch], url: str, good: Path) -> None:
+    """Say that corrupt copies were passed over for a good one."""
+    if bad:
+        import warnings
+
+        warnings.warn(f"{len(bad)} corrupt copy(ies) of {url} passed over ({bad[0]}); using "
+                      f"the verified copy {good}", RuntimeWarning, stacklevel=3)
 
 
 def _unavailable(url: str, tried: list[Path], why: str) -> str:
@@ -263,8 +302,8 @@ def _download(url: str, target: Path, sha256: str | None, show_progress: bool) -
     from tqdm.auto import tqdm
 
     request = urllib.request.Request(request_url(url), headers={"User-Agent": "stebkit"})
-    digest = hashlib.sha256()
     with atomic_file(target) as out, urllib.request.urlopen(request, timeout=60) as resp:
+        digest = hashlib.sha256()
         total = int(resp.headers.get("Content-Length") or 0) or None
         with tqdm(total=total, unit="B", unit_scale=True, desc=target.name,
                   disable=not show_progress) as bar:

@@ -55,6 +55,7 @@ from typing import Any
 
 import numpy as np
 
+from ._io import check_name
 from .datasets.spec import DatasetSpec, License, Source, TaskConfig
 from .tasks import FAMILIES
 
@@ -120,7 +121,11 @@ def _fail(path: Path, where: str, message: str) -> SuiteError:
 def _read_file(path: Path) -> dict[str, Any]:
     if not path.is_file():
         raise SuiteError(f"{path}: no such suite file")
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise SuiteError(f"{path}: not UTF-8 text (byte {err.start}: {err.reason}); save the "
+                         "suite file as UTF-8") from None
     try:
         if path.suffix.lower() == ".toml":
             try:
@@ -309,6 +314,128 @@ def _ndcg_records(entry: Mapping[str, Any], path: Path, where: str, *, seed: int
     return pd.concat([q, c], ignore_index=True)
 
 
+_STR_FIELDS = ("task", "main_metric", "language", "license", "description",
+               "label_meaning", "citation")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+def _check_types(entry: Mapping[str, Any], path: Path, where: str) -> None:
+    """Every field has the type the format says, before anything is read."""
+    for key in _STR_FIELDS:
+        if key in entry and not isinstance(entry[key], str):
+            raise _fail(path, where, f"{key} must be a string, got {entry[key]!r}")
+    if "languages" in entry:
+        langs = entry["languages"]
+        if isinstance(langs, str) or not isinstance(langs, list) or not langs or \
+                not all(isinstance(x, str) and x for x in langs):
+            hint = f"; for one language write language: {langs}" if isinstance(langs, str) \
+                else ""
+            raise _fail(path, where, f"languages must be a list of language codes such as "
+                        f"[en, de], got {langs!r}{hint}")
+    size = entry.get("episode_size", 1)
+    if not _is_int(size) or (size < 1 and size != -1):
+        raise _fail(path, where, f"episode_size must be a positive integer (or -1: all texts "
+                    f"of a label), got {size!r}")
+    per_label = entry.get("episodes_per_label", 1)
+    if not _is_int(per_label) or per_label < 1:
+        raise _fail(path, where, f"episodes_per_label must be a positive integer, got "
+                    f"{per_label!r}")
+    minimum = entry.get("min_per_label", 0)
+    if not _is_int(minimum) or minimum < 0:
+        raise _fail(path, where, f"min_per_label must be a non-negative integer, got "
+                    f"{minimum!r}")
+    columns = entry.get("columns", {})
+    tables = ("queries", "corpus", "qrels") if entry.get("task") == "retrieval_ndcg" else ()
+    if not isinstance(columns, Mapping):
+        raise _fail(path, where, "columns must map fields to column names, e.g. {text: "
+                    f"Request, label: Community}}, got {type(columns).__name__} {columns!r}")
+    for key, column in columns.items():
+        if tables and key in tables:
+            if not isinstance(column, Mapping) or not all(
+                    isinstance(c, str) for c in column.values()):
+                raise _fail(path, where, f"columns.{key} must map fields to column names, "
+                            f"got {column!r}")
+        elif not isinstance(column, str):
+            raise _fail(path, where, f"columns.{key} must be a column name (a string), "
+                        f"got {column!r}")
+
+
+def _source_columns(source: Mapping[str, Any]) -> list[str] | None:
+    """The column names of a local (or already downloaded) table, read cheaply; None when
+    they cannot be known without a download."""
+    import pandas as pd
+
+    if "hf" in source:
+        return None
+    if "url" in source:
+        from .sources import locate
+
+        file = locate(source["url"])
+        if file is None:
+            return None
+    else:
+        file = Path(source["path"])
+    fmt = source["format"]
+    if fmt != "parquet":  # a text format: all of it must decode, not only its header
+        import codecs
+
+        decoder = codecs.getincrementaldecoder("utf-8")()
+        with open(file, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                decoder.decode(block)
+        decoder.decode(b"", final=True)
+    if fmt in ("csv", "tsv"):
+        return [str(c) for c in pd.read_csv(file, sep="," if fmt == "csv" else "\t", nrows=0,
+                                            dtype=str).columns]
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        return [str(c) for c in pq.read_schema(file).names]
+    if fmt == "jsonl":
+        with open(file, encoding="utf-8") as fh:
+            first = next((line for line in fh if line.strip()), "{}")
+        row = json.loads(first)
+        return [str(c) for c in row] if isinstance(row, dict) else None
+    return None
+
+
+def _check_columns(entry: Mapping[str, Any], path: Path, where: str) -> None:
+    """A column named in the suite file (or a default one) must be in the data."""
+    task = entry["task"]
+    columns = dict(entry.get("columns") or {})
+    if task == "retrieval_ndcg":
+        needs = {"queries": ("id", "text"), "corpus": ("id", "text"),
+                 "qrels": ("query_id", "doc_id", "relevance")}
+        checks = [(f"source.{k}", entry["source"][k], dict(columns.get(k, {})), needs[k])
+                  for k in needs]
+    else:
+        split = ("split",) if task in ("classification", "probing") and "split" not in entry \
+            else ()
+        checks = [("source", entry["source"], columns, ("text", "label", *split))]
+    for part, source, mapping, required in checks:
+        try:
+            have = _source_columns(source)
+        except UnicodeDecodeError:
+            raise _fail(path, f"{where}: {part}", f"{source.get('path') or source.get('url')}"
+                        " is not UTF-8 text; convert it to UTF-8") from None
+        except Exception as err:
+            raise _fail(path, f"{where}: {part}", f"cannot read "
+                        f"{source.get('path') or source.get('url')} as {source['format']}: "
+                        f"{err}") from None
+        if have is None:
+            continue
+        wanted = {f: mapping.get(f, f) for f in required}
+        wanted.update({f: c for f, c in mapping.items() if f not in wanted})
+        missing = {f: c for f, c in wanted.items() if c not in have}
+        if missing:
+            raise _fail(path, f"{where}: {part}", f"column(s) {sorted(missing.values())} "
+                        f"(for {sorted(missing)}, see 'columns') not in "
+                        f"{source.get('path') or source.get('url')}; it has {have[:12]}")
+
+
 def _check_entry(entry: Any, path: Path, index: int, seen: set[str]) -> dict[str, Any]:
     where = f"datasets[{index}]"
     if not isinstance(entry, Mapping):
@@ -316,6 +443,10 @@ def _check_entry(entry: Any, path: Path, index: int, seen: set[str]) -> dict[str
     name = entry.get("name")
     if not isinstance(name, str) or not name.strip():
         raise _fail(path, where, "missing 'name'")
+    try:
+        check_name(name, "dataset")
+    except ValueError as err:
+        raise _fail(path, where, str(err)) from None
     where = f"dataset {name!r}"
     if name in seen:
         raise _fail(path, where, "duplicated dataset name; names must be unique")
@@ -323,6 +454,7 @@ def _check_entry(entry: Any, path: Path, index: int, seen: set[str]) -> dict[str
     unknown = sorted(set(entry) - _DATASET_KEYS)
     if unknown:
         raise _fail(path, where, f"unknown field(s) {unknown}; known: {sorted(_DATASET_KEYS)}")
+    _check_types(entry, path, where)
     task = entry.get("task")
     if task not in SUITE_TASKS:
         raise _fail(path, where, f"unknown task {task!r}; choose one of {SUITE_TASKS}")
@@ -363,6 +495,7 @@ def _check_entry(entry: Any, path: Path, index: int, seen: set[str]) -> dict[str
     if task in ("classification", "probing") and "splits" not in entry and "split" not in entry:
         raise _fail(path, where, f"{task} needs train/validation/test: give 'splits' or "
                     "'split: {fractions: [...]}'")
+    _check_columns(out, path, where)
     return out
 
 
@@ -425,8 +558,21 @@ def load_suite(path: str | Path, *, register: bool = True) -> Suite:
         entry = _check_entry(raw, path, i, seen)
         specs.append(_spec(entry, name, path))
     if register:
+        from .datasets import get_spec, list_datasets
         from .datasets import register as register_spec
 
+        known = {n.lower(): n for n in list_datasets()}
+        for spec in specs:
+            other = known.get(spec.name.lower())
+            if other is None:
+                continue
+            old = get_spec(other)
+            if name not in old.suites:  # a re-read of this suite may replace its own
+                owner = f"suite(s) {', '.join(old.suites)}" if old.suites else "register()"
+                raise SuiteError(f"{path}: dataset {spec.name!r}: the name clashes with the "
+                                 f"dataset {other!r} of {owner}; its records and results "
+                                 "would replace that dataset's. Give the suite's dataset "
+                                 "another name")
         for spec in specs:
             register_spec(spec, replace=True)
     return Suite(name, path, tuple(specs), run)
@@ -441,7 +587,7 @@ def _spec(entry: Mapping[str, Any], suite: str, path: Path) -> DatasetSpec:
         return build(entry, path, where, seed=seed, smoke=smoke)
 
     languages = entry.get("languages") or [entry.get("language", "en")]
-    size = int(entry.get("episode_size", 1))
+    size = int(entry.get("episode_size", 1))  # types checked by _check_types
     per_label = int(entry.get("episodes_per_label", 1 if size == -1 else 10))
     sources = entry["source"].values() if task == "retrieval_ndcg" else [entry["source"]]
     urls = tuple((s["url"], s.get("sha256")) for s in sources if "url" in s)

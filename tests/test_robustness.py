@@ -7,7 +7,9 @@ test names carry the finding's number.
 from __future__ import annotations
 
 import hashlib
+import json
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -208,3 +210,369 @@ def test_13_non_finite_vectors_cached_by_an_older_version_are_encoded_again(tmp_
     again = cached(fresh, tmp_path).encode(["a", "b"])
     assert fresh.seen == ["a"]
     np.testing.assert_array_equal(again, good)
+
+
+# --------------------------------------------------------------------------- 1 and 6
+
+
+def _passages() -> pd.DataFrame:
+    return pd.DataFrame({"text": [f"Text {i} by {a}, written {'so' * (i + 1)}." for a in "ab"
+                                  for i in range(4)],
+                         "author": list("aaaabbbb"), "work": list("12123434")})
+
+
+def _train(out, **kw):
+    from stebkit.train import TrainConfig, train_style_encoder
+
+    config = TrainConfig(steps=2, batch_size=2, max_seq_length=16, hard_negatives=1,
+                         hard_negative_pool=2, checkpoint_every=1, content_pairs=0)
+    return train_style_encoder(config, passages=_passages(), output_dir=out,
+                               show_progress=False, **kw)
+
+
+def test_01_train_refuses_a_folder_that_is_not_a_model(tmp_path, capsys):
+    from stebkit import cli
+
+    out = tmp_path / "thesis"
+    (out / "chapters").mkdir(parents=True)
+    (out / "chapters" / "one.tex").write_text("precious")
+    with pytest.raises(ValueError, match="not empty and holds no stebkit model"):
+        _train(out)
+    assert cli.main(["train", "--output", str(out), "--steps", "1", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "--overwrite" in err and str(out) in err and "Traceback" not in err
+    assert (out / "chapters" / "one.tex").read_text() == "precious"
+    assert not list(tmp_path.glob(".thesis*")) and not (tmp_path / "thesis.checkpoints").exists()
+
+
+def test_01_overwrite_writes_beside_other_files_and_a_retrain_keeps_them(tmp_path):
+    out = tmp_path / "thesis"
+    out.mkdir()
+    (out / "notes.txt").write_text("precious")
+    first = _train(out, overwrite=True)
+    assert (out / "notes.txt").read_text() == "precious"
+    assert (out / "model.safetensors").is_file() and first.output_dir == out
+    stamp = (out / "model.safetensors").stat().st_mtime_ns
+    _train(out, resume=False)  # now a model folder: replaced, its other files kept
+    assert (out / "notes.txt").read_text() == "precious"
+    assert (out / "model.safetensors").stat().st_mtime_ns != stamp
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["thesis"]
+
+
+def test_01_overwrite_never_replaces_a_file_of_the_folder(tmp_path):
+    out = tmp_path / "docs"
+    out.mkdir()
+    (out / "README.md").write_text("my readme")
+    with pytest.raises(ValueError, match="README.md"):
+        _train(out, overwrite=True)
+    assert (out / "README.md").read_text() == "my readme"
+
+
+class _Planted:
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (Path.write_text, (self.marker, "code ran"))
+
+
+def test_06_a_planted_checkpoint_is_refused_without_running_its_code(tmp_path):
+    import torch
+
+    from stebkit.train.loop import checkpoint_dir
+
+    out, marker = tmp_path / "model", tmp_path / "marker.txt"
+    ckpt = checkpoint_dir(out)
+    ckpt.mkdir()
+    torch.save({"step": 1, "payload": _Planted(marker)}, ckpt / "step-0000001.pt")
+    with pytest.raises(ValueError, match="not a plain stebkit checkpoint"):
+        _train(out)
+    assert not marker.exists()
+
+
+def test_06_checkpoints_load_with_weights_only_and_resume(tmp_path):
+    import torch
+
+    from stebkit.train.loop import checkpoint_dir
+
+    out = tmp_path / "model"
+    _train(out, until_step=1, save=False)
+    (path,) = checkpoint_dir(out).glob("step-*.pt")
+    state = torch.load(path, map_location="cpu", weights_only=True)
+    assert state["step"] == 1 and state["negatives"].dtype == torch.int64
+    resumed = _train(out)
+    assert resumed.resumed_from == 1 and resumed.step == 2
+    assert (out / "model.safetensors").is_file()
+
+
+# --------------------------------------------------------------------------- 2, 12, 15
+
+
+def _suite(folder: Path, entry: str, *, name: str = "mine", data: bytes | None = None) -> Path:
+    (folder / "d.csv").write_bytes(data or b"text,label\nHello there.,a\nHi you!,b\n"
+                                   b"Hey.,a\nYo!,b\n")
+    suite = folder / "suite.yaml"
+    suite.write_text(f"name: {name}\ndatasets:\n  - {{{entry}}}\n", encoding="utf-8")
+    return suite
+
+
+def test_02_a_suite_dataset_cannot_replace_a_built_in_one(tmp_path):
+    from stebkit.datasets import get_spec
+    from stebkit.suites import SuiteError, load_suite
+
+    before = get_spec("eltec-eng-authorship")
+    suite = _suite(tmp_path, "name: eltec-eng-authorship, task: clustering, "
+                             "source: {path: d.csv}")
+    with pytest.raises(SuiteError, match="eltec-eng-authorship.*clashes with the dataset "
+                                         "'eltec-eng-authorship' of suite"):
+        load_suite(suite)
+    assert get_spec("eltec-eng-authorship") is before
+    # a name differing only in case would share its record folder on some file systems
+    with pytest.raises(SuiteError, match="clashes"):
+        load_suite(_suite(tmp_path, "name: ELTEC-eng-authorship, task: clustering, "
+                                    "source: {path: d.csv}"))
+    # reading one's own suite again is fine
+    own = _suite(tmp_path, "name: my-greetings-02, task: clustering, source: {path: d.csv}")
+    assert load_suite(own).datasets == load_suite(own).datasets == ["my-greetings-02"]
+
+
+@pytest.mark.parametrize("field, message", [
+    ("languages: en", "languages must be a list of language codes such as [en, de], got 'en'"),
+    ("episode_size: two", "episode_size must be a positive integer"),
+    ("episode_size: 0", "episode_size must be a positive integer"),
+    ("episodes_per_label: -3", "episodes_per_label must be a positive integer, got -3"),
+    ("min_per_label: lots", "min_per_label must be a non-negative integer, got 'lots'"),
+    ("columns: [text, label]", "columns must map fields to column names"),
+    ("columns: {text: body}", "column(s) ['body'] (for ['text']"),
+    ("language: [en]", "language must be a string"),
+])
+def test_12_15_suite_fields_are_checked_before_any_work(tmp_path, field, message,
+                                                          monkeypatch):
+    from stebkit import suites
+
+    read = []
+    monkeypatch.setattr(suites, "_read_table", lambda *a, **k: read.append(a))
+    suite = _suite(tmp_path, f"name: my-greetings-12, task: clustering, "
+                             f"source: {{path: d.csv}}, {field}")
+    with pytest.raises(suites.SuiteError) as err:
+        suites.load_suite(suite)
+    assert str(err.value).startswith(f"{suite}: dataset 'my-greetings-12': ")
+    assert message in str(err.value) and read == []
+
+
+def test_15_non_utf8_suite_and_data_files_are_named(tmp_path):
+    from stebkit.suites import SuiteError, load_suite
+
+    suite = tmp_path / "suite.yaml"
+    suite.write_bytes("name: caf\xe9\ndatasets: []\n".encode("latin-1"))
+    with pytest.raises(SuiteError, match=f"{suite}: not UTF-8 text"):
+        load_suite(suite)
+    suite = _suite(tmp_path, "name: my-latin-15, task: clustering, source: {path: d.csv}",
+                   data="text,label\ncaf\xe9,a\n".encode("latin-1"))
+    with pytest.raises(SuiteError, match="dataset 'my-latin-15': source: .*d.csv is not UTF-8"):
+        load_suite(suite)
+
+
+def test_15_seed_empty_results_and_malformed_records_are_named(tmp_path):
+    from stebkit import cli
+
+    with pytest.raises(ValueError, match="seed must be a non-negative int, got 'a'"):
+        evaluate(HashEncoder(), toy_dataset(), seed="a", output_dir=tmp_path)
+    assert not list(tmp_path.iterdir())
+    with pytest.raises(FileNotFoundError, match=f"no result records in {tmp_path}"):
+        Results.load(tmp_path)
+    bad = tmp_path / "m" / "d" / "retrieval__e-1.json"
+    bad.parent.mkdir(parents=True)
+    bad.write_text(json.dumps({"schema": 1, "status": "ok", "metrics": [0.5]}))
+    with pytest.raises(ValueError, match=f"{bad}: 'metrics' must be a mapping"):
+        Results.load(tmp_path)
+    assert cli.main(["leaderboard", str(tmp_path / "m" / "d")]) == 2
+
+
+# --------------------------------------------------------------------------- 5
+
+
+@pytest.mark.parametrize("name", ["../../escaped", "/tmp/absolute", "a/../../b", "a\\b",
+                                  "~/home", "tab\tname"])
+def test_05_names_that_could_leave_their_folder_are_refused_where_declared(name, tmp_path):
+    from stebkit.suites import SuiteError, load_suite
+
+    with pytest.raises(ValueError, match="could reach outside its folder"):
+        toy_spec(name, {"clustering": TaskConfig()})
+    with pytest.raises(ValueError, match="model name .* could reach outside its folder"):
+        evaluate(HashEncoder(name), toy_dataset(), output_dir=tmp_path / "r")
+    folder = tmp_path / "suite"
+    folder.mkdir()
+    escaped = json.dumps(name)  # a YAML double-quoted string
+    suite = _suite(folder, f"name: {escaped}, task: clustering, source: {{path: d.csv}}")
+    with pytest.raises(SuiteError, match="could reach outside its folder"):
+        load_suite(suite)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["suite"]
+
+
+def test_05_cache_paths_stay_inside_their_folders(tmp_path, monkeypatch):
+    from stebkit import sources
+    from stebkit.datasets.registry import processed_path
+
+    monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path / "cache"))
+    path = processed_path(toy_spec("org/data", {"clustering": TaskConfig()}), "f" * 64)
+    assert path.parent == tmp_path / "cache" / "processed"
+    for url in ("https://../etc/passwd", "https://../../x/y.txt", "https://.hidden/x.txt"):
+        with pytest.raises(ValueError, match="host"):
+            sources.fetch(url)
+        with pytest.raises(ValueError, match="host"):
+            sources.locate(url)
+    assert not (tmp_path / "cache").exists()
+
+
+# --------------------------------------------------------------------------- 8 and 16
+
+
+class _Counting:
+    def __init__(self, frame):
+        self.frame, self.calls = frame, 0
+
+    def __call__(self, spec, *, seed=42, smoke=False):
+        self.calls += 1
+        return self.frame.copy()
+
+
+def _cached_spec(name: str) -> tuple[DatasetSpec, _Counting]:
+    frame = pd.DataFrame({"text": [f"{hashlib.sha256(str(i).encode()).hexdigest()} by {i % 3}."
+                                   for i in range(30)],
+                          "label": [f"a{i % 3}" for i in range(30)]})
+    reader = _Counting(frame)
+    spec = DatasetSpec(name=name, description="toy", languages=("en",), source=Source(),
+                       license=License("CC0-1.0"), label="author",
+                       tasks={"clustering": TaskConfig()}, category="idiolect",
+                       application="authorship_attribution", reader=reader)
+    return spec, reader
+
+
+def test_08_a_changed_processed_file_is_rebuilt_with_a_warning(tmp_path, monkeypatch):
+    from stebkit.datasets import load_dataset
+    from stebkit.datasets.registry import processed_path
+
+    monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path))
+    spec, reader = _cached_spec("flip-08")
+    first = load_dataset(spec)
+    path = processed_path(spec, first.fingerprint)
+    assert path.with_name(path.name + ".sha256").read_text().strip() == \
+        hashlib.sha256(path.read_bytes()).hexdigest()
+    data = bytearray(path.read_bytes())
+    offset = data.index(hashlib.sha256(b"7").hexdigest()[:16].encode())
+    data[offset + 5] ^= 0x01  # one hex digit -> another: a valid parquet file, one text changed
+    path.write_bytes(bytes(data))
+    with pytest.raises(AssertionError):  # the flipped byte changed a text silently
+        pd.testing.assert_frame_equal(pd.read_parquet(path), first.records)
+    with pytest.warns(RuntimeWarning, match="do not match their checksum.*rebuilding"):
+        again = load_dataset(spec)
+    assert reader.calls == 2
+    pd.testing.assert_frame_equal(again.records, first.records)
+    pd.testing.assert_frame_equal(pd.read_parquet(path), first.records)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        load_dataset(spec)
+    assert reader.calls == 2
+
+
+def test_16_a_corrupt_processed_file_is_rebuilt_with_a_message(tmp_path, monkeypatch):
+    from stebkit.datasets import load_dataset
+    from stebkit.datasets.registry import processed_path
+
+    monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path))
+    spec, reader = _cached_spec("truncated-16")
+    first = load_dataset(spec)
+    path = processed_path(spec, first.fingerprint)
+    path.with_name(path.name + ".sha256").unlink()  # as written by an older version
+    path.write_bytes(path.read_bytes()[:100])
+    with pytest.warns(RuntimeWarning, match="unreadable.*rebuilding"):
+        again = load_dataset(spec)
+    assert reader.calls == 2
+    pd.testing.assert_frame_equal(again.records, first.records)
+
+
+def test_16_a_corrupt_cached_download_is_replaced_by_a_good_mirror_copy(tmp_path,
+                                                                         monkeypatch):
+    from stebkit import sources
+    from stebkit.errors import ChecksumMismatch
+
+    good = b"the real data\n" * 100
+    sha = hashlib.sha256(good).hexdigest()
+    url = "https://example.org/data/file.txt"
+    cache, mirror = tmp_path / "cache", tmp_path / "mirror"
+    monkeypatch.setenv("STEBKIT_CACHE", str(cache))
+    monkeypatch.setenv("STEBKIT_MIRROR", str(mirror))
+    monkeypatch.setenv("STEBKIT_OFFLINE", "1")
+    monkeypatch.setattr(sources, "_verified", {})
+    cached = cache / "downloads" / "example.org" / "data" / "file.txt"
+    cached.parent.mkdir(parents=True)
+    cached.write_bytes(good[:-5] + b"XXXXX")
+    with pytest.raises(ChecksumMismatch, match="cached file"):  # no good copy anywhere
+        sources.fetch(url, sha)
+    mirrored = mirror / "example.org" / "data" / "file.txt"
+    mirrored.parent.mkdir(parents=True)
+    mirrored.write_bytes(good)
+    with pytest.warns(RuntimeWarning, match="corrupt copy.*passed over"):
+        assert sources.fetch(url, sha) == mirrored
+    assert not cached.exists()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert sources.fetch(url, sha) == mirrored
+
+
+# --------------------------------------------------------------------------- 14
+
+
+def test_14_an_unreadable_suite_file_is_one_line_with_the_path(tmp_path, capsys, monkeypatch):
+    import errno
+
+    from stebkit import cli
+
+    suite = _suite(tmp_path, "name: my-locked-14, task: clustering, source: {path: d.csv}")
+    real = Path.read_text
+
+    def locked(self, *args, **kwargs):
+        if self == suite:
+            raise PermissionError(errno.EACCES, "Permission denied", str(self))
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "read_text", locked)
+    assert cli.main(["run", "--suite", str(suite), "--models", "random", "--output",
+                     str(tmp_path / "r"), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert f"cannot access {suite}: permission denied; make it readable" in err
+
+
+def test_14_a_full_disk_mid_run_says_how_to_resume(tmp_path, capsys, monkeypatch):
+    import errno
+
+    from stebkit import cli
+
+    out = tmp_path / "r"
+    argv = ["run", "--models", "random", "--datasets", "synthetic-authors-en",
+            "synthetic-authors-de", "--tasks", "retrieval", "--smoke", "--no-progress",
+            "--output", str(out), "--figures", str(tmp_path / "f")]
+    real = runner.write_record
+    written = []
+
+    def full(path, record):
+        if written:
+            raise OSError(errno.ENOSPC, "No space left on device", str(path))
+        written.append(path)
+        return real(path, record)
+
+    monkeypatch.setattr(runner, "write_record", full)
+    assert cli.main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert "no space left on device" in err and "rerun the same `stebkit run`" in err
+    assert str(out) in err and "resumes where it stopped" in err
+    monkeypatch.setattr(runner, "write_record", real)
+    kept = {p: p.stat().st_mtime_ns for p in out.rglob("*.json")}
+    assert len(kept) == 1
+    with pytest.warns(UserWarning, match="correlation grouping needs 3"):
+        assert cli.main(argv) == 0  # the rerun resumes: the first record is not recomputed
+    assert {p: p.stat().st_mtime_ns for p in kept} == kept
+    assert len(list(out.rglob("*.json"))) == 2

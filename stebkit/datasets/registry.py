@@ -8,7 +8,9 @@ and the ``synthetic`` suite (:mod:`stebkit.datasets.synthetic`), each module's
 :func:`load_dataset` calls ``spec.reader(spec, seed=seed, smoke=smoke)``, checks the
 records against the schema of :mod:`stebkit.datasets.spec` (:func:`validate_records`)
 and keeps them as ``$STEBKIT_CACHE/processed/<name>-<fingerprint[:16]>.parquet``, so a
-second load reads one parquet file and never touches the sources again.
+second load reads one parquet file and never touches the sources again. The file's sha256
+is kept beside it (``.parquet.sha256``) and checked on every read: a file that changed or
+cannot be read is rebuilt from the sources, with a warning saying so.
 """
 
 from __future__ import annotations
@@ -24,9 +26,9 @@ from typing import Any
 
 import pandas as pd
 
-from .._io import atomic_file
+from .._io import atomic_file, inside, write_text
 from ..errors import DataUnavailable
-from ..sources import cache_dir, local_path, locate
+from ..sources import cache_dir, file_sha256, local_path, locate
 from ..tasks import FAMILIES
 from .hub import (
     check_remote_code,
@@ -233,8 +235,42 @@ def fingerprint(spec: DatasetSpec, *, seed: int = 42, smoke: bool = False) -> st
 
 
 def processed_path(spec: DatasetSpec, fp: str) -> Path:
-    """Where the processed records of ``spec`` with fingerprint ``fp`` are kept."""
-    return cache_dir() / "processed" / f"{spec.name}-{fp[:16]}.parquet"
+    """Where the processed records of ``spec`` with fingerprint ``fp`` are kept (always
+    inside ``$STEBKIT_CACHE/processed``, whatever the name); their sha256 is kept beside
+    them in ``<file>.sha256``."""
+    from ..results import file_name
+
+    return inside(cache_dir() / "processed", f"{file_name(spec.name)}-{fp[:16]}.parquet")
+
+
+def _checksum_path(path: Path) -> Path:
+    return path.with_name(path.name + ".sha256")
+
+
+def _read_processed(path: Path) -> pd.DataFrame | None:
+    """The processed records at ``path`` if they check out against their stored sha256;
+    None (with a warning saying why) when they must be rebuilt."""
+    if not path.is_file():
+        return None
+    side = _checksum_path(path)
+    stored = side.read_text(encoding="utf-8").strip() if side.is_file() else None
+    actual = file_sha256(path)
+    if stored is not None and stored != actual:
+        warnings.warn(f"processed records {path} do not match their checksum ({side}: "
+                      f"{stored[:12]}..., file: {actual[:12]}...): the file changed after it "
+                      "was written; rebuilding it from the sources", RuntimeWarning,
+                      stacklevel=3)
+        return None
+    try:
+        frame = pd.read_parquet(path)
+    except Exception as err:  # a corrupt file: rebuilt, never trusted
+        warnings.warn(f"processed records {path} are unreadable ({type(err).__name__}: "
+                      f"{str(err)[:200]}); rebuilding them from the sources", RuntimeWarning,
+                      stacklevel=3)
+        return None
+    if stored is None:  # written by an older stebkit: its checksum from now on
+        write_text(side, actual + "\n")
+    return frame
 
 
 def load_dataset(name: str | DatasetSpec, *, seed: int = 42, smoke: bool = False,
@@ -280,8 +316,9 @@ def load_dataset(name: str | DatasetSpec, *, seed: int = 42, smoke: bool = False
     check_remote_code(spec, trust_remote_code)
     fp = fingerprint(spec, seed=seed, smoke=smoke)
     path = processed_path(spec, fp)
-    if cache and path.is_file():
-        return Dataset(spec, pd.read_parquet(path), fp)
+    cached = _read_processed(path) if cache else None
+    if cached is not None:
+        return Dataset(spec, cached, fp)
     if spec.reader is None:
         where = spec.source.note or spec.source.hf_path or "its original distribution"
         raise DataUnavailable(
@@ -306,6 +343,7 @@ def load_dataset(name: str | DatasetSpec, *, seed: int = 42, smoke: bool = False
 def _write_parquet(records: pd.DataFrame, path: Path) -> None:
     with atomic_file(path) as fh:
         records.to_parquet(fh, index=False, engine="pyarrow")
+    write_text(_checksum_path(path), file_sha256(path) + "\n")
 
 
 def _is_empty_text(value: Any) -> bool:

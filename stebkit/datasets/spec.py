@@ -209,6 +209,9 @@ class DatasetSpec:
         self._check_names()
 
     def _check_names(self) -> None:
+        from stebkit._io import check_name
+
+        check_name(self.name, "dataset")  # it becomes part of cache and record paths
         unknown = set(self.tasks) - set(FAMILIES)
         if unknown:
             raise ValueError(f"dataset {self.name!r}: unknown task(s) {sorted(unknown)}; "

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from .data import EXCLUDED_AUTHORS, TRAINING_SOURCES
-from .model import STYLE_MODEL_NAME
+from .model import MODEL_MARKER, STYLE_MODEL_NAME
 
-SUMMARY_FILE = "training_summary.json"
+SUMMARY_FILE = MODEL_MARKER
 
 
 def training_summary(frame: Any, result: Any, base_model: str,

@@ -53,6 +53,9 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--threads", type=int, default=None, help="torch CPU threads")
     p.add_argument("--no-resume", action="store_true",
                    help="start over even if checkpoints of this configuration exist")
+    p.add_argument("--overwrite", action="store_true",
+                   help="accept an --output folder that is not empty and holds no model: "
+                        "the model is written beside its files (none is deleted)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
 
@@ -71,7 +74,7 @@ def _run(args: argparse.Namespace) -> int:
         content_sources=tuple(x.strip() for x in args.content_sources.split(",") if x.strip()))
     result = train_style_encoder(config, output_dir=args.output, resume=not args.no_resume,
                                  show_progress=not args.no_progress,
-                                 num_threads=args.threads)
+                                 num_threads=args.threads, overwrite=args.overwrite)
     print(f"trained {result.step} steps in {result.seconds:.0f} s "
           f"({result.n_passages} passages, {result.n_authors} authors); "
           f"model saved to {result.output_dir}")

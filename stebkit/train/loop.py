@@ -31,9 +31,10 @@ Reproducibility
 The batch of step ``s`` and the choice of its hard negatives depend only on
 ``(seed, s)``; before each step the torch generator (dropout masks) is re-seeded from
 ``(seed, s)``; the learning rate is a pure function of ``s``. A checkpoint holds the
-weights, the optimiser state, the mined negatives and the losses, written atomically.
-Resuming from it therefore reproduces the weights of an uninterrupted run exactly (on
-the same machine and thread count).
+weights, the optimiser state, the mined negatives and the losses, written atomically as
+tensors and plain containers only, and read back with ``torch.load(weights_only=True)``,
+so a planted checkpoint cannot run code. Resuming from it therefore reproduces the
+weights of an uninterrupted run exactly (on the same machine and thread count).
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ from .data import BatchSampler, load_training_passages, mine_hard_negatives
 from .model import (
     STYLE_MODEL_NAME,
     base_model_path,
+    check_output_dir,
     default_output_dir,
     embed,
     encode_texts,
@@ -250,6 +252,28 @@ def _save_checkpoint(folder: Path, state: dict, keep: int) -> Path:
     return path
 
 
+def _load_checkpoint(path: Path) -> dict[str, Any]:
+    """Read a checkpoint with ``weights_only=True``: tensors and plain containers only, so
+    a planted file cannot run code; anything else is refused with the way out."""
+    import pickle
+
+    import torch
+
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except (pickle.UnpicklingError, RuntimeError, EOFError, ValueError, TypeError) as err:
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise ValueError(f"checkpoint {path} is not a plain stebkit checkpoint (tensors, "
+                         f"numbers, strings, lists and dicts only), so it is not loaded: "
+                         f"{first[:200]}. Delete it (or the folder {path.parent}) or pass "
+                         "resume=False (--no-resume) to start over") from None
+    keys = {"step", "model", "optimizer", "losses", "negatives", "config", "data"}
+    if not isinstance(state, dict) or not keys <= set(state):
+        raise ValueError(f"checkpoint {path} lacks {sorted(keys - set(state or {}))}; delete "
+                         "it or pass resume=False (--no-resume) to start over")
+    return state
+
+
 def _config_key(config: TrainConfig) -> dict[str, Any]:
     """The settings a checkpoint must share with the run that resumes it."""
     d = config.to_dict()
@@ -262,7 +286,7 @@ def train_style_encoder(
     config: TrainConfig | None = None, *, output_dir: str | os.PathLike[str] | None = None,
     passages: Any = None, content_units: Any = None, resume: bool = True,
     until_step: int | None = None, save: bool = True, show_progress: bool = True,
-    num_threads: int | None = None,
+    num_threads: int | None = None, overwrite: bool = False,
 ) -> TrainResult:
     """Fine-tune a transformer encoder into a style embedding (contrastive, authorship).
 
@@ -293,6 +317,10 @@ def train_style_encoder(
     num_threads : int, optional
         Set torch's CPU thread count first (on a busy machine 1 thread can be several
         times faster than 2). Runs compared for identical weights must use the same.
+    overwrite : bool
+        Accept an ``output_dir`` that is not empty and holds no stebkit model (checked
+        before training): the model is written beside its files, none of which is
+        deleted or replaced. A previous model there is always replaced (its own files).
 
     Returns
     -------
@@ -318,6 +346,8 @@ def train_style_encoder(
     if num_threads is not None:
         torch.set_num_threads(int(num_threads))
     out = Path(output_dir) if output_dir is not None else default_output_dir()
+    if save:
+        check_output_dir(out, overwrite=overwrite)  # before any work, not after it
     ckpt_dir = checkpoint_dir(out)
     stop = config.steps if until_step is None else min(int(until_step), config.steps)
     t0 = time.perf_counter()
@@ -351,13 +381,14 @@ def train_style_encoder(
     step, losses, negatives, resumed_from = 0, [], None, None
     if resume and _checkpoints(ckpt_dir):
         latest = _checkpoints(ckpt_dir)[-1]
-        state = torch.load(latest, map_location="cpu", weights_only=False)
+        state = _load_checkpoint(latest)
         if state["config"] != _config_key(config) or state["data"] != data_key:
             raise ValueError(f"checkpoint {latest} was made with another configuration or "
                              "data; pass resume=False to start over, or another output_dir")
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
-        step, losses, negatives = state["step"], list(state["losses"]), state["negatives"]
+        step, losses = int(state["step"]), [float(x) for x in state["losses"]]
+        negatives = None if state["negatives"] is None else state["negatives"].numpy()
         resumed_from = step
 
     pool = min(config.hard_negative_pool, _max_pool(authors))
@@ -419,7 +450,8 @@ def train_style_encoder(
         if step % config.checkpoint_every == 0 or step == stop:
             _save_checkpoint(ckpt_dir, {
                 "step": step, "model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                "losses": losses, "negatives": negatives, "config": _config_key(config),
+                "losses": losses, "config": _config_key(config),
+                "negatives": None if negatives is None else torch.from_numpy(negatives),
                 "data": data_key}, config.keep_checkpoints)
     if bar is not None:
         bar.close()
@@ -436,7 +468,8 @@ def train_style_encoder(
         result.output_dir = save_model(
             model, tokenizer, out, max_seq_length=config.max_seq_length,
             card=card_mod.model_card(summary),
-            extra_files={card_mod.SUMMARY_FILE: json.dumps(summary, indent=2)})
+            extra_files={card_mod.SUMMARY_FILE: json.dumps(summary, indent=2)},
+            overwrite=overwrite)
         for path in _checkpoints(ckpt_dir):
             path.unlink()
         with contextlib.suppress(OSError):

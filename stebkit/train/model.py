@@ -126,26 +126,90 @@ def encode_texts(model: Any, tokenizer: Any, texts: Sequence[str], *, max_seq_le
     return out
 
 
-def _replace_dir(tmp: Path, target: Path) -> None:
-    """Move the finished directory ``tmp`` to ``target``, replacing any old one."""
-    old = None
-    if target.exists():
+MODEL_MARKER = "training_summary.json"
+"""The file that makes a folder a stebkit model (its training summary)."""
+
+
+def _files(folder: Path) -> set[str]:
+    return {p.relative_to(folder).as_posix() for p in folder.rglob("*") if not p.is_dir()}
+
+
+def check_output_dir(output_dir: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
+    """Refuse an output folder whose files a saved model could destroy.
+
+    A missing or empty folder, or a stebkit model (it holds ``training_summary.json``), is
+    fine: saving replaces the model's own files and nothing else. A folder that is not
+    empty and holds no model is refused unless ``overwrite``; even then the model is only
+    written beside its files, never over them.
+
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "notes.txt").write_text("mine")
+    >>> check_output_dir(folder)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: output folder ... is not empty and holds no stebkit model ...
+    >>> check_output_dir(folder, overwrite=True) == folder
+    True
+    """
+    target = Path(output_dir)
+    if target.exists() and not target.is_dir():
+        raise ValueError(f"output {target} is a file, not a folder; choose a folder for the "
+                         "model")
+    if not target.is_dir() or (target / MODEL_MARKER).is_file():
+        return target
+    found = sorted(_files(target))
+    if found and not overwrite:
+        shown = ", ".join(found[:5]) + (f" and {len(found) - 5} more" if len(found) > 5
+                                         else "")
+        raise ValueError(f"output folder {target} is not empty and holds no stebkit model "
+                         f"({shown}); choose a new or empty folder, or pass --overwrite "
+                         "(overwrite=True) to write the model beside those files (none of "
+                         "them is deleted or replaced)")
+    return target
+
+
+def _install(tmp: Path, target: Path, overwrite: bool) -> None:
+    """Move the finished model folder ``tmp`` to ``target``, deleting nothing but the
+    previous model's own files (those a save writes)."""
+    check_output_dir(target, overwrite=overwrite)
+    if not target.exists():
+        os.replace(tmp, target)
+        return
+    new, existing = _files(tmp), _files(target)
+    is_model = (target / MODEL_MARKER).is_file()
+    if not existing or (is_model and existing <= new):  # only a model's files: swap whole
         old = target.with_name(f".{target.name}.old-{os.getpid()}")
         os.replace(target, old)
-    os.replace(tmp, target)
-    if old is not None:
+        os.replace(tmp, target)
         shutil.rmtree(old, ignore_errors=True)
+        return
+    if not is_model:  # --overwrite on a folder of other files: never replace one of them
+        clash = sorted(existing & new)
+        if clash:
+            raise ValueError(f"output folder {target} already holds {', '.join(clash[:5])}, "
+                             "which the model would replace; move them away or choose "
+                             "another folder")
+    for name in sorted(new):
+        dest = target / name
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(tmp / name, dest)
+    shutil.rmtree(tmp, ignore_errors=True)
 
 
 def save_model(model: Any, tokenizer: Any, output_dir: str | os.PathLike[str], *,
-               max_seq_length: int, card: str, extra_files: dict[str, str] | None = None
-               ) -> Path:
+               max_seq_length: int, card: str, extra_files: dict[str, str] | None = None,
+               overwrite: bool = False) -> Path:
     """Write the encoder as a Hugging Face + sentence-transformers directory, atomically.
 
     Everything is written into a temporary sibling directory which then replaces
-    ``output_dir``; a reader never sees a half-written model.
+    ``output_dir``; a reader never sees a half-written model. A previous model there is
+    replaced (its own files only: other files in its folder stay); a non-empty folder
+    that is not a model is refused unless ``overwrite``, which writes the model beside
+    its files (see :func:`check_output_dir`).
     """
     target = Path(output_dir)
+    check_output_dir(target, overwrite=overwrite)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
     try:
@@ -174,7 +238,7 @@ def save_model(model: Any, tokenizer: Any, output_dir: str | os.PathLike[str], *
         for path in tmp.rglob("*"):
             os.chmod(path, 0o755 if path.is_dir() else 0o644)
         os.chmod(tmp, 0o755)
-        _replace_dir(tmp, target)
+        _install(tmp, target, overwrite)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
