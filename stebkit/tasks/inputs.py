@@ -589,7 +589,7 @@ def set_pair_ids(task_input: TaskInput, result: Mapping[str, Any]) -> list[str]:
     return [f"{ids[i]}|{ids[j]}" for i, j in np.asarray(result["details"]["pair_index"])]
 
 
-def test_ids(task_input: TaskInput, result: Mapping[str, Any]) -> list[str]:
+def held_out_ids(task_input: TaskInput, result: Mapping[str, Any]) -> list[str]:
     """The test texts of a split input (probing, classification), feature by feature
     when the input has several features."""
     ids = np.asarray(task_input.ids, dtype=object)
