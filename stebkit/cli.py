@@ -443,7 +443,8 @@ def _print_notes(board: Any) -> None:
 
 def _run_leaderboard(args: argparse.Namespace) -> int:
     from stebkit import scores
-    from stebkit.results import Results, write_text
+    from stebkit._io import write_text
+    from stebkit.results import Results
 
     results = Results.load(args.results)
     board = scores.leaderboard(results)
@@ -466,7 +467,7 @@ def _run_leaderboard(args: argparse.Namespace) -> int:
     else:
         text = board.to_csv(index=False)
     if args.output:
-        write_text(args.output, text)
+        write_text(args.output, text.rstrip("\n") + "\n")
         print(f"leaderboard written to {args.output}")
     else:
         print(text)

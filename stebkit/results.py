@@ -144,14 +144,6 @@ def _jsonable(value: Any) -> Any:
     return str(value)
 
 
-def write_text(path: str | os.PathLike, text: str) -> Path:
-    """Write ``text`` to ``path`` atomically: a temporary file in the same folder, then a
-    rename, so a reader never sees half a file (folders are created as needed)."""
-    from stebkit._io import write_text as atomic_write_text
-
-    return atomic_write_text(path, text if text.endswith("\n") else text + "\n")
-
-
 def write_record(path: str | os.PathLike, record: Mapping[str, Any]) -> Path:
     """Write ``record`` as JSON atomically (NaN and infinities become ``null``).
 
@@ -161,8 +153,10 @@ def write_record(path: str | os.PathLike, record: Mapping[str, Any]) -> Path:
     >>> read_record(path)
     {'schema': 2, 'status': 'ok'}
     """
+    from stebkit._io import write_text
+
     return write_text(path, json.dumps(_jsonable(record), indent=2, ensure_ascii=False,
-                                       allow_nan=False))
+                                       allow_nan=False) + "\n")
 
 
 def read_record(path: str | os.PathLike) -> dict[str, Any]:

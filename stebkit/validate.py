@@ -17,7 +17,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+/-]*$")
+_FILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
 _LANGUAGE = re.compile(r"^[a-z]{2,3}$")
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 SCHEMES = ("https://", "http://", "gdrive://", "file://")
@@ -50,9 +51,9 @@ function (spec, *, seed, smoke) -> records"]
     def bad(field_name: str, message: str) -> None:
         out.append(f"{where}: {field_name}: {message}")
 
-    if not isinstance(name, str) or not _NAME.match(name) or ".." in name:
-        bad("name", "must be letters, digits and . _ + - (no '/', no '..'), starting with a "
-                    "letter or digit")
+    if not isinstance(name, str) or not _NAME.match(name) or ".." in name.split("/"):
+        bad("name", "must be letters, digits and . _ + - (and / between parts, no '..'), "
+                    "starting with a letter or digit")
     for field_name in ("description", "label"):
         if not _nonempty_str(getattr(spec, field_name, None)):
             bad(field_name, "must be a non-empty string")
@@ -234,7 +235,7 @@ def new_dataset(name: str, kind: str, directory: str | os.PathLike[str] = ".", *
     """
     from stebkit._io import write_text
 
-    if not isinstance(name, str) or not _NAME.match(name) or ".." in name:
+    if not isinstance(name, str) or not _FILE_NAME.match(name) or ".." in name:
         raise ValueError(f"dataset name {name!r}: use letters, digits and . _ + - only")
     if kind not in ("hub", "local"):
         raise ValueError(f"--type must be 'hub' or 'local', got {kind!r}")

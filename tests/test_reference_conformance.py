@@ -111,7 +111,7 @@ def test_probing_domain_is_one_result_averaging_its_features():
     n, stat = FAMILIES["probing"].statistic(r.details)
     assert n == 12 and stat(np.arange(n)) == pytest.approx(0.75)
     # the feature ids line up with the per-item values kept in records
-    ids = inputs.test_ids(ti, r)
+    ids = inputs.held_out_ids(ti, r)
     assert ids[:6] == [f"readable:{i}" for i in range(34, 40)] and len(ids) == 12
     # a probing set without a feature column is one feature: the mean is its accuracy
     single = build_episodes(records.iloc[:40].drop(columns="feature"), "probing",

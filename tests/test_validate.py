@@ -30,7 +30,6 @@ def test_the_catalogue_passes(capsys) -> None:
     ({"tasks": {}}, "tasks: no task"),
     ({"tasks": {"clustering": (1, 2)}}, "tasks: clustering: expected a TaskConfig, got tuple"),
     ({"main_metric": "bleu"}, "main_metric: 'bleu' is not a metric of ['order_alignment']"),
-    ({"name": "../escape"}, "name: must be letters, digits"),
     ({"suites": ()}, "suites: must name at least one suite"),
 ])
 def test_a_broken_spec_is_named_with_its_field(change, message) -> None:
@@ -38,7 +37,7 @@ def test_a_broken_spec_is_named_with_its_field(change, message) -> None:
     assert check_spec(spec) == []
     problems = check_spec(replace(spec, **change))
     assert len(problems) == 1 and message in problems[0]
-    assert problems[0].startswith(f"dataset {change.get('name', spec.name)!r}: ")
+    assert problems[0].startswith(f"dataset {spec.name!r}: ")
 
 
 def test_many_problems_are_listed_together() -> None:

@@ -43,7 +43,6 @@ __all__ = ["MIN_TOKENS", "PROBING_FEATURES", "SPECS", "probing_records"]
 MIN_TOKENS = 32
 """The reference's minimum text length in spaCy tokens."""
 
-SPLITS = ("train", "validation", "test")
 
 _EWT = ("https://raw.githubusercontent.com/UniversalDependencies/UD_English-EWT/"
         "15d613d8447b3478787d4c278730a1e48a945efb/")

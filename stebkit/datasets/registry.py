@@ -30,6 +30,7 @@ from .._io import atomic_file, inside, write_text
 from ..errors import DataUnavailable
 from ..sources import cache_dir, file_sha256, local_path, locate
 from ..tasks import FAMILIES
+from ..tasks.inputs import SIDES, SPLITS
 from .hub import (
     check_remote_code,
     collecting_commits,
@@ -51,8 +52,6 @@ _state = {"loaded": False, "loading": False}
 
 SUITES = ("steb", "lite", "smoke", "synthetic")
 """The built-in suites (a suite may be empty until its module is installed)."""
-SPLITS = ("train", "validation", "test")
-SIDES = ("query", "target")
 
 
 def task_columns(task: str) -> tuple[str, ...]:

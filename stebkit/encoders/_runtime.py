@@ -85,7 +85,8 @@ def unavailable(name: str, needs: str, err: BaseException | None = None) -> Mode
     "model 'x' cannot be loaded here: it needs a GPU"
     """
     why = f" ({type(err).__name__}: {str(err).splitlines()[0][:200]})" if err else ""
-    mode = " Hub access is off (HF_HUB_OFFLINE)." if is_offline() else ""
+    mode = (" Hub access is off (STEBKIT_OFFLINE, HF_HUB_OFFLINE or TRANSFORMERS_OFFLINE)."
+            if is_offline() else "")
     return ModelUnavailable(f"model {name!r} cannot be loaded here: it needs {needs}.{mode}{why} "
                             f"Instead: {OFFLINE_MODELS_HINT}.")
 

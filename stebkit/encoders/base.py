@@ -47,6 +47,18 @@ class Encoder(Protocol):
     ) -> np.ndarray: ...
 
 
+def cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row-wise cosine similarity of two ``(n, d)`` arrays (float64; 0 for a zero row).
+
+    >>> cosines(np.array([[1.0, 0.0], [1.0, 1.0]]), np.array([[2.0, 0.0], [-1.0, -1.0]]))
+    array([ 1., -1.])
+    """
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    norms = np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)
+    return np.divide((a * b).sum(1), norms, out=np.zeros(len(a)), where=norms > 0)
+
+
 def mean_by_owner(rows: np.ndarray, owners: np.ndarray, n_owners: int) -> np.ndarray:
     """Average the rows that share an owner: row ``i`` of the result is the mean (in
     float64, returned as float32) of the rows ``j`` with ``owners[j] == i``.

@@ -122,6 +122,6 @@ FAMILY = TaskFamily(
     name="classification", function=classification,
     metrics={"macro_f1": True, "accuracy": True, "validation_score": True},
     call=_call, build=inputs.build_probing, statistic=_statistic, unit="test text",
-    item_ids=inputs.test_ids, per_item=("test_pred", "test_true"), episode_sizes=(1,),
+    item_ids=inputs.held_out_ids, per_item=("test_pred", "test_true"), episode_sizes=(1,),
     episodes_per_label=1, columns=("split",), single_text=True, steb=False,
     description="logistic-regression probe chosen on validation (macro-F1)")

@@ -59,11 +59,11 @@ def clustering(embeddings: np.ndarray, labels: np.ndarray, *, batch_size: int = 
     -------
     TaskResult
         ``metrics``: ``v_measure`` (main), ``ami`` (adjusted mutual information) and
-        ``ari`` (adjusted Rand index), means over runs; ``counts``: ``n_clusters`` and
-        ``n_runs``; ``details``: ``label_codes`` (int codes of ``labels``), ``clusters``
-        (cluster of each text in the first run, so that a bootstrap over texts needs no
-        refit) and, with ``n_runs > 1``, ``v_measure_std``, ``ami_std``, ``ari_std``
-        (population std over runs).
+        ``ari`` (adjusted Rand index), means over runs, and with ``n_runs > 1``
+        ``v_measure_std``, ``ami_std``, ``ari_std`` (population std over runs, lower is
+        steadier); ``counts``: ``n_clusters`` and ``n_runs``; ``details``:
+        ``label_codes`` (int codes of ``labels``) and ``clusters`` (cluster of each text
+        in the first run, so that a bootstrap over texts needs no refit).
 
     Examples
     --------
@@ -94,10 +94,9 @@ def clustering(embeddings: np.ndarray, labels: np.ndarray, *, batch_size: int = 
         nan = _checks.degenerate(reason)
         spread = {f"{name}_std": nan for name in ("v_measure", "ami", "ari")} \
             if n_runs > 1 else {}
-        return TaskResult(dict.fromkeys(("v_measure", "ami", "ari"), nan),
+        return TaskResult({**dict.fromkeys(("v_measure", "ami", "ari"), nan), **spread},
                           {"n_clusters": k, "n_runs": n_runs},
-                          {"label_codes": code, "clusters": np.full(len(code), -1, np.int64),
-                           **spread})
+                          {"label_codes": code, "clusters": np.full(len(code), -1, np.int64)})
     from threadpoolctl import threadpool_limits
 
     scores = []
@@ -119,8 +118,8 @@ def clustering(embeddings: np.ndarray, labels: np.ndarray, *, batch_size: int = 
         metrics[name] = float(arr[:, j].mean())
         if n_runs > 1:
             spread[f"{name}_std"] = float(arr[:, j].std())
-    return TaskResult(metrics, {"n_clusters": k, "n_runs": n_runs},
-                      {"label_codes": code, "clusters": first, **spread})
+    return TaskResult({**metrics, **spread}, {"n_clusters": k, "n_runs": n_runs},
+                      {"label_codes": code, "clusters": first})
 
 
 def _call(ti, emb, *, seed: int, batch_size: int) -> dict:  # noqa: ANN001
@@ -135,7 +134,8 @@ def _statistic(details) -> tuple:  # noqa: ANN001
 
 FAMILY = TaskFamily(
     name="clustering", function=clustering,
-    metrics={"v_measure": True, "ami": True, "ari": True},
+    metrics={"v_measure": True, "ami": True, "ari": True, "v_measure_std": False,
+             "ami_std": False, "ari_std": False},
     call=_call, build=inputs.build_labelled, statistic=_statistic, unit="episode",
     item_ids=inputs.episode_ids, per_item=("clusters", "label_codes"),
     episode_sizes=(1, 2, 5), episodes_per_label=50, fast=((1,), 100),

@@ -44,6 +44,8 @@ from typing import Any
 
 import numpy as np
 
+from stebkit.encoders.base import mean_by_owner
+
 SPLITS = ("train", "validation", "test")
 SIDES = ("query", "target")
 SAMPLING = ("reference", "shuffle")
@@ -521,9 +523,8 @@ def pool_episodes(task_input: TaskInput, text_embeddings: np.ndarray) -> np.ndar
     sizes = np.fromiter((len(ep) for ep in task_input.episodes), dtype=np.int64)
     flat = np.fromiter((i for ep in task_input.episodes for i in ep), dtype=np.int64,
                        count=int(sizes.sum()))
-    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
-    sums = np.add.reduceat(emb[flat].astype(np.float64), starts, axis=0)
-    return shape_items(task_input, (sums / sizes[:, None]).astype(np.float32))
+    owners = np.repeat(np.arange(len(sizes)), sizes)
+    return shape_items(task_input, mean_by_owner(emb[flat], owners, len(sizes)))
 
 
 def shape_items(task_input: TaskInput, episode_embeddings: np.ndarray) -> np.ndarray:
@@ -588,7 +589,7 @@ def set_pair_ids(task_input: TaskInput, result: Mapping[str, Any]) -> list[str]:
     return [f"{ids[i]}|{ids[j]}" for i, j in np.asarray(result["details"]["pair_index"])]
 
 
-def test_ids(task_input: TaskInput, result: Mapping[str, Any]) -> list[str]:
+def held_out_ids(task_input: TaskInput, result: Mapping[str, Any]) -> list[str]:
     """The test texts of a split input (probing, classification), feature by feature
     when the input has several features."""
     ids = np.asarray(task_input.ids, dtype=object)

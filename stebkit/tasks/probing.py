@@ -318,6 +318,6 @@ def _statistic(details) -> tuple:  # noqa: ANN001
 FAMILY = TaskFamily(
     name="probing", function=probing, metrics={"accuracy": True, "validation_score": True},
     call=_call, build=inputs.build_probing, statistic=_statistic,
-    unit="test text", item_ids=inputs.test_ids, per_item=("test_correct", "feature_index"),
+    unit="test text", item_ids=inputs.held_out_ids, per_item=("test_correct", "feature_index"),
     episode_sizes=(1,), episodes_per_label=1, columns=("split",), single_text=True,
     description="linear probe of a binned feature on frozen embeddings (test accuracy)")

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from .._io import write_text
 from .data import EXCLUDED_AUTHORS, TRAINING_SOURCES
 from .model import MODEL_MARKER, STYLE_MODEL_NAME
 
@@ -168,9 +168,5 @@ def update_model_card(output_dir: str | os.PathLike[str],
     summary["scores"] = [dict(r) for r in scores]
     for path, text in ((summary_path, json.dumps(summary, indent=2, default=float)),
                        (out / "README.md", model_card(summary))):
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=out)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
+        write_text(path, text)
     return out / "README.md"

@@ -44,7 +44,6 @@ import dataclasses
 import hashlib
 import json
 import os
-import tempfile
 import time
 import warnings
 from collections.abc import Sequence
@@ -54,6 +53,7 @@ from typing import Any
 
 import numpy as np
 
+from .._io import atomic_file
 from . import card as card_mod
 from .content import TripletSampler, load_content_units
 from .data import BatchSampler, load_training_passages, mine_hard_negatives
@@ -239,14 +239,8 @@ def _save_checkpoint(folder: Path, state: dict, keep: int) -> Path:
 
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"step-{state['step']:07d}.pt"
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".pt", dir=folder)
-    os.close(fd)
-    try:
-        torch.save(state, tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_file(path) as fh:
+        torch.save(state, fh)
     for old in _checkpoints(folder)[:-keep]:
         old.unlink(missing_ok=True)
     return path

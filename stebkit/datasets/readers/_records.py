@@ -14,8 +14,6 @@ import pandas as pd
 
 from ._text import cut_passages, per_label_sample, sample, spread_passages
 
-SPLITS = ("train", "validation", "test")
-
 
 def labelled(frame: pd.DataFrame, per_label: int, rng: np.random.Generator) -> pd.DataFrame:
     """Up to ``per_label`` rows per label: the records of clustering / all-to-all pairs.
