@@ -94,6 +94,10 @@ def mirror_dirs() -> list[Path]:
     return [Path(p).expanduser() for p in raw.split(os.pathsep) if p.strip()]
 
 
+OFFLINE_VARIABLES = ("STEBKIT_OFFLINE", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
+"""Environment variables that switch stebkit offline (any set to 1/true/yes/on)."""
+
+
 def is_offline() -> bool:
     """True when ``STEBKIT_OFFLINE``, ``HF_HUB_OFFLINE`` or ``TRANSFORMERS_OFFLINE`` is set
     to 1/true/yes/on: the one offline check of the package (datasets and models).
@@ -101,8 +105,7 @@ def is_offline() -> bool:
     >>> isinstance(is_offline(), bool)
     True
     """
-    return any(os.environ.get(var, "").strip().lower() in _TRUE
-               for var in ("STEBKIT_OFFLINE", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
+    return any(os.environ.get(var, "").strip().lower() in _TRUE for var in OFFLINE_VARIABLES)
 
 
 def relative_path(url: str) -> PurePosixPath:

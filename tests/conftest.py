@@ -32,6 +32,15 @@ def mirror() -> Path:
     return Path(path)
 
 
+@pytest.fixture()
+def online(monkeypatch):
+    """Every offline switch of the package off (the test serves its own files)."""
+    from stebkit.sources import OFFLINE_VARIABLES
+
+    for var in OFFLINE_VARIABLES:
+        monkeypatch.delenv(var, raising=False)
+
+
 def pytest_collection_modifyitems(config, items):
     """Run the website tests last, so that they reuse the notebook executions of this run."""
     items.sort(key=lambda item: item.get_closest_marker("site") is not None)

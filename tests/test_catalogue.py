@@ -132,9 +132,7 @@ def test_hub_offline_error_names_dataset_and_revision(monkeypatch):
         load_dataset("ag_news", cache=False)
 
 
-def test_hub_missing_library_says_what_to_install(monkeypatch):
-    monkeypatch.delenv("STEBKIT_OFFLINE", raising=False)
-    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+def test_hub_missing_library_says_what_to_install(monkeypatch, online):
     monkeypatch.setitem(sys.modules, "datasets", None)  # import datasets -> ImportError
     with pytest.raises(DataUnavailable, match=r"pip install 'stebkit\[hub\]'"):
         load_hub("emotion", split="test")
@@ -186,10 +184,8 @@ class _ClassLabel:
         self.names = names
 
 
-def test_read_hub_end_to_end_with_a_stand_in_datasets_library(monkeypatch, tmp_path):
+def test_read_hub_end_to_end_with_a_stand_in_datasets_library(monkeypatch, online, tmp_path):
     """The online path, with ``datasets.load_dataset`` replaced by a local stand-in."""
-    monkeypatch.delenv("STEBKIT_OFFLINE", raising=False)
-    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path))
     calls = []
 
@@ -240,11 +236,10 @@ def test_read_hub_end_to_end_with_a_stand_in_datasets_library(monkeypatch, tmp_p
 
 
 @pytest.mark.parametrize("where", ["resolve", "load"])
-def test_hub_errors_other_than_network_become_data_unavailable(where, monkeypatch, tmp_path):
+def test_hub_errors_other_than_network_become_data_unavailable(where, monkeypatch, online,
+                                                               tmp_path):
     """A gated repo, an unknown config or split, a broken file: DataUnavailable naming
     the dataset, not a raw library error."""
-    monkeypatch.delenv("STEBKIT_OFFLINE", raising=False)
-    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path))
 
     class GatedRepoError(Exception):
@@ -281,13 +276,11 @@ def test_every_entry_has_a_reader_and_says_how_it_is_tested():
         assert spec.status.endswith("; needs agreement") == bool(spec.license.needs_agreement)
 
 
-def test_every_hub_commit_a_reader_loads_enters_the_fingerprint(monkeypatch, tmp_path):
+def test_every_hub_commit_a_reader_loads_enters_the_fingerprint(monkeypatch, online, tmp_path):
     """A reader reading two Hub datasets (as EnDive does): both commits are recorded."""
     from stebkit.datasets import hub
     from stebkit.datasets.spec import DatasetSpec, License, Source, TaskConfig
 
-    monkeypatch.delenv("STEBKIT_OFFLINE", raising=False)
-    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path))
     commits = {"org/one": "c1", "org/two": "c2"}
 

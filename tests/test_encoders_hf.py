@@ -140,7 +140,7 @@ def test_bad_input(enc):
         enc.encode("just one")
     with pytest.warns(UserWarning, match="2 of 3 texts are empty"):
         out = enc.encode(["", "  \n", "text"])
-    assert np.isfinite(out).all() and np.allclose(out[0], out[1])
+    assert np.isfinite(out).all() and np.allclose(out[0], out[1], atol=1e-5)
     surrogate = enc.encode(["bad \ud800 char"])
     assert np.allclose(surrogate, enc.encode(["bad \ufffd char"]))
     assert enc.encode([]).shape == (0, 384)

@@ -25,15 +25,13 @@ SHA = hashlib.sha256(PAYLOAD).hexdigest()
 
 
 @pytest.fixture()
-def env(tmp_path, monkeypatch):
+def env(tmp_path, monkeypatch, online):
     """Fresh cache, two mirrors (the first empty), online, no verification memory."""
     cache, m1, m2 = tmp_path / "cache", tmp_path / "m1", tmp_path / "m2"
     for d in (cache, m1, m2):
         d.mkdir()
     monkeypatch.setenv("STEBKIT_CACHE", str(cache))
     monkeypatch.setenv("STEBKIT_MIRROR", f"{m1}:{m2}")
-    monkeypatch.delenv("STEBKIT_OFFLINE", raising=False)
-    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     monkeypatch.setattr(sources, "_verified", {})
     return {"cache": cache, "mirrors": (m1, m2)}
 
@@ -150,7 +148,7 @@ def test_verification_is_remembered_until_the_file_changes(env, monkeypatch):
     assert len(calls) == 2
 
 
-@pytest.mark.parametrize("flag", ["STEBKIT_OFFLINE", "HF_HUB_OFFLINE"])
+@pytest.mark.parametrize("flag", ["STEBKIT_OFFLINE", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"])
 def test_offline_and_not_mirrored_raises_with_url_mirrors_and_fix(env, server, monkeypatch,
                                                                   flag):
     base, hits = server

@@ -273,7 +273,7 @@ class FunctionWordEncoder(_ConcatenatedEpisodes):
         >>> enc, note = FunctionWordEncoder().for_language("de")
         >>> enc.name, note
         ('function-words-de', "function words: the 'de' list (the texts' language)")
-        >>> FunctionWordEncoder().for_language("ru")[1][:49]
+        >>> FunctionWordEncoder().for_language("ru")[1][:48]
         "function words: no list for language 'ru' (lists"
         """
         if not self.adapts or language == self.language:
