@@ -265,6 +265,8 @@ def _run_run(args: argparse.Namespace) -> int:
     run = {name: _setting(args, settings, name, None) for name in
            ("trust_remote_code", "preset", "episode_sizes", "episodes_per_label", "device")}
     run["trust_remote_code"] = bool(run["trust_remote_code"])
+    if args.suite in SUITES and not args.datasets and not run["trust_remote_code"]:
+        datasets = _without_remote_code(datasets)
     smoke = args.smoke or args.suite == "smoke"
     if args.preflight:
         return _preflight(datasets, args, run, smoke)
@@ -307,6 +309,19 @@ def _run_run(args: argparse.Namespace) -> int:
               f"{_text(failures)}", file=sys.stderr)
         return 1
     return 0
+
+
+def _without_remote_code(datasets: Sequence[Any]) -> list[Any]:
+    """A built-in suite's datasets less those that run code from their repository, listed
+    with how to opt in (a dataset named with ``--datasets`` is refused instead)."""
+    from stebkit.datasets import get_spec
+
+    left_out = [n for n in datasets if get_spec(n).needs_remote_code]
+    if left_out:
+        print(f"{len(left_out)} dataset(s) left out: they run code from their Hugging Face "
+              f"repository when loaded ({', '.join(left_out)}); add --trust-remote-code to "
+              "include them", file=sys.stderr)
+    return [n for n in datasets if n not in left_out]
 
 
 def _datasets_label(datasets: Sequence[str]) -> str:

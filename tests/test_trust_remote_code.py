@@ -139,3 +139,32 @@ def test_models_get_remote_code_only_when_they_need_it() -> None:
     assert runner._encoder_options("all-mpnet-base-v2", True) == {}
     assert runner._encoder_options("some-org/unlisted-model", True) == \
         {"trust_remote_code": True}
+
+
+def test_a_suite_run_leaves_remote_code_datasets_out_and_says_so(tmp_path, capsys,
+                                                                  monkeypatch) -> None:
+    """`stebkit run --suite steb` runs what it can: the script datasets are listed and left
+    out (an explicit --datasets request is refused instead, see above)."""
+    import stebkit.executors
+
+    seen = {}
+
+    class Stop(Exception):
+        pass
+
+    def fake_evaluate(models, datasets, **kw):
+        seen["datasets"], seen["trust"] = list(datasets), kw["trust_remote_code"]
+        raise Stop
+
+    monkeypatch.setattr(stebkit.executors, "evaluate", fake_evaluate)
+    argv = ["run", "--suite", "steb", "--models", "random", "--output", str(tmp_path / "r")]
+    with pytest.raises(Stop):
+        cli.main(argv)
+    scripted = {"blog_age", "blog_gender", "reuters21578"}
+    assert scripted.isdisjoint(seen["datasets"]) and len(seen["datasets"]) > 100
+    err = capsys.readouterr().err
+    assert "3 dataset(s) left out" in err and "--trust-remote-code" in err
+    assert all(name in err for name in scripted)
+    with pytest.raises(Stop):
+        cli.main([*argv, "--trust-remote-code"])
+    assert scripted <= set(seen["datasets"]) and seen["trust"] is True
