@@ -16,7 +16,9 @@ Record (schema 2)
 ``main_metric`` and ``higher_is_better`` (its direction); ``metrics`` (name -> float);
 ``counts`` (name -> int: pairs, queries, dropped queries ...); ``chosen`` (settings the
 task function chose, e.g. ``regularisation``); ``per_label`` (all-vs-all pairs: each
-label against all others, ``auc`` and ``eer``, as the reference); ``ci``: ``low``,
+label against all others, ``auc`` and ``eer``, as the reference); ``submetrics`` (the
+dataset's declared sub-results: name -> metrics and ``n_items``, or ``error``); ``ci``:
+``low``,
 ``high``, ``level``, ``resamples``, ``unit``; ``n_items`` (the units the interval
 resamples: pairs, queries, test texts, ...); ``dropped`` (filter counts);
 ``per_item``: ``ids`` and ``values`` (per-item contributions to the main metric, for

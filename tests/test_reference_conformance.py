@@ -290,3 +290,139 @@ def test_the_reference_task_defaults_use_auto_episodes_per_label():
     assert FAMILIES["probing"].preset("default") == ((1,), 1)
     with pytest.raises(ValueError, match="unknown preset 'tiny'"):
         FAMILIES["clustering"].preset("tiny")
+
+
+# ---------------------------------------------------------------- LFTK scoring (core.evaluate)
+def test_lftk_pairs_are_scored_by_negative_l1_distance_and_clustered_on_absolute_values():
+    """The reference scores its LFTK model's pairs by -sum|a - b| and clusters |x|."""
+    from scipy.spatial.distance import cityblock
+    from sklearn.cluster import MiniBatchKMeans
+    from sklearn.metrics import roc_auc_score, v_measure_score
+
+    from stebkit.tasks import all_to_all_pairs, predefined_pairs
+
+    emb = np.array([[0.6, -0.8, 0.0], [0.5, -0.7, 0.1], [0.0, 0.6, 0.8], [0.1, 0.5, 0.9],
+                    [0.0, 0.0, 0.0]])  # a zero vector is fine without cosine
+    labels = ["a", "a", "b", "b", "a"]
+    # by hand: pair (0, 1) -> -(0.1 + 0.1 + 0.1) = -0.3
+    r = all_to_all_pairs(emb, labels, scoring="l1")
+    y, s = [], []
+    for i in range(5):
+        for j in range(i + 1, 5):
+            y.append(labels[i] == labels[j])
+            s.append(-cityblock(emb[i], emb[j]))
+    assert r["auc"] == pytest.approx(roc_auc_score(y, s), abs=1e-12)
+    assert max(r.details["pos_scores"]) == pytest.approx(-0.3)
+    with pytest.raises(ValueError, match="zero vector"):
+        all_to_all_pairs(emb, labels)  # cosine refuses it
+    p = predefined_pairs(emb[[0, 2, 1]], emb[[1, 3, 3]], [True, True, False], scoring="l1")
+    assert p.details["scores"].tolist() == pytest.approx([-0.3, -0.3, -2.4])
+    signs = np.array([[1.0, -2.0], [-1.0, 2.0], [5.0, 5.0], [-5.0, -5.2], [1.1, 2.0],
+                      [5.1, -5.0]])
+    want = MiniBatchKMeans(n_clusters=2, random_state=42, batch_size=32,
+                           n_init="auto").fit(np.abs(signs)).labels_
+    got = clustering(signs, [0, 0, 1, 1, 0, 1], scoring="l1")
+    assert got["v_measure"] == pytest.approx(v_measure_score([0, 0, 1, 1, 0, 1], want))
+    assert got["v_measure"] == 1.0  # |x| puts each sign pattern with its twin
+
+
+def test_the_runner_scores_an_l1_model_by_l1_in_pair_tasks_and_clustering_only(tmp_path):
+    from scipy.spatial.distance import pdist
+    from sklearn.metrics import roc_auc_score
+    from test_runner import MarkerEncoder, authors_dataset
+
+    from stebkit import runner
+    from stebkit.results import Results
+
+    class L1Marker(MarkerEncoder):
+        name = "marker-l1"
+        scoring = "l1"
+
+    data = authors_dataset()
+    res = runner.evaluate([L1Marker()], [data], output_dir=tmp_path,
+                          tasks=["all_to_all_pairs", "clustering", "retrieval"],
+                          cache_embeddings=False)
+    by_task = {r["task"]: r for r in Results(res).records}
+    assert by_task["all_to_all_pairs"]["protocol"]["scoring"] == "l1"
+    assert by_task["clustering"]["protocol"]["scoring"] == "l1"
+    assert by_task["retrieval"]["protocol"]["scoring"] == "cosine"  # as the reference
+    ti = build_episodes(data.records, "all_to_all_pairs", episode_size=1,
+                        episodes_per_label=4)
+    x = L1Marker().encode(list(ti.texts)).astype(np.float64)[[ep[0] for ep in ti.episodes]]
+    same = pdist(np.array([[hash(v)] for v in ti.labels]), lambda u, v: u[0] == v[0])
+    expected = roc_auc_score(same.astype(bool), -pdist(x, "cityblock"))
+    assert by_task["all_to_all_pairs"]["metrics"]["auc"] == pytest.approx(expected, abs=1e-9)
+
+
+# ---------------------------------------------------------------- position 0 (tasks' pos0_emb)
+def test_clustering_and_all_to_all_pairs_take_the_position_0_text_of_parallel_sets():
+    # two styles, each set = (styled original, neutral paraphrase); the reference's
+    # clustering and all-to-all pairs read entry 0 of each record only.
+    records = pd.DataFrame({
+        "text": ["tw0", "p0", "tw1", "p1", "sb0", "p2", "sb1", "p3"],
+        "label": ["tweets"] * 4 + ["switchboard"] * 4,
+        "group": ["g0", "g0", "g1", "g1", "g2", "g2", "g3", "g3"],
+        "position": [0, 1] * 4})
+    with pytest.warns(FilterWarning, match="4 texts not at position 0"):
+        ti = build_episodes(records, "clustering", episode_size=1, episodes_per_label=2)
+    assert [ti.texts[ep[0]] for ep in ti.episodes] == ["tw0", "tw1", "sb0", "sb1"]
+    assert ti.dropped["texts_not_at_position_0"] == 4
+
+
+# ---------------------------------------------------------------- dataset sub-metrics
+def test_label_submetrics_rescore_the_items_of_their_labels(tmp_path):
+    """corpus-of-diverse-styles declares clustering on tweets and switchboard only."""
+    from test_runner import MarkerEncoder, authors_dataset, spec
+
+    from stebkit import runner
+    from stebkit.datasets.spec import Dataset, Submetric, TaskConfig
+    from stebkit.results import Results
+
+    base = authors_dataset()
+    cfg = TaskConfig((1,), 3, {"a_vs_b": Submetric(labels=("a", "b")),
+                               "missing": Submetric(labels=("zz",))})
+    data = Dataset(spec("toy_sub", {"clustering": cfg}), base.records, "fp-sub")
+    res = runner.evaluate([MarkerEncoder()], [data], output_dir=tmp_path,
+                          cache_embeddings=False)
+    rec = Results(res).records[0]
+    ti = build_episodes(base.records, "clustering", episode_size=1, episodes_per_label=3)
+    keep = np.isin(ti.labels, ["a", "b"])
+    x = MarkerEncoder().encode(list(ti.texts))[[ep[0] for ep in ti.episodes]][keep]
+    want = clustering(x, ti.labels[keep], seed=42)["v_measure"]
+    assert rec["submetrics"]["a_vs_b"]["v_measure"] == pytest.approx(want, abs=1e-12)
+    assert rec["submetrics"]["a_vs_b"]["n_items"] == 6
+    assert rec["submetrics"]["missing"]["error"].startswith("ValueError: task 'clustering':"
+                                                            " none of the labels ['zz']")
+
+
+def test_field_submetrics_with_query_sides_keep_every_target(tmp_path):
+    """AuthBench length buckets: queries of one bucket against the whole target pool."""
+    from test_runner import spec
+
+    from stebkit import runner
+    from stebkit.datasets.spec import Dataset, Submetric, TaskConfig
+    from stebkit.results import Results
+
+    class Fixed:
+        name, revision = "fixed", "1"
+        vectors = {"qa": [1.0, 0.0], "qb": [0.0, 1.0], "qa2": [0.0, 1.0],
+                   "ta": [1.0, 0.1], "tb": [0.1, 1.0]}
+
+        def encode(self, texts, *, batch_size=32, show_progress=False):
+            return np.array([self.vectors[t] for t in texts], dtype=np.float32)
+
+    records = pd.DataFrame({"text": ["qa", "qb", "qa2", "ta", "tb"],
+                            "label": ["a", "b", "a", "a", "b"],
+                            "side": ["query", "query", "query", "target", "target"],
+                            "bucket": ["short", "short", "long", "short", "long"]})
+    cfg = TaskConfig((-1,), 1, {"length_{value}": Submetric(field="bucket", sides="query")})
+    data = Dataset(spec("toy_buckets", {"retrieval": cfg}, category="idiolect"), records,
+                   "fp-b")
+    res = runner.evaluate([Fixed()], [data], output_dir=tmp_path, cache_embeddings=False)
+    rec = Results(res).records[0]
+    # by hand: 'long' keeps query qa2 (author a, looks like b) and both targets -> rank 2;
+    # author b has no long query
+    assert rec["submetrics"]["length_long"]["mrr"] == pytest.approx(0.5)
+    assert rec["submetrics"]["length_long"]["n_items"] == 3
+    # 'short' keeps qa, qb and both targets: each ranks its author first
+    assert rec["submetrics"]["length_short"]["mrr"] == pytest.approx(1.0)

@@ -311,7 +311,7 @@ def test_records_are_plain_json_with_the_documented_keys(tmp_path):
     assert rec["per_item"]["ids"] == ["query:a", "query:b", "query:c", "query:d"]
     # one result shape: float metrics, integer counts, a stated direction, schema 2
     assert rec["schema"] == 2 and rec["higher_is_better"] is True
-    assert rec["counts"] == {"n_queries": 4, "n_queries_dropped": 0, "n_targets_dropped": 0}
+    assert rec["counts"] == {"n_queries": 4, "n_queries_dropped": 0, "n_distractors": 0}
     assert "n_queries" not in rec["metrics"] and isinstance(rec["metrics"]["mrr"], float)
 
 

@@ -152,6 +152,9 @@ def _break(exported, tmp_path, relative: str, content: str | None):
      '{"distractor_acc_mean": 0.5}', "episode folder 'ten'"),
     ("synthetic-order-en/random/1_10/order_alignment/metrics.json", '{"acc_mean": 0.5,',
      "not valid JSON"),
+    ("synthetic-order-en/random/1_10/order_alignment/metrics.json",
+     '{"distractor_acc_mean": 0.5, "submetrics": {"tweets": {"acc_mean": null}}}',
+     "submetric 'tweets': 'acc_mean' is None, not a finite number"),
 ])
 def test_import_names_the_bad_file(exported, tmp_path, relative, content, message) -> None:
     broken, target = _break(exported, tmp_path, relative, content)
@@ -238,3 +241,20 @@ def test_cli_export_import(smoke_run, tmp_path, capsys) -> None:
     assert "exists and is not empty" in capsys.readouterr().err
     assert cli.main(["import", str(out), str(tmp_path / "records")]) == 0
     assert "record(s) written" in capsys.readouterr().out
+
+
+def test_submetrics_travel_both_ways(tmp_path) -> None:
+    """The reference writes a dataset's sub-results under ``submetrics`` in metrics.json."""
+    rec = {"schema": 2, "model": {"name": "org/m"}, "dataset": {"name": "d"},
+           "task": "clustering", "episode_size": 1, "episodes_per_label": 50,
+           "protocol": {"seed": 42, "smoke": False}, "status": "ok",
+           "metrics": {"v_measure": 0.25, "ami": 0.1},
+           "submetrics": {"tweets_vs_switchboard": {"v_measure": 0.5, "n_items": 100},
+                          "empty": {"error": "ValueError: none of the labels"}}}
+    report = export_steb([rec], tmp_path / "steb")
+    written = json.loads(report.written[0].read_text())
+    assert written == {"v_measure": 0.25, "submetrics": rec["submetrics"]}
+    import_steb(tmp_path / "steb", tmp_path / "records")
+    back = Results.load(tmp_path / "records").records[0]
+    assert back["submetrics"] == rec["submetrics"]
+    assert back["metrics"] == {"v_measure": 0.25}

@@ -73,6 +73,16 @@ def test_authbench_queries_then_candidates_of_one_language(hub_data):
     records, dropped = read("authbench_attribution_en")
     assert records[["text", "label", "side"]].values.tolist() == [
         ["query en", "a1", "query"], ["cand en", "a1", "target"]]
+    # the fields of AuthBench's sub-results: 12 tokens is 'medium' (11-100), 'blog/x' is
+    # primary genre 'blog'; these candidates carry neither column
+    assert records.loc[0, ["length_bucket", "primary_genre"]].tolist() == ["medium", "blog"]
+    assert records.loc[1, ["length_bucket", "primary_genre"]].isna().all()
+    from stebkit.datasets.spec import expand_submetrics
+    subs = expand_submetrics(get_spec("authbench_attribution_en").tasks["retrieval"]
+                             .submetrics, records)
+    assert sorted(subs) == ["length_extra_long", "length_long", "length_medium",
+                            "length_short", "topic_pool_blog"]
+    assert subs["length_short"].sides == "query" and subs["topic_pool_blog"].sides == "both"
     assert "dropped 1 of 2 items (queries without" in dropped[0]
 
 

@@ -21,8 +21,7 @@ KS = (1, 8, 16, 32, 64, 128)
 def oracle(q: np.ndarray, qy: np.ndarray, t: np.ndarray, ty: np.ndarray) -> dict[str, float]:
     """Full distance matrix, one stable argsort per query, STEB's per-query averages."""
     common = np.intersect1d(qy, ty)
-    q, qy = q[np.isin(qy, common)], qy[np.isin(qy, common)]
-    t, ty = t[np.isin(ty, common)], ty[np.isin(ty, common)]
+    q, qy = q[np.isin(qy, common)], qy[np.isin(qy, common)]  # targets all stay ranked
     dist = pairwise_distances(q, t, metric="cosine")
     rr, first, mean_rank, rec = [], [], [], {k: [] for k in KS}
     for i in range(q.shape[0]):
@@ -62,13 +61,18 @@ def test_hand_computed_case_and_filter_counts() -> None:
     q = np.array([[1, 0], [0, 1], [1, 1]], dtype=np.float32)
     t = np.array([[0, 1], [1, 0.1], [0.9, 0.2], [1, 1]], dtype=np.float32)
     r = retrieval(q, ["a", "b", "x"], t, ["b", "a", "a", "y"])
-    # query a: relevant ranks 1, 2; query b: rank 1; "x" query and "y" target are dropped
+    # query a: relevant ranks 1, 2; query b: rank 1; the "x" query is dropped, the "y"
+    # target stays as a distractor (ranked 3rd for a, 2nd for b: below every relevant one)
     assert r["mrr"] == pytest.approx((0.75 + 1.0) / 2)
     assert r["mean_rank"] == pytest.approx((1.5 + 1) / 2)
     assert r["recall@1"] == pytest.approx((0.5 + 1) / 2) and r["recall@8"] == 1.0
-    assert (r["n_queries"], r["n_queries_dropped"], r["n_targets_dropped"]) == (2, 1, 1)
+    assert (r["n_queries"], r["n_queries_dropped"], r["n_distractors"]) == (2, 1, 1)
     np.testing.assert_array_equal(r["details"]["query_index"], [0, 1])
     np.testing.assert_allclose(r["details"]["per_query_rr"], [0.75, 1.0])
+    # a distractor ranked above the relevant target lowers the score
+    r = retrieval(np.array([[1.0, 0.0]]), ["a"], np.array([[0.0, 1.0], [1.0, 0.1]]),
+                  ["a", "y"])
+    assert r["mrr"] == 0.5
 
 
 def test_ties_are_broken_by_target_position() -> None:

@@ -31,11 +31,13 @@ from .spec import (
     DatasetSpec,
     License,
     Source,
+    Submetric,
     TaskConfig,
 )
 
 __all__ = [
     "APPLICATIONS", "CATEGORIES", "PRESET_TASK_CONFIGS", "TASKS", "Dataset", "DatasetSpec",
-    "License", "Source", "TaskConfig", "fingerprint", "get_spec", "is_available_offline",
-    "list_datasets", "load_dataset", "register", "table", "validate_records",
+    "License", "Source", "Submetric", "TaskConfig", "fingerprint", "get_spec",
+    "is_available_offline", "list_datasets", "load_dataset", "register", "table",
+    "validate_records",
 ]

@@ -44,7 +44,7 @@ from .readers import (
     trials,
     xml_corpora,
 )
-from .spec import PRESET_TASK_CONFIGS, DatasetSpec, License, Source, TaskConfig
+from .spec import PRESET_TASK_CONFIGS, DatasetSpec, License, Source, Submetric, TaskConfig
 
 __all__ = ["SPECS", "catalogue_name"]
 
@@ -135,13 +135,15 @@ def _web(note: str, *urls: str) -> Source:
 def _spec(steb: str, desc: str, *, kind: str, tasks: str, label: str, lic: str, cite: str,
           src: Source, langs: Iterable[str] = ("en",), options: Mapping[str, Any] | None = None,
           episodes: Mapping[str, int] | None = None, reader: Callable[..., Any] | None = None,
-          tested_on: str | None = None, version: int = 1) -> DatasetSpec:
+          tested_on: str | None = None, version: int = 1,
+          submetrics: Mapping[str, Mapping[str, Submetric]] | None = None) -> DatasetSpec:
     """One catalogue row -> a DatasetSpec (preset episode configs, optional overrides).
 
     ``reader`` defaults to :func:`read_hub` for Hub sources with ``options``; a spec with
     a reader and source URLs (or a local folder key) is ``offline``: it loads without
     network once its files are cached or mirrored, or its local folder is set.
     ``tested_on`` says how the reader is tested (:data:`stebkit.datasets.spec.TESTED_ON`).
+    ``submetrics`` maps a task to the sub-results the reference's config declares for it.
     """
     category, application = _CAT_APP[kind]
     task_cfgs = {}
@@ -150,6 +152,8 @@ def _spec(steb: str, desc: str, *, kind: str, tasks: str, label: str, lic: str, 
         cfg = PRESET_TASK_CONFIGS[task]
         if episodes and task in episodes:
             cfg = TaskConfig(cfg.episode_sizes, episodes[task])
+        if submetrics and task in submetrics:
+            cfg = TaskConfig(cfg.episode_sizes, cfg.episodes_per_label, submetrics[task])
         task_cfgs[task] = cfg
     if reader is None and src.is_hub and options is not None:
         reader = read_hub
@@ -346,6 +350,13 @@ _AV = [
 
 # ------------------------------------------------------------------ authorship retrieval
 _RET_LABEL = "author; each author's query texts must retrieve the same author's targets"
+# AuthBench's sub-results, as the reference prepares them: queries of one length bucket
+# against every target, and queries and targets of one primary genre (a same-topic pool).
+_AUTHBENCH_SUBMETRICS = {
+    **{f"length_{name}": Submetric(field="length_bucket", value=name, sides="query")
+       for name, _ in hub_sets.AUTHBENCH_LENGTHS},
+    "topic_pool_{value}": Submetric(field="primary_genre"),
+}
 _RET = [
     *(_spec(f"pan18_cross_domain_authorship_attribution_{lang}", f"PAN 2018 cross-domain "
             f"authorship attribution ({lang} fanfiction) as retrieval", kind="ret",
@@ -382,7 +393,7 @@ _RET = [
             src=_hub("MaoXun/AuthBench", "test", note="configs queries, candidates and "
                      "ground_truth of the test split, one language"),
             langs=(lang,), reader=hub_sets.read_authbench, tested_on="constructed",
-            options={"language": lang})
+            options={"language": lang}, submetrics={"retrieval": _AUTHBENCH_SUBMETRICS})
       for lang in ("ar", "de", "en", "es", "fr", "hi", "ja", "ko", "ru", "zh")),
 ]
 
@@ -454,7 +465,9 @@ _OBJECT = [
           lic="none", cite="Krishna et al., 2020 (STRAP)",
           src=_hub("billray110/corpus-of-diverse-styles", "train",
                    note="each row: a styled text (position 0) and its neutral paraphrase"),
-          reader=hub_sets.read_cds, tested_on="constructed", options={}),
+          reader=hub_sets.read_cds, tested_on="constructed", options={},
+          submetrics={"clustering": {"tweets_vs_switchboard": Submetric(
+              labels=("tweets", "switchboard"))}}),
     _spec("graded_formality", "Sentences rewritten at graded formality levels",
           kind="register-oa", tasks="O", label="formality", lic="none",
           cite="STEB graded formality (GPT-5-mini generated)",

@@ -86,6 +86,75 @@ APPLICATIONS = (
 )
 
 
+SUBMETRIC_SIDES = ("both", "query")
+
+
+@dataclass(frozen=True)
+class Submetric:
+    """A sub-result of one task on part of a dataset (the reference's ``submetrics``).
+
+    Either ``labels``: the items of these labels, taken from the episodes already built
+    (the reference filters its processed data by label), or ``field`` and ``value``: the
+    records whose column ``field`` equals ``value``, rebuilt into episodes with the same
+    configuration; with ``sides="query"`` (retrieval) only queries are filtered and every
+    target stays in the pool. A ``value`` of None declares one sub-result per distinct
+    value of ``field``, its name the declared one with ``{value}`` filled in.
+
+    >>> Submetric(labels=("tweets", "switchboard")).kind
+    'labels'
+    >>> Submetric(field="length_bucket", value="short", sides="query").kind
+    'field'
+    """
+
+    labels: tuple[str, ...] = ()
+    field: str | None = None
+    value: str | None = None
+    sides: str = "both"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "labels", tuple(str(v) for v in self.labels))
+        if bool(self.labels) == (self.field is not None):
+            raise ValueError("a submetric takes either labels or a field (with a value), "
+                             f"got labels={self.labels!r}, field={self.field!r}")
+        if self.sides not in SUBMETRIC_SIDES:
+            raise ValueError(f"submetric sides must be one of {SUBMETRIC_SIDES}, got "
+                             f"{self.sides!r}")
+        if self.labels and self.sides != "both":
+            raise ValueError("a label submetric filters every side; sides='query' needs a "
+                             "field and value")
+
+    @property
+    def kind(self) -> str:
+        """``"labels"`` or ``"field"``."""
+        return "labels" if self.labels else "field"
+
+
+def expand_submetrics(submetrics: Mapping[str, Submetric],
+                      records: Any) -> dict[str, Submetric]:
+    """The submetrics of one dataset, with per-value declarations expanded on its records.
+
+    >>> import pandas as pd
+    >>> rec = pd.DataFrame({"text": ["a", "b", "c"], "genre": ["news", "blog", "news"]})
+    >>> sorted(expand_submetrics({"topic_{value}": Submetric(field="genre")}, rec))
+    ['topic_blog', 'topic_news']
+    """
+    out: dict[str, Submetric] = {}
+    for name, sub in submetrics.items():
+        if sub.field is not None and sub.value is None:
+            if "{value}" not in name:
+                raise ValueError(f"submetric {name!r} declares one result per value of "
+                                 f"{sub.field!r}; its name needs a '{{value}}' placeholder")
+            if sub.field not in records.columns:
+                raise ValueError(f"submetric {name!r}: the records have no column "
+                                 f"{sub.field!r}; the reader must provide it")
+            for value in sorted(records[sub.field].dropna().astype(str).unique()):
+                out[name.replace("{value}", value)] = Submetric(field=sub.field, value=value,
+                                                                sides=sub.sides)
+        else:
+            out[name] = sub
+    return out
+
+
 @dataclass(frozen=True)
 class TaskConfig:
     """Episode configuration of one task on one dataset.
@@ -97,10 +166,15 @@ class TaskConfig:
 
     >>> TaskConfig(episode_sizes=(1, 2, 5), episodes_per_label=50).episode_sizes
     (1, 2, 5)
+
+    ``submetrics`` maps a name to a :class:`Submetric`: results of the same task on part
+    of the dataset, kept in the record beside the main result (the reference's
+    ``submetrics``).
     """
 
     episode_sizes: tuple[int, ...] = (1,)
     episodes_per_label: int | str = 50
+    submetrics: Mapping[str, Submetric] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
         if not self.episode_sizes or any(s == 0 or s < -1 for s in self.episode_sizes):
@@ -108,6 +182,11 @@ class TaskConfig:
         per = self.episodes_per_label
         if per != "auto" and (isinstance(per, bool) or not isinstance(per, int) or per < 1):
             raise ValueError(f"episodes_per_label must be an int >= 1 or 'auto', got {per!r}")
+        for name, sub in self.submetrics.items():
+            if not isinstance(sub, Submetric):
+                raise TypeError(f"submetric {name!r} must be a Submetric, got "
+                                f"{type(sub).__name__}")
+        object.__setattr__(self, "submetrics", MappingProxyType(dict(self.submetrics)))
 
 
 class _Presets(Mapping[str, TaskConfig]):

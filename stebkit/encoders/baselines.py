@@ -320,6 +320,11 @@ class LFTKEncoder(_ConcatenatedEpisodes):
     first 200 paragraphs), so a text's vector does not depend on the other texts encoded
     with it; missing values become 0 (the reference mean).
 
+    ``scoring`` follows the reference: the unit-length raw features (``"l2"``) are compared
+    by negative L1 distance in pair tasks and clustered on their absolute values
+    (``scoring = "l1"``); the standardised variant is compared by cosine like any
+    embedding.
+
     Examples
     --------
     >>> LFTKEncoder().encode(["A short sentence. And another one."]).shape[0]
@@ -334,6 +339,7 @@ class LFTKEncoder(_ConcatenatedEpisodes):
         if scaling not in ("zscore", "l2"):
             raise ValueError(f"scaling must be 'zscore' or 'l2', got {scaling!r}")
         self.scaling = scaling
+        self.scoring = "l1" if scaling == "l2" else "cosine"
         if isinstance(features, str):
             label = features
         else:

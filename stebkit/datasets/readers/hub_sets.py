@@ -130,13 +130,45 @@ def read_authbench(spec: Any, *, seed: int = 42, smoke: bool = False) -> pd.Data
     truth = tables["ground_truth"]
     author = {q: a for q, a in zip(truth["query_id"], truth["author_id"], strict=True)
               if q in ids}
-    rows = [{"text": c, "label": str(author[q]), "side": "query"}
-            for q, c in zip(queries["query_id"], queries["content"], strict=True) if q in author]
+    rows = [{"text": c, "label": str(author[q]), "side": "query", **meta}
+            for q, c, meta in zip(queries["query_id"], queries["content"],
+                                  _authbench_meta(queries), strict=True) if q in author]
     report_dropped(spec.name, len(queries) - len(rows), len(queries),
                    "queries without a ground-truth author")
-    rows += [{"text": c, "label": str(a), "side": "target"}
-             for a, c in zip(candidates["author_id"], candidates["content"], strict=True)]
-    return smoke_cut(frame(rows, ("text", "label", "side")), smoke)
+    rows += [{"text": c, "label": str(a), "side": "target", **meta}
+             for a, c, meta in zip(candidates["author_id"], candidates["content"],
+                                   _authbench_meta(candidates), strict=True)]
+    return smoke_cut(frame(rows, ("text", "label", "side", "length_bucket", "primary_genre")),
+                     smoke)
+
+
+AUTHBENCH_LENGTHS = (("short", 10), ("medium", 100), ("long", 500), ("extra_long", None))
+"""AuthBench's document-length buckets by token count (upper bounds, inclusive)."""
+
+
+def authbench_length_bucket(tokens: Any) -> str | None:
+    """The AuthBench length bucket of a token count (None when it is unknown).
+
+    >>> [authbench_length_bucket(n) for n in (1, 10, 11, 500, 501, None)]
+    ['short', 'short', 'medium', 'long', 'extra_long', None]
+    """
+    if tokens is None or (isinstance(tokens, float) and tokens != tokens):
+        return None
+    for name, high in AUTHBENCH_LENGTHS:
+        if high is None or int(tokens) <= high:
+            return name
+    return None  # unreachable: the last bucket has no bound
+
+
+def _authbench_meta(table: pd.DataFrame) -> list[dict[str, Any]]:
+    """Per row: the length bucket (from ``token_length``) and primary genre (the part of
+    ``genre`` before the first '/'), the fields of AuthBench's sub-results."""
+    n = len(table)
+    tokens = table["token_length"].tolist() if "token_length" in table else [None] * n
+    genres = table["genre"].tolist() if "genre" in table else [None] * n
+    return [{"length_bucket": authbench_length_bucket(t),
+             "primary_genre": g.split("/", 1)[0] if isinstance(g, str) else None}
+            for t, g in zip(tokens, genres, strict=True)]
 
 
 ENDIVE_TASKS = ("logic_bench_yn", "logic_bench_mcq", "svamp", "mbpp", "gsm8k", "folio",
