@@ -110,3 +110,22 @@ def test_clustering_resample_statistic_equals_sklearn_v_measure():
         idx = rng.integers(0, n, n)
         assert n_items == n
         assert stat(idx) == pytest.approx(v_measure_score(y[idx], c[idx]), abs=1e-12)
+
+
+def test_paired_bootstrap_mean_is_stratified_and_reduces_to_the_paired_bootstrap():
+    from stebkit.tasks import paired_bootstrap_mean
+
+    rng = np.random.default_rng(3)
+    a, b = rng.random(40), rng.random(40)
+    one = paired_bootstrap_mean([(a, b)], n_resamples=300, seed=7)
+    ref = paired_bootstrap(a, b, n_resamples=300, seed=7)
+    assert {k: one[k] for k in ref} == pytest.approx(ref)
+    # two datasets: the mean of their differences, each resampled within itself
+    c, d = np.ones(5), np.zeros(5)  # a constant difference of 1 in every resample
+    two = paired_bootstrap_mean([(a, b), (c, d)], n_resamples=300, seed=7)
+    assert two["diff"] == pytest.approx(((a.mean() - b.mean()) + 1.0) / 2)
+    assert two["low"] <= two["diff"] <= two["high"] and two["n_datasets"] == 2
+    # the constant dataset adds no spread: the interval is about half as wide
+    assert 0.35 < (two["high"] - two["low"]) / (ref["high"] - ref["low"]) < 0.65
+    with pytest.raises(ValueError, match="dataset 1: a has 5 items but b has 4"):
+        paired_bootstrap_mean([(a, b), (c, d[:4])])

@@ -31,7 +31,7 @@ from . import retrieval as _retrieval
 from . import retrieval_ndcg as _retrieval_ndcg
 from . import stel as _stel
 from ._checks import DegenerateWarning
-from .bootstrap import bootstrap_ci, paired_bootstrap, task_statistic
+from .bootstrap import bootstrap_ci, paired_bootstrap, paired_bootstrap_mean, task_statistic
 from .classification import classification
 from .clustering import clustering
 from .family import (
@@ -82,6 +82,7 @@ __all__ = [
     "mean_of",
     "order_alignment",
     "paired_bootstrap",
+    "paired_bootstrap_mean",
     "predefined_pairs",
     "probing",
     "quantile_bins",

@@ -21,7 +21,7 @@ family                 resampled unit -> statistic
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -210,3 +210,52 @@ def paired_bootstrap(a: object, b: object, *, task: str | None = None,
     p = 2 * min(np.mean(diffs <= 0), np.mean(diffs >= 0))
     return {"diff": stat_a(full) - stat_b(full), "low": float(low), "high": float(high),
             "p_value": float(min(1.0, p))}
+
+
+def paired_bootstrap_mean(pairs: Sequence[tuple[object, object]], *, task: str | None = None,
+                          n_resamples: int = 1000, confidence: float = 0.95,
+                          seed: int = 42) -> dict:
+    """Bootstrap the mean over datasets of ``metric(a) - metric(b)`` (a stratified paired
+    bootstrap: each resample draws the items of every dataset from that dataset).
+
+    ``pairs`` holds one ``(a, b)`` per dataset, each as :func:`paired_bootstrap` takes
+    them. With a single dataset the result equals :func:`paired_bootstrap`'s.
+
+    Returns
+    -------
+    dict
+        ``diff`` (the mean of the per-dataset differences on all items), ``low``,
+        ``high``, ``p_value`` (as :func:`paired_bootstrap`) and ``n_datasets``.
+
+    Examples
+    --------
+    >>> from stebkit.tasks import paired_bootstrap_mean
+    >>> r = paired_bootstrap_mean([([1.0] * 10, [0.0] * 10), ([0.5] * 4, [0.5] * 4)])
+    >>> r["diff"], r["low"], r["high"], r["n_datasets"]
+    (0.5, 0.5, 0.5, 2)
+    """
+    _check(n_resamples, confidence)
+    if not pairs:
+        raise ValueError("pairs is empty: pass one (a, b) per dataset")
+    strata = []
+    for k, (a, b) in enumerate(pairs):
+        n_a, stat_a = _resolve(a, task, None)
+        n_b, stat_b = _resolve(b, task, None)
+        if n_a != n_b:
+            raise ValueError(f"dataset {k}: a has {n_a} items but b has {n_b}; a paired "
+                             "comparison needs the same items for both models")
+        strata.append((n_a, stat_a, stat_b))
+    rng = np.random.default_rng(seed)
+    diffs = np.empty(n_resamples)
+    for r in range(n_resamples):
+        total = 0.0
+        for n, stat_a, stat_b in strata:
+            idx = rng.integers(0, n, n)
+            total += stat_a(idx) - stat_b(idx)
+        diffs[r] = total / len(strata)
+    alpha = (1 - confidence) / 2
+    low, high = np.nanquantile(diffs, [alpha, 1 - alpha])
+    full = float(np.mean([sa(np.arange(n)) - sb(np.arange(n)) for n, sa, sb in strata]))
+    p = 2 * min(np.mean(diffs <= 0), np.mean(diffs >= 0))
+    return {"diff": full, "low": float(low), "high": float(high),
+            "p_value": float(min(1.0, p)), "n_datasets": len(strata)}
