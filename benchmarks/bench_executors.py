@@ -6,8 +6,10 @@ results folder, so both pay the full cost of ``make demo``. Prints the wall time
 and the ratio sequential / local. The timings depend on the machine and on what else
 runs on it: compare the ratio, and repeat on a quiet machine.
 
-Run: ``python benchmarks/bench_executors.py [--quick] [--jobs 2]`` (``--quick``: the
-smoke suite with two models instead of the lite suite with the default zoo).
+Run: ``python benchmarks/bench_executors.py [--quick] [--jobs 2] [--datasets a,b]
+[--models m,n]`` (``--quick``: the smoke suite with two models instead of the lite suite
+with the default zoo; ``--datasets``/``--models``: a part of the suite, to try the script
+or to time a few representative datasets).
 """
 
 from __future__ import annotations
@@ -38,24 +40,29 @@ def breakdown(found: dict[str, dict], total: float) -> None:
     processing data, loading models and writing."""
     encode: dict[str, float] = {}
     tasks: dict[str, float] = {}
+    per_model: dict[str, float] = {}
     seen = set()
     for rec in found.values():
         model, dataset = rec["model"]["name"], rec["dataset"]["name"]
         if "encode_s" in rec and (model, dataset) not in seen:
             seen.add((model, dataset))
             encode[model] = encode.get(model, 0.0) + rec["encode_s"]
+            per_model[model] = per_model.get(model, 0.0) + rec["encode_s"]
         tasks[rec["task"]] = tasks.get(rec["task"], 0.0) + rec.get("runtime_s", 0.0)
+        per_model[model] = per_model.get(model, 0.0) + rec.get("runtime_s", 0.0)
     enc, tsk = sum(encode.values()), sum(tasks.values())
     print(f"  encoding {enc:.0f} s: " + ", ".join(
         f"{m} {s:.0f}" for m, s in sorted(encode.items(), key=lambda x: -x[1])))
     print(f"  tasks {tsk:.0f} s: " + ", ".join(
         f"{t} {s:.0f}" for t, s in sorted(tasks.items(), key=lambda x: -x[1])))
+    print("  per model (encoding and tasks): " + ", ".join(
+        f"{m} {s:.0f}" for m, s in sorted(per_model.items(), key=lambda x: -x[1])))
     print(f"  the rest (data loading and processing, model loading, writing): "
           f"{total - enc - tsk:.0f} s")
 
 
-def run(label: str, extra: list[str], suite: str, models: list[str] | None
-        ) -> tuple[float, dict[str, dict]]:
+def run(label: str, extra: list[str], suite: str, models: list[str] | None,
+        datasets: list[str] | None = None) -> tuple[float, dict[str, dict]]:
     """One ``stebkit run`` from empty caches: its wall time in seconds, and the metrics of
     each record (for a sequential run, also where the time went)."""
     with tempfile.TemporaryDirectory(prefix="stebkit-bench-") as tmp:
@@ -66,6 +73,8 @@ def run(label: str, extra: list[str], suite: str, models: list[str] | None
                "--no-progress", *extra]
         if models:
             cmd += ["--models", *models]
+        if datasets:
+            cmd += ["--datasets", *datasets] + (["--smoke"] if suite == "smoke" else [])
         start = time.perf_counter()
         out = subprocess.run(cmd, env=env, capture_output=True, text=True)
         seconds = time.perf_counter() - start
@@ -79,6 +88,10 @@ def run(label: str, extra: list[str], suite: str, models: list[str] | None
         return seconds, {k: r.get("metrics") or {} for k, r in found.items()}
 
 
+def _names(value: str) -> list[str]:
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true",
@@ -86,18 +99,31 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2, help="local workers (default 2)")
     parser.add_argument("--only", choices=("sequential", "local"),
                         help="run one executor only")
+    parser.add_argument("--datasets", type=_names, help="comma-separated datasets of the "
+                        "suite to run instead of all of them")
+    parser.add_argument("--models", type=_names, help="comma-separated models instead of "
+                        "the default zoo")
     args = parser.parse_args()
     suite = "smoke" if args.quick else "lite"
-    models = ["random", "tfidf-char"] if args.quick else None
-    print(f"stebkit run --suite {suite}, empty caches, {os.cpu_count()} CPU(s); "
-          f"load average at start: {os.getloadavg()[0]:.1f}")
+    models = args.models or (["random", "tfidf-char"] if args.quick else None)
+    if args.datasets:
+        from stebkit.datasets import list_datasets
+
+        unknown = sorted(set(args.datasets) - set(list_datasets(suite=suite)))
+        if unknown:
+            sys.exit(f"--datasets: {unknown} are not in the {suite} suite")
+    what = f"--datasets {' '.join(args.datasets)}" if args.datasets else f"--suite {suite}"
+    print(f"stebkit run {what}{' --models ' + ' '.join(models) if models else ''}, empty "
+          f"caches, {os.cpu_count()} CPU(s); load average at start: "
+          f"{os.getloadavg()[0]:.1f}", flush=True)
     times, found = {}, {}
     if args.only != "local":
-        times["sequential"], found["sequential"] = run("sequential", [], suite, models)
+        times["sequential"], found["sequential"] = run("sequential", [], suite, models,
+                                                       args.datasets)
     if args.only != "sequential":
         times["local"], found["local"] = run(f"local --jobs {args.jobs}",
                                              ["--executor", "local", "--jobs", str(args.jobs)],
-                                             suite, models)
+                                             suite, models, args.datasets)
     if len(times) == 2:
         print(f"ratio sequential / local: {times['sequential'] / times['local']:.2f}")
         a, b = found["sequential"], found["local"]

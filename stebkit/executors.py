@@ -9,7 +9,8 @@ the pending units:
 ``local``
     ``jobs`` worker processes on this machine. They share one ordered list of units and
     take them in small chunks of one model, so a slow model does not hold the others
-    back; each worker is pinned to its share of the CPUs.
+    back; a worker builds (and loads) each model once, for all the chunks of it that it
+    runs, and each worker is pinned to its share of the CPUs.
 ``slurm``
     One SLURM job array through ``submitit``: one job per model and shard of its
     datasets (``datasets_per_job``; by default about a quarter of the suite), so the
@@ -24,6 +25,9 @@ time limit, node failure) leaves complete records or none; running ``stebkit run
 submits only the units that are missing or failed. The embedding cache writes one file
 per batch under a fresh name and renames it into place, so several processes and nodes
 may fill it at once.
+
+Every executor runs presets (``preset="benchmark"``): a unit then holds the records of
+each preset entry on its dataset, with the entry's episode sizes and episodes per label.
 
 Every run writes ``<output>/jobs/plan.jsonl`` (the units and their record files) and,
 for jobs, ``<output>/jobs/index.jsonl`` (job id, units, log files); :func:`status`
@@ -45,6 +49,7 @@ import subprocess
 import sys
 import time
 import uuid
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
@@ -287,7 +292,9 @@ def plan_units(models: Any, datasets: Any, *, output_dir: str | os.PathLike = "r
     """The units of an evaluation, in order (models outer, datasets inner).
 
     ``kwargs`` are those of :func:`stebkit.runner.evaluate` (tasks, overwrite, seed,
-    smoke, episode_sizes, batch_size, sampling; the others do not change the plan).
+    smoke, episode_sizes, episodes_per_label, batch_size, sampling, preset; the others do
+    not change the plan). With a ``preset``, a unit holds the records of every entry of
+    the preset that runs its dataset, each with the entry's episode configuration.
 
     Examples
     --------
@@ -299,6 +306,8 @@ def plan_units(models: Any, datasets: Any, *, output_dir: str | os.PathLike = "r
     """
     from stebkit.runner import OVERWRITE, needs_run, plan, run_protocol
 
+    if kwargs.get("preset"):
+        return _preset_units(models, datasets, output_dir=output_dir, **kwargs)
     overwrite = kwargs.get("overwrite", "only-missing")
     if overwrite not in OVERWRITE:
         raise ValueError(f"overwrite must be one of {OVERWRITE}, got {overwrite!r}")
@@ -315,6 +324,41 @@ def plan_units(models: Any, datasets: Any, *, output_dir: str | os.PathLike = "r
         unit.records = (*unit.records, u.path)
         unit.pending = unit.pending or todo
     return list(units.values())
+
+
+def _preset_units(models: Any, datasets: Any, *, output_dir: str | os.PathLike, preset: str,
+                  unavailable: list[str] | None = None, **kwargs: Any) -> list[Unit]:
+    """The units of a preset run (as :func:`stebkit.runner.evaluate` with ``preset``
+    runs it: each entry's task on the entry's datasets, restricted to ``datasets`` when
+    given); the entries it cannot run are added to ``unavailable``."""
+    from stebkit.presets import preset_entries, resolve_datasets
+    from stebkit.runner import _as_list
+
+    entries = preset_entries(preset)
+    if kwargs.get("episode_sizes") is not None or kwargs.get("episodes_per_label") is not None:
+        raise ValueError(f"preset {preset!r} sets the episode sizes and episodes per label; "
+                         "give either a preset or episode_sizes/episodes_per_label")
+    names = None if datasets is None else [getattr(d, "name", d) for d in _as_list(datasets)]
+    wanted = None if kwargs.get("tasks") is None else _as_list(kwargs["tasks"])
+    merged: dict[tuple[str, str], Unit] = {}
+    for entry in entries:
+        if wanted is not None and entry.task not in wanted:
+            continue
+        chosen = resolve_datasets(entry, names, [] if unavailable is None else unavailable)
+        if not chosen:
+            continue
+        for u in plan_units(models, chosen, output_dir=output_dir, **{
+                **kwargs, "tasks": [entry.task],
+                "episode_sizes": {entry.task: list(entry.episode_sizes)},
+                "episodes_per_label": entry.episodes_per_label}):
+            have = merged.setdefault((u.model, u.dataset), Unit(u.model, u.dataset, (), False))
+            have.records = (*have.records, *u.records)
+            have.pending = have.pending or u.pending
+    # models outer, datasets inner (in the order given), as a run without a preset
+    model_rank = {m: k for k, m in enumerate(dict.fromkeys(m for m, _ in merged))}
+    dataset_rank = {d: k for k, d in enumerate(dict.fromkeys(
+        [*(names or []), *(d for _, d in merged)]))}
+    return sorted(merged.values(), key=lambda u: (model_rank[u.model], dataset_rank[u.dataset]))
 
 
 def _save_plan(root: Path, units: Sequence[Unit]) -> None:
@@ -435,9 +479,11 @@ def run_job(payload: Mapping[str, Any]) -> dict[str, Any]:
     run per :func:`~stebkit.runner.evaluate` call; default: all of them), ``offset``
     (where in ``units`` this worker starts) and ``cpus`` (CPUs to pin the process to).
     Units another live process holds, or that this submission already finished, are
-    passed over. Returns counts of the units run and passed over.
+    passed over. Each model is built (and its weights loaded) once per job, and dropped
+    once the job has no more of its units. Returns counts of the units run and passed
+    over.
     """
-    from stebkit.runner import evaluate
+    from stebkit.runner import reuse_encoders
 
     for sig in (signal.SIGTERM, signal.SIGUSR2, signal.SIGINT):
         signal.signal(sig, _on_signal)
@@ -457,7 +503,23 @@ def run_job(payload: Mapping[str, Any]) -> dict[str, Any]:
     chunk = int(payload.get("chunk") or len(units) or 1)
     info = {"job": job, "host": socket.gethostname(), "pid": os.getpid(), "run": run}
     _log(f"job {job}: {len(units)} unit(s), output {root}")
+    with reuse_encoders() as kept:
+        ran, passed = _run_units(order, chunk, root, run, info, kwargs, kept)
+    _log(f"job {job}: finished ({ran} unit(s) run, {passed} passed over)")
+    return {"job": job, "ran": ran, "passed": passed}
+
+
+def _run_units(order: Sequence[tuple[str, str]], chunk: int, root: Path, run: str,
+               info: Mapping[str, Any], kwargs: Mapping[str, Any],
+               kept: dict[tuple[Any, ...], Any]) -> tuple[int, int]:
+    """Claim and run ``order`` in chunks of one model (see :func:`run_job`); ``kept``:
+    the models built so far (:func:`stebkit.runner.reuse_encoders`)."""
+    import gc
+
+    from stebkit.runner import evaluate
+
     ran = passed = 0
+    run_datasets = list(dict.fromkeys(d for _, d in order))
     taken: set[tuple[str, str]] = set()
     i = 0
     while i < len(order):
@@ -488,7 +550,7 @@ def run_job(payload: Mapping[str, Any]) -> dict[str, Any]:
         started = time.perf_counter()
         ok = False
         try:
-            _prepare_datasets(datasets, kwargs)
+            _prepare_datasets(datasets, kwargs, run_datasets)
             evaluate(model, datasets, show_progress=False, **kwargs)
             ok = True
         except JobInterrupted as err:
@@ -501,23 +563,49 @@ def run_job(payload: Mapping[str, Any]) -> dict[str, Any]:
                 claim.release()
         ran += len(held)
         _log(f"{model}: done in {time.perf_counter() - started:.1f} s")
-    _log(f"job {job}: finished ({ran} unit(s) run, {passed} passed over)")
-    return {"job": job, "ran": ran, "passed": passed}
+        later = {m for m, _ in order[i:]}
+        done = [key for key in kept if key[0] not in later]
+        for key in done:  # this job has no more units of that model: free its memory
+            del kept[key]
+        if done:
+            gc.collect()
+    return ran, passed
 
 
-def _prepare_datasets(datasets: Sequence[str], kwargs: Mapping[str, Any]) -> None:
+def _prepare_datasets(datasets: Sequence[str], kwargs: Mapping[str, Any],
+                      run_datasets: Sequence[str] = ()) -> None:
     """Process each dataset into the cache under a lock, so that concurrent workers wait
-    for one another instead of processing the same dataset twice."""
+    for one another instead of processing the same dataset twice.
+
+    Datasets made from the same source files are processed together, by one worker, with
+    those of ``run_datasets`` that share them: the five UD-EWT probing sets share one
+    spaCy analysis of their documents, which a process computes once.
+    """
+    import hashlib
+
     from stebkit.datasets import get_spec, load_dataset
+    from stebkit.results import safe_name
     from stebkit.sources import cache_dir
 
     seed, smoke = int(kwargs.get("seed", 42)), bool(kwargs.get("smoke", False))
-    for name in datasets:
-        from stebkit.results import safe_name
 
-        lock = cache_dir() / "locks" / f"dataset-{safe_name(name)}-{seed}-{int(smoke)}.lock"
-        with _file_lock(lock), contextlib.suppress(Exception):
-            load_dataset(get_spec(name), seed=seed, smoke=smoke)  # errors: the runner's
+    def group(name: str) -> str:
+        urls = sorted(get_spec(name).source.urls)
+        if not urls:
+            return f"dataset-{safe_name(name)}"
+        return "source-" + hashlib.sha256(repr(urls).encode()).hexdigest()[:16]
+
+    groups: dict[str, list[str]] = {}
+    for name in dict.fromkeys([*datasets, *run_datasets]):
+        with contextlib.suppress(Exception):  # an unknown name: the runner says why
+            groups.setdefault(group(name), []).append(name)
+    for key, members in groups.items():
+        if not set(members) & set(datasets):
+            continue
+        with _file_lock(cache_dir() / "locks" / f"{key}-{seed}-{int(smoke)}.lock"):
+            for name in members:
+                with contextlib.suppress(Exception):  # errors: the runner's
+                    load_dataset(get_spec(name), seed=seed, smoke=smoke)
 
 
 def _main(argv: Sequence[str]) -> int:
@@ -580,17 +668,21 @@ def evaluate(models: Any, datasets: Any, *, output_dir: str | os.PathLike = "res
         raise TypeError(f"evaluate() got unexpected keyword argument(s) {unknown}")
     root = Path(output_dir)
     if config.kind == "sequential":
-        if not kwargs.get("preset"):  # a preset plans its own episode sizes
-            with contextlib.suppress(ValueError, TypeError):  # bad input: evaluate says why
-                _save_plan(root, plan_units(models, datasets, output_dir=root, **kwargs))
+        with contextlib.suppress(ValueError, TypeError):  # bad input: evaluate says why
+            _save_plan(root, plan_units(models, datasets, output_dir=root, **kwargs))
         return runner.evaluate(models, datasets, output_dir=root, show_progress=show_progress,
                                **kwargs)
-    if kwargs.get("preset"):
-        raise ExecutorError(f"preset {kwargs['preset']!r} runs with the sequential executor; "
-                            "for local or SLURM runs pass its datasets (--suite steb) and "
-                            "--episode-sizes/--episodes-per-label instead")
-    names = _names(models, "models"), _names(datasets, "datasets")
-    units = plan_units(names[0], names[1], output_dir=root, **kwargs)
+    names = _names(models, "models"), (None if datasets is None and kwargs.get("preset")
+                                       else _names(datasets, "datasets"))
+    unavailable: list[str] = []
+    units = plan_units(names[0], names[1], output_dir=root, **kwargs,
+                       **({"unavailable": unavailable} if kwargs.get("preset") else {}))
+    for problem in unavailable:  # as a sequential preset run says it
+        warnings.warn(f"preset {kwargs['preset']!r}: {problem}; that entry is not run",
+                      UserWarning, stacklevel=2)
+    if not units and not unavailable:
+        raise ValueError(f"nothing to run: the preset {kwargs.get('preset')!r} has no entry "
+                         f"on the datasets {names[1]}")
     _save_plan(root, units)
     todo, busy = [], []
     for u in units:
@@ -601,7 +693,8 @@ def evaluate(models: Any, datasets: Any, *, output_dir: str | os.PathLike = "res
     for u, content in busy:
         print(f"{u.label}: running in job {content.get('job', '?')}, not submitted again",
               file=sys.stderr)
-    suite_files = sorted({str(f) for f in map(_suite_file, names[1]) if f is not None})
+    suite_files = sorted({str(f) for f in map(_suite_file, {u.dataset for u in units})
+                          if f is not None})
     evaluate_kwargs = {**{k: v for k, v in kwargs.items()}, "output_dir": str(root.resolve())}
     evaluate_kwargs.setdefault("overwrite", "only-missing")
     submission = _Submission(root, config, [u for u, _ in todo], evaluate_kwargs, suite_files,

@@ -20,12 +20,13 @@ error) and the run goes on; a task a dataset does not serve is recorded as
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import time
 import traceback
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -362,11 +363,49 @@ def _prepare_encoder(name: str, given: Any, *, trust_remote_code: bool = False,
     from stebkit.encoders import get_encoder
     from stebkit.errors import ModelUnavailable
 
+    options = _encoder_options(name, trust_remote_code)
+    key = (name, tuple(sorted(options.items())), device)
+    if _BUILT is not None and key in _BUILT:
+        return _BUILT[key]
     try:
-        return _on_device(get_encoder(name, **_encoder_options(name, trust_remote_code)),
-                          device)
+        encoder = _on_device(get_encoder(name, **options), device)
     except ModelUnavailable as err:
-        return err
+        encoder = err
+    if _BUILT is not None:
+        _BUILT[key] = encoder
+    return encoder
+
+
+_BUILT: dict[tuple[Any, ...], Any] | None = None
+
+
+@contextlib.contextmanager
+def reuse_encoders() -> Iterator[dict[tuple[Any, ...], Any]]:
+    """Build each model once for every :func:`evaluate` call inside the block.
+
+    Out of the block, each :func:`evaluate` call builds (and loads) the models it names;
+    inside it, a model built by name is kept, keyed by ``(name, options, device)``, and
+    handed to the next call that names it: a worker that evaluates one model on several
+    chunks of datasets loads it once. Yields the dict of kept encoders, from which a
+    caller drops the models it is done with. Nested blocks share the outer one's.
+
+    >>> with reuse_encoders() as kept:
+    ...     first = _prepare_encoder("random", None)
+    ...     again = _prepare_encoder("random", None)
+    >>> first is again, [key[0] for key in kept]
+    (True, ['random'])
+    >>> _prepare_encoder("random", None) is first  # out of the block: built anew
+    False
+    """
+    global _BUILT
+    if _BUILT is not None:
+        yield _BUILT
+        return
+    _BUILT = {}
+    try:
+        yield _BUILT
+    finally:
+        _BUILT = None
 
 
 def _with_cache(encoder: Any, cache: bool) -> Any:
@@ -669,16 +708,17 @@ def _evaluate_preset(preset: str, models: Any, datasets: Any, *, tasks: Any,
     wanted = None if tasks is None else _as_list(tasks)
     unavailable: list[str] = []
     records = []
-    for entry in entries:
-        if wanted is not None and entry.task not in wanted:
-            continue
-        chosen = resolve_datasets(entry, names, unavailable)
-        if not chosen:
-            continue
-        res = evaluate(models, chosen, tasks=[entry.task], output_dir=output_dir,
-                       episode_sizes={entry.task: list(entry.episode_sizes)},
-                       episodes_per_label=entry.episodes_per_label, **options)
-        records += res.records
+    with reuse_encoders():  # each model loads once for all the entries
+        for entry in entries:
+            if wanted is not None and entry.task not in wanted:
+                continue
+            chosen = resolve_datasets(entry, names, unavailable)
+            if not chosen:
+                continue
+            res = evaluate(models, chosen, tasks=[entry.task], output_dir=output_dir,
+                           episode_sizes={entry.task: list(entry.episode_sizes)},
+                           episodes_per_label=entry.episodes_per_label, **options)
+            records += res.records
     for problem in unavailable:
         warnings.warn(f"preset {preset!r}: {problem}; that entry is not run", UserWarning,
                       stacklevel=3)

@@ -8,8 +8,10 @@ are skipped, with the reason, where that cannot run.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -81,7 +83,33 @@ def _subset(reference: Path, out: Path, datasets: list[str]) -> Path:
 # --------------------------------------------------------------------------- no SLURM needed
 
 
-def test_local_executor_identical_to_sequential(reference, tmp_path):
+# imported first by each worker process (on PYTHONPATH): every model the zoo builds is
+# written down with the process id, so that the test counts the loads of each worker
+_COUNT_BUILDS = '''
+import os
+from stebkit.encoders import zoo
+
+_build = zoo.get_encoder
+
+
+def get_encoder(name, **options):
+    with open(os.environ["STEBKIT_TEST_BUILDS"], "a") as fh:
+        fh.write(f"{os.getpid()} {name}\\n")
+    return _build(name, **options)
+
+
+zoo.get_encoder = get_encoder
+'''
+
+
+def test_local_executor_identical_to_sequential(reference, tmp_path, monkeypatch):
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(_COUNT_BUILDS)
+    builds = tmp_path / "builds.txt"
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
+        [str(hook), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    monkeypatch.setenv("STEBKIT_TEST_BUILDS", str(builds))
     out = tmp_path / "local"
     assert main(["run", "--suite", "smoke", "--models", *MODELS, "--output", str(out),
                  "--figures", str(tmp_path / "fig"), "--executor", "local", "--jobs", "2",
@@ -93,11 +121,80 @@ def test_local_executor_identical_to_sequential(reference, tmp_path):
     # both workers ran units, and each unit was run once
     logs = [Path(j["log"]).read_text() for j in index]
     assert all("done in" in log for log in logs)
+    # each worker ran several chunks of a model's datasets, and built that model once
+    chunks = {(j["pid"], m): len(re.findall(rf"^\[.*\] {re.escape(m)}: \d+ dataset", log, re.M))
+              for j, log in zip(index, logs, strict=True) for m in MODELS}
+    assert max(chunks.values()) > 1, chunks
+    built = [tuple(line.split()) for line in builds.read_text().splitlines()]
+    assert sorted(built) == sorted({(str(pid), m) for (pid, m), n in chunks.items() if n})
     # a second run has nothing to do: no worker starts
     assert main(["run", "--suite", "smoke", "--models", *MODELS, "--output", str(out),
                  "--figures", str(tmp_path / "fig"), "--executor", "local",
                  "--no-progress"]) == 0
     assert len((out / "jobs" / "index.jsonl").read_text().splitlines()) == 2
+
+
+PRESET_DATASETS = ["synthetic-authors-en", "synthetic-order-en", "synthetic-author-pairs-en"]
+
+
+@pytest.mark.parametrize("preset", ["benchmark", "fast"])
+def test_presets_run_with_the_local_executor(preset, tmp_path):
+    # each preset sets every family's episode sizes and episodes per label; the units a
+    # worker gets carry them, so local workers write what a sequential run writes
+    argv = ["run", "--preset", preset, "--models", *MODELS, "--figures", str(tmp_path / "f"),
+            "--no-progress"] + (["--datasets", *PRESET_DATASETS] if preset == "benchmark"
+                                else [])
+    runs = {}
+    for kind in ("sequential", "local"):
+        out = tmp_path / kind
+        with (pytest.warns(UserWarning, match="clustering on 'sms_spam': not in the stebkit")
+              if preset == "fast" else contextlib.nullcontext()):
+            code = main([*argv, "--output", str(out), "--executor", kind, "--jobs", "2"])
+        runs[kind] = (code, _records(out), status(out))
+    (code, got, table), (want_code, want, want_table) = runs["local"], runs["sequential"]
+    assert code == want_code and got == want
+    assert table.drop(columns="job").equals(want_table.drop(columns="job"))
+    protocol = {}
+    for path in sorted((tmp_path / "local").rglob("*__e*.json")):
+        rec = json.loads(path.read_text())
+        protocol.setdefault(rec["task"], set()).add(
+            (rec["episode_size"], rec["protocol"]["episodes_per_label"]))
+    if preset == "benchmark":  # the reference's benchmark preset, not the datasets' own
+        assert len(got) == 2 * 9
+        ok = sorted(k for k, r in got.items() if r["status"] == "ok")
+        assert [k.split("/", 1)[1] for k in ok] == 2 * [
+            "synthetic-author-pairs-en/predefined_pairs__e1.json",
+            "synthetic-authors-en/retrieval__e-1.json"]
+        # the small synthetic labels cannot fill the preset's 50 and 100 episodes
+        assert all("50 episode(s)" in r["reason"] or "100 episode(s)" in r["reason"]
+                   for k, r in got.items() if k not in ok)
+        assert protocol == {"clustering": {(1, 50), (2, 50), (5, 50)},
+                            "all_to_all_pairs": {(1, 50), (2, 50), (5, 50)},
+                            "retrieval": {(-1, 1)}, "order_alignment": {(1, 100)},
+                            "predefined_pairs": {(1, 2)}}
+    else:  # its datasets are not offline here: the same failed records, and no sms_spam
+        assert protocol == {"order_alignment": {(1, 50)}, "all_to_all_pairs": {(1, 100)},
+                            "retrieval": {(-1, 1)}, "predefined_pairs": {(1, 2)}}
+        assert set(table["dataset"]) == {"corpus_of_diverse_styles", "amazon",
+                                         "pan15_authorship_verification_english_test"}
+
+
+def test_datasets_of_one_source_are_processed_together(tmp_path, monkeypatch):
+    # the UD-EWT probing sets share one spaCy analysis: the worker that processes one of
+    # them processes the run's others too, and leaves datasets of other sources alone
+    from stebkit.datasets import fingerprint, get_spec
+    from stebkit.datasets.registry import processed_path
+
+    monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path / "cache"))
+    probing = ["ud-ewt-probing-n_adj", "ud-ewt-probing-t_punct"]
+    executors._prepare_datasets(probing[:1], {"smoke": True}, [*probing, "bible-eras"])
+
+    def processed(name: str) -> bool:
+        spec = get_spec(name)
+        return processed_path(spec, fingerprint(spec, seed=42, smoke=True)).is_file()
+
+    assert [processed(n) for n in [*probing, "bible-eras", "ud-ewt-probing-n_pron"]] == [
+        True, True, False, False]
 
 
 _HOLDER = """
