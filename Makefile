@@ -27,7 +27,7 @@ $(STAMP): pyproject.toml
 	@echo "stebkit environment ready in $(VENV)"
 
 demo: setup
-	$(VENV)/bin/stebkit run --suite lite --output results/lite
+	$(VENV)/bin/stebkit run --suite lite --output results/lite --executor local --jobs 2
 
 test: setup
 	STEBKIT_FAST=1 $(PY) -m pytest -m "" -p no:cacheprovider
