@@ -402,6 +402,47 @@ def roc_curves(curves: Mapping[str, tuple[Any, Any]], *,
     return _finish(fig, stem, directory)
 
 
+def interval_bars(table: pd.DataFrame, *, directory: str | os.PathLike[str] | None = "auto",
+                  stem: str = "interval_bars", colors: Mapping[str, str] | None = None,
+                  xlabel: str = "score with 95 % bootstrap CI", xlim: tuple[float, float] = (0, 1),
+                  title: str | None = None) -> Plot:
+    """Horizontal bars with interval whiskers: one group per dataset, one bar per model.
+
+    ``table`` is a records frame (``Results.main_frame()``) with ``model``, ``dataset``,
+    ``value``, ``ci_low`` and ``ci_high``; models keep their first-appearance order (or the
+    order of ``colors``), datasets are sorted.
+
+    >>> t = pd.DataFrame({"model": ["a", "b"], "dataset": ["d", "d"], "value": [0.6, 0.4],
+    ...                   "ci_low": [0.5, 0.3], "ci_high": [0.7, 0.5]})
+    >>> len(interval_bars(t, directory=None).figure.axes[0].patches)
+    2
+    """
+    missing = {"model", "dataset", "value", "ci_low", "ci_high"} - set(table.columns)
+    if missing:
+        raise ValueError(f"table lacks column(s) {sorted(missing)}; pass Results.main_frame()")
+    models = list(colors) if colors else list(dict.fromkeys(table["model"]))
+    sets = sorted(table["dataset"].unique())
+    import matplotlib as mpl
+
+    with mpl.rc_context(_rc()):
+        fig, ax = _figure(7, 0.45 * len(sets) + 1.2)
+        height = 0.8 / max(1, len(models))
+        for k, model in enumerate(models):
+            rows = table[table["model"] == model].set_index("dataset").reindex(sets)
+            y = np.arange(len(sets)) + (k - (len(models) - 1) / 2) * height
+            err = np.vstack([rows["value"] - rows["ci_low"], rows["ci_high"] - rows["value"]])
+            kw = {"color": colors[model]} if colors else {}
+            ax.barh(y, rows["value"], height, xerr=err, label=model, error_kw={"lw": 0.8},
+                    **kw)
+        ax.set_yticks(np.arange(len(sets)), sets)
+        ax.invert_yaxis()
+        ax.set(xlabel=xlabel, xlim=xlim)
+        ax.legend(loc="lower right", fontsize="small")
+        if title:
+            ax.set_title(title)
+    return _finish(fig, stem, directory)
+
+
 def _project(embeddings: np.ndarray, method: str, seed: int) -> np.ndarray:
     if method == "pca":
         from sklearn.decomposition import PCA
