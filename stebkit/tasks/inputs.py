@@ -526,13 +526,19 @@ def restrict(task_input: TaskInput, labels: Sequence[str]) -> tuple[TaskInput, n
     idx = np.flatnonzero(keep)
     n_pos = task_input.n_positions
     episodes = tuple(ep for i in idx for ep in task_input.episodes[i * n_pos:(i + 1) * n_pos])
+    return _with_items(task_input, idx, episodes), idx
+
+
+def _with_items(task_input: TaskInput, idx: np.ndarray,
+                episodes: Sequence[tuple[int, ...]]) -> TaskInput:
+    """``task_input`` reduced to the items ``idx`` with their (possibly cut) ``episodes``."""
 
     def pick(values: np.ndarray | None) -> np.ndarray | None:
         return None if values is None else values[idx]
 
-    return replace(task_input, episodes=episodes, labels=task_input.labels[idx],
+    return replace(task_input, episodes=tuple(episodes), labels=task_input.labels[idx],
                    ids=tuple(task_input.ids[i] for i in idx), sides=pick(task_input.sides),
-                   splits=pick(task_input.splits), features=pick(task_input.features)), idx
+                   splits=pick(task_input.splits), features=pick(task_input.features))
 
 
 def keep_texts(task_input: TaskInput, texts: set[str] | frozenset[str], *,
@@ -573,13 +579,7 @@ def keep_texts(task_input: TaskInput, texts: set[str] | frozenset[str], *,
     if idx.size == 0:
         raise ValueError(f"task {task_input.task!r}: no episode keeps a text of the "
                          "sub-result")
-
-    def pick(values: np.ndarray | None) -> np.ndarray | None:
-        return None if values is None else values[idx]
-
-    return replace(task_input, episodes=tuple(episodes), labels=task_input.labels[idx],
-                   ids=tuple(task_input.ids[i] for i in idx), sides=pick(task_input.sides),
-                   splits=pick(task_input.splits), features=pick(task_input.features))
+    return _with_items(task_input, idx, episodes)
 
 
 # --------------------------------------------------------------------------- embeddings
