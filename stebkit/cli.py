@@ -244,7 +244,7 @@ def _run_run(args: argparse.Namespace) -> int:
         args.suite = "lite"
     if args.datasets:
         datasets = args.datasets
-        label = _datasets_label(datasets)
+        label = _subset_label("datasets", datasets)
     elif args.suite == "":
         datasets, label = None, f"preset-{args.preset}"
     elif args.suite not in SUITES and Path(args.suite).suffix.lower() in _SUITE_FILES:
@@ -271,8 +271,11 @@ def _run_run(args: argparse.Namespace) -> int:
     if args.preflight:
         return _preflight(datasets, args, run, smoke)
     executor = _executor(args, settings.get("executor"))
+    models = args.models or default_models()
+    if sorted(models) != sorted(default_models()):  # a few models: figures of their own
+        label = f"{label}-{_subset_label('models', models)}"
     try:
-        results = evaluate(args.models or default_models(), datasets, tasks=args.tasks,
+        results = evaluate(models, datasets, tasks=args.tasks,
                            output_dir=args.output, overwrite=args.overwrite, seed=args.seed,
                            smoke=smoke, batch_size=args.batch_size,
                            show_progress=not args.no_progress,
@@ -324,16 +327,20 @@ def _without_remote_code(datasets: Sequence[Any]) -> list[Any]:
     return [n for n in datasets if n not in left_out]
 
 
-def _datasets_label(datasets: Sequence[str]) -> str:
-    """The figure label of a run over ``--datasets``: a short hash of the sorted names.
+def _subset_label(kind: str, names: Sequence[str]) -> str:
+    """The figure label of a run over chosen ``--datasets`` or ``--models``: the kind and
+    a short hash of the sorted names, so that such a run never overwrites the figures of
+    a whole suite.
 
-    >>> _datasets_label(["b", "a"]) == _datasets_label(["a", "b"])
+    >>> _subset_label("models", ["b", "a"]) == _subset_label("models", ["a", "b"])
+    True
+    >>> _subset_label("datasets", ["a"]).startswith("datasets-")
     True
     """
     import hashlib
 
-    digest = hashlib.sha256("\n".join(sorted(datasets)).encode()).hexdigest()[:8]
-    return f"datasets-{digest}"
+    digest = hashlib.sha256("\n".join(sorted(names)).encode()).hexdigest()[:8]
+    return f"{kind}-{digest}"
 
 
 def _preflight(datasets: Any, args: argparse.Namespace, run: dict[str, Any],

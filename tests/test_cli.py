@@ -65,7 +65,8 @@ def test_run_then_leaderboard_on_real_smoke_data(tmp_path, capsys, mirror):
         assert cli.main(argv) == 0
     printed = capsys.readouterr().out
     assert printed.startswith("| rank | model |") and "| tfidf-char |" in printed
-    label = cli._datasets_label(["synthetic-authors-en", "synthetic-author-pairs-en"])
+    label = (cli._subset_label("datasets", ["synthetic-authors-en", "synthetic-author-pairs-en"])
+             + "-" + cli._subset_label("models", ["tfidf-char", "random"]))
     assert {p.name for p in figs.iterdir()} == {f"{label}_{stem}.{fmt}" for fmt in (
         "png", "pdf") for stem in ("task_heatmap", "figure1_steb_by_category")}
     res = Results.load(out)

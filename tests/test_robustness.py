@@ -108,8 +108,10 @@ def test_04_run_figures_are_named_after_the_suite(tmp_path, capsys):
     for datasets in (["synthetic-authors-en"], ["synthetic-authors-en", "synthetic-authors-de"]):
         with pytest.warns(UserWarning, match="correlation grouping needs 3"):  # one model
             assert cli.main(["run", "--datasets", *datasets, *common]) == 0
-    labels = {cli._datasets_label(["synthetic-authors-en"]),
-              cli._datasets_label(["synthetic-authors-en", "synthetic-authors-de"])}
+    models = cli._subset_label("models", ["random"])
+    labels = {f"{cli._subset_label('datasets', ['synthetic-authors-en'])}-{models}",
+              f"{cli._subset_label('datasets', ['synthetic-authors-en', 'synthetic-authors-de'])}"
+              f"-{models}"}
     assert {p.name for p in figs.iterdir()} == {
         f"{label}_{stem}.{fmt}" for label in labels for fmt in ("png", "pdf")
         for stem in ("figure1_steb_by_category", "task_heatmap")}
