@@ -271,8 +271,9 @@ def _run_run(args: argparse.Namespace) -> int:
     if args.preflight:
         return _preflight(datasets, args, run, smoke)
     executor = _executor(args, settings.get("executor"))
-    models = args.models or default_models()
-    if sorted(models) != sorted(default_models()):  # a few models: figures of their own
+    defaults = default_models()
+    models = args.models or defaults
+    if sorted(models) != sorted(defaults):  # chosen models: figures of their own
         label = f"{label}-{_subset_label('models', models)}"
     try:
         results = evaluate(models, datasets, tasks=args.tasks,
