@@ -3,8 +3,11 @@
 Each run is a fresh ``stebkit run`` process with its own empty ``STEBKIT_CACHE`` (data
 read from ``STEBKIT_MIRROR`` and processed again, nothing encoded beforehand) and its own
 results folder, so both pay the full cost of ``make demo``. Prints the wall time of each
-and the ratio sequential / local. The timings depend on the machine and on what else
-runs on it: compare the ratio, and repeat on a quiet machine.
+and the ratio sequential / local, and the CPU seconds each run used (its processes and
+their workers): CPU seconds / wall seconds is how many cores it kept busy, and CPU seconds
+/ cores is the shortest that run's work could take on this machine. The timings depend
+on the machine and on what else runs on it: compare the ratio, and repeat on a quiet
+machine.
 
 Run: ``python benchmarks/bench_executors.py [--quick] [--jobs 2] [--datasets a,b]
 [--models m,n]`` (``--quick``: the smoke suite with two models instead of the lite suite
@@ -17,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -75,9 +79,9 @@ def run(label: str, extra: list[str], suite: str, models: list[str] | None,
             cmd += ["--models", *models]
         if datasets:
             cmd += ["--datasets", *datasets] + (["--smoke"] if suite == "smoke" else [])
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), _children_cpu()
         out = subprocess.run(cmd, env=env, capture_output=True, text=True)
-        seconds = time.perf_counter() - start
+        seconds, cpu = time.perf_counter() - start, _children_cpu() - cpu
         if out.returncode not in (0, 1):  # 1: some result failed, still a full run
             sys.exit(f"{label} run failed ({out.returncode}):\n{out.stderr[-3000:]}")
         found = records(Path(tmp) / "results")
@@ -87,11 +91,21 @@ def run(label: str, extra: list[str], suite: str, models: list[str] | None,
             sys.exit(f"{label} run: {len(failed)} of {len(found)} units failed, so its time "
                      f"is not a measurement; fix the first reason and rerun:\n  "
                      + "\n  ".join(reasons[:3]))
+        cores = os.cpu_count() or 1
         print(f"{label:<28} {seconds:8.1f} s  ({seconds / 60:.1f} min, {len(found)} records)",
               flush=True)
+        print(f"  CPU {cpu:.0f} s: {cpu / seconds:.2f} of {cores} cores busy on average; "
+              f"this work takes at least {cpu / cores:.0f} s ({cpu / cores / 60:.1f} min) "
+              f"on {cores} cores", flush=True)
         if not extra:
             breakdown(found, seconds)
         return seconds, {k: r.get("metrics") or {} for k, r in found.items()}
+
+
+def _children_cpu() -> float:
+    """User and system CPU seconds of the finished child processes (and theirs)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _names(value: str) -> list[str]:
