@@ -40,7 +40,12 @@ def atomic_file(path: str | os.PathLike[str], mode: str = "wb",
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as err:  # name the file asked for, not the temporary one
+        if err.errno is not None:
+            err.filename = str(path)
+        raise
     try:
         with os.fdopen(fd, mode, **open_kwargs) as fh:
             yield fh
@@ -48,8 +53,10 @@ def atomic_file(path: str | os.PathLike[str], mode: str = "wb",
             os.fsync(fh.fileno())
         os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as err:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(err, OSError) and err.errno is not None and err.filename in (tmp, None):
+            err.filename, err.filename2 = str(path), None
         raise
 
 
@@ -109,3 +116,35 @@ def inside(root: str | os.PathLike[str], *parts: str | os.PathLike[str]) -> Path
         rel = Path(*parts).as_posix()
         raise ValueError(f"path {rel!r} would leave its folder {base}")
     return target
+
+
+def files_under(root: str | os.PathLike[str], pattern: str) -> list[Path]:
+    """The files under ``root`` whose name matches ``pattern`` (``fnmatch``), sorted,
+    in a folder stebkit did not write: a symbolic link (to a file of that name, or to a
+    folder, which could hold some) is refused, never followed.
+
+    >>> import tempfile, pathlib
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (root / "a").mkdir(), (root / "a" / "r.json").write_text("{}")
+    >>> [p.relative_to(root).as_posix() for p in files_under(root, "*.json")]
+    ['a/r.json']
+    >>> (root / "b.json").symlink_to(root / "a" / "r.json")
+    >>> files_under(root, "*.json")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: .../b.json is a symbolic link; stebkit does not follow links in a folder ...
+    """
+    import fnmatch
+
+    out = []
+    for folder, dirs, files in os.walk(root, followlinks=False):
+        here = Path(folder)
+        links = [here / d for d in dirs if (here / d).is_symlink()]
+        links += [here / f for f in files
+                  if fnmatch.fnmatchcase(f, pattern) and (here / f).is_symlink()]
+        if links:
+            raise ValueError(f"{links[0]} is a symbolic link; stebkit does not follow links "
+                             f"in a folder it did not write: replace it with a copy of what "
+                             f"it points to, or remove it")
+        out += [here / f for f in files if fnmatch.fnmatchcase(f, pattern)]
+    return sorted(out)

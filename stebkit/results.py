@@ -40,6 +40,7 @@ import math
 import os
 import re
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,10 @@ import numpy as np
 
 SCHEMA = 2
 STATUSES = ("ok", "failed", "skipped")
+RECOMPUTE = "delete the file to recompute it"
+"""The fix a bad record's message names (an imported file's message names another)."""
+UNDEFINED = "the metric is undefined on these data (see the warnings); the result is not kept"
+"""Why a freshly computed result with a NaN or out-of-range metric is recorded as failed."""
 
 FRAME_COLUMNS = ("model", "model_category", "dataset", "dataset_category", "language",
                  "task", "episode_size", "metric", "value", "is_main", "ci_low", "ci_high",
@@ -95,16 +100,22 @@ def file_name(name: str) -> str:
 
 
 def record_path(root: str | os.PathLike, model: str, dataset: str, task: str,
-                episode_size: int) -> Path:
+                episode_size: int, episodes_per_label: int | None = None) -> Path:
     """Where the record of one model x dataset x task x episode size lives.
 
-    Distinct names always get distinct paths (see :func:`file_name`).
+    Distinct names always get distinct paths (see :func:`file_name`). Records imported
+    from the reference's files name their episodes per label as well
+    (``<task>__e<size>_n<episodes per label>.json``), since its files keep one result per
+    episode configuration.
 
     >>> record_path("results", "tfidf-char", "stel", "order_alignment", 1).as_posix()
     'results/tfidf-char/stel/order_alignment__e1.json'
+    >>> record_path("results", "m", "d", "clustering", 1, 50).name
+    'clustering__e1_n50.json'
     """
+    per_label = "" if episodes_per_label is None else f"_n{int(episodes_per_label)}"
     return Path(root) / file_name(model) / file_name(dataset) / \
-        f"{safe_name(task)}__e{int(episode_size)}.json"
+        f"{safe_name(task)}__e{int(episode_size)}{per_label}.json"
 
 
 def find_record(root: str | os.PathLike, model: str, dataset: str, task: str,
@@ -147,35 +158,62 @@ def _jsonable(value: Any) -> Any:
 
 
 def write_record(path: str | os.PathLike, record: Mapping[str, Any]) -> Path:
-    """Write ``record`` as JSON atomically (NaN and infinities become ``null``).
+    """Write ``record`` as JSON atomically (NaN and infinities become ``null``), after
+    checking it as :meth:`Record.from_json` does: a record with a bad value is never
+    written (the ValueError names the field).
 
     >>> import tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp())
-    >>> path = write_record(d / "a" / "r.json", {"schema": 2, "status": "ok"})
-    >>> read_record(path)
-    {'schema': 2, 'status': 'ok'}
+    >>> rec = {"schema": 2, "model": {"name": "m"}, "dataset": {"name": "d"},
+    ...        "task": "retrieval", "episode_size": -1, "main_metric": "mrr",
+    ...        "metrics": {"mrr": 0.5}, "status": "ok"}
+    >>> read_record(write_record(d / "a" / "r.json", rec)) == rec
+    True
+    >>> write_record(d / "b.json", {**rec, "metrics": {"mrr": float("nan")}})
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: .../b.json: field 'metrics.mrr' is null (NaN or missing); delete the file ...
     """
     from stebkit._io import write_text
 
-    return write_text(path, json.dumps(_jsonable(record), indent=2, ensure_ascii=False,
+    data = check_record(record, where=str(path))
+    return write_text(path, json.dumps(data, indent=2, ensure_ascii=False,
                                        allow_nan=False) + "\n")
 
 
+def check_record(record: Mapping[str, Any], *, where: str = "record",
+                 fix: str = RECOMPUTE) -> dict[str, Any]:
+    """``record`` as plain JSON (:func:`write_record`'s form) after checking it with
+    :meth:`Record.from_json`; a ValueError names ``where``, the field and ``fix``.
+
+    >>> check_record({"schema": 2, "model": {"name": "m"}, "dataset": {"name": "d"},
+    ...               "task": "clustering", "episode_size": 1, "status": "ok",
+    ...               "main_metric": "v_measure", "metrics": {"v_measure": 7.5}},
+    ...              where="m / d", fix="rerun it")
+    Traceback (most recent call last):
+    ...
+    ValueError: m / d: field 'metrics.v_measure' is 7.5, outside its range [0, 1]; rerun it
+    """
+    data = _jsonable(record)
+    Record.from_json(data, where=where, fix=fix)
+    return data
+
+
 def read_record(path: str | os.PathLike) -> dict[str, Any]:
-    """Read one record, checking that it is a stebkit result of a known schema."""
+    """Read one record (a file, never a symbolic link) and check it with
+    :meth:`Record.from_json`: a record of a known schema whose every value is usable;
+    otherwise a ValueError names the file, the field and the value."""
     path = Path(path)
+    if path.is_symlink():
+        raise ValueError(f"{path}: a symbolic link; stebkit does not follow links in a "
+                         f"results folder; {RECOMPUTE}, or replace it with a copy of the file")
     try:
         record = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as err:
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise ValueError(f"{path}: not a JSON result record ({err}); delete it to "
                          "recompute") from None
-    if not isinstance(record, dict) or "schema" not in record:
-        raise ValueError(f"{path}: not a stebkit result record (no 'schema' key)")
-    for key in ("metrics", "model", "dataset"):
-        if record.get(key) is not None and not isinstance(record[key], Mapping):
-            raise ValueError(f"{path}: '{key}' must be a mapping, got "
-                             f"{type(record[key]).__name__}; delete the file to recompute")
-    return upgrade_record(record, where=str(path))
+    return Record.from_json(record, where=str(path)).to_json()
 
 
 # schema 1 -> 2: scalar entries of ``metrics`` that are counts or chosen settings, and
@@ -232,6 +270,288 @@ def upgrade_record(record: dict[str, Any], *, where: str = "record") -> dict[str
         out["main_metric"] = renames.get(main, main)
     out.update(schema=SCHEMA, counts=counts, chosen=chosen, converted_from=1)
     return out
+
+
+def _number(value: Any) -> bool:
+    """A JSON number (not a bool)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+_UNIT = (0.0, 1.0)
+_SPECIAL_RANGES: Mapping[str, tuple[float, float]] = {
+    "ami": (-1.0, 1.0), "ari": (-1.0, 1.0),  # adjusted for chance: below 0 is worse than it
+    "mean_rank": (1.0, math.inf),  # ranks start at 1
+}
+_PROBE_METRIC = re.compile(r"^(task_[0-9]+|average)$")
+_SLACK = 1e-9  # rounding in a metric's last bits
+
+
+def metric_range(task: str, name: str) -> tuple[float, float]:
+    """The values metric ``name`` of ``task`` can take, from its definition.
+
+    Every metric a STEB or stebkit family declares is a proportion in [0, 1] (V-measure,
+    ROC and partial AUC, EER, MRR, recall, accuracies, macro-F1, nDCG) except AMI and ARI
+    (chance-adjusted: [-1, 1]), ``mean_rank`` (at least 1) and the ``*_std`` spreads
+    (standard deviations of such values: [0, 1]); the reference's probing keys
+    (``task_<i>``, ``average``) are accuracies. A metric of a family this stebkit does not
+    know only has to be finite.
+
+    >>> metric_range("clustering", "v_measure"), metric_range("clustering", "ari")
+    ((0.0, 1.0), (-1.0, 1.0))
+    >>> metric_range("retrieval", "mean_rank"), metric_range("my_family", "score")
+    ((1.0, inf), (-inf, inf))
+    """
+    from stebkit.tasks import FAMILIES
+
+    if name in _SPECIAL_RANGES:
+        return _SPECIAL_RANGES[name]
+    if name.endswith("_std"):
+        return _UNIT
+    known = FAMILIES.get(task)
+    if known is not None and name in known.metrics:
+        return _UNIT
+    if task == "probing" and _PROBE_METRIC.match(name):
+        return _UNIT
+    return (-math.inf, math.inf)
+
+
+def check_metric(task: str, name: str, value: Any, *, where: str = "record",
+                 field_name: str | None = None, missing_ok: bool = False,
+                 fix: str = RECOMPUTE) -> float | None:
+    """``value`` if it is a finite number inside :func:`metric_range`, else a ValueError
+    naming ``where`` (the file), the field (``field_name``, by default
+    ``metrics.<name>``), the value and ``fix`` (``missing_ok``: ``None``, what JSON
+    makes of NaN, passes).
+
+    >>> check_metric("clustering", "v_measure", 0.25)
+    0.25
+    >>> check_metric("clustering", "v_measure", 7.5, where="r.json")
+    Traceback (most recent call last):
+    ...
+    ValueError: r.json: field 'metrics.v_measure' is 7.5, outside its range [0, 1]; \
+delete the file to recompute it
+    """
+    if value is None and missing_ok:
+        return None
+    low, high = metric_range(task, name)
+    if not _number(value):
+        shown = f"{value!r} (a {type(value).__name__}, not a number)" if value is not None \
+            else "null (NaN or missing)"
+        why = f"is {shown}"
+    elif not math.isfinite(value):
+        why = f"is {value!r}, not a finite number"
+    elif not low - _SLACK <= value <= high + _SLACK:
+        why = f"is {value!r}, outside its range [{low:g}, {high:g}]"
+    else:
+        return value
+    raise _fail(where, field_name or f"metrics.{name}", why, fix)
+
+
+def check_metrics(task: str, metrics: Mapping[str, Any], *, where: str = "record",
+                  prefix: str = "metrics.", missing_ok: bool = False,
+                  fix: str = RECOMPUTE) -> dict[str, float | None]:
+    """Every entry of ``metrics`` through :func:`check_metric` (fields named
+    ``<prefix><name>``); returns them as a dict.
+
+    >>> check_metrics("retrieval", {"mrr": 0.5, "mean_rank": 2.0})
+    {'mrr': 0.5, 'mean_rank': 2.0}
+    >>> check_metrics("retrieval", {"mrr": "0.9"}, where="r.json")
+    Traceback (most recent call last):
+    ...
+    ValueError: r.json: field 'metrics.mrr' is '0.9' (a str, not a number); delete the \
+file to recompute it
+    """
+    return {str(k): check_metric(task, str(k), v, where=where, field_name=f"{prefix}{k}",
+                                 missing_ok=missing_ok, fix=fix)
+            for k, v in metrics.items()}
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _fail(where: str, field_name: str, message: str, fix: str = RECOMPUTE) -> ValueError:
+    return ValueError(f"{where}: field {field_name!r} {message}; {fix}")
+
+
+@dataclass(frozen=True)
+class Record:
+    """One result record, parsed and checked: the one place where records are read,
+    migrated and validated (see the module docstring for the fields).
+
+    :meth:`from_json` upgrades older schemas (:func:`upgrade_record`) and checks every
+    value: names, task, episode size, status, and, for an ``ok`` record, a finite number
+    inside its range (:func:`metric_range`) for every metric, the main metric among them;
+    counts are non-negative integers, intervals numbers, sub-results numbers in range or
+    an ``error``. :meth:`to_json` gives the record back key for key, so reading and
+    writing never change a file's bytes.
+
+    >>> rec = Record.from_json({"schema": 2, "model": {"name": "m"},
+    ...                         "dataset": {"name": "d"}, "task": "clustering",
+    ...                         "episode_size": 1, "main_metric": "v_measure",
+    ...                         "metrics": {"v_measure": 0.5}, "status": "ok"})
+    >>> rec.model_name, rec.main_value, list(rec.to_json())[:2]
+    ('m', 0.5, ['schema', 'model'])
+    >>> Record.from_json({"schema": 2, "status": "failed"}, where="r.json")
+    Traceback (most recent call last):
+    ...
+    ValueError: r.json: field 'model' is missing (expected an object with a 'name'); \
+delete the file to recompute it
+    """
+
+    model: Mapping[str, Any]
+    dataset: Mapping[str, Any]
+    task: str
+    episode_size: int
+    episodes_per_label: int | str | None
+    status: str
+    main_metric: str | None
+    metrics: Mapping[str, float | None]
+    counts: Mapping[str, int]
+    ci: Mapping[str, Any] | None
+    protocol: Mapping[str, Any]
+    error: str | None
+    warnings: tuple[str, ...]
+    fields: Mapping[str, Any]
+    """The whole record as JSON, every key in its order (what :meth:`to_json` returns)."""
+
+    @property
+    def model_name(self) -> str:
+        return str(self.model["name"])
+
+    @property
+    def dataset_name(self) -> str:
+        return str(self.dataset["name"])
+
+    @property
+    def main_value(self) -> float | None:
+        """The main metric of an ``ok`` record (None otherwise)."""
+        if self.status != "ok" or self.main_metric is None:
+            return None
+        return self.metrics.get(self.main_metric)
+
+    def to_json(self) -> dict[str, Any]:
+        """The record as a JSON object (a new dict, keys in the order read)."""
+        return dict(self.fields)
+
+    @classmethod
+    def from_json(cls, data: Any, *, where: str = "record", fix: str = RECOMPUTE) -> Record:
+        """Parse, migrate and check one record (a JSON object); a ValueError names
+        ``where`` (the file), the field, the value and ``fix`` (what to do about it)."""
+
+        def fail(field_name: str, message: str) -> ValueError:
+            return _fail(where, field_name, message, fix)
+
+        if not isinstance(data, Mapping) or "schema" not in data:
+            raise ValueError(f"{where}: not a stebkit result record (no 'schema' key)")
+        for key in ("metrics", "model", "dataset"):
+            if data.get(key) is not None and not isinstance(data[key], Mapping):
+                raise ValueError(f"{where}: '{key}' must be a mapping, got "
+                                 f"{type(data[key]).__name__}; {fix}")
+        data = upgrade_record(dict(data), where=where)
+        for key in ("model", "dataset"):
+            _name(data, key, where, fix)
+        task = data.get("task")
+        if not isinstance(task, str) or not task:
+            raise fail("task", f"is {task!r}, not a task name")
+        status = data.get("status")
+        if status not in STATUSES:
+            raise fail("status", f"is {status!r}, not one of {list(STATUSES)}")
+        size = data.get("episode_size")
+        if isinstance(size, bool) or not isinstance(size, int) or not (size == -1 or size >= 1):
+            raise fail("episode_size", f"is {size!r}, not a positive int or -1")
+        per_label = data.get("episodes_per_label")
+        if per_label is not None and per_label != "auto" and not (
+                _count(per_label) and per_label >= 1):
+            raise fail("episodes_per_label", f"is {per_label!r}, not a positive int")
+        main = data.get("main_metric")
+        if main is not None and not isinstance(main, str):
+            raise fail("main_metric", f"is {main!r}, not a metric name")
+        ok = status == "ok"
+        metrics = check_metrics(task, data.get("metrics") or {}, where=where,
+                                missing_ok=not ok, fix=fix)
+        if ok and (main is None or main not in metrics):
+            raise fail("main_metric", f"is {main!r}, which is not among the record's "
+                        f"metrics {sorted(metrics)}")
+        counts = _mapping(data, "counts", where, fix)
+        bad = {k: v for k, v in counts.items() if not _count(v)}
+        if bad:
+            raise fail("counts", f"holds {bad}; counts are non-negative ints")
+        if data.get("n_items") is not None and not _count(data["n_items"]):
+            raise fail("n_items", f"is {data['n_items']!r}, not a non-negative int")
+        ci = data.get("ci")
+        if ci is not None:
+            if not isinstance(ci, Mapping):
+                raise fail("ci", f"is {type(ci).__name__}, not an object")
+            for key in ("low", "high"):
+                if ci.get(key) is not None and not (_number(ci[key]) and
+                                                    math.isfinite(ci[key])):
+                    raise fail(f"ci.{key}", f"is {ci[key]!r}, not a finite number")
+        check_submetrics(task, data.get("submetrics"), where=where, fix=fix)
+        warnings = data.get("warnings") or []
+        if not isinstance(warnings, list) or not all(isinstance(w, str) for w in warnings):
+            raise fail("warnings", "must be a list of strings")
+        error = data.get("error")
+        if error is not None and not isinstance(error, str):
+            raise fail("error", f"is {error!r}, not a message")
+        return cls(model=data["model"], dataset=data["dataset"], task=task,
+                   episode_size=size, episodes_per_label=per_label, status=status,
+                   main_metric=main, metrics=metrics, counts=counts, ci=ci,
+                   protocol=_mapping(data, "protocol", where, fix), error=error,
+                   warnings=tuple(warnings), fields=data)
+
+
+def _name(data: Mapping[str, Any], key: str, where: str, fix: str) -> str:
+    from stebkit._io import check_name
+
+    part = data.get(key)
+    if part is None:
+        raise _fail(where, key, "is missing (expected an object with a 'name')", fix)
+    try:
+        return check_name(part.get("name"), key)
+    except ValueError as err:
+        raise _fail(where, f"{key}.name", f"is not usable ({err})", fix) from None
+
+
+def _mapping(data: Mapping[str, Any], key: str, where: str, fix: str) -> Mapping[str, Any]:
+    value = data.get(key)
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise _fail(where, key, f"is {type(value).__name__}, not an object", fix)
+    return value
+
+
+def check_submetrics(task: str, value: Any, *, where: str = "record",
+                     fix: str = RECOMPUTE) -> None:
+    """Check ``submetrics``: name -> its metrics (each in range, :func:`check_metric`)
+    and ``n_items``, or ``{"error": message}``.
+
+    >>> check_submetrics("clustering", {"tweets": {"v_measure": 0.5, "n_items": 10},
+    ...                                 "empty": {"error": "ValueError: no labels"}})
+    >>> check_submetrics("clustering", {"tweets": {"v_measure": None}}, where="m.json")
+    Traceback (most recent call last):
+    ...
+    ValueError: m.json: field 'submetrics.tweets.v_measure' is null (NaN or missing); \
+delete the file to recompute it
+    """
+    if value is None:
+        return
+    if not isinstance(value, Mapping):
+        raise _fail(where, "submetrics", f"is {type(value).__name__}, not an object", fix)
+    for name, sub in value.items():
+        field_name = f"submetrics.{name}"
+        if not isinstance(sub, Mapping):
+            raise _fail(where, field_name, "is not an object of metric: number", fix)
+        if "error" in sub:
+            if not isinstance(sub["error"], str):
+                raise _fail(where, f"{field_name}.error", "is not a message", fix)
+            continue
+        if "n_items" in sub and not _count(sub["n_items"]):
+            raise _fail(where, f"{field_name}.n_items",
+                        f"is {sub['n_items']!r}, not a non-negative int", fix)
+        check_metrics(task, {k: v for k, v in sub.items() if k != "n_items"}, where=where,
+                      prefix=f"{field_name}.", fix=fix)
 
 
 def per_item(task: str, result: Mapping[str, Any], ids: list[str]) -> dict[str, list]:
@@ -321,12 +641,15 @@ class Results:
 
     @classmethod
     def load(cls, root: str | os.PathLike) -> Results:
-        """Read every ``*.json`` record under ``root`` (sorted by path)."""
+        """Read every ``*.json`` record under ``root`` (sorted by path), each checked
+        (:func:`read_record`); a symbolic link under ``root`` is refused, not followed."""
         root = Path(root)
         if not root.is_dir():
             raise FileNotFoundError(f"results folder {str(root)!r} does not exist; run "
                                     "stebkit.evaluate(..., output_dir=...) first")
-        paths = sorted(p for p in root.rglob("*.json") if not p.name.startswith("."))
+        from stebkit._io import files_under
+
+        paths = [p for p in files_under(root, "*.json") if not p.name.startswith(".")]
         if not paths:
             raise FileNotFoundError(f"no result records in {root}; run stebkit.evaluate(..., "
                                     f"output_dir={str(root)!r}) or `stebkit run --output "

@@ -44,7 +44,10 @@ from stebkit.datasets.episodes import (
 from stebkit.datasets.spec import Dataset, DatasetSpec, Submetric, TaskConfig, expand_submetrics
 from stebkit.results import (
     SCHEMA,
+    UNDEFINED,
     Results,
+    check_metrics,
+    check_record,
     find_record,
     per_item,
     read_record,
@@ -574,7 +577,8 @@ def _run_submetrics(unit: Unit, ti: TaskInput, item_emb: np.ndarray, record: dic
             result, _ = _call(family, sub_ti, sub_emb, seed=seed, batch_size=batch_size,
                               scoring=family.scoring_for(scoring))
             metrics, counts, _ = _parts(result)
-            out[name] = {**metrics, "n_items": sub_ti.n_items}
+            out[name] = {**check_metrics(unit.task, metrics, where=f"submetric {name!r}",
+                                         fix=UNDEFINED), "n_items": sub_ti.n_items}
         except Exception as err:  # recorded per sub-result; the main result stands
             out[name] = {"error": f"{type(err).__name__}: {err}"}
     record["submetrics"] = out
@@ -1023,6 +1027,7 @@ def _run_dataset(dataset: Dataset, units: list[Unit], records: dict, inputs: dic
             _run_submetrics(u, ti, item_emb, rec, dataset.records, embed, seed=seed,
                             batch_size=batch_size, scoring=scoring)
             rec["runtime_s"] = round(time.perf_counter() - t0, 3)
+            check_record(rec, where=f"{u.model} / {u.spec.name} / {u.task}", fix=UNDEFINED)
         except Exception as err:
             _failed(rec, err, t0)
         rec["date"] = _now()

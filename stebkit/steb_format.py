@@ -21,10 +21,9 @@ again gives the same files byte for byte: every metric the reference writes surv
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -78,16 +77,22 @@ def short_name(model: str) -> str:
     return name.rsplit("/", 1)[-1] or name
 
 
-def _reference_dataset(name: str) -> str:
+def reference_folder(name: str) -> str:
     """The reference's folder name of a stebkit dataset (catalogue datasets keep the
-    reference's spelling; others, e.g. the offline suites, keep stebkit's name)."""
+    reference's spelling; others, e.g. the offline suites, keep stebkit's name, a ``/``
+    in it written ``__`` so that the name stays one folder).
+
+    >>> reference_folder("stel_register"), reference_folder("org/my-set")
+    ('STEL_register', 'org__my-set')
+    """
     from stebkit.datasets import get_spec
 
     try:
         spec = get_spec(name)
     except (KeyError, ValueError):
-        return name
-    return spec.steb_name if spec.steb_name and "steb" in spec.suites else spec.name
+        return name.replace("/", "__")
+    folder = spec.steb_name if spec.steb_name and "steb" in spec.suites else spec.name
+    return folder.replace("/", "__")
 
 
 def _stebkit_dataset(folder: str) -> tuple[str, Any]:
@@ -98,11 +103,13 @@ def _stebkit_dataset(folder: str) -> tuple[str, Any]:
         spec = get_spec(name)
         if folder in (spec.steb_name, spec.name):
             return spec.name, spec
-    try:
-        spec = get_spec(folder)
-    except (KeyError, ValueError):
-        return folder, None
-    return spec.name, spec
+    for name in dict.fromkeys((folder, folder.replace("__", "/"))):
+        try:
+            spec = get_spec(name)
+        except (KeyError, ValueError):
+            continue
+        return spec.name, spec
+    return folder, None
 
 
 def reference_metrics(record: Mapping[str, Any]) -> dict[str, float]:
@@ -121,6 +128,16 @@ def reference_metrics(record: Mapping[str, Any]) -> dict[str, float]:
             return {**probes, "average": metrics.get("average", metrics.get("accuracy"))}
         return {"task_0": metrics["accuracy"], "average": metrics["accuracy"]}
     return {k: metrics[k] for k in REFERENCE_METRICS[task] if k in metrics}
+
+
+def _check_apart(steb: Path, results: Path, action: str) -> None:
+    """Refuse a reference-layout folder inside (or equal to) a stebkit results folder: its
+    ``metrics.json`` files would be read as records there."""
+    a, b = Path(os.path.abspath(steb)), Path(os.path.abspath(results))
+    if a == b or b in a.parents:
+        raise ValueError(f"{action}: {steb} is inside the results folder {results}, where "
+                         "its metrics.json files would be read as result records; choose a "
+                         "folder outside it")
 
 
 def _check_target(out: Path, overwrite: bool) -> None:
@@ -170,11 +187,15 @@ def export_steb(results: Any, out: str | os.PathLike[str], *,
     >>> report.written[0].read_text()
     '{"v_measure": 0.25}'
     """
+    from stebkit._io import inside
     from stebkit.results import Results
 
-    records = Results(results).records if isinstance(results, (str, os.PathLike)) \
-        else list(results)
     out = Path(out)
+    if isinstance(results, (str, os.PathLike)):
+        _check_apart(out, Path(results), "export")
+        records = Results(results).records
+    else:
+        records = list(results)
     _check_target(out, overwrite)
     report = ExportReport()
     protocols: dict[tuple[Any, bool], str] = {}
@@ -192,9 +213,9 @@ def export_steb(results: Any, out: str | os.PathLike[str], *,
         proto = r.get("protocol") or {}
         protocols.setdefault((proto.get("seed", r.get("seed")), bool(proto.get("smoke"))),
                              what)
-        path = (out / _reference_dataset(dataset) / short_name(model)
-                / f"{int(r['episode_size'])}_{int(r['episodes_per_label'])}"
-                / REFERENCE_TASK_NAMES[r["task"]] / "metrics.json")
+        path = inside(out, reference_folder(dataset), short_name(model),
+                      f"{int(r['episode_size'])}_{int(r['episodes_per_label'])}",
+                      REFERENCE_TASK_NAMES[r["task"]], "metrics.json")
         if path in planned:
             raise ValueError(f"two results map to one file {path}: {planned[path][0]!r} and "
                              f"{model!r} (same short name {short_name(model)!r}, or the same "
@@ -234,14 +255,23 @@ def _fail(path: Path, message: str) -> ValueError:
     return ValueError(f"{path}: {message}")
 
 
-def read_metrics(path: str | os.PathLike[str]) -> dict[str, float]:
-    """Read one reference ``metrics.json``: a JSON object of finite numbers.
+IMPORT_FIX = "correct or remove that file, then import again"
+"""What a message about a bad reference file tells its reader to do."""
+
+
+def read_metrics(path: str | os.PathLike[str], task: str = "") -> dict[str, Any]:
+    """Read one reference ``metrics.json``: a JSON object of finite numbers (inside their
+    range when ``task``, stebkit's family name, is given: :func:`stebkit.results.metric_range`),
+    and ``submetrics``.
 
     Raises
     ------
     ValueError
-        Not JSON, not an object, or a value that is not a number; names the file.
+        Not UTF-8 JSON, not an object, or a value that is not a number in range; names the
+        file and the key.
     """
+    from stebkit.results import check_metrics, check_submetrics
+
     path = Path(path)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -249,28 +279,10 @@ def read_metrics(path: str | os.PathLike[str]) -> dict[str, float]:
         raise _fail(path, f"not valid JSON ({err})") from None
     if not isinstance(data, dict) or not data:
         raise _fail(path, "expected a non-empty JSON object of metric: number")
-    for key, value in data.items():
-        if key == "submetrics":
-            _check_submetrics(path, value)
-        elif isinstance(value, bool) or not isinstance(value, (int, float)) or \
-                not math.isfinite(value):
-            raise _fail(path, f"metric {key!r} is {value!r}, not a finite number")
+    check_metrics(task, {k: v for k, v in data.items() if k != "submetrics"},
+                  where=str(path), prefix="", fix=IMPORT_FIX)
+    check_submetrics(task, data.get("submetrics"), where=str(path), fix=IMPORT_FIX)
     return data
-
-
-def _check_submetrics(path: Path, value: Any) -> None:
-    """``submetrics``: name -> its metrics (numbers), or ``{"error": message}``."""
-    if not isinstance(value, dict):
-        raise _fail(path, f"'submetrics' is {type(value).__name__}, not an object of "
-                    "name: metrics")
-    for name, sub in value.items():
-        if not isinstance(sub, dict):
-            raise _fail(path, f"submetric {name!r} is not an object of metric: number")
-        for key, v in sub.items():
-            ok = isinstance(v, str) if key == "error" else \
-                not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v)
-            if not ok:
-                raise _fail(path, f"submetric {name!r}: {key!r} is {v!r}, not a finite number")
 
 
 def scan_steb(root: str | os.PathLike[str]) -> list[dict[str, Any]]:
@@ -284,13 +296,16 @@ def scan_steb(root: str | os.PathLike[str]) -> list[dict[str, Any]]:
     ValueError
         A file not at ``<dataset>/<model>/<size>_<n>/<task>/metrics.json``, an unknown
         task folder, an episode folder that is not ``<size>_<n>``, a metrics file that
-        does not parse or lacks the task's main metric; names the file.
+        does not parse, holds a value outside its range or lacks the task's main metric, a
+        symbolic link (never followed); names the file.
     """
     root = Path(root)
     if not root.is_dir():
         raise FileNotFoundError(f"STEB results folder {str(root)!r} does not exist")
+    from stebkit._io import files_under
+
     items = []
-    for path in sorted(root.rglob("metrics.json")):
+    for path in files_under(root, "metrics.json"):
         parts = path.relative_to(root).parts
         if len(parts) != 5:
             raise _fail(path, "expected <dataset>/<model>/<episode_size>_<episodes per "
@@ -303,8 +318,8 @@ def scan_steb(root: str | os.PathLike[str]) -> list[dict[str, Any]]:
         if not match:
             raise _fail(path, f"episode folder {episodes!r} is not <episode_size>_<episodes "
                         "per label> (e.g. 1_50, -1_1)")
-        metrics = read_metrics(path)
         family = STEB_TASKS[task]
+        metrics = read_metrics(path, family)
         main = "average" if family == "probing" else _main_metric(family)
         if main not in metrics:
             raise _fail(path, f"the {task} metrics lack their main metric {main!r}")
@@ -359,45 +374,55 @@ def import_steb(root: str | os.PathLike[str], results: str | os.PathLike[str], *
     >>> Results.load(tmp / "results").main_frame()[["dataset", "metric", "value"]].values.tolist()
     [['stel_register', 'distractor_acc_mean', 0.25]]
     """
-    from stebkit import __version__
-    from stebkit.results import SCHEMA, record_path, write_record
+    from stebkit.results import check_record, record_path, write_record
 
-    items = scan_steb(root)
-    planned = []
-    for it in items:
+    _check_apart(Path(root), Path(results), "import")
+    planned: dict[Path, tuple[Path, dict[str, Any]]] = {}
+    for it in scan_steb(root):
         name, spec = _stebkit_dataset(it["dataset"])
-        path = record_path(results, it["model"], name, it["task"], it["episode_size"])
+        path = record_path(results, it["model"], name, it["task"], it["episode_size"],
+                           it["episodes_per_label"])
+        if path in planned:
+            raise _fail(it["path"], f"holds the same result as {planned[path][0]} (dataset "
+                        f"{name!r} under two folder names); keep one of them")
         if path.exists() and not overwrite:
             raise ValueError(f"{path} exists (imported from {it['path']}); import into a new "
                              "results folder or pass --overwrite (overwrite=True)")
-        planned.append((it, name, spec, path))
-    written = []
-    for it, name, spec, path in planned:
-        metrics = dict(it["metrics"])
-        submetrics = metrics.pop("submetrics", None)
-        if it["task"] == "probing":
-            metrics["accuracy"] = metrics["average"]
-        record = {
-            "schema": SCHEMA, "stebkit_version": __version__,
-            "model": {"name": it["model"], "revision": "unknown",
-                      "category": _model_category(it["model"])},
-            "dataset": {"name": name, "steb_name": it["dataset"],
-                        "category": spec.category if spec else "other",
-                        "languages": list(spec.languages) if spec else [],
-                        "application": spec.application if spec else "custom"},
-            "task": it["task"], "episode_size": it["episode_size"],
-            "episodes_per_label": it["episodes_per_label"], "seed": None,
-            "protocol": {"source": "STEB result file", "file": str(it["path"]),
-                         "task": it["task"], "episode_size": it["episode_size"],
-                         "episodes_per_label": it["episodes_per_label"]},
-            "main_metric": _main_metric(it["task"]), "metrics": metrics, "ci": None,
-            "n_items": None, "per_item": {"ids": [], "values": []}, "status": "ok",
-            "warnings": [],
-        }
-        if submetrics:
-            record["submetrics"] = submetrics
-        written.append(write_record(path, record))
-    return written
+        record = _imported(it, name, spec)
+        check_record(record, where=str(it["path"]), fix=IMPORT_FIX)
+        planned[path] = (it["path"], record)
+    return [write_record(path, record) for path, (_, record) in planned.items()]
+
+
+def _imported(it: Mapping[str, Any], name: str, spec: Any) -> dict[str, Any]:
+    """The stebkit record of one scanned reference file (:func:`scan_steb`)."""
+    from stebkit import __version__
+    from stebkit.results import SCHEMA
+
+    metrics = dict(it["metrics"])
+    submetrics = metrics.pop("submetrics", None)
+    if it["task"] == "probing":
+        metrics["accuracy"] = metrics["average"]
+    record = {
+        "schema": SCHEMA, "stebkit_version": __version__,
+        "model": {"name": it["model"], "revision": "unknown",
+                  "category": _model_category(it["model"])},
+        "dataset": {"name": name, "steb_name": it["dataset"],
+                    "category": spec.category if spec else "other",
+                    "languages": list(spec.languages) if spec else [],
+                    "application": spec.application if spec else "custom"},
+        "task": it["task"], "episode_size": it["episode_size"],
+        "episodes_per_label": it["episodes_per_label"], "seed": None,
+        "protocol": {"source": "STEB result file", "file": str(it["path"]),
+                     "task": it["task"], "episode_size": it["episode_size"],
+                     "episodes_per_label": it["episodes_per_label"]},
+        "main_metric": _main_metric(it["task"]), "metrics": metrics, "ci": None,
+        "n_items": None, "per_item": {"ids": [], "values": []}, "status": "ok",
+        "warnings": [],
+    }
+    if submetrics:
+        record["submetrics"] = submetrics
+    return record
 
 
 def _model_category(short: str) -> str:
@@ -406,7 +431,3 @@ def _model_category(short: str) -> str:
     info = MODELS.get(short)
     return info.category if info is not None else "custom"
 
-
-def metrics_files(root: str | os.PathLike[str]) -> Iterable[Path]:
-    """Every ``metrics.json`` under ``root``, sorted."""
-    return sorted(Path(root).rglob("metrics.json"))

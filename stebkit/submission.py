@@ -11,7 +11,9 @@ writes, under ``submitted_results/<dataset>/<short_name>/...`` (see
    keys as non-empty strings, and one of them declares this model;
 2. the model has a results subtree ``<dataset>/<short_name>/`` under the results folder;
 3. every ``metrics.json`` there parses as JSON (stebkit also checks the layout, the task
-   folders and that every value is a number);
+   folders, that every value is a number inside its metric's range, that no file or
+   folder is a symbolic link, and that the results cover the whole benchmark:
+   :func:`coverage_errors`);
 4. the model's Hub id or short name is listed in ``models_all.txt`` (when given).
 
 It returns the errors (each naming its file and the reason), warnings (result subtrees
@@ -108,6 +110,9 @@ def _read_submissions(path: Path, errors: list[str]) -> list[Any]:
 
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or []
+    except UnicodeDecodeError as err:
+        errors.append(f"{path}: not UTF-8 text ({err}); save it as UTF-8")
+        return []
     except (OSError, yaml.YAMLError) as err:
         errors.append(f"{path}: cannot be read as YAML ({err})")
         return []
@@ -121,6 +126,9 @@ def _read_submissions(path: Path, errors: list[str]) -> list[Any]:
 def _listed_models(path: Path, errors: list[str]) -> set[str]:
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as err:
+        errors.append(f"{path}: not UTF-8 text ({err}); save it as UTF-8")
+        return set()
     except OSError as err:
         errors.append(f"{path}: cannot be read ({err})")
         return set()
@@ -159,11 +167,13 @@ def check_submission(results: str | os.PathLike[str], model: str, *,
     >>> f = root / "STEL_register" / "m" / "1_100" / "order_alignment" / "metrics.json"
     >>> f.parent.mkdir(parents=True)
     >>> _ = f.write_text('{"acc_mean": 0.5, "distractor_acc_mean": 0.25}')
-    >>> check_submission(root, "org/m").ok
-    True
+    >>> check = check_submission(root, "org/m")
+    >>> check.ok, check.errors[0][:40]
+    (False, 'the submission lacks 314 of the 315 resu')
     >>> check_submission(root, "org/other").errors[0][:45]
     "no results subtree <dataset>/'other'/ under /"
     """
+    from stebkit._io import files_under
     from stebkit.steb_format import read_metrics, scan_steb
 
     entry = submission_entry(model, contributor=contributor)
@@ -191,24 +201,32 @@ def check_submission(results: str | os.PathLike[str], model: str, *,
         check.notes.append("no SUBMISSIONS.yaml given (--submissions): checked the entry "
                            "below; append it to SUBMISSIONS.yaml")
     # 2. a results subtree per model
-    on_disk = {m.name for d in root.iterdir() if d.is_dir() for m in d.iterdir() if m.is_dir()}
+    on_disk = {m.name for d in root.iterdir() if d.is_dir() and not d.is_symlink()
+               for m in d.iterdir() if m.is_dir() and not m.is_symlink()}
     if short not in on_disk:
         check.errors.append(f"no results subtree <dataset>/{short!r}/ under {root}; copy "
                             f"the model's result files (stebkit export RESULTS OUT --format "
                             f"steb) or check that the short name matches the folders")
     check.warnings += [f"{root} holds results of {o!r} but no entry declares it"
                        for o in sorted(on_disk - declared)]
-    # 3. every metrics file parses (as JSON, and in the layout with numbers)
-    for path in sorted(root.rglob("metrics.json")):
+    # 3. every metrics file parses (as JSON, and in the layout with numbers in range)
+    try:
+        paths = files_under(root, "metrics.json")
+    except ValueError as err:
+        check.errors.append(f"layout: {err}")
+        paths = []
+    for path in paths:
         try:
             read_metrics(path)
         except ValueError as err:
             check.errors.append(f"malformed metrics file: {err}")
-    if not [e for e in check.errors if e.startswith("malformed metrics file")]:
+    if paths and not [e for e in check.errors if e.startswith("malformed metrics file")]:
         try:
-            scan_steb(root)
+            items = scan_steb(root)
         except ValueError as err:
             check.errors.append(f"layout: {err}")
+        else:  # 3b. the whole benchmark, as the reference runs it
+            check.errors += coverage_errors([i for i in items if i["model"] == short], short)
     # 4. the model is listed
     if models_file is not None:
         listed = _listed_models(Path(models_file), check.errors)
@@ -219,3 +237,71 @@ def check_submission(results: str | os.PathLike[str], model: str, *,
         check.notes.append("no models_all.txt given (--models-file): add the line below to "
                            "scripts/models_all.txt")
     return check
+
+
+def expected_files() -> dict[tuple[str, str], set[str]]:
+    """What the reference's benchmark writes for one model: (dataset folder, task folder)
+    -> its episode folders (``<size>_<episodes per label>``), for every dataset of the
+    STEB catalogue that the ``benchmark`` preset runs (:mod:`stebkit.presets`).
+
+    >>> files = expected_files()
+    >>> sorted(files[("STEL_register", "order_alignment")])
+    ['1_100']
+    >>> sum(map(len, files.values()))
+    315
+    """
+    from stebkit.presets import preset_entries, resolve_datasets
+    from stebkit.published import REFERENCE_TASK_NAMES
+    from stebkit.steb_format import reference_folder
+
+    out: dict[tuple[str, str], set[str]] = {}
+    for entry in preset_entries("benchmark"):
+        folders = {f"{size}_{entry.episodes_per_label}" for size in entry.episode_sizes}
+        for name in resolve_datasets(entry, None, []):
+            out[(reference_folder(name), REFERENCE_TASK_NAMES[entry.task])] = folders
+    return out
+
+
+def coverage_errors(items: list[dict[str, Any]], short: str) -> list[str]:
+    """Why one model's scanned result files (:func:`stebkit.steb_format.scan_steb`) are
+    not a whole benchmark run: result files missing (and how many STEB datasets have
+    none), files with another episode configuration than the reference's, and dataset
+    folders that are not STEB datasets. Empty when the run is complete.
+
+    >>> coverage_errors([], "m")[0][:60]
+    'the submission lacks 315 of the 315 result files the referen'
+    """
+    from stebkit.published import REFERENCE_TASK_NAMES
+
+    expected = expected_files()
+    steb = {d for d, _ in expected}
+    have: dict[tuple[str, str], set[str]] = {}
+    for it in items:
+        key = (it["dataset"], REFERENCE_TASK_NAMES[it["task"]])
+        have.setdefault(key, set()).add(f"{it['episode_size']}_{it['episodes_per_label']}")
+    errors = []
+    missing = sorted(f"{d}/{short}/{e}/{t}" for (d, t), eps in expected.items()
+                     for e in sorted(eps - have.get((d, t), set())))
+    if missing:
+        empty = sorted(steb - {d for d, _ in have})
+        errors.append(f"the submission lacks {len(missing)} of the "
+                      f"{sum(map(len, expected.values()))} result files the reference's "
+                      f"benchmark writes ({len(empty)} of the {len(steb)} STEB datasets have "
+                      f"none{': ' + _some(empty) if empty else ''}; e.g. {_some(missing)}); "
+                      "run the whole benchmark (stebkit run --preset benchmark)")
+    other = sorted(f"{d}/{short}/{e}/{t} (the reference: {', '.join(sorted(expected[d, t]))})"
+                   for (d, t), eps in have.items() if (d, t) in expected
+                   for e in sorted(eps - expected[d, t]))
+    if other:
+        errors.append(f"{len(other)} result file(s) use another episode configuration than "
+                      f"the reference's: {_some(other)}")
+    foreign = sorted({d for d, t in have if d not in steb})
+    if foreign:
+        errors.append(f"{len(foreign)} dataset folder(s) are not STEB datasets the benchmark "
+                      f"runs: {_some(foreign)}")
+    return errors
+
+
+def _some(names: list[str], limit: int = 5) -> str:
+    more = f", ... ({len(names) - limit} more)" if len(names) > limit else ""
+    return ", ".join(names[:limit]) + more

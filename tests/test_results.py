@@ -45,18 +45,19 @@ def test_paths_are_safe_and_keep_task_and_episode_size(tmp_path):
 
 def test_write_is_atomic_and_nan_becomes_null(tmp_path, monkeypatch):
     path = tmp_path / "a" / "r.json"
-    write_record(path, {"schema": 1, "x": float("nan"), "arr": np.arange(3),
+    failed = record(status="failed", error="RuntimeError: boom")
+    write_record(path, {**failed, "metrics": {"mrr": float("nan")}, "arr": np.arange(3),
                         "f": np.float32(0.25)})
-    assert json.loads(path.read_text()) == {"schema": 1, "x": None, "arr": [0, 1, 2],
-                                            "f": 0.25}
+    assert json.loads(path.read_text()) == {**failed, "metrics": {"mrr": None},
+                                            "arr": [0, 1, 2], "f": 0.25}
 
     def broken_replace(src, dst):
         raise OSError("disk full")
 
     monkeypatch.setattr(os, "replace", broken_replace)
     with pytest.raises(OSError, match="disk full"):
-        write_record(path, {"schema": 1, "x": 2})
-    assert json.loads(path.read_text())["x"] is None  # the old record is intact
+        write_record(path, record())
+    assert json.loads(path.read_text())["metrics"]["mrr"] is None  # the old record is intact
     assert [p.name for p in path.parent.iterdir()] == ["r.json"]  # no temporary left
 
 

@@ -7,6 +7,7 @@ import shutil
 
 import numpy as np
 import pytest
+from test_robustness_records import write_benchmark
 
 from stebkit import cli, runner
 from stebkit.results import Results
@@ -145,7 +146,7 @@ def _break(exported, tmp_path, relative: str, content: str | None):
      "unknown task folder 'ordering'"),
     ("synthetic-order-en/random/1_10/order_alignment/metrics.json",
      '{"acc_mean": 0.5, "distractor_acc_mean": "high"}',
-     "metric 'distractor_acc_mean' is 'high', not a finite number"),
+     "field 'distractor_acc_mean' is 'high' (a str, not a number)"),
     ("synthetic-order-en/random/1_10/order_alignment/metrics.json", '{"acc_mean": 0.5}',
      "lack their main metric 'distractor_acc_mean'"),
     ("synthetic-order-en/random/ten/order_alignment/metrics.json",
@@ -154,7 +155,7 @@ def _break(exported, tmp_path, relative: str, content: str | None):
      "not valid JSON"),
     ("synthetic-order-en/random/1_10/order_alignment/metrics.json",
      '{"distractor_acc_mean": 0.5, "submetrics": {"tweets": {"acc_mean": null}}}',
-     "submetric 'tweets': 'acc_mean' is None, not a finite number"),
+     "field 'submetrics.tweets.acc_mean' is null (NaN or missing)"),
 ])
 def test_import_names_the_bad_file(exported, tmp_path, relative, content, message) -> None:
     broken, target = _break(exported, tmp_path, relative, content)
@@ -186,8 +187,9 @@ GOOD_ENTRY = ("- short_name: random\n  hf_id: stebkit/random\n"
               "  run_command: steb \"stebkit/random\"\n  contributor: someone\n")
 
 
-def test_submission_check_passes_on_an_exported_smoke_run(exported, tmp_path, capsys) -> None:
-    argv = ["submission", "check", str(exported), "--model", "stebkit/random",
+def test_submission_check_passes_on_a_whole_benchmark_run(tmp_path, capsys) -> None:
+    full = write_benchmark(tmp_path / "full", "random")
+    argv = ["submission", "check", str(full), "--model", "stebkit/random",
             "--contributor", "someone"]
     assert cli.main([*argv, *_submission_files(tmp_path, GOOD_ENTRY)]) == 0
     out = capsys.readouterr().out
