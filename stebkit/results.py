@@ -31,6 +31,14 @@ episodes themselves, that share one identical vector; a warning above 10%);
 Schema-1 records (written before metrics, counts and settings were separated) are
 converted on reading (:func:`upgrade_record`): counts leave ``metrics``, renamed metrics
 get their current names, and ``converted_from`` says so.
+
+Every record is parsed and checked in one place, :meth:`Record.from_json`, when it is
+written (:func:`write_record`), read (:func:`read_record`, :meth:`Results.load`) and
+imported (:func:`stebkit.steb_format.import_steb`): an ``ok`` record holds its main metric
+and every metric is a finite number inside the range its definition allows
+(:func:`metric_range`); counts are non-negative integers. A record that fails is named
+with its file, field and value; on resume it counts as not done and is recomputed. A
+results folder is read without following symbolic links.
 """
 
 from __future__ import annotations

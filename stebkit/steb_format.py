@@ -13,9 +13,15 @@ reference's keys (:data:`REFERENCE_METRICS`; probing writes ``task_0`` ... and t
 
 :func:`export_steb` writes that layout from a stebkit results folder (only the results
 with status ``ok``; records of tasks the reference does not have are listed, not
-written). :func:`import_steb` reads it back into stebkit records, so the maintainers'
-canonical result set can be loaded, re-scored and plotted. Export, import and export
-again gives the same files byte for byte: every metric the reference writes survives.
+written). :func:`import_steb` reads it back into stebkit records, one per file
+(``<task>__e<size>_n<episodes per label>.json``, so that two episode configurations stay
+two records), so the maintainers' canonical result set can be loaded, re-scored and
+plotted. Export, import and export again gives the same files byte for byte: every
+metric the reference writes survives. A dataset name holding ``/`` is written as one
+folder (``/`` as ``__``). Neither folder may lie inside a stebkit results folder (its
+``metrics.json`` files would be read as records); a symbolic link in the folder read is
+refused, and every value is checked against its metric's range before anything is
+written.
 """
 
 from __future__ import annotations
