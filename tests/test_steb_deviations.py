@@ -126,6 +126,31 @@ def test_reuters_keeps_blank_texts_and_the_drop_option_leaves_them_out(hub_data)
         load_dataset(wrong, cache=False, trust_remote_code=True)
 
 
+def test_a_loading_script_refused_by_datasets_4_says_so(monkeypatch, online, tmp_path):
+    import huggingface_hub
+
+    from stebkit.datasets.hub import load_hub
+    from stebkit.errors import DataUnavailable
+
+    monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path))
+
+    def refuse(**kwargs):
+        raise RuntimeError("Dataset scripts are no longer supported, but found "
+                           "blog_authorship_corpus.py")
+
+    fake = type(sys)("datasets")
+    fake.load_dataset = refuse
+    monkeypatch.setitem(sys.modules, "datasets", fake)
+    monkeypatch.setattr(huggingface_hub, "HfApi", lambda: type(
+        "Api", (), {"dataset_info": lambda self, path, revision=None: type(
+            "Info", (), {"sha": "c0ffee"})()})())
+    with pytest.raises(DataUnavailable) as err:
+        load_hub(*_BLOG[:1], split=_BLOG[2], trust_remote_code=True)
+    msg = str(err.value)
+    assert "'barilan/blog_authorship_corpus'" in msg and "built by a loading script" in msg
+    assert "pip install 'datasets<4'" in msg
+
+
 # ---------------------------------------------------------------------------- status
 
 def test_only_the_fisher_trials_are_agreement_only_and_say_where_to_ask():

@@ -222,6 +222,13 @@ def hub_configs(path: str, *, revision: str | None = None) -> list[str]:
 
 def _failure(what: str, exc: BaseException, sha: str | None = None) -> str:
     at = f" (resolved to commit {sha})" if sha else ""
+    if "scripts are no longer supported" in str(exc):  # datasets >= 4 refuses them
+        from importlib.metadata import version
+
+        return (f"{what}{at} could not be loaded: it is built by a loading script, which "
+                f"the installed datasets {version('datasets')} no longer runs (datasets 4.0 "
+                f"dropped loading scripts; the reference runs them with datasets 3.6.0). "
+                f"Load it in an environment with pip install 'datasets<4', or leave it out.")
     if isinstance(exc, (OSError, TimeoutError, ConnectionError)):
         why = "the Hub is unreachable or the dataset is missing"
         fix = "Go online, or choose an offline dataset"
