@@ -10,10 +10,13 @@ Every entry has a reader that follows the reference's loader for it (modules of
 :mod:`stebkit.datasets.readers`, one per format or loader family; Hub label sets with a
 plain row layout use :func:`stebkit.datasets.hub.read_hub`), with its options in
 ``reader_options`` and its sources where the reference's download script gets them
-(Zenodo, S3, the ACL Anthology, pinned GitHub files, Google Drive ids, Hub datasets, or
-a local folder for data under an agreement). ``tested_on`` says how its reader is
-tested. Offline, a dataset whose files are neither cached nor mirrored raises
-``DataUnavailable`` naming them; runnable stand-ins are in the ``lite`` suite.
+(Zenodo, S3, the ACL Anthology, GitHub files, Google Drive ids, Hub datasets, or a local
+folder for the one source released on request, the Fisher trials). GitHub files are
+pinned to a commit, except those kept outside their repository's git history (M4, CORE,
+StylePTB, PASTEL: :attr:`~stebkit.datasets.spec.Source.unpinned`), which the sha256 of
+their first download keeps fixed. ``tested_on`` says how its reader is tested. Offline,
+a dataset whose files are neither cached nor mirrored raises ``DataUnavailable`` naming
+them; runnable stand-ins are in the ``lite`` suite.
 
 The reference's reporting clusters (which datasets are averaged into each operational
 and definitional cluster) live with the scores: :func:`stebkit.scores.reference_clusters`.
