@@ -26,8 +26,8 @@ Helpers for readers
 -------------------
 :func:`fetch` ``(url, sha256=None)``
     A local path for a URL (cache, mirror, network). Google Drive files: pass
-    :func:`gdrive_url` ``(file_id)``; they are downloaded through the optional ``gdown``
-    library (``pip install 'stebkit[hub]'``), the error says so when it is missing.
+    :func:`gdrive_url` ``(file_id)``; they are downloaded through the ``gdown`` library
+    (a dependency of stebkit), the error says so when it is missing.
 :func:`local_source` ``(key, request=..., what=...)``
     The folder of data available only under an agreement (LDC, on request): from the
     variable ``STEBKIT_LOCAL_<KEY>`` or ``stebkit datasets --add-local KEY PATH``
@@ -436,7 +436,7 @@ _GDRIVE_HOST = "drive.google.com"
 def gdrive_url(file_id: str) -> str:
     """The URL that stands for a Google Drive file in a :class:`Source` and the cache.
 
-    :func:`fetch` downloads it through the optional ``gdown`` library.
+    :func:`fetch` downloads it through the ``gdown`` library.
 
     >>> gdrive_url("1AbC_dE-f")
     'https://drive.google.com/uc?id=1AbC_dE-f'
@@ -458,9 +458,9 @@ def _download_gdrive(url: str, target: Path, sha256: str | None, show_progress: 
         import gdown
     except ImportError:
         raise DataUnavailable(
-            f"cannot get {url}: Google Drive files are downloaded through the optional "
-            f"'gdown' library, which is not installed: pip install 'stebkit[hub]' (or pip "
-            f"install gdown), or put the file at {target} yourself.") from None
+            f"cannot get {url}: Google Drive files are downloaded through the 'gdown' "
+            f"library, a dependency of stebkit that is missing here: pip install gdown (or "
+            f"make setup), or put the file at {target} yourself.") from None
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{target.name}.gdown.tmp")
     try:

@@ -15,9 +15,10 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 
-from stebkit.datasets import get_spec
+from stebkit.datasets import get_spec, hub
 from stebkit.datasets.readers._text import DroppedRowsWarning
 from stebkit.sources import relative_path
 
@@ -94,3 +95,33 @@ def read(name: str, **kwargs: Any) -> tuple[Any, list[str]]:
         records = load_dataset(name, cache=False, **kwargs).records
     return records, [str(w.message) for w in caught if issubclass(w.category,
                                                                   DroppedRowsWarning)]
+
+
+class FakeSplit:
+    """What ``datasets.load_dataset`` returns: ``to_pandas()`` and ``features``."""
+
+    def __init__(self, rows: dict[str, list], names: dict[str, list[str]] | None = None):
+        self.rows = rows
+        self.features = {c: type("ClassLabel", (), {"names": n})()
+                         for c, n in (names or {}).items()}
+
+    def to_pandas(self) -> pd.DataFrame:
+        return pd.DataFrame(self.rows)
+
+
+@pytest.fixture
+def hub_data(monkeypatch):
+    """Serve ``{(path, name, split): split}``; record every call."""
+    data: dict[tuple, Any] = {}
+    calls: list[tuple] = []
+
+    def fake_load(path, *, name=None, revision=None, split=None, trust_remote_code=False,
+                  streaming=False):
+        calls.append((path, name, split, streaming))
+        return data[path, name, split]
+
+    monkeypatch.setattr(hub, "load_hub", fake_load)
+    monkeypatch.setattr(hub, "hub_configs", lambda path, revision=None: sorted(
+        {k[1] for k in data if k[0] == path}))
+    data["calls"] = calls
+    return data

@@ -390,7 +390,7 @@ def test_google_drive_files_come_through_gdown(env, monkeypatch):
 
 def test_google_drive_without_gdown_says_how_to_install_it(env, monkeypatch):
     monkeypatch.setitem(sys.modules, "gdown", None)  # import gdown -> ImportError
-    with pytest.raises(DataUnavailable, match=r"optional 'gdown' library.*stebkit\[hub\]"):
+    with pytest.raises(DataUnavailable, match=r"'gdown' library, a dependency.*pip install gdown"):
         sources.fetch(sources.gdrive_url("1AbCdEfGhIjK"))
     with pytest.raises(ValueError, match="not a Google Drive file id"):
         sources.gdrive_url("../x")

@@ -126,8 +126,8 @@ def test_graded_formality_sets_informal_first(built):
                                           "m,tweet,yo,,x,y,z\n",
         f"__MACOSX/{folder}/._a_tweet.csv": "junk"})
     records, dropped = read("graded_formality")
-    assert records.groupby("group")["label"].first().tolist() == ["tweet", "sms"]
-    assert records[records["group"] == "g000000"]["text"].tolist() == [
+    assert records.groupby("group")["label"].first().tolist() == ["sms", "tweet"]
+    assert records[records["group"] == "g000001"]["text"].tolist() == [
         "lol", "ha", "funny", "amusing", "most amusing"]
     assert "dropped 1 of 3 items (rows with a blank level)" in dropped[0]
     built.put_spec("graded_formality", {f"{folder}/a.csv": "model,source,input\nm,s,x\n"})

@@ -5,46 +5,14 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from typing import Any
 
-import pandas as pd
 import pytest
-from steb_files import read
+from steb_files import FakeSplit, read
 
-from stebkit.datasets import get_spec, hub
+from stebkit.datasets import get_spec
 from stebkit.datasets.readers._text import DroppedRowsWarning
 from stebkit.datasets.readers.hub_sets import ENDIVE_DIALECTS, ENDIVE_TASKS, read_the_pile
 from stebkit.errors import DataUnavailable
-
-
-class FakeSplit:
-    """What ``datasets.load_dataset`` returns: ``to_pandas()`` and ``features``."""
-
-    def __init__(self, rows: dict[str, list], names: dict[str, list[str]] | None = None):
-        self.rows = rows
-        self.features = {c: type("ClassLabel", (), {"names": n})()
-                         for c, n in (names or {}).items()}
-
-    def to_pandas(self) -> pd.DataFrame:
-        return pd.DataFrame(self.rows)
-
-
-@pytest.fixture
-def hub_data(monkeypatch):
-    """Serve ``{(path, name, split): split}``; record every call."""
-    data: dict[tuple, Any] = {}
-    calls: list[tuple] = []
-
-    def fake_load(path, *, name=None, revision=None, split=None, trust_remote_code=False,
-                  streaming=False):
-        calls.append((path, name, split, streaming))
-        return data[path, name, split]
-
-    monkeypatch.setattr(hub, "load_hub", fake_load)
-    monkeypatch.setattr(hub, "hub_configs", lambda path, revision=None: sorted(
-        {k[1] for k in data if k[0] == path}))
-    data["calls"] = calls
-    return data
 
 
 def test_mage_labels_by_model_of_one_domain(hub_data):
@@ -189,14 +157,14 @@ def test_hub_label_sets_keep_every_record_in_order(hub_data, name):
     labels = [i % 2 for i in range(n)] if names else ["pos" if i % 2 else "neg"
                                                        for i in range(n)]
     texts = [f"text {i}" for i in range(n)]
-    texts[3] = "   "  # a blank text: dropped and counted
+    texts[3] = "   "  # a blank text: kept, as the reference keeps it, and counted
     hub_data[path, config, split] = FakeSplit({"text": texts, column: labels},
                                               names={column: names} if names else None)
-    records, dropped = read(name)
-    assert len(records) == n - 1 and records["text"].iloc[:3].tolist() == texts[:3]
+    records, report = read(name)
+    assert len(records) == n and records["text"].iloc[:4].tolist() == texts[:4]
     first = names[0] if names else "neg"
     assert records["label"].iloc[0] == first and records["label"].nunique() == 2
-    assert any("dropped 1 of" in m for m in dropped)
+    assert any(f"kept 1 of {n} items (rows with an empty" in m for m in report)
 
 
 def test_reuters_first_topic_and_blog_buckets_keep_every_record(hub_data):

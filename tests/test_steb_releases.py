@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from steb_files import jsonl, make_archive, read
+from steb_files import jsonl, read
 
 from stebkit.errors import DataUnavailable
 
@@ -72,43 +72,10 @@ def test_retrieval_release_without_label_column_is_an_error(built):
         read("amazon")
 
 
-def test_radiotalk_trials_join_utterances(built):
-    pairs = [{"label": 1, "speaker 1": ["hello there", "  "], "speaker 2": ["hi", "again"]},
-             {"label": 0, "speaker 1": ["a"], "speaker 2": []},
-             {"label": 0, "speaker 1": ["b"], "speaker 2": ["c"]}]
-    built.put_spec("radiotalk", make_archive({"radiotalk/radiotalk_pairs.json": json.dumps(pairs)},
-                                             tar=True))
-    records, dropped = read("radiotalk")
-    assert records[["text", "label", "pair", "same"]].values.tolist() == [
-        ["hello there", "trial_0_true", "0", True], ["hi\nagain", "trial_0_true", "0", True],
-        ["b", "trial_2_false", "2", False], ["c", "trial_2_false", "2", False]]
-    assert "dropped 1 of 3 items" in dropped[0]
-
-
 def test_archive_without_the_member_names_it(built):
     built.put_spec("radiotalk", {"radiotalk/other.json": "[]"})
     with pytest.raises(DataUnavailable, match="has no radiotalk_pairs.json"):
         read("radiotalk")
-
-
-def test_fisher_trials_from_the_local_folder(built, tmp_path, monkeypatch):
-    import numpy as np
-
-    trials = [{"label": 1, "call 1": np.array(["uh hi", "yeah"]), "call 2": ["right", 7]},
-              {"label": 2, "call 1": ["x"], "call 2": ["y"]},
-              {"label": 0, "call 1": ["so"], "call 2": ["well"]}]
-    folder = tmp_path / "fisher"
-    folder.mkdir()
-    np.save(folder / "ldc_test_hard_trials.npy", np.array(trials, dtype=object),
-            allow_pickle=True)
-    monkeypatch.setenv("STEBKIT_LOCAL_FISHER_SPEAKER_ATTRIBUTION", str(folder))
-    records, dropped = read("fisher_speaker_attribution_ldc_hard")
-    assert records[["text", "label", "pair", "same"]].values.tolist() == [
-        ["uh hi\nyeah", "trial_0_1", "0", True], ["right\n7", "trial_0_1", "0", True],
-        ["so", "trial_2_0", "2", False], ["well", "trial_2_0", "2", False]]
-    assert "dropped 1 of 3 items" in dropped[0]
-    with pytest.raises(DataUnavailable, match="bbn_test_base_trials.npy does not exist"):
-        read("fisher_speaker_attribution_bbn_base")
 
 
 def test_fisher_without_a_local_folder_says_where_to_request_it(built):

@@ -10,10 +10,13 @@ Every entry has a reader that follows the reference's loader for it (modules of
 :mod:`stebkit.datasets.readers`, one per format or loader family; Hub label sets with a
 plain row layout use :func:`stebkit.datasets.hub.read_hub`), with its options in
 ``reader_options`` and its sources where the reference's download script gets them
-(Zenodo, S3, the ACL Anthology, pinned GitHub files, Google Drive ids, Hub datasets, or
-a local folder for data under an agreement). ``tested_on`` says how its reader is
-tested. Offline, a dataset whose files are neither cached nor mirrored raises
-``DataUnavailable`` naming them; runnable stand-ins are in the ``lite`` suite.
+(Zenodo, S3, the ACL Anthology, GitHub files, Google Drive ids, Hub datasets, or a local
+folder for the one source released on request, the Fisher trials). GitHub files are
+pinned to a commit, except those kept outside their repository's git history (M4, CORE,
+StylePTB, PASTEL: :attr:`~stebkit.datasets.spec.Source.unpinned`), which the sha256 of
+their first download keeps fixed. ``tested_on`` says how its reader is tested. Offline,
+a dataset whose files are neither cached nor mirrored raises ``DataUnavailable`` naming
+them; runnable stand-ins are in the ``lite`` suite.
 
 The reference's reporting clusters (which datasets are averaged into each operational
 and definitional cluster) live with the scores: :func:`stebkit.scores.reference_clusters`.
@@ -49,8 +52,10 @@ from .spec import PRESET_TASK_CONFIGS, DatasetSpec, License, Source, Submetric, 
 __all__ = ["SPECS", "catalogue_name"]
 
 # ---------------------------------------------------------------------------- licences
-_PAN = License("PAN shared-task data, released on request via Zenodo", research_only=True,
-               needs_agreement="PAN data access request", url="https://pan.webis.de/data.html")
+# The PAN releases are plain Zenodo downloads (the reference's download script fetches
+# each with wget/curl, no request or login); only Fisher is released on request.
+_PAN = License("PAN shared-task data (Zenodo), for research on the shared tasks",
+               research_only=True, url="https://pan.webis.de/data.html")
 _NONE = License("no licence stated", research_only=True)
 _LIC = {
     "pan": _PAN,
@@ -58,8 +63,9 @@ _LIC = {
     "ldc": License("LDC User Agreement (Fisher English Training Transcripts)",
                    research_only=True, needs_agreement="LDC licence (LDC2004T19, LDC2005T19)",
                    url="https://catalog.ldc.upenn.edu/LDC2004T19"),
-    "radiotalk": License("RadioTalk data use agreement", research_only=True,
-                         needs_agreement="RadioTalk request to the authors"),
+    "radiotalk": License("RadioTalk corpus terms (research use); the STEB release is a "
+                         "plain Google Drive download", research_only=True,
+                         url="https://github.com/social-machines/RadioTalk"),
     "mit": License("MIT"),
     "apache": License("Apache-2.0"),
     "cc-by": License("CC-BY-4.0"),
@@ -175,8 +181,11 @@ def _detectrl(part: str) -> Source:
                 "https://github.com/NLP2CT/DetectRL", steb_github.DETECTRL_URLS[part])
 
 
+_UNPINNED = ("; unpinned: the files are kept outside the repository's git history, so no "
+             "commit pins them; the branch is read and the sha256 of the first download is "
+             "kept and checked")
 _M4 = _web("M4 data/<domain>_<model>.jsonl files of https://github.com/mbzuai-nlp/M4 (the "
-           "reference clones the repository's HEAD)",
+           "reference clones the repository's HEAD)" + _UNPINNED,
            "https://github.com/mbzuai-nlp/M4/archive/HEAD.zip")
 _MAGE = _hub("yaful/MAGE", "test", note="MAGE (DeepfakeTextDetect) test split; rows of one "
              "source domain, from https://github.com/yafuly/MAGE")
@@ -279,7 +288,7 @@ def _pan_av(year: int, part: str, url: str, cite: str) -> DatasetSpec:
                  kind="av", tasks="P", label=_AV_LABEL, lic="pan", cite=cite,
                  src=_web(f"PAN {year} authorship verification test corpus", url),
                  langs=(_PAN_LANGS[lang],), reader=pan.read_pan_verification,
-                 tested_on="constructed",
+                 tested_on="constructed", version=2,
                  options=_pan_av_options(year, part))
 
 
@@ -345,7 +354,7 @@ _AV = [
                    "f0527105-2774-423e-80ca-cc692b70b6cb"),
           reader=pan.read_pan_verification, tested_on="constructed",
           options={"chain": ["Enron (80 authors)"], "known": "all", "known_ext": "",
-                   "unknown": "first"}),
+                   "unknown": "first", "truth_encoding": "utf-8-sig"}),
 ]
 
 # ------------------------------------------------------------------ authorship retrieval
@@ -406,7 +415,7 @@ _SPEAKERS = [
             src=Source(local="fisher_speaker_attribution",
                        note=f"the STEB trial file {sys}_test_{level}_trials.npy, built from the "
                             "Fisher English transcripts (LDC2004T19, LDC2005T19)"),
-            reader=trials.read_speaker_trials, tested_on="constructed",
+            reader=trials.read_speaker_trials, tested_on="constructed", version=2,
             options={"format": "npy", "file": f"{sys}_test_{level}_trials.npy"})
       for sys in ("bbn", "ldc") for level in ("base", "hard", "harder")),
     _spec("radiotalk", "RadioTalk talk-radio transcripts, speaker verification pairs",
@@ -414,7 +423,7 @@ _SPEAKERS = [
           lic="radiotalk", cite="Beeferman et al., 2019 (RadioTalk)",
           src=_web("STEB radiotalk.tar.gz (Google Drive), from the RadioTalk corpus",
                    gdrive_url("1NHgHZDlMB9Yh9SGQdSTjz_CNLZZqGCuW")),
-          reader=trials.read_speaker_trials, tested_on="constructed",
+          reader=trials.read_speaker_trials, tested_on="constructed", version=2,
           options={"file": "radiotalk_pairs.json"}),
 ]
 
@@ -423,7 +432,8 @@ _OBJECT = [
     _spec("core", "CORE: web registers of English (narrative, opinion, how-to, ...)",
           kind="genre", tasks="CA", label="register of the web page", lic="cc-by-sa",
           cite="Egbert et al., 2015; Laippala et al., 2022",
-          src=_web("TurkuNLP CORE corpus",
+          src=_web("TurkuNLP CORE corpus (train, dev and test .tsv.gz of its master branch)"
+                   + _UNPINNED,
                    *(f"https://github.com/TurkuNLP/CORE-corpus/raw/master/{part}.tsv.gz"
                      for part in ("train", "dev", "test"))),
           reader=tables.read_core, tested_on="constructed", options={}),
@@ -439,7 +449,7 @@ _OBJECT = [
           cite="Ide et al., 2010 (MASC)",
           src=_web("MASC-3.0.0 from https://anc.org/data/masc/downloads/",
                    "https://www.anc.org/MASC/download/MASC-3.0.0.zip"),
-          reader=text_files.read_masc, tested_on="constructed", options={}),
+          reader=text_files.read_masc, tested_on="constructed", version=2, options={}),
     _spec("the_pile", "The Pile: 1,000 documents per source subset", kind="genre",
           tasks="CA", label="Pile subset (e.g. ArXiv, Github, PubMed)", lic="pile",
           cite="Gao et al., 2020 (The Pile)",
@@ -473,7 +483,7 @@ _OBJECT = [
           cite="STEB graded formality (GPT-5-mini generated)",
           src=_web("STEB graded_formality_generated_gpt-5-mini.zip (Google Drive)",
                    gdrive_url("1TKtgg-6j2Yd-GTfiq0nnHRPcZC-VpGnu")),
-          reader=tables.read_graded_formality, tested_on="constructed",
+          reader=tables.read_graded_formality, tested_on="constructed", version=2,
           options={"folder": "graded_formality_generated_gpt-5-mini"}),
     _spec("OneStopEnglishCorpus", "OneStopEnglish articles at three reading levels",
           kind="register-oa", tasks="O", label="reading level (elementary to advanced)",
@@ -523,7 +533,7 @@ _OBJECT = [
           kind="feature-oa", tasks="O", label="syntactic/lexical transform", lic="ptb",
           cite="Lyu et al., 2021 (StylePTB)",
           src=_web("fulldata.h16 of https://github.com/lvyiwei1/StylePTB (the file all "
-                   "single-transform splits are cut from)",
+                   "single-transform splits are cut from)" + _UNPINNED,
                    "https://github.com/lvyiwei1/StylePTB/raw/master/fulldata.h16"),
           reader=text_files.read_styleptb, tested_on="constructed", options={}),
     _spec("bible_versions", "Eight English Bible translations, verse-aligned", kind="time",
@@ -548,7 +558,7 @@ _OBJECT = [
             tasks="CA", label=lab, lic="blog", cite="Schler et al., 2006",
             src=_hub("barilan/blog_authorship_corpus", "train+validation"),
             options={"label": attr, "label_map": mapping, "remote_code": True,
-                     "max_per_label": None}, tested_on="constructed")
+                     "max_per_label": None}, tested_on="constructed", version=2)
       for attr, lab, mapping in (
           ("age", "age group (10s: 13-17, 20s: 23-27, 30s: 33-47)",
            {**{a: "10s" for a in range(13, 18)}, **{a: "20s" for a in range(23, 28)},
@@ -565,7 +575,7 @@ _OBJECT = [
             kind="demo", tasks="CA", label=f"annotator {attr}", lic="none",
             cite="Kang & Hovy, 2019 (PASTEL)",
             src=_web("the stories/ folder (train, dev, test) of the data archive of "
-                     "https://github.com/dykang/PASTEL",
+                     "https://github.com/dykang/PASTEL" + _UNPINNED,
                      "https://github.com/dykang/PASTEL/raw/master/data/data_v2.zip"),
             reader=text_files.read_pastel, tested_on="constructed", options={"attribute": attr})
       for attr in ("age", "education", "gender", "ethnic", "politics")),
@@ -617,7 +627,7 @@ _PROBING = [
 _SEMANTIC = [
     _spec(steb, desc, kind="semantic", tasks="CA", label=label, lic=lic, cite=cite,
           src=_hub(path, split, name=name), options={**options, "max_per_label": None},
-          tested_on="constructed")
+          tested_on="constructed", version=2)
     for steb, desc, label, lic, cite, path, split, name, options in (
         ("20_Newsgroups_Fixed", "20 Newsgroups posts (cleaned)", "newsgroup (topic)",
          "none", "Lang, 1995", "rungalileo/20_Newsgroups_Fixed", "test", None, {}),

@@ -1,4 +1,4 @@
-"""Datasets on the Hugging Face Hub, through the optional ``datasets`` library.
+"""Datasets on the Hugging Face Hub, through the ``datasets`` library.
 
 :func:`load_hub` resolves the revision to a commit, opens one split at that commit,
 records the commit (:func:`resolved_revision`, part of the dataset fingerprint) and turns
@@ -29,6 +29,11 @@ take from each row is declared as data in ``spec.reader_options`` and applied by
 ``configs``
     ``[config name, ...]``: read this split of each config and concatenate them (for
     datasets published as one config per part); otherwise ``source.hf_name`` is used.
+``blank_texts``
+    ``"keep"`` (the default) or ``"drop"``: what to do with rows whose text is empty or
+    only whitespace. The reference keeps them (its row handler skips only a missing
+    text), so they are kept and counted in the load report (a ``DroppedRowsWarning``
+    saying how many were kept); ``"drop"`` leaves them out, counted.
 ``remote_code``
     True for script-based datasets: loading runs code from the dataset's repository, so
     it happens only when the user opts in (``trust_remote_code=True`` to
@@ -38,8 +43,8 @@ take from each row is declared as data in ``spec.reader_options`` and applied by
     names the dataset.
 
 List-valued labels use their first element; integer labels of a ``ClassLabel`` column
-are turned into the class names. Rows with a missing text or label are dropped and
-counted in a ``DroppedRowsWarning``.
+are turned into the class names. Rows with a missing text (None) or a missing or blank
+label are dropped and counted in a ``DroppedRowsWarning``.
 """
 
 from __future__ import annotations
@@ -58,14 +63,16 @@ import pandas as pd
 from .._io import write_text
 from ..errors import DataUnavailable, RemoteCodeRefused
 from ..sources import cache_dir, is_offline
-from .readers._text import DroppedRowsWarning
+from .readers._text import DroppedRowsWarning, report_kept
 
-__all__ = ["check_remote_code", "collecting_commits", "dataset_commits", "hub_configs",
-           "hub_records", "load_hub", "read_hub", "record_dataset_commits",
-           "resolved_revision", "trusting_remote_code"]
+__all__ = ["BLANK_TEXTS", "blank_texts", "check_remote_code", "collecting_commits",
+           "dataset_commits", "hub_configs", "hub_records", "keeps_blank_texts", "load_hub",
+           "read_hub", "record_dataset_commits", "resolved_revision", "trusting_remote_code"]
 
 DEFAULT_MAX_PER_LABEL = 500
 SMOKE_PER_LABEL = 20
+BLANK_TEXTS = ("keep", "drop")
+"""Values of the ``blank_texts`` reader option (the first is the default)."""
 _TRUSTED: ContextVar[bool] = ContextVar("stebkit_trust_remote_code", default=False)
 
 
@@ -163,8 +170,8 @@ def load_hub(path: str, *, name: str | None = None, revision: str | None = None,
         import datasets
     except ImportError:
         datasets = None
-        problems.append("the optional 'datasets' library is not installed: "
-                        "pip install 'stebkit[hub]'")
+        problems.append("the 'datasets' library, a dependency of stebkit, is missing "
+                        "here: pip install datasets (or make setup)")
     if problems:
         raise DataUnavailable(f"{what} is unavailable: " + "; and ".join(problems) + ".")
     sha = _resolve(path, revision, what)
@@ -206,14 +213,22 @@ def hub_configs(path: str, *, revision: str | None = None) -> list[str]:
 
         return list(datasets.get_dataset_config_names(path, revision=revision))
     except ImportError:
-        raise DataUnavailable(f"{what} is unavailable: the optional 'datasets' library is "
-                              f"not installed: pip install 'stebkit[hub]'.") from None
+        raise DataUnavailable(f"{what} is unavailable: the 'datasets' library, a dependency "
+                              f"of stebkit, is missing here: pip install datasets (or make "
+                              f"setup).") from None
     except Exception as exc:
         raise DataUnavailable(_failure(what, exc)) from exc
 
 
 def _failure(what: str, exc: BaseException, sha: str | None = None) -> str:
     at = f" (resolved to commit {sha})" if sha else ""
+    if "scripts are no longer supported" in str(exc):  # datasets >= 4 refuses them
+        from importlib.metadata import version
+
+        return (f"{what}{at} could not be loaded: it is built by a loading script, which "
+                f"the installed datasets {version('datasets')} no longer runs (datasets 4.0 "
+                f"dropped loading scripts; the reference runs them with datasets 3.6.0). "
+                f"Load it in an environment with pip install 'datasets<4', or leave it out.")
     if isinstance(exc, (OSError, TimeoutError, ConnectionError)):
         why = "the Hub is unreachable or the dataset is missing"
         fix = "Go online, or choose an offline dataset"
@@ -359,15 +374,42 @@ def read_hub(spec: Any, *, seed: int = 42, smoke: bool = False) -> pd.DataFrame:
                        seed=seed, smoke=smoke, dataset=spec.name)
 
 
+def blank_texts(options: Mapping[str, Any], dataset: str = "dataset") -> str:
+    """The ``blank_texts`` option of a Hub reader: ``"keep"`` unless set to ``"drop"``.
+
+    >>> blank_texts({}), blank_texts({"blank_texts": "drop"})
+    ('keep', 'drop')
+    """
+    value = options.get("blank_texts", BLANK_TEXTS[0])
+    if value not in BLANK_TEXTS:
+        raise ValueError(f"dataset {dataset!r}: reader option blank_texts={value!r} must be "
+                         f"one of {BLANK_TEXTS}")
+    return str(value)
+
+
+def keeps_blank_texts(spec: Any) -> bool:
+    """Whether the records of ``spec`` keep their empty and whitespace-only texts: those of
+    :func:`read_hub`, unless its ``blank_texts`` option is ``"drop"``.
+
+    >>> from stebkit.datasets import get_spec
+    >>> keeps_blank_texts(get_spec("emotion")), keeps_blank_texts(get_spec("ASSET"))
+    (True, False)
+    """
+    return spec.reader is read_hub and blank_texts(spec.reader_options, spec.name) == "keep"
+
+
 def _first(value: Any) -> Any:
     if isinstance(value, (list, tuple, np.ndarray)):
         return value[0] if len(value) else None
     return value
 
 
+def _absent(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and np.isnan(value))
+
+
 def _missing(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and np.isnan(value)) or (
-        isinstance(value, str) and not value.strip())
+    return _absent(value) or (isinstance(value, str) and not value.strip())
 
 
 def hub_records(frame: pd.DataFrame, options: Mapping[str, Any], *,
@@ -408,15 +450,23 @@ def hub_records(frame: pd.DataFrame, options: Mapping[str, Any], *,
     labels = labels.map(lambda v: None if _missing(v) else str(v)).reset_index(drop=True)
     text_cols = list(options.get("parallel", [options.get("text", "text")]))
     texts = pd.DataFrame({c: frame[c].map(_first) for c in text_cols})
-    bad = labels.isna().to_numpy() | texts.map(_missing).any(axis=1).to_numpy()
+    keep_blank = blank_texts(options, dataset) == "keep"
+    bad = labels.isna().to_numpy() | texts.map(
+        _absent if keep_blank else _missing).any(axis=1).to_numpy()
     if bad.any():
         warnings.warn(f"{dataset}: dropped {int(bad.sum())} of {len(frame)} rows with a "
-                      f"missing text or label", DroppedRowsWarning, stacklevel=2)
+                      f"missing text or label"
+                      + ("" if keep_blank else " (blank texts included: blank_texts='drop')"),
+                      DroppedRowsWarning, stacklevel=2)
     texts, labels = texts[~bad].reset_index(drop=True), labels[~bad].reset_index(drop=True)
     cap = SMOKE_PER_LABEL if smoke else options.get("max_per_label", DEFAULT_MAX_PER_LABEL)
     keep_rows = _cap_per_label(labels, cap, seed)
     texts, labels = texts.iloc[keep_rows].reset_index(drop=True), labels.iloc[keep_rows]
     labels = labels.reset_index(drop=True)
+    if keep_blank:
+        report_kept(dataset, int(texts.map(_missing).any(axis=1).sum()), len(texts),
+                    "rows with an empty or whitespace-only text, as the reference keeps "
+                    "them; reader option blank_texts='drop' leaves them out")
     if "parallel" not in options:
         return pd.DataFrame({"text": texts.iloc[:, 0].astype(str), "label": labels})
     rows = [{"text": str(texts.iat[i, j]), "label": labels[i], "group": str(i),

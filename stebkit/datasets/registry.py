@@ -35,6 +35,7 @@ from .hub import (
     check_remote_code,
     collecting_commits,
     dataset_commits,
+    keeps_blank_texts,
     record_dataset_commits,
     resolved_revision,
     trusting_remote_code,
@@ -345,9 +346,12 @@ def _write_parquet(records: pd.DataFrame, path: Path) -> None:
     write_text(_checksum_path(path), file_sha256(path) + "\n")
 
 
+def _is_missing_text(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and value != value)
+
+
 def _is_empty_text(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and value != value) or (
-        isinstance(value, str) and not value.strip())
+    return _is_missing_text(value) or (isinstance(value, str) and not value.strip())
 
 
 def validate_records(records: Any, spec: DatasetSpec) -> pd.DataFrame:
@@ -357,7 +361,9 @@ def validate_records(records: Any, spec: DatasetSpec) -> pd.DataFrame:
     serves (``pair``/``same`` for predefined pairs, ``side`` for retrieval,
     ``group``/``position`` for order alignment, ``split`` for probing).
     The one filter: rows whose text is missing or blank are dropped (with the other
-    row of their pair, for predefined pairs) and counted in a ``DroppedRowsWarning``.
+    row of their pair, for predefined pairs) and counted in a ``DroppedRowsWarning``;
+    blank texts stay where the reader keeps them as the reference does
+    (:func:`~stebkit.datasets.hub.keeps_blank_texts`).
     Everything else that is wrong raises ``TypeError``/``ValueError`` naming the dataset
     and column.
 
@@ -385,7 +391,8 @@ def validate_records(records: Any, spec: DatasetSpec) -> pd.DataFrame:
             raise ValueError(f"dataset {name!r}: records lack column(s) {missing} needed by "
                              f"task {task!r} (see stebkit.datasets.spec for the schema)")
     frame = records.reset_index(drop=True)
-    empty = frame["text"].map(_is_empty_text).to_numpy()
+    empty = frame["text"].map(_is_missing_text if keeps_blank_texts(spec)
+                              else _is_empty_text).to_numpy()
     wrong = [i for i, v in enumerate(frame["text"]) if not empty[i] and not isinstance(v, str)]
     if wrong:
         raise TypeError(f"dataset {name!r}: column 'text' must hold str, row {wrong[0]} holds "

@@ -42,6 +42,7 @@ A reader returns a :class:`pandas.DataFrame` with one row per text. Columns:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -231,6 +232,39 @@ class Source:
     def is_hub(self) -> bool:
         return self.hf_path is not None
 
+    @property
+    def unpinned(self) -> tuple[str, ...]:
+        """The URLs of files in a GitHub repository that name a branch (``HEAD``,
+        ``master``) rather than a 40-hex commit: their bytes may change upstream, so only
+        the sha256 recorded at the first download keeps them fixed.
+
+        >>> Source(urls=(("https://github.com/o/r/raw/master/a.zip", None),
+        ...              ("https://raw.githubusercontent.com/o/r/" + "0" * 40 + "/b", None),
+        ...              ("https://zenodo.org/records/1/files/c.zip", None))).unpinned
+        ('https://github.com/o/r/raw/master/a.zip',)
+        """
+        return tuple(url for url, _ in self.urls if _github_ref(url) not in (None, "commit"))
+
+
+_COMMIT = re.compile(r"[0-9a-f]{40}")
+
+
+def _github_ref(url: str) -> str | None:
+    """``"commit"`` or the branch a GitHub file URL names; None for other URLs."""
+    parts = url.split("/")
+    if len(parts) < 6 or parts[0] != "https:" or parts[1]:
+        return None
+    host, rest = parts[2], parts[3:]
+    if host == "raw.githubusercontent.com":
+        ref = rest[2]
+    elif host == "github.com" and rest[2] in ("raw", "blob") and len(rest) > 3:
+        ref = rest[3]
+    elif host == "github.com" and rest[2] == "archive":
+        ref = rest[3].removesuffix(".zip").removesuffix(".tar.gz")
+    else:
+        return None
+    return "commit" if _COMMIT.fullmatch(ref) else ref
+
 
 @dataclass(frozen=True)
 class License:
@@ -239,8 +273,8 @@ class License:
     name: str
     non_commercial: bool = False
     research_only: bool = False
-    needs_agreement: str | None = None  # e.g. "LDC licence", "PAN registration"
-    url: str | None = None
+    needs_agreement: str | None = None  # what must be requested first, e.g. "LDC licence"
+    url: str | None = None  # the licence's page; with needs_agreement: where to request
 
 
 TESTED_ON = ("mirror", "constructed")
@@ -318,16 +352,18 @@ class DatasetSpec:
     def status(self) -> str:
         """How far the reader is checked, for users: ``"real files"`` (tested on the
         source's own files), ``"constructed file"`` (tested on a file of the same
-        layout written by the test), either followed by ``"; needs agreement"`` when the
-        data is available only under an agreement, or ``"no reader"`` / ``"untested"``.
+        layout written by the test), either followed by ``"; agreement only: <what>,
+        request at <where>"`` when the data is released only on request, or
+        ``"no reader"`` / ``"untested"``.
 
         >>> from dataclasses import replace
         >>> spec = DatasetSpec(name="toy", description="", languages=("en",),
-        ...     source=Source(), license=License("LDC", needs_agreement="LDC licence"),
+        ...     source=Source(), license=License("LDC", needs_agreement="LDC licence",
+        ...                                      url="https://catalog.ldc.upenn.edu"),
         ...     label="speaker", tasks={"clustering": TaskConfig()}, category="idiolect",
         ...     application="authorship_attribution", reader=print, tested_on="constructed")
         >>> spec.status
-        'constructed file; needs agreement'
+        'constructed file; agreement only: LDC licence, request at https://catalog.ldc.upenn.edu'
         >>> replace(spec, reader=None).status
         'no reader'
         """
@@ -335,7 +371,11 @@ class DatasetSpec:
             return "no reader"
         base = {"mirror": "real files", "constructed": "constructed file",
                 None: "untested"}[self.tested_on]
-        return base + ("; needs agreement" if self.license.needs_agreement else "")
+        agreement = self.license.needs_agreement
+        if not agreement:
+            return base
+        where = f", request at {self.license.url}" if self.license.url else ""
+        return f"{base}; agreement only: {agreement}{where}"
 
     @property
     def language(self) -> str:

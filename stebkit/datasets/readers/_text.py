@@ -22,7 +22,9 @@ PASSAGE_MAX_WORDS = 120
 
 
 class DroppedRowsWarning(Warning):
-    """A documented filter removed rows from a source; the message gives the counts.
+    """The load report of a dataset: a documented filter removed rows from a source, or a
+    documented rule kept rows a user may not expect (e.g. blank texts); the message gives
+    the counts.
 
     It derives from :class:`Warning` (not :class:`UserWarning`): it reports an
     expected, documented filter, not a problem with the caller's input.
@@ -41,9 +43,19 @@ def report_dropped(dataset: str, dropped: int, total: int, reason: str) -> None:
     >>> str(caught[0].message)
     'm4-deu: dropped 3 of 200 items (not German)'
     """
-    if dropped:
-        warnings.warn(f"{dataset}: dropped {dropped} of {total} items ({reason})",
-                      DroppedRowsWarning, stacklevel=3)
+    _report(dataset, "dropped", dropped, total, reason)
+
+
+def report_kept(dataset: str, kept: int, total: int, reason: str) -> None:
+    """Like :func:`report_dropped`, for ``kept`` of ``total`` items that a documented rule
+    keeps where a user may expect a filter (``"<dataset>: kept 2 of 50 items (...)"``)."""
+    _report(dataset, "kept", kept, total, reason)
+
+
+def _report(dataset: str, verb: str, count: int, total: int, reason: str) -> None:
+    if count:  # the warning points at the reader that reported
+        warnings.warn(f"{dataset}: {verb} {count} of {total} items ({reason})",
+                      DroppedRowsWarning, stacklevel=4)
 
 
 def spec_files(spec: Any) -> dict[str, Path]:

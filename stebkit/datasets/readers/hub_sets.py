@@ -20,7 +20,11 @@ EnDive (``read_endive``, ``abhaygupta1266/<task>`` for 11 NLU tasks)
     sources translated into all five, sorted, are cut to 150 with
     ``random.Random(42).sample`` (re-sorted); each gives six records: the source
     (label ``sae``) and its five translations (``aave``, ``chce``, ``collsge``,
-    ``inde``, ``jame``).
+    ``inde``, ``jame``). Version followed: the reference's single ``endive`` dataset
+    that merges the 11 tasks (clustering and all-to-all pairs, 150 sources per task,
+    the SAE source as a sixth label). Its earlier loaders read one task per dataset,
+    with the five dialect labels only: 100 sources per task at commit 121e525 (which
+    also built order-alignment sets of the five translations), 150 at commit 8d56e8f.
 The Pile (``read_the_pile``, ``ArmelR/the-pile-splitted``)
     For every config but ``all`` (sorted), the train split is streamed and its first
     1,000 texts that are non-blank and shorter than 1,000,000 characters are kept,

@@ -12,6 +12,11 @@ Authorship verification, folder per problem (``read_pan_verification``)
     ``unknown="first"``: the first ``unknown*`` file). ``prefix`` keeps problem ids
     starting with it (PAN13 languages ``EN``/``GR``/``SP``). Problems without their
     files are skipped (counted). Label ``trial_<id>_<true|false>``, ``pair`` = problem id.
+    ``truth.txt`` is decoded as ``reader_options["truth_encoding"]``: ``"utf-8"`` (the
+    default, PAN13-15) keeps a byte-order mark, as the reference reads these files: the
+    mark becomes part of the first problem id, which then names no folder (nor starts
+    with a PAN13 prefix), so that problem is left out (counted); ``"utf-8-sig"`` (Enron,
+    as the reference reads it) drops the mark.
 Authorship verification, JSON lines (``read_pan_jsonl_pairs``, PAN20/21)
     ``<name>.jsonl`` (``id``, ``pair``) and ``<name>-truth.jsonl`` (``id``, ``same``).
     As the reference's download script does, the pairs are cut to 250 same-author and
@@ -91,9 +96,20 @@ def descend(tree: Tree, steps: list[str]) -> tuple[Tree, str]:
     return tree, prefix
 
 
-def _truth(tree: Tree, name: str) -> dict[str, bool]:
+_TRUTH_ENCODINGS = ("utf-8", "utf-8-sig")
+
+
+def _truth(tree: Tree, name: str, encoding: str = "utf-8") -> dict[str, bool]:
+    """``{problem id: same author}`` of a ``truth.txt`` (a byte-order mark kept unless
+    ``encoding`` is ``"utf-8-sig"``)."""
+    if encoding not in _TRUTH_ENCODINGS:
+        raise ValueError(f"{tree.label}: truth_encoding={encoding!r} must be one of "
+                         f"{_TRUTH_ENCODINGS}")
+    text = tree.text(name, errors="replace")
+    if encoding == "utf-8-sig":
+        text = text.removeprefix("\ufeff")
     truth: dict[str, bool] = {}
-    for line in tree.text(name, errors="replace").lstrip("\ufeff").splitlines():
+    for line in text.splitlines():
         parts = line.split()
         if len(parts) >= 2:
             truth[parts[0]] = parts[1] == "Y"
@@ -112,14 +128,19 @@ def read_pan_verification(spec: Any, *, seed: int = 42, smoke: bool = False) -> 
         raise DataUnavailable(f"{tree.label} has no truth.txt under {prefix or 'its root'}")
     base = posixpath.dirname(truths[0])
     base = f"{base}/" if base else ""
-    truth = _truth(tree, truths[0])
+    truth = _truth(tree, truths[0], opts.get("truth_encoding", "utf-8"))
     files: dict[str, list[str]] = {}
     for name in tree.names():
         if name.startswith(base) and name.count("/") == base.count("/") + 1:
             pid, leaf = name[len(base):].split("/")
             files.setdefault(pid, []).append(leaf)
     mode = opts.get("known", "known01")
-    pids = sorted(p for p in truth if p.startswith(opts.get("prefix", "")))
+    marked = [p for p in truth if p.startswith("\ufeff")]
+    report_dropped(spec.name, len(marked), len(truth), "problems whose id in truth.txt "
+                   "carries the file's byte-order mark: read as the reference reads it, the "
+                   "id names no problem folder")
+    pids = sorted(p for p in truth if p.startswith(opts.get("prefix", ""))
+                  and p not in marked)
     rows, skipped = [], 0
     for pid in pids:
         leaves = sorted(files.get(pid, []))

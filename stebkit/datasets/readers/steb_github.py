@@ -42,7 +42,10 @@ Bible versions (``read_bible_versions``)
     eight are kept, in sorted order, minus those where two translations read the same
     after lower-casing and collapsing whitespace (counted); the references are then
     shuffled with ``random.Random(42)`` and each yields eight records (label = the
-    version, in the order ASV BBE DARBY DRA KJV LEB WEB YLT).
+    version, in the order ASV BBE DARBY DRA KJV LEB WEB YLT). Version followed: the
+    reference's loader with the collision filter and the seeded shuffle (as at its
+    commit 0b0e62c); its earlier version (e.g. commit 626a506) kept every common
+    reference, in sorted order, unshuffled.
 ASSET (``read_asset``)
     ``dataset/asset.{valid,test}.orig`` with ``.simp.0`` ... ``.simp.9`` (the files the
     Hub's ``facebook/asset`` config ``simplification`` is built from; validation then

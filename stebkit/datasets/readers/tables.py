@@ -12,10 +12,13 @@ eWAVE (``read_ewave``)
     Examples without text or of an unknown variety are skipped, and varieties with fewer
     than two examples are left out (both counted).
 Graded formality (``read_graded_formality``)
-    Every ``*.csv`` of the release folder (sorted): ``input`` and ``level1``..``level4``
-    form one ordered set, from the informal input (position 0) to the most formal
-    rewrite; the label is the row's ``source`` (e.g. tweet). Rows with a blank level are
-    skipped (counted).
+    Every ``*.csv`` of the release folder, in the order the archive holds them (the
+    order unzip creates them in): the reference globs the unpacked folder unsorted
+    (``Path.glob``), so it reads the files in the file system's listing order, which is
+    this order where a folder lists in creation order; sorted names are not the
+    reference's order. ``input`` and ``level1``..``level4`` form one ordered set, from
+    the informal input (position 0) to the most formal rewrite; the label is the row's
+    ``source`` (e.g. tweet). Rows with a blank level are skipped (counted).
 """
 
 from __future__ import annotations
@@ -109,8 +112,8 @@ def read_graded_formality(spec: Any, *, seed: int = 42, smoke: bool = False) -> 
     """Graded formality rewrites as ordered sets (informal input first)."""
     tree = source_tree(spec)
     folder = spec.reader_options.get("folder", "")
-    names = sorted(n for n in tree.names() if n.endswith(".csv")
-                   and posixpath.basename(posixpath.dirname(n)) == folder)
+    names = [n for n in tree.names() if n.endswith(".csv")
+             and posixpath.basename(posixpath.dirname(n)) == folder]
     if not names:
         tree.find(f"*{folder}/*.csv", what="CSV file")
     sets, skipped, total = [], 0, 0

@@ -3,9 +3,12 @@
 MASC (``read_masc``)
     ``data/spoken/<genre>/**.txt`` and ``data/written/<genre>/**.txt`` of MASC 3.0.0:
     the files of a genre (the folder under ``spoken``/``written``; nested folders such
-    as e-mail's belong to it), in sorted path order, are joined with a newline and the
-    result is cut into 150 contiguous character ranges of equal length (the reference's
-    150 samples per genre). Genres in sorted order.
+    as e-mail's belong to it), in sorted path order, read as text mode reads them
+    (``\\r\\n`` and ``\\r`` become ``\\n``), are joined with a newline and the result is
+    cut into 150 contiguous character ranges of equal length (the reference's 150
+    samples per genre). Genres in sorted order. As the reference's recursive glob,
+    files and folders below the genre whose name starts with ``.`` are left out
+    (counted).
 StylePTB (``read_styleptb``)
     ``fulldata.h16``: a sequence of lines read as triplets ``<code>``, ``<source>``,
     ``<target>`` at every line whose first three characters are one of the 15 kept
@@ -55,20 +58,37 @@ def read_masc(spec: Any, *, seed: int = 42, smoke: bool = False) -> pd.DataFrame
     """MASC passages, 150 per genre."""
     tree = source_tree(spec)
     genres: dict[str, list[str]] = {}
+    hidden = 0
     for name in tree.names():
         parts = name.split("/")
         for i in range(len(parts) - 3):
             if parts[i] == "data" and parts[i + 1] in ("spoken", "written") \
                     and name.endswith(".txt"):
-                genres.setdefault(parts[i + 2], []).append(name)
+                if any(p.startswith(".") for p in parts[i + 3:]):
+                    hidden += 1
+                else:
+                    genres.setdefault(parts[i + 2], []).append(name)
                 break
     if not genres:
         tree.find("*data/written/*.txt", what="MASC text file")
+    report_dropped(spec.name, hidden, hidden + sum(map(len, genres.values())),
+                   "text files named or filed under a name starting with '.', which the "
+                   "reference's glob skips")
     rows = []
     for genre in sorted(genres):
-        joined = "\n".join(tree.text(n, errors="replace") for n in sorted(genres[genre]))
+        joined = "\n".join(_text_mode(tree.text(n, errors="replace"))
+                           for n in sorted(genres[genre]))
         rows += [{"text": chunk, "label": genre} for chunk in equal_chunks(joined, MASC_SAMPLES)]
     return smoke_cut(frame(rows), smoke)
+
+
+def _text_mode(text: str) -> str:
+    """``text`` with its line ends as Python's text mode reads them.
+
+    >>> _text_mode("a\\r\\nb\\rc\\n")
+    'a\\nb\\nc\\n'
+    """
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 STYLEPTB_CODES: dict[str, str] = {

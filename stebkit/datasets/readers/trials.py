@@ -11,9 +11,11 @@ Speaker trials (``read_speaker_trials``)
     RadioTalk's ``radiotalk_pairs.json`` (keys ``speaker 1``/``speaker 2``) or a Fisher
     ``<system>_test_<level>_trials.npy`` (keys ``call 1``/``call 2``, a pickled NumPy
     array, from a local folder: the data is under an LDC licence). Utterances that are
-    not text or blank are left out and the rest are joined with newlines into one text
-    per side; trials with an empty side or another label are skipped (counted). Labels
-    are the reference's ``trial_<index>_<true|false>`` (Fisher: ``_1``/``_0``).
+    not text (str, int or float) or are blank are left out; trials with an empty side
+    or another label are skipped (counted). As the reference, each side stays a list of
+    utterances and the pair task encodes its first element: a side's text is its first
+    kept utterance, and the later utterances are not encoded (counted). Labels are the
+    reference's ``trial_<index>_<true|false>`` (Fisher: ``_1``/``_0``).
 """
 
 from __future__ import annotations
@@ -62,36 +64,40 @@ def _starts_as_json(text: str) -> bool:
         return False
 
 
-def _utterances(value: Any) -> str:
+def _utterances(value: Any) -> list[str]:
+    """The kept utterances of one side, in order (text, int or float, not blank)."""
     items = value.tolist() if hasattr(value, "tolist") else value
     if not isinstance(items, (list, tuple)):
-        return ""
-    kept = [str(u) for u in items if isinstance(u, (str, int, float)) and str(u).strip()]
-    return "\n".join(kept)
+        return []
+    return [str(u) for u in items if isinstance(u, (str, int, float)) and str(u).strip()]
 
 
 def trial_records(trials: list[Any], sides: tuple[str, str], suffixes: tuple[str, str],
                   dataset: str) -> pd.DataFrame:
     """Pair records from speaker trials (see the module docstring).
 
-    >>> trial_records([{"label": 1, "a": ["hi", " "], "b": ["yo"]},
+    >>> trial_records([{"label": 1, "a": [" ", "hi", "there"], "b": ["yo"]},
     ...                {"label": 0, "a": [], "b": ["x"]}], ("a", "b"), ("true", "false"),
     ...               "toy")[["text", "label", "same"]].values.tolist()
     [['hi', 'trial_0_true', True], ['yo', 'trial_0_true', True]]
     """
-    rows, skipped = [], 0
+    rows, skipped, kept, later = [], 0, 0, 0
     for index, trial in enumerate(trials):
         label = trial.get("label") if isinstance(trial, dict) else None
-        first = _utterances(trial.get(sides[0])) if isinstance(trial, dict) else ""
-        second = _utterances(trial.get(sides[1])) if isinstance(trial, dict) else ""
+        first = _utterances(trial.get(sides[0])) if isinstance(trial, dict) else []
+        second = _utterances(trial.get(sides[1])) if isinstance(trial, dict) else []
         if label not in (0, 1) or not first or not second:
             skipped += 1
             continue
         same = label == 1
+        kept += len(first) + len(second)
+        later += len(first) + len(second) - 2
         rows += pair_rows(str(index), same, trial_label(index, same, yes=suffixes[0],
-                                                        no=suffixes[1]), first, second)
+                                                        no=suffixes[1]), first[0], second[0])
     report_dropped(dataset, skipped, len(trials), "trials without a 0/1 label or with an "
                    "empty side")
+    report_dropped(dataset, later, kept, "utterances after the first of a side: the "
+                   "reference's pair task encodes only the first")
     return frame(rows, ("text", "label", "pair", "same"))
 
 

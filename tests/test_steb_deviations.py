@@ -1,0 +1,240 @@
+"""Where stebkit's catalogue readers used to deviate from the STEB reference: each case on
+a constructed file in the real layout of its source, plus the install and the status
+that an online user's first STEB run depends on."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+from steb_files import FakeSplit, make_archive, read
+
+from stebkit.datasets import get_spec, load_dataset, table
+from stebkit.datasets.catalogue import SPECS
+from stebkit.datasets.readers._text import DroppedRowsWarning
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# ------------------------------------------------------------------------------ setup
+
+def test_the_hub_and_drive_clients_are_default_dependencies():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    names = {re.split(r"[<>=!~;\[ ]", d, maxsplit=1)[0].lower()
+             for d in project["dependencies"]}
+    assert {"datasets", "gdown", "huggingface_hub"} <= names
+    assert "hub" not in project.get("optional-dependencies", {})  # nothing extra to find
+    setup = (ROOT / "Makefile").read_text(encoding="utf-8").split("\nsetup:", 1)[1]
+    recipe = setup.split("\ndemo:", 1)[0]
+    assert re.search(r"import stebkit, .*datasets, gdown", recipe)  # checked after install
+
+
+def test_importing_stebkit_loads_neither_client():
+    code = ("import sys, stebkit, stebkit.datasets, stebkit.datasets.catalogue; "
+            "print(sorted(m for m in ('datasets', 'gdown', 'huggingface_hub') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=ROOT)
+    assert out.stdout.strip() == "[]"
+
+
+# ------------------------------------------------------------- RadioTalk and Fisher
+
+
+def test_radiotalk_sides_are_their_first_utterance(built):
+    pairs = [{"label": 1, "speaker 1": ["  ", "hello there", "and more"],
+              "speaker 2": ["hi", "again"]},
+             {"label": 0, "speaker 1": ["a"], "speaker 2": []},
+             {"label": 0, "speaker 1": [3, "b"], "speaker 2": ["c"]}]
+    built.put_spec("radiotalk", make_archive(
+        {"radiotalk/radiotalk_pairs.json": json.dumps(pairs)}, tar=True))
+    records, report = read("radiotalk")
+    assert records[["text", "label", "pair", "same"]].values.tolist() == [
+        ["hello there", "trial_0_true", "0", True], ["hi", "trial_0_true", "0", True],
+        ["3", "trial_2_false", "2", False], ["c", "trial_2_false", "2", False]]
+    assert report == [
+        "radiotalk: dropped 1 of 3 items (trials without a 0/1 label or with an empty side)",
+        "radiotalk: dropped 3 of 7 items (utterances after the first of a side: the "
+        "reference's pair task encodes only the first)"]
+
+
+def test_fisher_sides_are_their_first_utterance(built, tmp_path, monkeypatch):
+    trials = [{"label": 1, "call 1": np.array(["uh hi", "yeah"]), "call 2": [7, "right"]},
+              {"label": 0, "call 1": ["so"], "call 2": ["well", "okay", "bye"]}]
+    folder = tmp_path / "fisher"
+    folder.mkdir()
+    np.save(folder / "bbn_test_base_trials.npy", np.array(trials, dtype=object),
+            allow_pickle=True)
+    monkeypatch.setenv("STEBKIT_LOCAL_FISHER_SPEAKER_ATTRIBUTION", str(folder))
+    records, report = read("fisher_speaker_attribution_bbn_base")
+    assert records[["text", "label"]].values.tolist() == [
+        ["uh hi", "trial_0_1"], ["7", "trial_0_1"], ["so", "trial_1_0"],
+        ["well", "trial_1_0"]]
+    assert any("dropped 4 of 8 items (utterances after the first" in m for m in report)
+
+
+# ------------------------------------------------------------------ Hub blank texts
+
+_BLOG = ("barilan/blog_authorship_corpus", None, "train+validation")
+
+
+def test_blog_sets_keep_empty_and_blank_posts(hub_data):
+    texts = ["a post", "", "   \n", None, "last"]
+    hub_data[_BLOG] = FakeSplit({"text": texts, "age": [15, 25, 35, 15, 44],
+                                 "gender": ["male", "female", "male", "female", "male"]})
+    for name in ("blog_age", "blog_gender"):
+        records, report = read(name, trust_remote_code=True)
+        assert records["text"].tolist() == ["a post", "", "   \n", "last"]
+        assert report == [
+            f"{name}: dropped 1 of 5 rows with a missing text or label",
+            f"{name}: kept 2 of 4 items (rows with an empty or whitespace-only text, as "
+            f"the reference keeps them; reader option blank_texts='drop' leaves them out)"]
+    records, _ = read("blog_age", trust_remote_code=True)
+    assert records["label"].tolist() == ["10s", "20s", "30s", "30s"]
+
+
+def test_reuters_keeps_blank_texts_and_the_drop_option_leaves_them_out(hub_data):
+    hub_data["reuters21578", "ModLewis", "test"] = FakeSplit(
+        {"text": ["grain news", " ", "more"], "topics": [["grain"], ["earn"], ["acq"]]})
+    records, _ = read("reuters21578", trust_remote_code=True)
+    assert records["text"].tolist() == ["grain news", " ", "more"]
+    spec = get_spec("reuters21578")
+    dropping = dataclasses.replace(
+        spec, reader_options={**spec.reader_options, "blank_texts": "drop"})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        records = load_dataset(dropping, cache=False, trust_remote_code=True).records
+    assert records["text"].tolist() == ["grain news", "more"]
+    assert [str(w.message) for w in caught if w.category is DroppedRowsWarning] == [
+        "reuters21578: dropped 1 of 3 rows with a missing text or label (blank texts "
+        "included: blank_texts='drop')"]
+    wrong = dataclasses.replace(spec, reader_options={**spec.reader_options,
+                                                      "blank_texts": "skip"})
+    with pytest.raises(ValueError, match="blank_texts='skip' must be one of"):
+        load_dataset(wrong, cache=False, trust_remote_code=True)
+
+
+def test_a_loading_script_refused_by_datasets_4_says_so(monkeypatch, online, tmp_path):
+    import huggingface_hub
+
+    from stebkit.datasets.hub import load_hub
+    from stebkit.errors import DataUnavailable
+
+    monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path))
+
+    def refuse(**kwargs):
+        raise RuntimeError("Dataset scripts are no longer supported, but found "
+                           "blog_authorship_corpus.py")
+
+    fake = type(sys)("datasets")
+    fake.load_dataset = refuse
+    monkeypatch.setitem(sys.modules, "datasets", fake)
+    monkeypatch.setattr(huggingface_hub, "HfApi", lambda: type(
+        "Api", (), {"dataset_info": lambda self, path, revision=None: type(
+            "Info", (), {"sha": "c0ffee"})()})())
+    with pytest.raises(DataUnavailable) as err:
+        load_hub(*_BLOG[:1], split=_BLOG[2], trust_remote_code=True)
+    msg = str(err.value)
+    assert "'barilan/blog_authorship_corpus'" in msg and "built by a loading script" in msg
+    assert "pip install 'datasets<4'" in msg
+
+
+# ---------------------------------------------------------------------------- status
+
+def test_only_the_fisher_trials_are_agreement_only_and_say_where_to_ask():
+    steb = table(suite="steb").set_index("name")
+    agreement = steb[steb["status"].str.contains("agreement only")]
+    assert sorted(agreement.index) == sorted(s.name for s in SPECS
+                                             if s.name.startswith("fisher_"))
+    assert (agreement["status"] == "constructed file; agreement only: LDC licence "
+            "(LDC2004T19, LDC2005T19), request at https://catalog.ldc.upenn.edu/LDC2004T19"
+            ).all()
+    pan = [s for s in SPECS if s.name.startswith(("pan", "machine_text_detection_pan"))]
+    assert len(pan) == 47
+    assert all(steb.loc[s.name, "status"] == "constructed file" for s in pan)
+    assert all(s.source.urls and s.source.local is None for s in pan)  # plain downloads
+    assert steb.loc["radiotalk", "status"] == "constructed file"
+
+
+# ------------------------------------------------------------------ pinned or not
+
+def test_unpinned_sources_are_exactly_the_twelve_branch_downloads():
+    unpinned = {s.name: s for s in SPECS if s.source.unpinned}
+    assert sorted(unpinned) == sorted(
+        [f"machine_text_detection_m4_{d}" for d in ("arxiv", "peerread", "reddit",
+                                                     "wikihow", "wikipedia")]
+        + ["core", "styleptb"]
+        + [f"pastel_{a}" for a in ("age", "education", "gender", "ethnic", "politics")])
+    for spec in unpinned.values():
+        assert "unpinned" in spec.source.note
+        assert all(sha is None for _, sha in spec.source.urls)  # kept at first download
+    branch = {u for s in unpinned.values() for u in s.source.unpinned}
+    pinned = {u for s in SPECS for u, _ in s.source.urls if "github" in u} - branch
+    assert pinned and all(re.search(r"/[0-9a-f]{40}/", u) for u in pinned)
+
+
+# ----------------------------------------------------------- PAN13-15 truth.txt marks
+
+@pytest.mark.parametrize("name,chain", [
+    ("pan13_authorship_verification_english_test",
+     ["pan13-authorship-verification-test-corpus2-2013-05-29.zip"]),
+    ("pan15_authorship_verification_english_test",
+     ["pan15-authorship-verification-test-dataset2-2015-04-19.zip",
+      "pan15-authorship-verification-test-dataset2-english-2015-04-19.zip"]),
+])
+def test_pan_truth_byte_order_mark_loses_the_first_problem(built, name, chain):
+    folder = chain[-1][: -len(".zip")]
+    files = {f"{folder}/truth.txt": "\ufeffEN001 Y\r\nEN002 N\r\n"}
+    for pid in ("EN001", "EN002"):
+        files.update({f"{folder}/{pid}/known01.txt": f"known {pid}",
+                      f"{folder}/{pid}/unknown.txt": f"unknown {pid}"})
+    archive = files
+    for step in reversed(chain[1:]):
+        archive = {step: archive}
+    built.put_spec(name, {chain[0]: archive})
+    records, report = read(name)
+    assert records[["text", "label"]].values.tolist() == [
+        ["known EN002", "trial_EN002_false"], ["unknown EN002", "trial_EN002_false"]]
+    assert report == [f"{name}: dropped 1 of 2 items (problems whose id in truth.txt "
+                      "carries the file's byte-order mark: read as the reference reads it, "
+                      "the id names no problem folder)"]
+
+
+# ------------------------------------------------------- graded formality file order
+
+def test_graded_formality_reads_files_in_archive_order(built):
+    folder = "graded_formality_generated_gpt-5-mini"
+    header = "model,source,input,level1,level2,level3,level4\n"
+    built.put_spec("graded_formality", {
+        f"{folder}/tweets_2.csv": header + "m,tweet,second,b,c,d,e\n",
+        f"{folder}/tweets_1.csv": header + "m,tweet,first,b,c,d,e\n",
+        f"{folder}/README.txt": "not a table"})
+    records, _ = read("graded_formality")
+    assert records[records["position"] == 0]["text"].tolist() == ["second", "first"]
+
+
+# ------------------------------------------------------------------- MASC dot-files
+
+def test_masc_skips_dot_files_and_reads_lines_as_text_mode(built):
+    root = "MASC-3.0.0/data/written"
+    built.put_spec("masc_text_genre", {
+        f"{root}/letters/b.txt": "Bee\r\n" * 100,
+        f"{root}/letters/.a.txt": "hidden file",
+        f"{root}/letters/.drafts/c.txt": "in a hidden folder",
+        f"{root}/letters/._b.txt": "macOS resource fork"})
+    records, report = read("masc_text_genre")
+    assert "".join(records["text"]) == "Bee\n" * 100
+    assert report == ["masc_text_genre: dropped 2 of 3 items (text files named or filed "
+                      "under a name starting with '.', which the reference's glob skips)"]
