@@ -438,6 +438,50 @@ def test_lite_leaderboard_file_errors_name_file_and_fix(tmp_path):
         build_site.read_lite_leaderboard(bad)
 
 
+def test_leaderboard_page_reads_what_the_cli_writes(tmp_path, monkeypatch):
+    """``make leaderboard-data`` (``stebkit leaderboard ... --format csv``) writes what the
+    page reads: here from records of four models (one the chance level) on six families."""
+    import warnings
+
+    from stebkit import cli
+    from stebkit.results import record_path, write_record
+
+    tasks = {"clustering": ("argugpt-generator", "v_measure"),
+             "all_to_all_pairs": ("argugpt-generator", "auc"),
+             "predefined_pairs": ("eltec-deu-verification", "auc"),
+             "retrieval": ("eltec-deu-retrieval", "mrr"),
+             "order_alignment": ("asset-simplification", "distractor_acc_mean"),
+             "probing": ("informal-formality", "accuracy")}
+    models = {"random": 0.1, "m1": 0.2, "m2": 0.5, "m3": 0.7}
+    for model, base in models.items():
+        for j, (task, (dataset, metric)) in enumerate(tasks.items()):
+            value = base + 0.01 * j
+            write_record(record_path(tmp_path / "lite", model, dataset, task, 1), {
+                "schema": 1, "model": {"name": model, "category": "non_neural"},
+                "dataset": {"name": dataset, "category": "idiolect", "languages": ["en"]},
+                "task": task, "episode_size": 1, "episodes_per_label": 10,
+                "protocol": {"smoke": False}, "main_metric": metric,
+                "metrics": {metric: value, "acc_mean": value}, "status": "ok",
+                "ci": {metric: [value - 0.05, value + 0.05]}})
+    out = tmp_path / "lite_leaderboard.csv"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # too few models for the correlation grouping
+        assert cli.main(["leaderboard", str(tmp_path / "lite"), "--format", "csv",
+                         "--output", str(out)]) == 0
+    build_site = _build_site_module()
+    monkeypatch.setattr(build_site, "LITE_LEADERBOARD", out)
+    monkeypatch.setattr(build_site, "SRC", tmp_path / "src")
+    (tmp_path / "src" / "figures").mkdir(parents=True)
+    page = build_site.leaderboard_page()
+    board = build_site.read_lite_leaderboard(out)
+    assert board.loc[board["chance"], "model"].tolist() == ["random"]
+    assert "| random (chance level) |" in page and "| 1 | m3 |" in page
+    best = board.iloc[0]
+    assert f"**{best['steb_score'] * 100:.2f}<br>[{best['steb_ci_low'] * 100:.2f},&nbsp;" \
+           f"{best['steb_ci_high'] * 100:.2f}]**" in page
+    assert page.count("| LUAR-CRUD |") == 1  # the published table beside
+
+
 def test_stored_outputs_are_rendered_without_executing(tmp_path, monkeypatch):
     """A notebook committed with outputs is rendered as stored; one without is executed."""
     import nbformat
