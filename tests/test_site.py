@@ -236,7 +236,7 @@ READER_VIEW = """(() => {
   const limit = article.getBoundingClientRect().right + 1;
   const label = t => (t.querySelector('th') || t).innerText.slice(0, 40).replace(/\\s+/g, ' ');
   const wide = Array.from(article.querySelectorAll('table')).filter(
-      t => !t.closest('.jp-OutputArea-output, .jp-RenderedHTMLCommon, pre')
+      t => !t.closest('.jp-OutputArea-output, pre')
   ).filter(t => t.scrollWidth > t.clientWidth + 1 || t.getBoundingClientRect().right > limit
   ).map(t => `${label(t)} (${t.scrollWidth} px in ${t.clientWidth} px)`);
   const images = Array.from(document.images);
