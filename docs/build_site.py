@@ -342,6 +342,7 @@ def leaderboard_page() -> str:
     """The lite leaderboard of ``make demo`` (operational and definitional, with intervals
     and the chance level), the published leaderboard beside it, and their figures."""
     import stebkit
+    from stebkit.datasets import get_spec, list_datasets
     from stebkit.published import DEFINITIONAL_AXES, OBJECT_OF_STUDY, TASK_COLUMNS, source_note
 
     board = read_lite_leaderboard()
@@ -350,17 +351,20 @@ def leaderboard_page() -> str:
     models = board.loc[~board["chance"], "model"].tolist()
     definitional = board.sort_values(["chance", "definitional_score"],
                                      ascending=[True, False], kind="stable")
-    both = board.loc[board["model"].isin(pub["model"]) & ~board["chance"]]
-    beside = both[["model", "steb_score", "steb_ci_low", "steb_ci_high", "rank"]].merge(
-        pub[["model", "steb_score", "rank"]].rename(
-            columns={"steb_score": "published_score", "rank": "published_rank"}), on="model")
-    beside = beside.rename(columns={"rank": "lite_rank"}).astype(
-        {"lite_rank": str, "published_rank": str})  # ranks, not scores
+    both = board[~board["chance"]].merge(pub, on="model", suffixes=("", "_published"))
+    beside = ["| model | lite rank | lite STEB score | published rank | published STEB score |",
+              "|---|---|---|---|---|"]
+    beside += [f"| {r.model} | {r.rank} | {r.steb_score * 100:.2f}<br>[{r.steb_ci_low * 100:.2f},"
+               f"&nbsp;{r.steb_ci_high * 100:.2f}] | {r.rank_published} | "
+               f"{r.steb_score_published * 100:.2f} |" for r in both.itertuples()]
+    lite = list_datasets(suite="lite")
+    languages = {lang for name in lite for lang in get_spec(name).languages}
     lines = [
         "---", "hide: [toc]", "---", "",  # the tables take the width of the table of contents
         "# Leaderboard of the offline evaluation", "",
         f"The results of `make demo`: the {len(models)} models of the offline zoo on the "
-        "lite suite, in full mode (the 49 offline datasets of 7 languages; "
+        f"lite suite, in full mode (its {len(lite)} offline datasets in {len(languages)} "
+        "languages; "
         f"`{_shown(LITE_LEADERBOARD)}`, written from `results/lite` by "
         "`make leaderboard-data`). Scores are ×100; the STEB scores carry their 95 % "
         "bootstrap interval over datasets, the best of each column is in bold. The row "
@@ -380,8 +384,7 @@ def leaderboard_page() -> str:
         "The lite suite is not STEB: its datasets are the offline ones, so its scores are "
         "not ranked against the published numbers (`stebkit leaderboard RESULTS "
         "--published` ranks results of the STEB suite among them). The models of both:", "",
-        _table(beside, ["model", "lite_rank", "steb_score", "published_rank",
-                        "published_score"]), "",
+        *beside, "",
         f"The published leaderboard ({len(pub)} models; {source_note(pub.attrs['source'])}):",
         "",
         _table(pub, ["rank", "model", "model_category", *TASK_COLUMNS, "steb_score",
