@@ -167,7 +167,7 @@ def chromium():
     """A headless Chromium; yields its DevTools port."""
     profile = Path(tempfile.mkdtemp(prefix="stebkit-chromium-"))
     proc = subprocess.Popen([_chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={profile}",
-                             "--allow-file-access-from-files", "about:blank"],
+                             "about:blank"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     port_file = profile / "DevToolsActivePort"
     deadline = time.monotonic() + 60
@@ -246,12 +246,16 @@ READER_VIEW = """(() => {
   for (let n = walker.nextNode(); n; n = walker.nextNode()) {
     if (!n.parentElement.closest('pre, code, script, style')) text.push(n.textContent);
   }
-  return {wide, broken, images: images.length, text: text.join(' '),
+  const outputs = Array.from(article.querySelectorAll('.jp-OutputArea-output'))
+      .map(o => o.innerText).join('\\n');
+  return {wide, broken, images: images.length, text: text.join(' '), outputs,
           pageWidth: document.documentElement.scrollWidth, window: window.innerWidth};
 })()"""
 
 RAW_MARKERS = re.compile(r":(?:func|class|data|mod|meth|attr|exc|obj):`|>>>|"
                          r"<Figure size \d+x\d+|^!!! |\]\[|```", re.MULTILINE)
+FIGURE_REPR = re.compile(r"<Figure size \d+x\d+ with \d+ Axes>")
+"""A figure shown as its text form in a notebook output: it was not rendered as an image."""
 MACHINE_PATHS = re.compile(r"(?<![\w.])(?:/work/|/root/|/home/|/Users/|/tmp/|[A-Z]:\\)")
 
 
@@ -266,6 +270,8 @@ def reader_problems(tools: _DevTools, page: str, width: int) -> list[str]:
     problems += [f"{page}: raw marker {m.group(0)!r} in "
                  f"{view['text'][max(0, m.start() - 60):m.end() + 60]!r}"
                  for m in RAW_MARKERS.finditer(view["text"])][:5]
+    problems += [f"{page}: a figure shown as text, not as an image: {m.group(0)}"
+                 for m in FIGURE_REPR.finditer(view["outputs"])]
     return problems
 
 
