@@ -11,7 +11,7 @@ export STEBKIT_MIRROR ?= $(if $(wildcard ../shared/data/mirror),$(abspath ../sha
 export NUMBA_CACHE_DIR ?= $(abspath .cache/numba)
 export MPLBACKEND ?= Agg
 
-.PHONY: setup demo test test-fast lint figures docs benchmarks clean
+.PHONY: setup demo test test-fast lint figures docs leaderboard-data benchmarks clean
 
 setup: $(STAMP)
 
@@ -43,10 +43,17 @@ figures: setup
 	    --ExecutePreprocessor.timeout=-1 --output-dir .cache/executed/full "$$nb" || exit 1; \
 	done
 
-# The website in build/site: every notebook executed (fast mode; FULL=1: full mode, reusing
-# the executions of `make figures`), the API, CLI and dataset references, the course page.
+# The website in build/site: the notebooks with their committed outputs (those stored
+# without outputs executed in fast mode; FULL=1: full mode, reusing the executions of
+# `make figures`), the API, CLI and dataset references, the leaderboard, the course page.
 docs: setup
 	$(PY) docs/build_site.py $(if $(filter 1,$(FULL)),--full,)
+
+# The website's leaderboard data: the leaderboard of `make demo`'s records in results/lite.
+leaderboard-data: setup
+	@test -d results/lite || { echo "error: no results/lite: run make demo first"; exit 1; }
+	@mkdir -p docs/data
+	$(VENV)/bin/stebkit leaderboard results/lite --format csv --output docs/data/lite_leaderboard.csv
 
 lint: setup
 	$(VENV)/bin/ruff check stebkit tests benchmarks

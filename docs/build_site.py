@@ -1,4 +1,4 @@
-"""Build the stebkit website: ``make docs`` (fast mode) or ``make docs FULL=1`` (full mode).
+"""Build the stebkit website into ``build/site``: ``make docs``.
 
 The site is made with MkDocs and the Material theme: plain Markdown pages, a static
 site that needs no server and no network, and the two plug-ins the scientific Python
@@ -9,14 +9,19 @@ and a larger tool chain for the same result.)
 
 Steps:
 
-1. every notebook ``notebooks/NN_*.ipynb`` is executed in fast (``STEBKIT_FAST=1``) or full
-   mode; an executed copy under ``.cache/executed/<mode>/`` whose cells equal the stored
-   notebook's (written by the notebook tests or ``make figures``) is reused instead. A
-   failing cell stops the build with the notebook, the cell number and the error;
+1. a notebook ``notebooks/NN_*.ipynb`` stored with its outputs (the committed full-mode
+   execution) is rendered as it is, without running it: that is the published site. A
+   notebook stored without outputs is executed in fast mode (``STEBKIT_FAST=1``;
+   ``--full``: full mode), or an executed copy under ``.cache/executed/<mode>/`` whose
+   cells equal the stored notebook's (written by the notebook tests or ``make figures``)
+   is reused; its page says it is a fast-mode execution. A failing cell stops the build
+   with the notebook, the cell number and the error;
 2. pages are generated into ``build/docs-src``: the README as home page, the API and CLI
-   references, the dataset catalogue, the leaderboard of the offline evaluation, the
-   course page with the exercises and their (collapsed) solutions from ``docs/solutions``;
-3. ``mkdocs build`` writes the site into ``build/site`` (open ``build/site/index.html``).
+   references, the dataset catalogue, the leaderboard of ``make demo`` (from the
+   committed ``docs/data/lite_leaderboard.csv``) beside the published one, the course page
+   with the exercises and their (collapsed) solutions from ``docs/solutions``;
+3. ``mkdocs build`` writes the site into ``build/site``, page by page as files
+   (``api.html``), so that ``build/site/index.html`` opens in a browser without a server.
 
 Usage: ``python docs/build_site.py [--full] [--site DIR] [--notebooks GLOB]``.
 """
@@ -33,6 +38,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -153,15 +159,35 @@ def execute_notebook(path: Path, *, full: bool, output: Path, timeout: int = 180
     return output
 
 
-def executed_notebooks(*, full: bool, pattern: str = "[0-9][0-9]_*.ipynb") -> list[Path]:
-    """Executed copies of every notebook: reused when their code is current, executed
-    otherwise (markdown is taken from the stored notebook in :func:`generate`)."""
+def has_outputs(nb: dict) -> bool:
+    """Whether a stored notebook carries the outputs of an execution (committed)."""
+    return any(c.get("outputs") for c in nb["cells"] if c["cell_type"] == "code")
+
+
+def rendered_notebooks(*, full: bool, pattern: str = "[0-9][0-9]_*.ipynb"
+                       ) -> list[tuple[Path, str]]:
+    """``(notebook, how)`` of every notebook the site renders.
+
+    A notebook stored with its outputs (the full-mode executions committed in
+    ``notebooks/``) is rendered as stored, ``how`` ``"committed"``. One stored without
+    outputs is executed in fast mode (``full``: full mode), or an executed copy whose code
+    is current is reused; ``how`` is its mode (its markdown is taken from the stored
+    notebook in :func:`generate`).
+    """
     mode = "full" if full else "fast"
     out = []
     paths = notebook_paths(pattern)
     if not paths:
         raise BuildError(f"no notebook matches notebooks/{pattern}")
     for path in paths:
+        stored = json.loads(path.read_text(encoding="utf-8"))
+        if has_outputs(stored):
+            if _errors(stored):
+                raise BuildError(f"{path.relative_to(ROOT)}: the stored outputs hold an "
+                                 "error; execute it again in full mode and commit it")
+            print(f"rendering the stored outputs of {path.name}", flush=True)
+            out.append((path, "committed"))
+            continue
         copy = reusable_execution(path, mode)
         if copy is None:
             start = time.perf_counter()
@@ -170,8 +196,15 @@ def executed_notebooks(*, full: bool, pattern: str = "[0-9][0-9]_*.ipynb") -> li
             print(f"  {path.name}: {time.perf_counter() - start:.0f} s", flush=True)
         else:
             print(f"reusing the {mode}-mode execution of {path.name}", flush=True)
-        out.append(copy)
+        out.append((copy, mode))
     return out
+
+
+FAST_NOTE = ('<div class="admonition note"><p class="admonition-title">A fast-mode '
+             'execution</p><p>This page shows the notebook executed in fast mode '
+             '(<code>STEBKIT_FAST=1</code>: the smoke data, fewer models) for a test build; '
+             'the published site shows its full-mode execution, committed in '
+             '<code>notebooks/</code>.</p></div>')
 
 
 # ----------------------------------------------------------------------------- pages
@@ -242,44 +275,123 @@ def catalogue_page() -> str:
         "|---|---|---|---|---|---|---|", *rows, ""])
 
 
-def leaderboard_page(*, full: bool) -> str:
-    import stebkit
-    from stebkit.results import Results
+LITE_LEADERBOARD = DOCS / "data" / "lite_leaderboard.csv"
+"""The leaderboard of ``make demo`` (the offline zoo on the lite suite, full mode), raw
+values as ``stebkit leaderboard results/lite --format csv`` writes them: ``make
+leaderboard-data`` regenerates it from ``results/lite``."""
+
+LEADERBOARD_FIGURES = (
+    ("lite_figure1_steb_by_category.png", "STEB score by model category, lite suite"),
+    ("lite_task_heatmap.png", "Task score of each model, lite suite"),
+    ("06_published_figure1_steb_by_category.png",
+     "STEB score by model category, published numbers"),
+)
+
+
+def _table(board: Any, columns: list[str]) -> str:
+    """``board[columns]`` as a Markdown table that fits the page: scores x 100 with their
+    interval on a line of its own, best in bold, the chance level marked, headers with
+    spaces and model names that may wrap after an underscore."""
     from stebkit.scores import to_markdown
 
-    suite = "lite" if full else "smoke"
-    root = ROOT / "results" / suite
-    if not root.is_dir() or not any(root.rglob("*.json")):
-        raise BuildError(f"leaderboard page: no result records in {root.relative_to(ROOT)}; "
-                         "they are written by notebooks/06_leaderboard.ipynb, which the build "
-                         "executes first (remove .cache/executed to run it again)")
-    import logging
-    import warnings
+    keep = [c for c in columns if c in board.columns and board[c].notna().any()]
+    extra = [c for c in board.columns if c.endswith(("_ci_low", "_ci_high")) or c == "chance"]
+    shown = board[keep + extra].assign(model=board["model"].str.replace("_", "_<wbr>"))
+    header, *rows = to_markdown(shown).splitlines()
+    rows = [re.sub(r" \[([^],]+), ([^]]+)\]", r"<br>[\1,&nbsp;\2]", row) for row in rows]
+    return "\n".join([header.replace("_", " "), *rows])
 
-    logging.getLogger("stebkit").setLevel(logging.ERROR)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        results = Results.load(root)
-        board = stebkit.leaderboard(results)
-    frame = results.main_frame()
-    models, datasets = frame["model"].unique(), frame["dataset"].unique()
-    intro = ("the **full** offline evaluation: the offline model zoo on the lite suite "
-             "(notebook 06 in full mode, the same as `make demo`)" if full else
-             "the **fast** build: notebook 06 in fast mode, a handful of quick models on "
-             "datasets of the smoke suite, without clustering. `make docs FULL=1` builds "
-             "this page from the full offline evaluation")
-    lines = ["# Leaderboard of the offline evaluation", "",
-             f"This page shows {intro}. {len(models)} models, {len(datasets)} datasets, "
-             f"records in `results/{suite}`. Scores are ×100; the STEB score carries its 95 % "
-             "bootstrap interval; columns after it are the definitional clusters.", "",
-             to_markdown(board), ""]
-    figures = [("06_figure1_steb_by_category.png", "Figure 1: STEB score by model category"),
-               ("06_task_heatmap.png", "Main metric per task family")]
-    shown = [(f, c) for f, c in figures if (ROOT / "figures" / f).is_file()]
+
+def _shown(path: Path) -> str:
+    """``path`` relative to the repository when inside it."""
+    return str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
+
+
+def read_lite_leaderboard(path: Path | None = None) -> Any:
+    """The committed lite leaderboard (``path``: :data:`LITE_LEADERBOARD`), checked: a
+    :class:`BuildError` names a missing file or column and the command that writes it."""
+    import pandas as pd
+
+    from stebkit.published import TASK_COLUMNS
+
+    path = LITE_LEADERBOARD if path is None else path
+    name = _shown(path)
+    fix = ("run `make demo` (the full offline evaluation, into results/lite), then "
+           "`make leaderboard-data`")
+    if not path.is_file():
+        raise BuildError(f"leaderboard page: {name} is missing; {fix}")
+    try:
+        board = pd.read_csv(path)
+    except (OSError, ValueError) as err:
+        raise BuildError(f"leaderboard page: cannot read {name}: {err}; "
+                         f"{fix}") from None
+    need = {"rank", "model", "model_category", *TASK_COLUMNS, "steb_score", "steb_ci_low",
+            "steb_ci_high", "definitional_score", "chance"}
+    missing = sorted(need - set(board.columns))
+    if missing:
+        raise BuildError(f"leaderboard page: {name} lacks the column(s) "
+                         f"{missing}; {fix}")
+    if not board["chance"].any():
+        raise BuildError(f"leaderboard page: {name} has no chance-level "
+                         f"row (the random baseline); {fix}")
+    board["rank"] = board["rank"].astype("Int64")
+    return board
+
+
+def leaderboard_page() -> str:
+    """The lite leaderboard of ``make demo`` (operational and definitional, with intervals
+    and the chance level), the published leaderboard beside it, and their figures."""
+    import stebkit
+    from stebkit.datasets import get_spec, list_datasets
+    from stebkit.published import DEFINITIONAL_AXES, OBJECT_OF_STUDY, TASK_COLUMNS, source_note
+
+    board = read_lite_leaderboard()
+    pub = stebkit.published_leaderboard()
+    chance = board[board["chance"]]
+    models = board.loc[~board["chance"], "model"].tolist()
+    definitional = board.sort_values(["chance", "definitional_score"],
+                                     ascending=[True, False], kind="stable")
+    both = board[~board["chance"]].merge(pub, on="model", suffixes=("", "_published"))
+    beside = ["| model | lite rank | lite STEB score | published rank | published STEB score |",
+              "|---|---|---|---|---|"]
+    beside += [f"| {r.model} | {r.rank} | {r.steb_score * 100:.2f}<br>[{r.steb_ci_low * 100:.2f},"
+               f"&nbsp;{r.steb_ci_high * 100:.2f}] | {r.rank_published} | "
+               f"{r.steb_score_published * 100:.2f} |" for r in both.itertuples()]
+    lite = list_datasets(suite="lite")
+    languages = {lang for name in lite for lang in get_spec(name).languages}
+    lines = [
+        "---", "hide: [toc]", "---", "",  # the tables take the width of the table of contents
+        "# Leaderboard of the offline evaluation", "",
+        f"The results of `make demo`: the {len(models)} models of the offline zoo on the "
+        f"lite suite, in full mode (its {len(lite)} offline datasets in {len(languages)} "
+        "languages; "
+        f"`{_shown(LITE_LEADERBOARD)}`, written from `results/lite` by "
+        "`make leaderboard-data`). Scores are ×100; the STEB scores carry their 95 % "
+        "bootstrap interval over datasets, the best of each column is in bold. The row "
+        f"**{', '.join(chance['model'])} (chance level)** is the random baseline: a "
+        "reference line, not ranked; a score inside its interval is not better than "
+        "chance.", "",
+        "## Operational STEB score", "",
+        "The mean of the six task families (each the mean of its groups of correlated "
+        "datasets).", "",
+        _table(board, ["rank", "model", "model_category", *TASK_COLUMNS, "steb_score"]), "",
+        "## Definitional STEB score", "",
+        "The clusters of the object of study, the linguistic features and the content "
+        "independence (best first).", "",
+        _table(definitional, ["model", *OBJECT_OF_STUDY, *DEFINITIONAL_AXES,
+                              "definitional_score"]), "",
+        "## Beside the published leaderboard", "",
+        "The lite suite is not STEB: its datasets are the offline ones, so its scores are "
+        "not ranked against the published numbers (`stebkit leaderboard RESULTS "
+        "--published` ranks results of the STEB suite among them). The models of both:", "",
+        *beside, "",
+        f"The published leaderboard ({len(pub)} models; {source_note(pub.attrs['source'])}):",
+        "",
+        _table(pub, ["rank", "model", "model_category", *TASK_COLUMNS, "steb_score",
+                     "definitional_score"]), ""]
+    shown = [(f, c) for f, c in LEADERBOARD_FIGURES if (ROOT / "figures" / f).is_file()]
     if shown:
-        lines += ["## Figures of the full run", "",
-                  "The figures of the full offline evaluation, as committed in `figures/` by "
-                  "`make figures`:", ""]
+        lines += ["## Figures", ""]
         for name, caption in shown:
             shutil.copyfile(ROOT / "figures" / name, SRC / "figures" / name)
             lines += [f"![{caption}](figures/{name})", "", f"*{caption}.*", ""]
@@ -332,34 +444,39 @@ def teaching_page() -> str:
 
 def generate(*, full: bool, pattern: str = "[0-9][0-9]_*.ipynb") -> list[dict[str, str]]:
     """Write every page into ``build/docs-src``; returns the nav entries of the notebooks."""
-    executed = executed_notebooks(full=full, pattern=pattern)
+    rendered = rendered_notebooks(full=full, pattern=pattern)
     if SRC.exists():
         shutil.rmtree(SRC)
     (SRC / "notebooks").mkdir(parents=True)
     (SRC / "figures").mkdir()
     nav = []
-    for copy in executed:
+    for copy, how in rendered:
         nb = json.loads(copy.read_text(encoding="utf-8"))
-        stored = json.loads((NOTEBOOKS / copy.name).read_text(encoding="utf-8"))
-        for cell, current in zip(nb["cells"], stored["cells"], strict=True):
-            if cell["cell_type"] == "markdown":
-                cell["source"] = current["source"]
+        if how != "committed":
+            stored = json.loads((NOTEBOOKS / copy.name).read_text(encoding="utf-8"))
+            for cell, current in zip(nb["cells"], stored["cells"], strict=True):
+                if cell["cell_type"] == "markdown":
+                    cell["source"] = current["source"]
+        if how == "fast":
+            nb["cells"].insert(1, {"cell_type": "markdown", "metadata": {},
+                                   "source": FAST_NOTE})
         # Widget state (progress bars) would make the page load the widget manager from a
         # CDN; without it the outputs show their plain-text form, and the site stays offline.
         nb["metadata"].pop("widgets", None)
         if copy.stem[:2] in TEACHING_NOTEBOOKS:
             nb["cells"].append({"cell_type": "markdown", "metadata": {}, "source":
                                 f"*Solutions: [Teaching stylometry with stebkit]"
-                                f"(../../teaching/#{_anchor(nb)}) (collapsed).*"})
+                                f"(../teaching.html#{_anchor(nb)}) (collapsed).*"})
         _write(SRC / "notebooks" / copy.name, json.dumps(nb))
         nav.append({_title(nb): f"notebooks/{copy.name}"})
+    shutil.copyfile(DOCS / "pages" / "stebkit.css", SRC / "stebkit.css")
     _write(SRC / "index.md", home_page())
     _write(SRC / "data-licenses.md", (ROOT / "DATA_LICENSES.md").read_text(encoding="utf-8"))
     _write(SRC / "teaching.md", teaching_page())
     _write(SRC / "api.md", api_page())
     _write(SRC / "cli.md", cli_page())
     _write(SRC / "datasets.md", catalogue_page())
-    _write(SRC / "leaderboard.md", leaderboard_page(full=full))
+    _write(SRC / "leaderboard.md", leaderboard_page())
     _write(SRC / "about.md", (DOCS / "pages" / "about.md").read_text(encoding="utf-8"))
     return nav
 
@@ -400,7 +517,9 @@ def build(*, full: bool = False, site: Path = SITE, pattern: str = "[0-9][0-9]_*
     }
     cfg = SRC.parent / "mkdocs.yml"
     _write(cfg, yaml.safe_dump(config, sort_keys=False))
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    # docs/ on the path: mkdocstrings loads the griffe extension docs/griffe_markup.py.
+    path = os.pathsep.join(p for p in (str(DOCS), os.environ.get("PYTHONPATH")) if p)
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", PYTHONPATH=path)
     proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--clean", "-q", "-f",
                            str(cfg)], cwd=ROOT, capture_output=True, text=True, env=env)
     if proc.returncode:
@@ -420,7 +539,7 @@ def _repair_notebook_toc(site: Path) -> None:
     (``## 5. At once: `evaluate` `` gives ``#5-at-once`` while the heading's id is
     ``5-at-once-evaluate``); such a link is replaced by the one heading id it starts.
     """
-    for page in (site / "notebooks").rglob("index.html"):
+    for page in (site / "notebooks").glob("*.html"):
         text = page.read_text(encoding="utf-8")
         ids = set(re.findall(r'\bid="([^"]+)"', text))
 
@@ -438,7 +557,9 @@ def _repair_notebook_toc(site: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--full", action="store_true", help="execute notebooks in full mode")
+    parser.add_argument("--full", action="store_true",
+                        help="execute the notebooks stored without outputs in full mode "
+                             "(default: fast mode)")
     parser.add_argument("--site", type=Path, default=SITE, help="output folder of the site")
     parser.add_argument("--notebooks", default="[0-9][0-9]_*.ipynb",
                         help="glob of the notebooks to include (default: all)")

@@ -539,6 +539,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The ``stebkit`` argument parser with every registered subcommand."""
     from stebkit import __version__
 
+    _load_plugins()
     parser = argparse.ArgumentParser(prog="stebkit", description="Style Text Embedding "
                                      "Benchmark toolkit")
     parser.add_argument("--version", action="version", version=f"stebkit {__version__}")
@@ -556,7 +557,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     >>> main(["run", "--suite", "nope"])  # prints the reason on stderr
     2
     """
-    _load_plugins()
     parser = build_parser()
     args = parser.parse_args(argv)
     from stebkit.errors import StebkitError

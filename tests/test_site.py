@@ -1,24 +1,26 @@
-"""The website: built in fast mode, every internal link and image resolves, and headless
-Chromium opens the home page, a notebook page and the API page without console errors.
-
-The build reuses the notebook executions of ``test_notebooks.py`` (the ``site`` marker runs
-these tests last); screenshots go to ``.cache/docs-shots/``.
+"""The website as a reader sees it: one build per test session (notebooks stored with
+their outputs are rendered as committed; the others executed in fast mode, reusing the
+executions of ``test_notebooks.py``, which the ``site`` marker runs first); every internal
+link is a file that exists (the site opens from file://); headless Chromium opens every
+page at 1280 and 800 px: no console error, every image loaded, no raw reStructuredText
+marker or figure repr, no table wider than its container. Screenshots go to
+``.cache/docs-shots/``.
 """
 
 from __future__ import annotations
 
 import base64
-import functools
-import http.server
+import contextlib
 import importlib.util
 import json
 import posixpath
+import re
 import shutil
 import subprocess
 import tempfile
-import threading
 import time
 import urllib.request
+from html import unescape
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urldefrag, urlparse
@@ -66,7 +68,8 @@ def _parse(path: Path) -> _Links:
 
 
 def broken_links(site: Path) -> list[str]:
-    """``page: tag -> target (why)`` for every internal link or image that does not resolve."""
+    """``page: tag -> target (why)`` for every internal link or image that is not a file
+    (a link to a folder opens a directory listing from file://)."""
     pages = {p: _parse(p) for p in site.rglob("*.html")}
     broken = []
     for page, parsed in pages.items():
@@ -83,9 +86,9 @@ def broken_links(site: Path) -> list[str]:
                 joined = ref_path.lstrip("/") if ref_path.startswith("/") else \
                     posixpath.join(posixpath.dirname(url), ref_path)
                 path = site / posixpath.normpath(joined or ".")
-                if path.is_dir():
-                    path = path / "index.html"
-            if not path.is_file():
+            if path.is_dir():
+                broken.append(f"{url}: <{tag}> {ref} (a folder, not a file)")
+            elif not path.is_file():
                 broken.append(f"{url}: <{tag}> {ref} (no such file)")
             elif fragment and path.suffix == ".html" and fragment not in pages[path].ids:
                 broken.append(f"{url}: <{tag}> {ref} (no anchor #{fragment} in "
@@ -159,6 +162,31 @@ def _chromium() -> str:
     return exe
 
 
+@contextlib.contextmanager
+def chromium():
+    """A headless Chromium; yields its DevTools port."""
+    profile = Path(tempfile.mkdtemp(prefix="stebkit-chromium-"))
+    proc = subprocess.Popen([_chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={profile}",
+                             "about:blank"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    port_file = profile / "DevToolsActivePort"
+    deadline = time.monotonic() + 60
+    try:
+        while not port_file.is_file() or not port_file.read_text().strip():
+            if proc.poll() is not None or time.monotonic() > deadline:
+                err = proc.stderr.read().decode(errors="replace")[-2000:]
+                pytest.fail(f"Chromium did not start: {err}")
+            time.sleep(0.2)
+        yield int(port_file.read_text().split()[0])
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
 @pytest.fixture(scope="module")
 def site(mirror, tmp_path_factory):
     out = tmp_path_factory.mktemp("site")
@@ -166,44 +194,13 @@ def site(mirror, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def server(site):
-    handler = functools.partial(_QuietHandler, directory=str(site))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
-    httpd.shutdown()
+def browser(site):
+    with chromium() as port:
+        yield port
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-@pytest.fixture(scope="module")
-def browser(server):
-    profile = Path(tempfile.mkdtemp(prefix="stebkit-chromium-"))
-    proc = subprocess.Popen([_chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={profile}",
-                             "about:blank"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    port_file = profile / "DevToolsActivePort"
-    deadline = time.monotonic() + 60
-    while not port_file.is_file() or not port_file.read_text().strip():
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            err = proc.stderr.read().decode(errors="replace")[-2000:]
-            pytest.fail(f"Chromium did not start: {err}")
-        time.sleep(0.2)
-    port = int(port_file.read_text().split()[0])
-    yield port
-    proc.terminate()
-    try:
-        proc.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    shutil.rmtree(profile, ignore_errors=True)
-
-
-def _open(port: int, url: str, shot: str) -> tuple[_DevTools, list[str]]:
+def _open(port: int, url: str, shot: str | None = None, *, width: int = 1280
+          ) -> tuple[_DevTools, list[str]]:
     request = urllib.request.Request(f"http://127.0.0.1:{port}/json/new?about:blank",
                                      method="PUT")
     with urllib.request.urlopen(request, timeout=30) as resp:
@@ -211,41 +208,92 @@ def _open(port: int, url: str, shot: str) -> tuple[_DevTools, list[str]]:
     tools = _DevTools(target["webSocketDebuggerUrl"])
     for domain in ("Page", "Runtime", "Log"):
         tools.call(f"{domain}.enable")
-    tools.call("Emulation.setDeviceMetricsOverride", width=1280, height=1600,
+    tools.call("Emulation.setDeviceMetricsOverride", width=width, height=1000,
                deviceScaleFactor=1, mobile=False)
     tools.call("Page.navigate", url=url)
     tools.wait_for("Page.loadEventFired")
-    time.sleep(1.0)  # let the theme's scripts run (search index, code copy buttons)
-    png = tools.call("Page.captureScreenshot", format="png")["data"]
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    (SHOTS / shot).write_bytes(base64.b64decode(png))
+    time.sleep(0.5)  # let the theme's scripts run (search index, code copy buttons)
+    if shot:
+        png = tools.call("Page.captureScreenshot", format="png")["data"]
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        (SHOTS / shot).write_bytes(base64.b64decode(png))
     return tools, tools.console_errors()
 
 
 def _js(tools: _DevTools, expression: str):
-    return tools.call("Runtime.evaluate", expression=expression,
-                      returnByValue=True)["result"].get("value")
+    result = tools.call("Runtime.evaluate", expression=expression, returnByValue=True)
+    if "exceptionDetails" in result:
+        raise RuntimeError(f"{expression[:80]}: {result['exceptionDetails']}")
+    return result["result"].get("value")
+
+
+# What a reader sees on a page, measured in the browser: images that did not load, tables
+# wider than their container (a table scrolls inside itself when its content is wider than
+# its box, so both are measured), a page wider than the window, and the visible text
+# outside code blocks (where a raw marker would show).
+READER_VIEW = """(() => {
+  const article = document.querySelector('.md-content__inner');
+  const limit = article.getBoundingClientRect().right + 1;
+  const label = t => (t.querySelector('th') || t).innerText.slice(0, 40).replace(/\\s+/g, ' ');
+  const wide = Array.from(article.querySelectorAll('table')).filter(
+      t => !t.closest('.jp-OutputArea-output, pre')
+  ).filter(t => t.scrollWidth > t.clientWidth + 1 || t.getBoundingClientRect().right > limit
+  ).map(t => `${label(t)} (${t.scrollWidth} px in ${t.clientWidth} px)`);
+  const images = Array.from(document.images);
+  const broken = images.filter(i => !i.complete || i.naturalWidth === 0).map(i => i.src);
+  const walker = document.createTreeWalker(article, NodeFilter.SHOW_TEXT);
+  const text = [];
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    if (!n.parentElement.closest('pre, code, script, style')) text.push(n.textContent);
+  }
+  const outputs = Array.from(article.querySelectorAll('.jp-OutputArea-output'))
+      .map(o => o.innerText).join('\\n');
+  return {wide, broken, images: images.length, text: text.join(' '), outputs,
+          pageWidth: document.documentElement.scrollWidth, window: window.innerWidth};
+})()"""
+
+RAW_MARKERS = re.compile(r":(?:func|class|data|mod|meth|attr|exc|obj):`|>>>|"
+                         r"<Figure size \d+x\d+|^!!! |\]\[|```", re.MULTILINE)
+FIGURE_REPR = re.compile(r"<Figure size \d+x\d+ with \d+ Axes>")
+"""A figure shown as its text form in a notebook output: it was not rendered as an image."""
+MACHINE_PATHS = re.compile(r"(?<![\w.])(?:/work/|/root/|/home/|/Users/|/tmp/|[A-Z]:\\)")
+
+
+def reader_problems(tools: _DevTools, page: str, width: int) -> list[str]:
+    """What is wrong with the open page as a reader sees it, one line each."""
+    view = _js(tools, READER_VIEW)
+    problems = [f"{page} at {width} px: table wider than its container: {w}"
+                for w in view["wide"]]
+    problems += [f"{page}: image did not load: {src}" for src in view["broken"]]
+    if view["pageWidth"] > view["window"] + 1:
+        problems.append(f"{page} at {width} px: the page is {view['pageWidth']} px wide")
+    problems += [f"{page}: raw marker {m.group(0)!r} in "
+                 f"{view['text'][max(0, m.start() - 60):m.end() + 60]!r}"
+                 for m in RAW_MARKERS.finditer(view["text"])][:5]
+    problems += [f"{page}: a figure shown as text, not as an image: {m.group(0)}"
+                 for m in FIGURE_REPR.finditer(view["outputs"])]
+    return problems
+
+
+def _pages(site: Path) -> list[str]:
+    return sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html")
+                  if p.name != "404.html" and "assets" not in p.parts)
 
 
 # ----------------------------------------------------------------------------- tests
 
 @pytest.mark.site
 def test_site_has_every_page(site):
-    pages = {p.relative_to(site).as_posix() for p in site.rglob("index.html")}
-    expected = {"index.html", "teaching/index.html", "api/index.html", "cli/index.html",
-                "datasets/index.html", "leaderboard/index.html"}
+    pages = set(_pages(site))
+    expected = {"index.html", "teaching.html", "api.html", "cli.html", "datasets.html",
+                "leaderboard.html", "data-licenses.html", "about.html"}
     notebooks = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-    expected |= {f"notebooks/{p.stem}/index.html" for p in notebooks}
+    expected |= {f"notebooks/{p.stem}.html" for p in notebooks}
     assert expected <= pages, f"missing pages: {sorted(expected - pages)}"
-    api = (site / "api" / "index.html").read_text(encoding="utf-8")
+    api = (site / "api.html").read_text(encoding="utf-8")
     # Generated from docstrings: a function's signature and its docstring's example.
     assert "all_to_all_pairs" in api and "load_suite" in api
-    cli = (site / "cli" / "index.html").read_text(encoding="utf-8")
-    from stebkit.cli import COMMANDS
-
-    for name in COMMANDS:
-        assert f"stebkit {name}" in cli
-    catalogue = (site / "datasets" / "index.html").read_text(encoding="utf-8")
+    catalogue = (site / "datasets.html").read_text(encoding="utf-8")
     from stebkit.datasets import list_datasets
 
     missing = [n for n in list_datasets() if f"<code>{n}</code>" not in catalogue]
@@ -259,45 +307,242 @@ def test_every_internal_link_and_image_resolves(site):
 
 
 def test_link_checker_names_the_page(tmp_path):
-    (tmp_path / "index.html").write_text('<a href="about/">ok</a><img src="fig.png">'
-                                         '<a href="#top">t</a><h1 id="top">T</h1>')
+    (tmp_path / "index.html").write_text('<a href="about.html">ok</a><img src="fig.png">'
+                                         '<a href="#top">t</a><h1 id="top">T</h1>'
+                                         '<a href="about/">folder</a>')
     (tmp_path / "about").mkdir()
-    (tmp_path / "about" / "index.html").write_text('<a href="../index.html#nowhere">x</a>'
-                                                   '<a href="https://example.org/">e</a>')
+    (tmp_path / "about.html").write_text('<a href="index.html#nowhere">x</a>'
+                                         '<a href="https://example.org/">e</a>')
     assert sorted(broken_links(tmp_path)) == [
-        "about/index.html: <a> ../index.html#nowhere (no anchor #nowhere in index.html)",
+        "about.html: <a> index.html#nowhere (no anchor #nowhere in index.html)",
+        "index.html: <a> about/ (a folder, not a file)",
         "index.html: <img> fig.png (no such file)"]
 
 
+def _commands() -> set[str]:
+    """Every ``stebkit`` subcommand: the registry once each module that adds some is
+    imported (independent of the parser the CLI page is made from)."""
+    import importlib
+
+    from stebkit import cli
+
+    for module in cli.SUBCOMMAND_MODULES:
+        importlib.import_module(module)
+    return set(cli.COMMANDS)
+
+
 @pytest.mark.site
-def test_pages_render_in_chromium_without_console_errors(site, server, browser):
-    checks = {"home.png": "", "notebook.png": "notebooks/00_quickstart/", "api.png": "api/"}
-    for shot, path in checks.items():
-        tools, errors = _open(browser, server + path, shot)
+def test_cli_page_documents_every_command(site):
+    text = re.sub(r"<[^>]+>", "", (site / "cli.html").read_text(encoding="utf-8"))
+    commands = _commands()
+    assert len(commands) >= 12
+    missing = sorted(c for c in commands if f"stebkit {c}\n" not in text
+                     and f"usage: stebkit {c} " not in text)
+    assert not missing, f"commands missing from the CLI page: {missing}"
+
+
+@pytest.mark.site
+def test_api_page_renders_docstring_examples_as_code(site):
+    html = (site / "api.html").read_text(encoding="utf-8")
+    assert not re.search(r":(?:func|class|data|mod|meth|attr):`", html)
+    assert "<blockquote>" not in html  # what a bare >>> line becomes in Markdown
+    # Every doctest of a rendered docstring is a highlighted code block, and none is left
+    # in the text around them.
+    blocks = re.findall(r'<div class="highlight"><pre>(.*?)</pre>', html, flags=re.S)
+    assert sum("&gt;&gt;&gt;" in b for b in blocks) >= 50
+    prose = re.sub(r"<(pre|code)\b.*?</\1>", "", html, flags=re.S)
+    assert "&gt;&gt;&gt;" not in prose
+
+
+@pytest.mark.site
+def test_committed_notebook_outputs_show_no_machine_paths_or_fast_mode(site, browser):
+    """The outputs a reader sees of each notebook stored with its outputs."""
+    build_site = _build_site_module()
+    committed = [p for p in build_site.notebook_paths()
+                 if build_site.has_outputs(json.loads(p.read_text(encoding="utf-8")))]
+    problems = []
+    for path in committed:
+        tools, _ = _open(browser, (site / "notebooks" / f"{path.stem}.html").as_uri())
         try:
-            assert not errors, f"{path or 'home page'}: console errors {errors}"
-            title = _js(tools, "document.title")
-            assert "stebkit" in title, f"{path}: unexpected title {title!r}"
-            if shot == "notebook.png":
-                # Executed outputs are on the page: text outputs and figures that decoded.
-                n_out = _js(tools, "document.querySelectorAll('.jp-OutputArea-output').length")
-                figures = _js(tools, "Array.from(document.querySelectorAll("
-                                     "'.jp-OutputArea-output img')).filter("
-                                     "i => i.complete && i.naturalWidth > 100).length")
-                assert n_out >= 10, f"{path}: only {n_out} output areas"
-                assert figures >= 1, f"{path}: no rendered figure"
-                # A second screenshot with the first figure in view, for a person to look at.
-                _js(tools, "document.querySelector('.jp-OutputArea-output img')"
-                           ".scrollIntoView({block: 'center'})")
-                time.sleep(0.5)
-                png = tools.call("Page.captureScreenshot", format="png")["data"]
-                (SHOTS / "notebook-figure.png").write_bytes(base64.b64decode(png))
-            if shot == "api.png":
-                n_doc = _js(tools, "document.querySelectorAll('.doc-function').length")
-                assert n_doc >= 20, f"{path}: only {n_doc} documented functions"
+            text = _js(tools, "Array.from(document.querySelectorAll('.jp-OutputArea-output'))"
+                              ".map(e => e.innerText).join('\\n')")
+            page = _js(tools, "document.body.innerText")
         finally:
             tools.close()
-        assert (SHOTS / shot).stat().st_size > 10_000
+        problems += [f"{path.name}: machine path {m.group(0)!r} in "
+                     f"{text[max(0, m.start() - 60):m.end() + 60]!r}"
+                     for m in MACHINE_PATHS.finditer(text)][:3]
+        if not text.strip():
+            problems.append(f"{path.name}: no output is shown")
+        if "fast mode: True" in text or "A fast-mode execution" in page:
+            problems.append(f"{path.name}: its stored outputs are a fast-mode execution")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.site
+def test_every_page_reads_well_in_chromium_from_file(site, browser):
+    """Every page opened from file:// at 1280 and 800 px, as a reader would."""
+    problems = []
+    commands = _commands()
+    for page in _pages(site):
+        for width in (1280, 800):
+            shot = page.replace("/", "_").replace(".html", f"-{width}.png")
+            tools, errors = _open(browser, (site / page).as_uri(), shot, width=width)
+            try:
+                problems += [f"{page}: console error {e}" for e in errors]
+                problems += reader_problems(tools, page, width)
+                if width == 1280 and page == "cli.html":
+                    text = _js(tools, "document.body.innerText")
+                    problems += [f"cli.html: no section for stebkit {c}" for c in commands
+                                 if f"stebkit {c}" not in text]
+                if width == 1280 and page == "notebooks/00_quickstart.html":
+                    figures = _js(tools, "Array.from(document.querySelectorAll("
+                                         "'.jp-OutputArea-output img')).filter("
+                                         "i => i.complete && i.naturalWidth > 100).length")
+                    if figures < 1:
+                        problems.append(f"{page}: no rendered figure")
+                if width == 1280 and page == "api.html":
+                    n_doc = _js(tools, "document.querySelectorAll('.doc-function').length")
+                    if n_doc < 20:
+                        problems.append(f"{page}: only {n_doc} documented functions")
+            finally:
+                tools.close()
+    assert not problems, "\n".join(problems[:60])
+
+
+@pytest.mark.site
+def test_leaderboard_page_shows_the_lite_run_beside_the_published_one(site):
+    """The committed full-mode results: intervals, the chance level, the published rows."""
+    import stebkit
+
+    build_site = _build_site_module()
+    board = build_site.read_lite_leaderboard()
+    html = (site / "leaderboard.html").read_text(encoding="utf-8")
+    text = unescape(re.sub(r"<[^>]+>", "", re.sub(r"<br ?/?>", " ", html)))
+    text = re.sub(r"\s+", " ", text.replace("\xa0", " "))
+    for _, row in board.iterrows():
+        score = f"{row['steb_score'] * 100:.2f} [{row['steb_ci_low'] * 100:.2f}, " \
+                f"{row['steb_ci_high'] * 100:.2f}]"
+        assert score in text, f"{row['model']}: {score} not on the page"
+    chance = board.loc[board["chance"], "model"].iloc[0]
+    assert f"{chance} (chance level)" in text
+    assert len(board) >= 10 and "lite_figure1_steb_by_category.png" in html
+    pub = stebkit.published_leaderboard()
+    assert all(m in text for m in pub["model"])  # the published table beside
+    assert "fast" not in text.lower().replace("fasttext", "")
+
+
+def test_lite_leaderboard_file_errors_name_file_and_fix(tmp_path):
+    build_site = _build_site_module()
+    with pytest.raises(build_site.BuildError, match=r"missing\.csv is missing; run "
+                                                    r"`make demo`.*`make leaderboard-data`"):
+        build_site.read_lite_leaderboard(tmp_path / "missing.csv")
+    bad = tmp_path / "lite.csv"
+    bad.write_text("rank,model,steb_score\n1,a,0.5\n")
+    with pytest.raises(build_site.BuildError, match=r"lite\.csv lacks the column\(s\) "
+                                                    r"\['all_to_all_pairs'"):
+        build_site.read_lite_leaderboard(bad)
+
+
+def test_leaderboard_page_reads_what_the_cli_writes(tmp_path, monkeypatch):
+    """``make leaderboard-data`` (``stebkit leaderboard ... --format csv``) writes what the
+    page reads: here from records of four models (one the chance level) on six families."""
+    import warnings
+
+    from stebkit import cli
+    from stebkit.results import record_path, write_record
+
+    tasks = {"clustering": ("argugpt-generator", "v_measure"),
+             "all_to_all_pairs": ("argugpt-generator", "auc"),
+             "predefined_pairs": ("eltec-deu-verification", "auc"),
+             "retrieval": ("eltec-deu-retrieval", "mrr"),
+             "order_alignment": ("asset-simplification", "distractor_acc_mean"),
+             "probing": ("informal-formality", "accuracy")}
+    models = {"random": 0.1, "m1": 0.2, "m2": 0.5, "m3": 0.7}
+    for model, base in models.items():
+        for j, (task, (dataset, metric)) in enumerate(tasks.items()):
+            value = base + 0.01 * j
+            write_record(record_path(tmp_path / "lite", model, dataset, task, 1), {
+                "schema": 1, "model": {"name": model, "category": "non_neural"},
+                "dataset": {"name": dataset, "category": "idiolect", "languages": ["en"]},
+                "task": task, "episode_size": 1, "episodes_per_label": 10,
+                "protocol": {"smoke": False}, "main_metric": metric,
+                "metrics": {metric: value, "acc_mean": value}, "status": "ok",
+                "ci": {metric: [value - 0.05, value + 0.05]}})
+    out = tmp_path / "lite_leaderboard.csv"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # too few models for the correlation grouping
+        assert cli.main(["leaderboard", str(tmp_path / "lite"), "--format", "csv",
+                         "--output", str(out)]) == 0
+    build_site = _build_site_module()
+    monkeypatch.setattr(build_site, "LITE_LEADERBOARD", out)
+    monkeypatch.setattr(build_site, "SRC", tmp_path / "src")
+    (tmp_path / "src" / "figures").mkdir(parents=True)
+    page = build_site.leaderboard_page()
+    board = build_site.read_lite_leaderboard(out)
+    assert board.loc[board["chance"], "model"].tolist() == ["random"]
+    assert "| random (chance level) |" in page and "| 1 | m3 |" in page
+    best = board.iloc[0]
+    assert f"**{best['steb_score'] * 100:.2f}<br>[{best['steb_ci_low'] * 100:.2f},&nbsp;" \
+           f"{best['steb_ci_high'] * 100:.2f}]**" in page
+    assert page.count("| LUAR-CRUD |") == 1  # the published table beside
+
+
+def test_stored_outputs_are_rendered_without_executing(tmp_path, monkeypatch):
+    """A notebook committed with outputs is rendered as stored; one without is executed."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook, new_output
+
+    build_site = _build_site_module()
+    monkeypatch.setattr(build_site, "NOTEBOOKS", tmp_path / "notebooks")
+    monkeypatch.setattr(build_site, "ROOT", tmp_path)
+    monkeypatch.setattr(build_site, "EXECUTED", tmp_path / "executed")
+    (tmp_path / "notebooks").mkdir()
+    done = new_code_cell("1 + 1", outputs=[new_output("execute_result", {"text/plain": "2"},
+                                                      execution_count=1)])
+    nbformat.write(new_notebook(cells=[done]), tmp_path / "notebooks" / "01_done.ipynb")
+    nbformat.write(new_notebook(cells=[new_code_cell("1 + 1")]),
+                   tmp_path / "notebooks" / "02_new.ipynb")
+    executed = []
+
+    def execute(path, *, full, output):
+        executed.append((path.name, full))
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(path.read_text())
+        return output
+
+    monkeypatch.setattr(build_site, "execute_notebook", execute)
+    rendered = build_site.rendered_notebooks(full=False)
+    assert [(p.name, how) for p, how in rendered] == [("01_done.ipynb", "committed"),
+                                                       ("02_new.ipynb", "fast")]
+    assert rendered[0][0] == tmp_path / "notebooks" / "01_done.ipynb"
+    assert executed == [("02_new.ipynb", False)]
+    errored = new_code_cell("1 / 0", outputs=[new_output("error", ename="ZeroDivisionError",
+                                                          evalue="division by zero",
+                                                          traceback=[])])
+    nbformat.write(new_notebook(cells=[errored]), tmp_path / "notebooks" / "01_done.ipynb")
+    with pytest.raises(build_site.BuildError, match=r"notebooks/01_done\.ipynb: the stored "
+                                                    r"outputs hold an error"):
+        build_site.rendered_notebooks(full=False)
+
+
+def test_docstring_markup_becomes_markdown():
+    import doctest
+    import sys
+
+    sys.path.insert(0, str(ROOT / "docs"))
+    try:
+        import griffe_markup
+    finally:
+        sys.path.remove(str(ROOT / "docs"))
+    assert doctest.testmod(griffe_markup).failed == 0
+    text = ("Load it with :func:`load_suite` or :class:`~stebkit.results.Results`.\n\n"
+            "The format::\n\n    name: x\n    datasets: []\n\n"
+            "Examples\n--------\n>>> 1 + 1\n2")
+    assert griffe_markup.to_markdown(text).splitlines() == [
+        "Load it with `load_suite` or `Results`.", "", "The format:", "",
+        "```text", "name: x", "datasets: []", "```", "", "Examples", "--------",
+        ">>> 1 + 1", "2"]
 
 
 def test_failing_notebook_names_notebook_and_cell(tmp_path, monkeypatch):
