@@ -219,6 +219,17 @@ def _rows(n: int, overhead: float, *, what: str, pitch: float = 0.28) -> tuple[f
     return overhead + n * pitch, size
 
 
+def _title(title: str | None, width: float, size: float = 9.0) -> tuple[str | None, float]:
+    """``title`` wrapped to lines that fit ``width`` inches at ``size`` points, and the
+    height it takes (0 without a title)."""
+    if not title:
+        return None, 0.0
+    import textwrap
+
+    lines = textwrap.wrap(title, max(10, int((width - 0.3) * 72 / (size * _CHAR_EM))))
+    return "\n".join(lines), len(lines) * size * _LINE / 72 + 0.1
+
+
 def _legend_rows(labels: Sequence[str], width: float, size: float) -> tuple[int, int]:
     """Columns and rows of a legend of ``labels`` set below an axes ``width`` wide."""
     entry = _text_width(labels, size) + 0.45  # the handle and the gaps
@@ -293,7 +304,8 @@ def figure1(leaderboard_df: pd.DataFrame, *, directory: str | os.PathLike[str] |
     below = _text_width(df["model"], _TICK_FONT) + legend_w + 2.2 > PAGE_WIDTH
     ncol, legend_rows = _legend_rows(keys, PAGE_WIDTH - 0.3, _TICK_FONT) if below else (1, 0)
     legend_h = (legend_rows + 1) * _TICK_FONT * _LINE / 72 + 0.2 if below else 0.0
-    overhead = 0.9 + 0.3 * bool(title) + legend_h
+    title, title_h = _title(title, PAGE_WIDTH, 11.0)
+    overhead = 0.9 + title_h + legend_h
     height, size = _rows(len(df) + gap * max(len(cats) - 1, 0), overhead, what="figure1")
     import matplotlib as mpl
 
@@ -643,6 +655,7 @@ def roc_curves(curves: Mapping[str, tuple[Any, Any]], *,
 
     if not curves:
         raise ValueError("curves is empty: pass {name: (y_true, y_score)}")
+    title, title_h = _title(title, COLUMN_WIDTH)
     import matplotlib as mpl
 
     with mpl.rc_context(_rc()):
@@ -656,9 +669,9 @@ def roc_curves(curves: Mapping[str, tuple[Any, Any]], *,
         ax.set(xlabel="false positive rate", ylabel="true positive rate", xlim=(0, 1),
                ylim=(0, 1.01), aspect="equal")
         extra = _legend_below(fig, ax, COLUMN_WIDTH)
-        fig.set_size_inches(COLUMN_WIDTH, min(MAX_HEIGHT, 3.3 + extra + 0.3 * bool(title)))
+        fig.set_size_inches(COLUMN_WIDTH, min(MAX_HEIGHT, 3.3 + extra + title_h))
         if title:
-            ax.set_title(title)
+            ax.set_title(title, fontsize=9)
     return _finish(fig, stem, directory)
 
 
@@ -684,7 +697,8 @@ def interval_bars(table: pd.DataFrame, *, directory: str | os.PathLike[str] | No
     models = list(colors) if colors else list(dict.fromkeys(table["model"]))
     sets = sorted(table["dataset"].unique())
     ncol, legend_rows = _legend_rows(models, PAGE_WIDTH - 0.3, 8.0)
-    overhead = 0.8 + legend_rows * 8.0 * _LINE / 72 + 0.3 * bool(title)
+    title, title_h = _title(title, PAGE_WIDTH, 11.0)
+    overhead = 0.8 + legend_rows * 8.0 * _LINE / 72 + title_h
     height, size = _rows(len(sets), overhead, what="interval_bars",
                          pitch=max(0.35, 0.12 * len(models)))
     import matplotlib as mpl
@@ -760,6 +774,7 @@ def embedding_map(embeddings: Any, labels: Sequence[Any], *, method: str = "pca"
     xy = _project(embeddings, method, seed, lab.shape[0])
     counts = pd.Series(lab).value_counts(sort=True)
     top = list(counts.index[:max_labels])
+    title, title_h = _title(title, COLUMN_WIDTH)
     import matplotlib as mpl
 
     with mpl.rc_context(_rc()):
@@ -775,7 +790,7 @@ def embedding_map(embeddings: Any, labels: Sequence[Any], *, method: str = "pca"
         ax.set_xticks([])
         ax.set_yticks([])
         extra = _legend_below(fig, ax, COLUMN_WIDTH, 7.0, markerscale=1.5)
-        fig.set_size_inches(COLUMN_WIDTH, min(MAX_HEIGHT, 3.0 + extra + 0.3 * bool(title)))
+        fig.set_size_inches(COLUMN_WIDTH, min(MAX_HEIGHT, 3.0 + extra + title_h))
         if title:
             ax.set_title(title, fontsize=9)
     return _finish(fig, stem, directory)
@@ -802,6 +817,7 @@ def similarity_distributions(groups: Mapping[str, Any], *, bins: int = 40,
         raise ValueError("groups hold no finite similarity values")
     edges = np.linspace(allv.min(), allv.max() if allv.max() > allv.min() else allv.min() + 1,
                         bins + 1)
+    title, title_h = _title(title, COLUMN_WIDTH)
     import matplotlib as mpl
 
     with mpl.rc_context(_rc()):
@@ -815,7 +831,7 @@ def similarity_distributions(groups: Mapping[str, Any], *, bins: int = 40,
             ax.axvline(a.mean(), color=color, linestyle=":", linewidth=1)
         ax.set(xlabel=xlabel, ylabel="density")
         extra = _legend_below(fig, ax, COLUMN_WIDTH)
-        fig.set_size_inches(COLUMN_WIDTH, min(MAX_HEIGHT, 2.4 + extra + 0.3 * bool(title)))
+        fig.set_size_inches(COLUMN_WIDTH, min(MAX_HEIGHT, 2.4 + extra + title_h))
         if title:
             ax.set_title(title, fontsize=9)
     return _finish(fig, stem, directory)
@@ -858,6 +874,7 @@ def dimension_curve(curve: pd.DataFrame, *, hue: str | None = None,
                          "(stebkit.quality.dimension_curve output)")
     keys = [hue] if hue else [c for c in ("model", "task", "dataset")
                               if c in curve and curve[c].nunique() > 1]
+    title, title_h = _title(title, COLUMN_WIDTH)
     import matplotlib as mpl
 
     with mpl.rc_context(_rc()):
@@ -875,7 +892,7 @@ def dimension_curve(curve: pd.DataFrame, *, hue: str | None = None,
         ax.set(xlabel="embedding dimensions kept",
                ylabel="score" + (" (×100)" if scale == 100 else ""))
         extra = _legend_below(fig, ax, COLUMN_WIDTH) if keys else 0.0
-        fig.set_size_inches(COLUMN_WIDTH, min(MAX_HEIGHT, 2.4 + extra + 0.3 * bool(title)))
+        fig.set_size_inches(COLUMN_WIDTH, min(MAX_HEIGHT, 2.4 + extra + title_h))
         if title:
             ax.set_title(title, fontsize=9)
     return _finish(fig, stem, directory)
@@ -896,7 +913,8 @@ def rank_resolution(table: pd.DataFrame, *, directory: str | os.PathLike[str] | 
     t = table.reset_index(drop=True)
     y = np.arange(len(t))[::-1]
     labels = [f"{m}  (tier {k})" for m, k in zip(t["model"], t["tier"], strict=True)]
-    height, size = _rows(len(t), 0.8 + 0.3 * bool(title), what="rank_resolution")
+    title, title_h = _title(title, COLUMN_WIDTH)
+    height, size = _rows(len(t), 0.8 + title_h, what="rank_resolution")
     import matplotlib as mpl
 
     with mpl.rc_context(_rc()):

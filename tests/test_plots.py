@@ -159,10 +159,12 @@ def _figures() -> dict[str, list[plots.Plot]]:
         "grouping_figures": [*plots.grouping_figures(matrix.iloc[:, :4], directory=None),
                              *plots.grouping_figures(matrix, task="t", directory=None)],
         "roc_curves": [plots.roc_curves({f"model-{i}": (y, y + rng.normal(0, i + 1, 60))
-                                         for i in range(4)}, directory=None)],
+                                         for i in range(4)}, directory=None,
+                                        title="eltec-eng-verification: four models, ROC")],
         "interval_bars": [plots.interval_bars(_main_frame(4, 12), directory=None)],
         "embedding_map": [plots.embedding_map(emb, np.arange(60) % 12, directory=None,
-                                              title="a map")],
+                                              title="stebkit-style-minilm — UMAP, coloured by "
+                                                    "the author of the novel")],
         "similarity_distributions": [plots.similarity_distributions(
             {"a": rng.normal(size=50), "b": rng.normal(size=50)}, directory=None)],
         "style_content_distributions": [plots.style_content_distributions(
