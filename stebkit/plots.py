@@ -978,12 +978,12 @@ def interactive_map(embeddings: Any, data: pd.DataFrame, *, color: str | Sequenc
                         f"{type(data).__name__}")
     colors = [color] if isinstance(color, str) else list(color)
     hover = list(data.columns) if hover is None else list(hover)
+    if not colors:
+        raise ValueError("color is empty: name at least one column of data to colour by")
     for col in dict.fromkeys([*colors, *hover]):
         if col not in data.columns:
             raise ValueError(f"interactive_map: data has no column {col!r}; its columns are "
                              f"{list(data.columns)}")
-    if not colors:
-        raise ValueError("color is empty: name at least one column of data to colour by")
     xy = _project(embeddings, method, seed, len(data))
     custom = np.array([[_hover_text(v, max_chars) for v in data[c]] for c in hover],
                       dtype=object).T

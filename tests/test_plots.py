@@ -285,7 +285,6 @@ def passages() -> pd.DataFrame:
 
 
 def test_interactive_map_hovers_text_author_topic_and_switches_colours(passages):
-    pytest.importorskip("plotly")
     rng = np.random.default_rng(0)
     emb = rng.normal(size=(30, 8))
     fig = plots.interactive_map(emb, passages, color=["author", "topic", "year"],
@@ -314,7 +313,6 @@ def test_interactive_map_hovers_text_author_topic_and_switches_colours(passages)
 
 
 def test_interactive_map_names_a_missing_column(passages):
-    pytest.importorskip("plotly")
     emb = np.zeros((30, 4))
     with pytest.raises(ValueError, match=r"no column 'genre'; its columns are \['text'"):
         plots.interactive_map(emb, passages, color="genre")
