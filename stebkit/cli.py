@@ -454,6 +454,10 @@ def _add_leaderboard(p: argparse.ArgumentParser) -> None:
     p.add_argument("--allow-partial", action="store_true",
                    help="with --published: show results that do not cover the published "
                         "benchmark anyway, marked 'not comparable' and unranked")
+    p.add_argument("--models", nargs="+", metavar="MODEL",
+                   help="score only these models of the folder, as if it held no others "
+                        "(the correlation grouping, and so every score, depends on the "
+                        "models compared)")
 
 
 def _print_notes(board: Any) -> None:
@@ -464,12 +468,30 @@ def _print_notes(board: Any) -> None:
         print(f"stebkit: note: {line}", file=sys.stderr)
 
 
+def _only_models(results: Any, models: Sequence[str]) -> Any:
+    """The records of ``models`` (each must have records in ``results``)."""
+    from stebkit.results import Results
+
+    def name(record: Any) -> str:
+        model = record.get("model") if isinstance(record, dict) else None
+        return str(model.get("name")) if isinstance(model, dict) else ""
+
+    present = sorted({name(r) for r in results} - {""})
+    unknown = [m for m in models if m not in present]
+    if unknown:
+        raise ValueError(f"--models: no records of {unknown} in {results.root}; its models "
+                         f"are {present}")
+    return Results([r for r in results if name(r) in set(models)], root=results.root)
+
+
 def _run_leaderboard(args: argparse.Namespace) -> int:
     from stebkit import scores
     from stebkit._io import write_text
     from stebkit.results import Results
 
     results = Results.load(args.results)
+    if args.models:
+        results = _only_models(results, args.models)
     board = scores.leaderboard(results)
     _print_notes(board)
     if args.allow_partial and not args.published:
