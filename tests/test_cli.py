@@ -146,3 +146,13 @@ def test_an_unreachable_dataset_is_listed_with_its_reason_not_failed(tmp_path, c
     res = Results.load(tmp_path / "r")
     assert {r["dataset"]["name"]: r["status"] for r in res} == {
         "synthetic-authors-en": "ok", "ag_news": "failed"}
+
+
+def test_python_dash_m_stebkit_is_the_command():
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "stebkit", "--help"], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "usage: stebkit" in done.stdout
