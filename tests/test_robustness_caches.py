@@ -176,3 +176,25 @@ def test_28_the_lean_and_the_models_own_pass_are_cached_apart(tmp_path):
     meta = runner._model_meta("all-MiniLM-L6-v2", own_inner)
     assert meta["encoder_config"]["forward"] == "model"
     assert meta["encoder_config"] == own.cache_config
+
+
+# --------------------------------------------------------------------------- 19: stdout
+
+
+@pytest.mark.parametrize("argv", [["datasets"], ["models"]])
+def test_19_a_closed_stdout_ends_the_command_quietly(argv, tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import stebkit
+
+    root = Path(stebkit.__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(root), "STEBKIT_CACHE": str(tmp_path)}
+    proc = subprocess.Popen([sys.executable, "-m", "stebkit.cli", *argv], cwd=tmp_path,
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # the reader is gone before the first line: every write fails
+    _, err = proc.communicate(timeout=120)
+    assert err.decode() == ""
+    assert proc.returncode == 141
