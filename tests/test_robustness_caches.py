@@ -114,7 +114,8 @@ def test_12_a_shard_of_the_wrong_shape_or_type_is_dropped_and_re_encoded(tmp_pat
     enc = cached(inner, tmp_path)
     _plant(enc, TEXTS, embeddings)
     shard = enc.directory / "planted.npz"
-    with pytest.warns(RuntimeWarning, match=f"shard {re.escape(str(shard))}: .*{what}.*encoded again"):
+    pattern = f"shard {re.escape(str(shard))}: .*{what}.*encoded again"
+    with pytest.warns(RuntimeWarning, match=pattern):
         out = enc.encode(TEXTS)
     np.testing.assert_array_equal(out, Lengths().encode(TEXTS))
     assert inner.calls == [TEXTS] and not shard.exists()
