@@ -199,3 +199,33 @@ def test_19_a_closed_stdout_ends_the_command_quietly(argv, tmp_path):
     _, err = proc.communicate(timeout=120)
     assert err.decode() == ""
     assert proc.returncode == 141
+
+
+# --------------------------------------------------------------------------- 17: train
+
+
+def test_17_train_refuses_a_foreign_model_file_before_the_first_step(tmp_path, monkeypatch,
+                                                                     capsys):
+    from stebkit import cli
+    from stebkit.train import loop
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("training started although the output folder is refused")
+
+    monkeypatch.setattr(loop, "load_training_passages", no_work)
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "config.json").write_text('{"my": "settings"}')
+    (mine / "notes.txt").write_text("mine too")
+    status = cli.main(["train", "--overwrite", "--output", str(mine), "--steps", "1",
+                       "--no-progress"])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert f"output folder {mine} already holds config.json, which the model would " \
+           "replace" in err
+    assert (mine / "config.json").read_text() == '{"my": "settings"}'
+    assert sorted(p.name for p in mine.iterdir()) == ["config.json", "notes.txt"]
+    # a folder of other files is still accepted with --overwrite (the model goes beside)
+    (mine / "config.json").unlink()
+    with pytest.raises(AssertionError, match="training started"):
+        cli.main(["train", "--overwrite", "--output", str(mine), "--steps", "1"])
