@@ -170,6 +170,7 @@ def test_28_the_lean_and_the_models_own_pass_are_cached_apart(tmp_path):
     assert own.directory != lean.directory
     assert lean.encoder.cache_config["forward"] == "lean"
     assert own.encoder.cache_config["forward"] == "model"
+    assert own.encoder.cache_config["device"] == "cpu"
     direct = get_encoder("all-MiniLM-L6-v2", device="cpu", lean=False).encode(texts)
     np.testing.assert_array_equal(got, direct)
     assert not np.array_equal(got, filled)  # the two passes differ in the last bits

@@ -115,8 +115,10 @@ class HFEncoder(TokenEncoder):
     @property
     def cache_config(self) -> dict[str, Any]:
         """The token pipeline's options plus the forward pass that makes the vectors
-        (``"lean"`` or ``"model"``, see :attr:`forward`) and a non-default precision."""
-        config = {**super().cache_config, "forward": self.forward}
+        (``"lean"`` or ``"model"``, see :attr:`forward`), the device type (``"cpu"``,
+        ``"cuda"``, ...) and a non-default precision."""
+        config = {**super().cache_config, "forward": self.forward,
+                  "device": self._device_type()}
         if self.precision != "float32":
             config["precision"] = self.precision
         return config
@@ -143,8 +145,12 @@ class HFEncoder(TokenEncoder):
             config = self._config()
             self._planned = (getattr(config, "model_type", None) in SUPPORTED
                              and getattr(config, "hidden_act", "gelu") == "gelu"
-                             and torch_device(self.device_name).type == "cpu")
+                             and self._device_type() == "cpu")
         return "lean" if self._planned else "model"
+
+    def _device_type(self) -> str:
+        device = getattr(self, "device", None)  # set once the weights are loaded
+        return str((device or torch_device(self.device_name)).type)
 
     @property
     def embedding_dim(self) -> int:  # type: ignore[override]

@@ -45,8 +45,9 @@ class STEncoder(BaseEncoder):
     @property
     def cache_config(self) -> dict[str, Any]:
         mode = long_document_mode(self.truncate, self.sentence_splitter)
+        device = self.model.device if self.model is not None else torch_device(self.device_name)
         return {"pooling": "sentence_transformers", "long_documents": mode,
-                "max_tokens": self.max_tokens}
+                "max_tokens": self.max_tokens, "device": device.type}
 
     def _ensure_loaded(self) -> None:
         if self.model is not None:
