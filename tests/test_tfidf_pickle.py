@@ -155,7 +155,9 @@ def _mirror_copy(tmp_path, monkeypatch, name: str, data: bytes):
     return path
 
 
-def _no_unpickling(monkeypatch):
+@pytest.fixture
+def no_unpickling(monkeypatch):
+    """Any unpickling fails the test: a refused file must be refused before it."""
     from stebkit.encoders import tfidf_pickle
 
     def refuse(self):
@@ -165,41 +167,33 @@ def _no_unpickling(monkeypatch):
 
 
 def test_10_a_tampered_bundle_at_the_pinned_url_is_never_loaded(tmp_path, monkeypatch,
-                                                                 bundle_file, published):
+                                                                 bundle_file, published,
+                                                                 no_unpickling):
     from stebkit.encoders import get_encoder
     from stebkit.errors import ChecksumMismatch
 
     tampered = _bundle()
     tampered["char_vec"].idf_ = tampered["char_vec"].idf_ * 2  # other numbers, same types
     path = _mirror_copy(tmp_path, monkeypatch, published, pickle.dumps(tampered))
-    _no_unpickling(monkeypatch)
     with pytest.raises(ChecksumMismatch, match=f"mirror file {path} .*expected "
                                                f"{_sha(bundle_file)}"):
         get_encoder(published).encode(["hello"])
-
-
-def test_10_the_published_bundles_load_only_once_their_sha256_is_recorded(tmp_path,
-                                                                          monkeypatch,
-                                                                          bundle_file):
-    from stebkit.encoders import get_encoder
-
+    # a bundle whose sha256 stebkit does not record yet is refused too, naming the copy's
     name = "tfidfngrams_fineweb_sample10bt_1-3grams.pkl"
-    assert REFERENCE_PICKLES[name].sha256 is None  # not yet recorded in stebkit
-    path = _mirror_copy(tmp_path, monkeypatch, name, bundle_file.read_bytes())
-    _no_unpickling(monkeypatch)
+    assert REFERENCE_PICKLES[name].sha256 is None
+    path = _mirror_copy(tmp_path / "other", monkeypatch, name, bundle_file.read_bytes())
     with pytest.raises(UnsafePickle, match=f"{path}: stebkit records no sha256 for the "
                                            f"published {name}.*{_sha(bundle_file)}"):
         get_encoder(name).encode(["hello"])
 
 
 def test_08_a_local_bundle_that_is_not_a_published_one_is_never_unpickled(tmp_path,
-                                                                          monkeypatch,
-                                                                          published):
+                                                                          published,
+                                                                          no_unpickling):
     bundle = _bundle()
     bundle["tok_vec"].token_pattern = r"(\w+)+#"  # catastrophic backtracking on any word
     path = tmp_path / "slow.pkl"
     path.write_bytes(pickle.dumps(bundle))
-    _no_unpickling(monkeypatch)
     with pytest.raises(UnsafePickle, match=f"{path}: sha256 {_sha(path)} is none of the "
                                            "published"):
         PickledTfidfEncoder(path).encode(["a" * 40])
