@@ -1,7 +1,9 @@
 """On-disk embedding cache around any encoder.
 
 Layout: ``<cache_dir>/<model slug>/<key>/`` where ``key`` hashes the model name, its
-revision and its ``cache_config`` (pooling, long-document mode, max tokens, ...). Each
+revision and its ``cache_config``: every option that changes a vector (pooling,
+long-document mode, max tokens, precision, the forward pass and device type of a
+Hugging Face model, ...), so vectors made one way are never served for another. Each
 ``encode`` call that computes new embeddings writes one shard ``<uuid>.npz`` holding
 ``keys`` (sha256 of each text, ``uint8 (n, 32)``) and ``embeddings`` (``float32 (n, d)``):
 NumPy's format, never pickle. A shard is written to a temporary file and renamed into
