@@ -13,7 +13,9 @@ local folder) are listed with the reason and their URL instead; their results co
 missing in the leaderboard and do not change the exit status. Every ``OSError`` (an
 unreadable file, a full disk) becomes one line naming the path and the fix
 (:func:`os_error_message`): status 2 when the given path is at fault, 1 for a failure
-while working; a full disk during ``stebkit run`` says to rerun, which resumes.
+while working; a full disk during ``stebkit run`` says to rerun, which resumes. A closed
+stdout (``stebkit datasets | head -1``) is no error: the command stops quietly with
+status 141 (:func:`stdout_closed`).
 """
 
 from __future__ import annotations
@@ -585,6 +587,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         status = COMMANDS[args.command].run(args)
+        sys.stdout.flush()  # a closed stdout shows here, not at exit
+    except BrokenPipeError:
+        return stdout_closed()
     except OSError as err:  # one line naming the path and the fix, never a traceback
         message, code = os_error_message(err, args.command)
         print(f"stebkit: error: {message}", file=sys.stderr)
@@ -593,6 +598,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"stebkit: error: {err}", file=sys.stderr)
         return 2
     return int(status or 0)
+
+
+STDOUT_CLOSED = 141
+"""Exit status when the reader of stdout went away: 128 + SIGPIPE, as a shell tool's."""
+
+
+def stdout_closed() -> int:
+    """The reader of stdout went away (``stebkit datasets | head -1``): not an error.
+
+    stdout is pointed at the null device, so that the flush at exit stays quiet too, and
+    the status is :data:`STDOUT_CLOSED`, as for a command ended by ``SIGPIPE``.
+
+    Examples
+    --------
+    ``stebkit datasets | head -1`` prints one line, nothing on stderr, and exits with
+
+    >>> STDOUT_CLOSED
+    141
+    """
+    import contextlib
+    import os
+
+    with contextlib.suppress(OSError, ValueError):  # a captured stdout has no descriptor
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    return STDOUT_CLOSED
 
 
 _INPUT_ERRNOS = ("ENOENT", "EACCES", "EPERM", "EISDIR", "ENOTDIR", "ENAMETOOLONG", "ELOOP",

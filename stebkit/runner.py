@@ -21,6 +21,7 @@ error) and the run goes on; a task a dataset does not serve is recorded as
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
 import time
@@ -304,8 +305,13 @@ def _model_meta(name: str, encoder: Any) -> dict[str, Any]:
         info = MODELS.get(name)
         category = info.category if info is not None else None
     revision = getattr(encoder, "revision", None) if not isinstance(encoder, Exception) else None
-    return {"name": name, "revision": str(revision or "unknown"),
+    meta = {"name": name, "revision": str(revision or "unknown"),
             "category": category or "custom"}
+    with contextlib.suppress(Exception):  # an encoder that failed or has no such options
+        # every option that changes a vector: the embedding cache's key
+        meta["encoder_config"] = json.loads(json.dumps(dict(encoder.cache_config),
+                                                       sort_keys=True, default=str))
+    return meta
 
 
 def _dataset_meta(unit: Unit) -> dict[str, Any]:

@@ -110,7 +110,8 @@ def test_truncation_keeps_first_tokens(st_model):
     text = " ".join(SENTENCES)
     trunc = get_encoder("all-MiniLM-L6-v2", truncate=True, max_tokens=12)
     assert trunc.cache_config == {"pooling": "mean", "long_documents": "truncate",
-                                  "max_tokens": 12}
+                                  "max_tokens": 12, "forward": trunc.forward,
+                                  "device": trunc.cache_config["device"]}
     got = trunc.encode([text])[0]
     expected = _st_raw(st_model, [text], 12)[0]
     assert _cos(got, expected) >= 0.9999

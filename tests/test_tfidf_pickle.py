@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import pickle
 
@@ -33,6 +34,10 @@ def _bundle() -> dict:
     return out
 
 
+def _sha(path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
 @pytest.fixture(scope="module")
 def bundle_file(tmp_path_factory):
     path = tmp_path_factory.mktemp("vec") / "bundle.pkl"
@@ -40,19 +45,32 @@ def bundle_file(tmp_path_factory):
     return path
 
 
+@pytest.fixture
+def published(bundle_file, monkeypatch):
+    """The test's bundle pinned as if it were the published mud_subset 1-2grams file."""
+    from stebkit.encoders import tfidf_pickle
+
+    name = "tfidfngrams_mud_subset_1-2grams.pkl"
+    pins = dict(tfidf_pickle.REFERENCE_PICKLES)
+    pins[name] = tfidf_pickle.ReferencePickle(pins[name].commit, _sha(bundle_file))
+    monkeypatch.setattr(tfidf_pickle, "REFERENCE_PICKLES", pins)
+    return name
+
+
 @pytest.mark.parametrize("protocol", [0, 2, pickle.HIGHEST_PROTOCOL])
 def test_a_vectorizer_bundle_loads_and_matches_plain_pickle(tmp_path, protocol) -> None:
     path = tmp_path / "b.pkl"
     bundle = _bundle()
     path.write_bytes(pickle.dumps(bundle, protocol=protocol))
-    loaded = load_vectorizers(path)
+    loaded = load_vectorizers(path, sha256=_sha(path))
     for key, vec in bundle.items():
         assert loaded[key].vocabulary_ == vec.vocabulary_
         np.testing.assert_array_equal(loaded[key].idf_, vec.idf_)
 
 
-def test_the_encoder_concatenates_the_three_views(bundle_file) -> None:
-    enc = PickledTfidfEncoder(bundle_file)
+def test_the_encoder_concatenates_the_three_views(bundle_file, published) -> None:
+    enc = PickledTfidfEncoder(bundle_file)  # a local copy of a pinned bundle
+    assert enc.name == published
     texts = ["The cat ran home.", "Dogs sat in the rain."]
     emb = enc.encode(texts)
     oracle = pickle.loads(bundle_file.read_bytes())  # the test's own file: plain pickle
@@ -83,7 +101,7 @@ def test_a_smuggled_callable_is_refused_and_never_runs(tmp_path) -> None:
     bundle["char_vec"].smuggled = _Smuggler(marker)  # hidden inside an allowed object
     path.write_bytes(pickle.dumps(bundle))
     with pytest.raises(UnsafePickle, match=r"evil.pkl: refused to load '(posix|os)\.system'"):
-        load_vectorizers(path)
+        load_vectorizers(path, sha256=_sha(path))
     assert not marker.exists()
 
 
@@ -99,14 +117,14 @@ def test_other_unsafe_or_wrong_pickles(tmp_path, payload, message) -> None:
     path = tmp_path / "x.pkl"
     path.write_bytes(pickle.dumps(payload()))
     with pytest.raises(UnsafePickle, match=message):
-        load_vectorizers(path)
+        load_vectorizers(path, sha256=_sha(path))
 
 
 def test_a_truncated_file_is_named(tmp_path, bundle_file) -> None:
     path = tmp_path / "cut.pkl"
     path.write_bytes(bundle_file.read_bytes()[:200])
     with pytest.raises(UnsafePickle, match="cut.pkl: not a readable pickle"):
-        load_vectorizers(path)
+        load_vectorizers(path, sha256=_sha(path))
 
 
 def test_the_zoo_entries_fetch_the_reference_files_at_a_pinned_commit(monkeypatch) -> None:
@@ -114,9 +132,70 @@ def test_the_zoo_entries_fetch_the_reference_files_at_a_pinned_commit(monkeypatc
     from stebkit.errors import DataUnavailable
 
     monkeypatch.setenv("STEBKIT_OFFLINE", "1")
-    for name, commit in REFERENCE_PICKLES.items():
+    for name, ref in REFERENCE_PICKLES.items():
         enc = get_encoder(name)
-        assert isinstance(enc, PickledTfidfEncoder) and enc.revision == commit
+        assert isinstance(enc, PickledTfidfEncoder) and enc.revision == ref.commit
     with pytest.raises(DataUnavailable, match="rrivera1849/STEB/aa8f06614faa6a66faa8df489ff6"
                                               "12dd71fcca3c/models/tfidfngrams_mud_subset"):
         get_encoder("tfidfngrams_mud_subset_1-2grams.pkl").encode(["hello"])
+
+
+def _mirror_copy(tmp_path, monkeypatch, name: str, data: bytes):
+    """``data`` in a mirror at the pinned URL of ``name`` (and nowhere else)."""
+    from stebkit import sources
+    from stebkit.encoders.tfidf_pickle import pickle_url
+
+    mirror = tmp_path / "mirror"
+    path = mirror / sources.relative_path(pickle_url(name))
+    path.parent.mkdir(parents=True)
+    path.write_bytes(data)
+    monkeypatch.setenv("STEBKIT_MIRROR", str(mirror))
+    monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("STEBKIT_OFFLINE", "1")
+    return path
+
+
+@pytest.fixture
+def no_unpickling(monkeypatch):
+    """Any unpickling fails the test: a refused file must be refused before it."""
+    from stebkit.encoders import tfidf_pickle
+
+    def refuse(self):
+        raise AssertionError(f"{self.where} was unpickled")
+
+    monkeypatch.setattr(tfidf_pickle.RestrictedUnpickler, "load", refuse)
+
+
+def test_10_a_tampered_bundle_at_the_pinned_url_is_never_loaded(tmp_path, monkeypatch,
+                                                                 bundle_file, published,
+                                                                 no_unpickling):
+    from stebkit.encoders import get_encoder
+    from stebkit.errors import ChecksumMismatch
+
+    tampered = _bundle()
+    tampered["char_vec"].idf_ = tampered["char_vec"].idf_ * 2  # other numbers, same types
+    path = _mirror_copy(tmp_path, monkeypatch, published, pickle.dumps(tampered))
+    with pytest.raises(ChecksumMismatch, match=f"mirror file {path} .*expected "
+                                               f"{_sha(bundle_file)}"):
+        get_encoder(published).encode(["hello"])
+    # a bundle whose sha256 stebkit does not record yet is refused too, naming the copy's
+    name = "tfidfngrams_fineweb_sample10bt_1-3grams.pkl"
+    assert REFERENCE_PICKLES[name].sha256 is None
+    path = _mirror_copy(tmp_path / "other", monkeypatch, name, bundle_file.read_bytes())
+    with pytest.raises(UnsafePickle, match=f"{path}: stebkit records no sha256 for the "
+                                           f"published {name}.*{_sha(bundle_file)}"):
+        get_encoder(name).encode(["hello"])
+
+
+def test_08_a_local_bundle_that_is_not_a_published_one_is_never_unpickled(tmp_path,
+                                                                          published,
+                                                                          no_unpickling):
+    bundle = _bundle()
+    bundle["tok_vec"].token_pattern = r"(\w+)+#"  # catastrophic backtracking on any word
+    path = tmp_path / "slow.pkl"
+    path.write_bytes(pickle.dumps(bundle))
+    with pytest.raises(UnsafePickle, match=f"{path}: sha256 {_sha(path)} is none of the "
+                                           "published"):
+        PickledTfidfEncoder(path).encode(["a" * 40])
+    with pytest.raises(UnsafePickle, match="is not the expected"):
+        load_vectorizers(path, sha256="0" * 64)

@@ -9,8 +9,8 @@ and the ``synthetic`` suite (:mod:`stebkit.datasets.synthetic`), each module's
 records against the schema of :mod:`stebkit.datasets.spec` (:func:`validate_records`)
 and keeps them as ``$STEBKIT_CACHE/processed/<name>-<fingerprint[:16]>.parquet``, so a
 second load reads one parquet file and never touches the sources again. The file's sha256
-is kept beside it (``.parquet.sha256``) and checked on every read: a file that changed or
-cannot be read is rebuilt from the sources, with a warning saying so.
+is kept beside it (``.parquet.sha256``) and checked on every read: a file that changed,
+cannot be read or has no checksum file is rebuilt from the sources, with a warning saying so.
 """
 
 from __future__ import annotations
@@ -253,24 +253,26 @@ def _read_processed(path: Path) -> pd.DataFrame | None:
     if not path.is_file():
         return None
     side = _checksum_path(path)
-    stored = side.read_text(encoding="utf-8").strip() if side.is_file() else None
+    if not side.is_file():  # nothing vouches for the file: never trusted
+        warnings.warn(f"processed records {path} have no checksum file ({side.name}), so "
+                      "nothing shows they are the records stebkit wrote; rebuilding them "
+                      "from the sources", RuntimeWarning, stacklevel=3)
+        return None
+    stored = side.read_text(encoding="utf-8", errors="replace").strip()
     actual = file_sha256(path)
-    if stored is not None and stored != actual:
+    if stored != actual:
         warnings.warn(f"processed records {path} do not match their checksum ({side}: "
-                      f"{stored[:12]}..., file: {actual[:12]}...): the file changed after it "
-                      "was written; rebuilding it from the sources", RuntimeWarning,
+                      f"{stored[:12]!r}..., file: {actual[:12]}...): the file changed after "
+                      "it was written; rebuilding it from the sources", RuntimeWarning,
                       stacklevel=3)
         return None
     try:
-        frame = pd.read_parquet(path)
+        return pd.read_parquet(path)
     except Exception as err:  # a corrupt file: rebuilt, never trusted
         warnings.warn(f"processed records {path} are unreadable ({type(err).__name__}: "
                       f"{str(err)[:200]}); rebuilding them from the sources", RuntimeWarning,
                       stacklevel=3)
         return None
-    if stored is None:  # written by an older stebkit: its checksum from now on
-        write_text(side, actual + "\n")
-    return frame
 
 
 def load_dataset(name: str | DatasetSpec, *, seed: int = 42, smoke: bool = False,

@@ -1,13 +1,18 @@
 """On-disk embedding cache around any encoder.
 
 Layout: ``<cache_dir>/<model slug>/<key>/`` where ``key`` hashes the model name, its
-revision and its ``cache_config`` (pooling, long-document mode, max tokens, ...). Each
+revision and its ``cache_config``: every option that changes a vector (pooling,
+long-document mode, max tokens, precision, the forward pass and device type of a
+Hugging Face model, ...), so vectors made one way are never served for another. Each
 ``encode`` call that computes new embeddings writes one shard ``<uuid>.npz`` holding
 ``keys`` (sha256 of each text, ``uint8 (n, 32)``) and ``embeddings`` (``float32 (n, d)``):
 NumPy's format, never pickle. A shard is written to a temporary file and renamed into
 place, so readers never see half a file and two processes filling the same cache never
 clash (each writes its own shards; duplicates are harmless). A shard that cannot be read
-(truncated, corrupted) is deleted with a warning and its texts are encoded again.
+(truncated, corrupted), or whose arrays are not ``uint8 (n, 32)`` keys and ``float32
+(n, d)`` vectors with the width the encoder declares (or, when it cannot say without
+loading, the width of the other shards and of its fresh vectors), is deleted with a
+warning naming it and what is wrong, and its texts are encoded again.
 A vector with NaN or infinite values is returned but never cached (and one cached by an
 older version is encoded again), so a rerun after a fix really re-encodes.
 A full cache hit never touches the wrapped encoder's weights.
@@ -61,6 +66,7 @@ class CachedEncoder(BaseEncoder):
         self.hits = 0
         self.misses = 0
         self._index: dict[bytes, tuple[Path, int]] | None = None
+        self._indexed: Path | None = None  # the folder ``_index`` describes
         self._seen: set[str] = set()
 
     # -- identity -----------------------------------------------------------------------
@@ -90,17 +96,27 @@ class CachedEncoder(BaseEncoder):
         return self.cache_dir / slug / key
 
     # -- storage ------------------------------------------------------------------------
+    def _width(self) -> int | None:
+        """The vector width the wrapped encoder declares (None when it cannot say yet)."""
+        try:
+            width = int(self.encoder.embedding_dim)
+        except Exception:  # an encoder that must load something first: judged by its shards
+            return None
+        return width if width > 0 else None
+
     def _scan(self) -> dict[bytes, tuple[Path, int]]:
-        """Index every readable shard not yet seen; warn about unreadable ones."""
-        if self._index is None:
-            self._index = {}
+        """Index every readable shard not yet seen; warn about unreadable ones. The index
+        is of one folder: an encoder whose key changed (a lean pass that fell back to the
+        model's own) starts a new one."""
         folder = self.directory
+        if self._index is None or folder != self._indexed:
+            self._index, self._seen, self._indexed = {}, set(), folder
         if not folder.is_dir():
             return self._index
         for shard in sorted(folder.glob("*.npz")):
             if shard.name in self._seen:
                 continue
-            keys = self._read(shard, "keys")
+            keys = self._read(shard)
             self._seen.add(shard.name)
             if keys is None:
                 continue
@@ -108,24 +124,37 @@ class CachedEncoder(BaseEncoder):
                 self._index.setdefault(k.tobytes(), (shard, row))
         return self._index
 
-    def _read(self, shard: Path, what: str) -> np.ndarray | None:
+    def _read(self, shard: Path, width: int | None = None, *,
+              embeddings: bool = False) -> np.ndarray | None:
+        """A shard's keys (or, with ``embeddings``, its vectors) after checking both arrays:
+        keys ``uint8 (n, 32)``, vectors ``float32 (n, width)``. A shard that fails is
+        deleted with a warning naming it and what is wrong; None is returned."""
         try:
             with np.load(shard, allow_pickle=False) as data:
                 keys = data["keys"]
-                emb = data["embeddings"] if what == "embeddings" else None
-                if keys.ndim != 2 or keys.shape[1] != 32:
-                    raise ValueError("bad key array")
-                if emb is not None and emb.shape[0] != keys.shape[0]:
-                    raise ValueError("row count mismatch")
+                if keys.dtype != np.uint8 or keys.ndim != 2 or keys.shape[1] != 32:
+                    raise ValueError(f"its keys are {keys.dtype} {keys.shape}, expected "
+                                     "uint8 (n, 32)")
+                if not embeddings:
+                    return keys
+                emb = data["embeddings"]
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
-            warnings.warn(f"embedding cache shard {shard} is unreadable ({err}); its texts "
-                          "will be encoded again", RuntimeWarning, stacklevel=4)
-            self._drop(shard)
+            self._reject(shard, f"unreadable ({err})")
             return None
-        return keys if emb is None else emb
+        want = f"float32 ({len(keys)}, {width if width else 'd > 0'})"
+        if emb.dtype != np.float32 or emb.ndim != 2 or emb.shape[0] != len(keys) or \
+                emb.shape[1] < 1 or (width is not None and emb.shape[1] != width):
+            self._reject(shard, f"holds vectors of {emb.dtype} {emb.shape}, expected {want}")
+            return None
+        return emb
+
+    def _reject(self, shard: Path, why: str) -> None:
+        warnings.warn(f"embedding cache shard {shard}: {why}; it is deleted and its texts "
+                      "will be encoded again", RuntimeWarning, stacklevel=5)
+        self._drop(shard)
 
     def _drop(self, shard: Path) -> None:
-        """Forget an unreadable shard and delete it (writes are atomic: it is corrupt)."""
+        """Forget a bad shard and delete it (writes are atomic: it is corrupt)."""
         shard.unlink(missing_ok=True)
         if self._index is not None:
             self._index = {k: v for k, v in self._index.items() if v[0] != shard}
@@ -134,16 +163,14 @@ class CachedEncoder(BaseEncoder):
     def _write(self, keys: list[bytes], emb: np.ndarray) -> None:
         from stebkit._io import atomic_file
 
-        folder = self.directory
         name = f"{uuid.uuid4().hex}.npz"
-        with atomic_file(folder / name) as fh:
+        index = self._scan()  # the folder of the vectors' key, now they are made
+        with atomic_file(self._indexed / name) as fh:
             np.savez(fh, keys=np.frombuffer(b"".join(keys), dtype=np.uint8)
                      .reshape(len(keys), 32), embeddings=emb.astype(np.float32))
         self._seen.add(name)
-        index = self._index if self._index is not None else {}
         for row, k in enumerate(keys):
-            index[k] = (folder / name, row)
-        self._index = index
+            index[k] = (self._indexed / name, row)
 
     def clear(self) -> None:
         """Delete this encoder's cached embeddings."""
@@ -151,17 +178,15 @@ class CachedEncoder(BaseEncoder):
         if folder.is_dir():
             for shard in folder.glob("*.npz"):
                 shard.unlink(missing_ok=True)
-        self._index, self._seen = {}, set()
+        self._index, self._seen, self._indexed = {}, set(), folder
 
     # -- encoding -----------------------------------------------------------------------
-    def encode(self, texts: Sequence[str], *, batch_size: int = 32,
-               show_progress: bool = False) -> np.ndarray:
-        """Embeddings of ``texts``: from disk where cached, else encoded and stored."""
-        texts = check_texts(texts, warn_empty=False)
-        keys = [text_key(t) for t in texts]
-        out: np.ndarray | None = None
-        missing: list[int] = []
-        while True:  # each unreadable shard is dropped from the index, then we retry
+    def _lookup(self, keys: list[bytes], width: int | None
+                ) -> tuple[np.ndarray | None, list[int], set[Path]]:
+        """The cached vectors of ``keys`` (rows of the missing ones unset), the positions
+        missing, and the shards read. Every shard is checked; a bad one is dropped and the
+        lookup starts again without it."""
+        while True:
             index = self._scan()
             by_shard: dict[Path, list[tuple[int, int]]] = {}
             missing = []
@@ -171,47 +196,68 @@ class CachedEncoder(BaseEncoder):
                     missing.append(i)
                 else:
                     by_shard.setdefault(hit[0], []).append((i, hit[1]))
-            failed = False
+            out: np.ndarray | None = None
+            seen_width = width
             for shard, pairs in by_shard.items():
-                emb = self._read(shard, "embeddings")
+                emb = self._read(shard, seen_width, embeddings=True)
                 if emb is None:
-                    failed = True
-                    continue
+                    break
+                seen_width = emb.shape[1]  # unknown width: the shards must agree
                 if out is None:
-                    out = np.empty((len(texts), emb.shape[1]), dtype=np.float32)
+                    out = np.empty((len(keys), emb.shape[1]), dtype=np.float32)
                 rows = np.fromiter((r for _, r in pairs), dtype=np.int64)
                 out[[i for i, _ in pairs]] = emb[rows]
-            if not failed:
-                break
-            out = None
+            else:
+                return out, missing, set(by_shard)
+
+    def encode(self, texts: Sequence[str], *, batch_size: int = 32,
+               show_progress: bool = False) -> np.ndarray:
+        """Embeddings of ``texts``: from disk where cached, else encoded and stored."""
+        texts = check_texts(texts, warn_empty=False)
+        keys = [text_key(t) for t in texts]
+        width = self._width() if self.directory.is_dir() else None  # only to check shards
+        out, missing, shards = self._lookup(keys, width)
         if out is not None and missing != list(range(len(texts))):
             # vectors cached by an older stebkit may be non-finite: encode those again
             bad = set(np.flatnonzero(~np.isfinite(out).all(axis=1)).tolist()) - set(missing)
             missing = sorted({*missing, *bad})
         if missing:
-            # encode each distinct missing text once
-            first: dict[bytes, int] = {}
-            for i in missing:
-                first.setdefault(keys[i], i)
-            todo = list(first.values())
-            new = np.asarray(self.encoder.encode([texts[i] for i in todo],
-                                                 batch_size=batch_size,
-                                                 show_progress=show_progress),
-                             dtype=np.float32)
+            new = self._encode_missing(texts, keys, missing, batch_size, show_progress)
+            if out is not None and new.shape[1] != out.shape[1]:
+                for shard in shards:  # the encoder's own vectors say the cached ones are bad
+                    self._reject(shard, f"holds vectors of width {out.shape[1]}, but "
+                                 f"{self.name} encodes {new.shape[1]}")
+                missing = list(range(len(texts)))
+                new = self._encode_missing(texts, keys, missing, batch_size, show_progress)
+                out = None
             if out is None:
                 out = np.empty((len(texts), new.shape[1]), dtype=np.float32)
-            pos = {keys[i]: j for j, i in enumerate(todo)}
-            for i in missing:
-                out[i] = new[pos[keys[i]]]
-            finite = np.isfinite(new).all(axis=1)  # a NaN/inf vector is never cached
-            if finite.any():
-                self._write([keys[i] for i, ok in zip(todo, finite, strict=True) if ok],
-                            new[finite])
+            out[missing] = new
         self.hits += len(texts) - len(missing)
         self.misses += len(missing)
         if out is None:  # no texts at all
             return np.zeros((0, self.embedding_dim), dtype=np.float32)
         return out
+
+    def _encode_missing(self, texts: list[str], keys: list[bytes], missing: list[int],
+                        batch_size: int, show_progress: bool) -> np.ndarray:
+        """Vectors of ``texts[missing]``, each distinct text encoded once; the finite ones
+        are stored (a NaN/inf vector is never cached)."""
+        first: dict[bytes, int] = {}
+        for i in missing:
+            first.setdefault(keys[i], i)
+        todo = list(first.values())
+        new = np.asarray(self.encoder.encode([texts[i] for i in todo], batch_size=batch_size,
+                                             show_progress=show_progress), dtype=np.float32)
+        if new.ndim != 2 or new.shape[0] != len(todo):
+            raise ValueError(f"{self.name}.encode returned shape {new.shape} for {len(todo)} "
+                             "texts, expected (n, d); nothing was cached")
+        finite = np.isfinite(new).all(axis=1)
+        if finite.any():
+            self._write([keys[i] for i, ok in zip(todo, finite, strict=True) if ok],
+                        new[finite])
+        pos = {keys[i]: j for j, i in enumerate(todo)}
+        return new[[pos[keys[i]] for i in missing]]
 
     def encode_episodes(self, episodes: Sequence[Sequence[str]], *, batch_size: int = 32,
                         show_progress: bool = False) -> np.ndarray:

