@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
+import re
 
 import numpy as np
 import pytest
@@ -178,13 +179,27 @@ def test_10_a_tampered_bundle_at_the_pinned_url_is_never_loaded(tmp_path, monkey
     with pytest.raises(ChecksumMismatch, match=f"mirror file {path} .*expected "
                                                f"{_sha(bundle_file)}"):
         get_encoder(published).encode(["hello"])
-    # a bundle whose sha256 stebkit does not record yet is refused too, naming the copy's
+
+
+def test_10_a_bundle_without_a_recorded_sha256_is_trusted_on_first_use_and_checked(
+        tmp_path, monkeypatch, bundle_file):
+    from stebkit.encoders import get_encoder
+
     name = "tfidfngrams_fineweb_sample10bt_1-3grams.pkl"
     assert REFERENCE_PICKLES[name].sha256 is None
-    path = _mirror_copy(tmp_path / "other", monkeypatch, name, bundle_file.read_bytes())
-    with pytest.raises(UnsafePickle, match=f"{path}: stebkit records no sha256 for the "
-                                           f"published {name}.*{_sha(bundle_file)}"):
-        get_encoder(name).encode(["hello"])
+    path = _mirror_copy(tmp_path, monkeypatch, name, bundle_file.read_bytes())
+    with pytest.warns(UserWarning, match=f"{name}: stebkit records no published sha256 .*"
+                                         f"{path} \\(sha256 {_sha(bundle_file)}\\)"):
+        vectors = get_encoder(name).encode(["hello", "world"])
+    assert vectors.shape[0] == 2 and np.isfinite(vectors).all()
+    # a planted token pattern is refused before it matches anything
+    bundle = _bundle()
+    bundle["tok_vec"].token_pattern = r"(\w+)+#"
+    path = _mirror_copy(tmp_path / "other", monkeypatch, name, pickle.dumps(bundle))
+    with pytest.warns(UserWarning), pytest.raises(
+            UnsafePickle, match=f"{path}: 'tok_vec' is not a vectorizer of the reference's "
+                                "bundles: token_pattern"):
+        get_encoder(name).encode(["a" * 40])
 
 
 def test_08_a_local_bundle_that_is_not_a_published_one_is_never_unpickled(tmp_path,
@@ -199,3 +214,14 @@ def test_08_a_local_bundle_that_is_not_a_published_one_is_never_unpickled(tmp_pa
         PickledTfidfEncoder(path).encode(["a" * 40])
     with pytest.raises(UnsafePickle, match="is not the expected"):
         load_vectorizers(path, sha256="0" * 64)
+
+
+def test_08_a_catastrophic_token_pattern_is_refused_whatever_the_sha256(tmp_path):
+    bundle = _bundle()
+    bundle["tok_vec"].token_pattern = r"(\w+)+#"
+    path = tmp_path / "tfidfngrams_mud_subset_1-3grams.pkl"
+    path.write_bytes(pickle.dumps(bundle))
+    with pytest.raises(UnsafePickle, match=re.escape("token_pattern " + repr(r"(\w+)+#"))):
+        load_vectorizers(path, sha256=_sha(path))
+    with pytest.raises(UnsafePickle, match="token_pattern"):
+        load_vectorizers(path, sha256=None)

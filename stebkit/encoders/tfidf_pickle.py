@@ -42,9 +42,10 @@ class ReferencePickle:
     commit: str
     """The commit of :data:`REFERENCE_REPOSITORY` it is fetched at."""
     sha256: str | None
-    """The sha256 of the published file; ``None`` until it is recorded here, and then
-    the file is never loaded (:class:`PickledTfidfEncoder` says so, naming the sha256 of
-    the copy it found)."""
+    """The sha256 of the published file; ``None`` while it is not recorded here: then the
+    copy met first is trusted on first use (its sha256 is recorded at its first download,
+    and a later change of it is refused), with a warning naming it, and its settings are
+    checked before use (:func:`load_vectorizers`)."""
 
 
 REFERENCE_PICKLES: Mapping[str, ReferencePickle] = {
@@ -57,9 +58,16 @@ REFERENCE_PICKLES: Mapping[str, ReferencePickle] = {
     "tfidfngrams_mud_subset_1-3grams.pkl":
         ReferencePickle("e600cb4f14e513836da97044021fa46f791051b1", None),
 }
-"""File name in the reference's ``models/`` folder -> its pinned commit and sha256. Only a
-file with one of these sha256 is ever unpickled, wherever it was found (download cache,
-mirror, a local path)."""
+"""File name in the reference's ``models/`` folder -> its pinned commit and sha256. Where a
+sha256 is recorded, only a file with it is ever unpickled, wherever it was found (download
+cache, mirror, a local path)."""
+
+WORD_TOKEN_PATTERN = r"(?u)\b\w\w+\b"
+"""The token pattern of the reference's word and part-of-speech vectorizers (scikit-learn's
+default); a bundle with any other pattern is refused (a pattern can take forever to match)."""
+
+ANALYZERS = {"char_vec": "char", "tok_vec": "word", "pos_vec": "word"}
+"""The analyzer each vectorizer of a bundle uses in the reference."""
 
 BUNDLE_KEYS = ("char_vec", "tok_vec", "pos_vec")
 
@@ -125,12 +133,16 @@ class RestrictedUnpickler(pickle.Unpickler):
             "vectorizers")
 
 
-def load_vectorizers(path: str | os.PathLike[str], *, sha256: str) -> dict[str, Any]:
+def load_vectorizers(path: str | os.PathLike[str], *, sha256: str | None) -> dict[str, Any]:
     """Load a vectorizer bundle whose bytes have ``sha256`` through
     :class:`RestrictedUnpickler` and check it.
 
     The sha256 is checked first: a file that differs is not unpickled at all (even the
-    allowed types can carry a tokenizer pattern whose matching never ends).
+    allowed types can carry a tokenizer pattern whose matching never ends). ``None`` (a
+    bundle whose published sha256 is not recorded) skips that check only. Every bundle's
+    settings are then checked against the reference's (:data:`ANALYZERS`, the word token
+    pattern :data:`WORD_TOKEN_PATTERN`, n-grams of at most 5 units), so a planted pattern
+    is refused before it can match anything.
 
     Returns
     -------
@@ -149,7 +161,7 @@ def load_vectorizers(path: str | os.PathLike[str], *, sha256: str) -> dict[str, 
 
     path = Path(path)
     actual = file_sha256(path)
-    if actual != sha256.lower():
+    if sha256 is not None and actual != sha256.lower():
         raise UnsafePickle(f"{path}: sha256 {actual} is not the expected {sha256}; the file "
                            "was not loaded (a pickle can run code, and a changed bundle "
                            "changes every number)")
@@ -172,7 +184,25 @@ def load_vectorizers(path: str | os.PathLike[str], *, sha256: str) -> dict[str, 
                 vec.preprocessor is not None:
             raise UnsafePickle(f"{path}: {key!r} carries a callable analyzer, tokenizer or "
                                "preprocessor")
+        _check_settings(path, key, vec)
     return {k: bundle[k] for k in BUNDLE_KEYS}
+
+
+def _check_settings(path: Path, key: str, vec: Any) -> None:
+    """Refuse a vectorizer whose settings are not those the reference fits with."""
+    low, high = (vec.ngram_range if isinstance(vec.ngram_range, tuple) and
+                 len(vec.ngram_range) == 2 else (None, None))
+    problems = []
+    if vec.analyzer != ANALYZERS[key]:
+        problems.append(f"analyzer {vec.analyzer!r} (the reference: {ANALYZERS[key]!r})")
+    if vec.analyzer == "word" and vec.token_pattern != WORD_TOKEN_PATTERN:
+        problems.append(f"token_pattern {vec.token_pattern!r} (the reference: "
+                        f"{WORD_TOKEN_PATTERN!r})")
+    if not (isinstance(low, int) and isinstance(high, int) and 1 <= low <= high <= 5):
+        problems.append(f"ngram_range {vec.ngram_range!r} (expected 1 <= low <= high <= 5)")
+    if problems:
+        raise UnsafePickle(f"{path}: {key!r} is not a vectorizer of the reference's bundles: "
+                           f"{'; '.join(problems)}; it was not used")
 
 
 def pickle_url(name: str) -> str:
@@ -209,8 +239,9 @@ class PickledTfidfEncoder(_ConcatenatedEpisodes):
     source : str or path
         A name of :data:`REFERENCE_PICKLES` (fetched at its pinned commit through
         :func:`stebkit.sources.fetch`, so a mirror or cache copy works offline), or a
-        local copy of one of those files (recognised by its sha256). Any other file is
-        refused (:class:`UnsafePickle`) before it is unpickled.
+        local copy of one of those files (recognised by its sha256, or by its file name
+        where no sha256 is recorded). Any other file is refused (:class:`UnsafePickle`)
+        before it is unpickled.
 
     Examples
     --------
@@ -239,13 +270,15 @@ class PickledTfidfEncoder(_ConcatenatedEpisodes):
 
                 self._path = fetch(pickle_url(self.name), sha256=pin)
             if pin is None:
+                import warnings
+
                 from stebkit.sources import file_sha256
 
-                raise UnsafePickle(
-                    f"{self._path}: stebkit records no sha256 for the published "
-                    f"{self.name}, so no copy of it is loaded (this copy has sha256 "
-                    f"{file_sha256(self._path)}). Record the sha256 of the file at "
-                    f"{pickle_url(self.name)} in REFERENCE_PICKLES to use it")
+                warnings.warn(
+                    f"{self.name}: stebkit records no published sha256 for it, so the copy "
+                    f"{self._path} (sha256 {file_sha256(self._path)}) is trusted on first "
+                    "use: its settings are checked, and a later change of a downloaded copy "
+                    "is refused", UserWarning, stacklevel=2)
             self._vecs = load_vectorizers(self._path, sha256=pin)
         return self._vecs
 
@@ -279,6 +312,8 @@ def _published_name(path: Path) -> str:
     for name, ref in REFERENCE_PICKLES.items():
         if ref.sha256 is not None and ref.sha256 == actual:
             return name
+    if path.name in REFERENCE_PICKLES and REFERENCE_PICKLES[path.name].sha256 is None:
+        return path.name  # no published sha256 to compare: trusted on first use, checked
     raise UnsafePickle(f"{path}: sha256 {actual} is none of the published reference "
                        "vectorizer bundles, so it is not loaded (a pickle can run code, and "
                        "only the published bundles are known to be safe and to give the "
