@@ -494,7 +494,7 @@ def _text_columns(file: Path, fmt: str) -> list[str]:
     naming the line (and ``UnicodeDecodeError`` for text that is not UTF-8)."""
     import csv
 
-    with open(file, encoding="utf-8", newline="") as fh:
+    with open(file, encoding="utf-8-sig", newline="") as fh:  # a BOM is no column name
         if fmt == "jsonl":
             columns: list[str] | None = None
             for number, line in enumerate(fh, start=1):

@@ -373,13 +373,13 @@ def test_add_local_refuses_a_name_no_dataset_uses(tmp_path, monkeypatch, capsys)
 
 
 def test_pandas_reads_what_the_csv_check_accepts(tmp_path):
-    """The strict check and pandas agree on a file with quoted separators, doubled quotes,
-    a text over two lines and blank lines."""
+    """The strict check and pandas agree on a file with a byte-order mark, quoted
+    separators, doubled quotes, a text over two lines and blank lines."""
     from stebkit.suites import _text_columns
 
-    text = ('text,label\n"Hello, there.",a\n"She said ""hi"".",b\n\n"Two\nlines",a\n'
+    text = ('\ufefftext,label\n"Hello, there.",a\n"She said ""hi"".",b\n\n"Two\nlines",a\n'
             'Plain "quote" inside,b\n')
-    (tmp_path / "ok.csv").write_text(text)
+    (tmp_path / "ok.csv").write_text(text, encoding="utf-8")
     assert _text_columns(tmp_path / "ok.csv", "csv") == ["text", "label"]
     frame = pd.read_csv(tmp_path / "ok.csv", dtype=str, keep_default_na=False)
     assert frame["text"].tolist() == ["Hello, there.", 'She said "hi".', "Two\nlines",

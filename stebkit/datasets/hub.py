@@ -99,7 +99,14 @@ def check_remote_code(spec: Any, trust_remote_code: bool) -> None:
 
 
 def remote_code_trusted() -> bool:
-    """Whether the load under way opted into remote code (:func:`trusting_remote_code`)."""
+    """Whether the load under way opted into remote code (:func:`trusting_remote_code`).
+
+    >>> with trusting_remote_code(True):
+    ...     remote_code_trusted()
+    True
+    >>> remote_code_trusted()
+    False
+    """
     return _TRUSTED.get()
 
 
