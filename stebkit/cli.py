@@ -87,6 +87,7 @@ def _run_datasets(args: argparse.Namespace) -> int:
         from stebkit.sources import add_local, local_env_var
 
         name, path = args.add_local
+        _check_local_name(name)
         folder = add_local(name, path)
         print(f"{name!r} now reads {folder} (overridden by {local_env_var(name)} if set)")
         return 0
@@ -111,6 +112,30 @@ def _run_datasets(args: argparse.Namespace) -> int:
 
     print(_text(table(suite=args.suite, stats=args.stats)))
     return 0
+
+
+def _check_local_name(name: str) -> None:
+    """``--add-local NAME``: NAME must be one that a dataset reads its local folder by
+    (``Source.local``); otherwise the closest such names are suggested."""
+    import difflib
+
+    from stebkit.datasets import get_spec, list_datasets
+
+    specs = [get_spec(n) for n in list_datasets()]
+    keys = sorted({s.source.local for s in specs if s.source.local})
+    if name in keys:
+        return
+    owner = next((s.source.local for s in specs if s.name == name and s.source.local), None)
+    close = difflib.get_close_matches(name, keys, n=3, cutoff=0.4)
+    if owner:
+        hint = f"the dataset {name!r} reads the folder named {owner!r}: use --add-local " \
+               f"{owner} PATH"
+    elif close:
+        hint = f"did you mean {' or '.join(map(repr, close))}?"
+    else:
+        hint = f"the names in use are {', '.join(keys)}"
+    raise ValueError(f"--add-local {name!r}: no dataset reads a local folder of that name; "
+                     f"{hint}")
 
 
 # --------------------------------------------------------------------------- models
@@ -172,7 +197,8 @@ def _add_run(p: argparse.ArgumentParser) -> None:
     p.add_argument("--trust-remote-code", action="store_true", default=None,
                    help="allow models and datasets that run code from their repository "
                         "(LUAR, gte, jina; the Hub loading scripts of blog_age, blog_gender, "
-                        "reuters21578); review that code first")
+                        "reuters21578; a local model folder's own code), also when a suite "
+                        "file asks for it (it cannot allow it itself); review that code first")
     p.add_argument("--preset", choices=("benchmark", "fast"), default=None,
                    help="the reference's presets: benchmark (every task on every STEB "
                         "dataset, the reference's episode sizes) or fast (one dataset per "
@@ -215,6 +241,13 @@ def _add_executor(p: argparse.ArgumentParser) -> None:
                    help="shell line run before each job, e.g. 'module load cuda' (repeatable)")
     g.add_argument("--slurm-extra", action="append", metavar="KEY=VALUE",
                    help="other sbatch option, e.g. account=abc (repeatable)")
+    g.add_argument("--allow-setup", action="store_true",
+                   help="let the suite file's run: {executor: {setup: [...]}} shell lines run "
+                        "before each SLURM job (a suite file cannot allow them itself); "
+                        "read them first")
+    g.add_argument("--allow-sbatch-extra", action="store_true",
+                   help="pass the suite file's run: {executor: {extra: {...}}} sbatch options "
+                        "(a suite file cannot allow them itself); read them first")
 
 
 def _executor(args: argparse.Namespace, from_suite: Any = None) -> Any:
@@ -253,7 +286,13 @@ def _run_run(args: argparse.Namespace) -> int:
         from stebkit.suites import load_suite
 
         suite = load_suite(args.suite)
-        datasets, label, settings = suite.datasets, suite.name, dict(suite.run)
+        # what the file asks for needs this command line's grant (--slurm-setup and
+        # --slurm-extra replace the file's own lines: then nothing of the file's runs)
+        settings = suite.granted_run(
+            trust_remote_code=bool(args.trust_remote_code),
+            allow_setup=args.allow_setup or bool(args.slurm_setup),
+            allow_sbatch_extra=args.allow_sbatch_extra or bool(args.slurm_extra))
+        datasets, label = suite.datasets, suite.name
     else:
         label = args.suite
         from stebkit.datasets import list_datasets

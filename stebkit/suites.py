@@ -21,7 +21,7 @@ The file format::
         license: Apache-2.0
         source: {path: politeness.csv} # or {url: ..., sha256: ...} or {hf: org/name, ...}
                                        # (a Hub dataset with a loading script adds
-                                       #  remote_code: true and needs trust_remote_code)
+                                       #  remote_code: true; it needs --trust-remote-code)
         columns: {text: Request, label: Community, split: split}
         splits: {train: train, validation: dev, test: test}  # values of the split column
         # or make a seeded, stratified split when the file has none:
@@ -32,12 +32,21 @@ Run settings may sit beside the datasets, in a ``run:`` mapping; the command lin
 options override them::
 
     run:
-      trust_remote_code: false         # allow models/datasets that run repository code
+      trust_remote_code: false         # true: the suite needs models/datasets that run
+                                       #   repository code (granted by --trust-remote-code)
       preset: benchmark                # the reference's presets: benchmark or fast
       episode_sizes: [1, 2, 5]         # texts per episode (a list of positive ints or -1)
       episodes_per_label: 50           # episodes sampled per label
       device: cpu                      # cpu, cuda, cuda:1, mps
       executor: {kind: slurm, partition: gpu, gpus_per_job: 1}  # or local, sequential
+
+A suite file is data from elsewhere: what would run code on its reader's behalf only
+runs when the reader grants it (:data:`GRANTS`). ``trust_remote_code: true`` and a source's
+``remote_code: true`` need ``--trust-remote-code``; the executor's ``setup`` lines (shell
+commands run before each SLURM job) need ``--allow-setup``, its ``extra`` sbatch options
+``--allow-sbatch-extra``. In Python, :meth:`Suite.granted_run` takes the same grants and
+returns the settings to pass to :func:`stebkit.evaluate`; otherwise the refusal names the
+suite file's line that asks.
 
 ``retrieval_ndcg`` datasets read three tables — ``queries`` (id, text), ``corpus``
 (id, text) and ``qrels`` (query_id, doc_id, relevance) — each a source of its own, with
@@ -57,6 +66,7 @@ from typing import Any
 import numpy as np
 
 from ._io import check_name
+from ._suitefile import KeyLines, Keys, SuiteError, read_suite_file, unknown_keys
 from .datasets.spec import DatasetSpec, License, Source, TaskConfig
 from .tasks import FAMILIES
 
@@ -84,20 +94,45 @@ TASK_METRICS: Mapping[str, tuple[str, ...]] = _TaskMetrics()
 
 _FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".json": "json",
             ".parquet": "parquet"}
-_RECORD_FIELDS = ("text", "label", "split", "group", "position", "pair", "same", "side",
-                  "work")
-_DATASET_KEYS = {"name", "task", "main_metric", "language", "languages", "license",
+TOP_KEYS = ("name", "datasets", "run")
+"""Keys of a suite file's top level."""
+_DATASET_KEYS = ("name", "task", "main_metric", "language", "languages", "license",
                  "description", "label_meaning", "source", "columns", "splits", "split",
-                 "min_per_label", "episode_size", "episodes_per_label", "citation"}
+                 "min_per_label", "episode_size", "episodes_per_label", "citation")
+SOURCE_KEYS: Mapping[str, tuple[str, ...]] = {
+    "path": ("path", "format", "sha256"),
+    "url": ("url", "sha256", "format"),
+    "hf": ("hf", "config", "revision", "split", "remote_code"),
+}
+"""Keys of a ``source:`` mapping, by its kind (the key that says where the data is)."""
+_SPLIT_KEYS = ("fractions", "seed")
+_RECORD_FIELDS = ("text", "label", "split", "group", "position", "pair", "same", "side",
+                  "work", "feature")
+_TABLE_FIELDS = {"queries": ("id", "text"), "corpus": ("id", "text"),
+                 "qrels": ("query_id", "doc_id", "relevance")}
 
 
 RUN_OPTIONS = ("trust_remote_code", "preset", "episode_sizes", "episodes_per_label", "device",
                "executor")
 """Keys of a suite file's ``run:`` mapping (the command line's options of the same name)."""
 
+GRANTS: Mapping[str, str] = {
+    "trust_remote_code": "--trust-remote-code",
+    "allow_setup": "--allow-setup",
+    "allow_sbatch_extra": "--allow-sbatch-extra",
+}
+"""What a suite file may ask for but only its reader may grant: the keyword of
+:meth:`Suite.granted_run` -> the option of ``stebkit run`` that grants it."""
 
-class SuiteError(ValueError):
-    """A suite file is malformed; the message names the file, the dataset and the field."""
+
+@dataclass(frozen=True)
+class Request:
+    """A line of a suite file asking for something only its reader may grant."""
+
+    grant: str
+    """A key of :data:`GRANTS`."""
+    message: str
+    """The file, line and setting that asks, what it would do, and how to grant it."""
 
 
 @dataclass(frozen=True)
@@ -108,41 +143,76 @@ class Suite:
     path: Path
     specs: tuple[DatasetSpec, ...]
     run: Mapping[str, Any] = field(default_factory=dict)
-    """The file's checked ``run:`` settings (keys of :data:`RUN_OPTIONS`)."""
+    """The file's checked ``run:`` settings (keys of :data:`RUN_OPTIONS`), as written:
+    apply them through :meth:`granted_run`."""
+    requests: tuple[Request, ...] = ()
+    """The file's lines that ask for a grant (:data:`GRANTS`)."""
 
     @property
     def datasets(self) -> list[str]:
         """The registered dataset names, in file order."""
         return [s.name for s in self.specs]
 
+    def granted_run(self, *, trust_remote_code: bool = False, allow_setup: bool = False,
+                    allow_sbatch_extra: bool = False) -> dict[str, Any]:
+        """The ``run:`` settings, once every line that asks for a grant has it.
+
+        ``trust_remote_code`` grants ``run: {trust_remote_code: true}`` and the sources
+        with ``remote_code: true``; ``allow_setup`` the executor's ``setup`` lines (shell
+        commands run before each SLURM job); ``allow_sbatch_extra`` its ``extra`` sbatch
+        options.
+
+        Raises
+        ------
+        SuiteError
+            One line per ungranted request: the file, line and setting, and the grant.
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> folder = pathlib.Path(tempfile.mkdtemp())
+        >>> _ = (folder / "d.csv").write_text("text,label\\nHello.,a\\nHi!,b\\n")
+        >>> _ = (folder / "s.yaml").write_text(
+        ...     "name: slurm-suite\\nrun:\\n  executor: {kind: slurm, setup: [module load cuda]}"
+        ...     "\\ndatasets:\\n  - {name: slurm-greetings, task: clustering,"
+        ...     " source: {path: d.csv}}\\n")
+        >>> suite = load_suite(folder / "s.yaml", register=False)
+        >>> suite.granted_run()  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        stebkit._suitefile.SuiteError: ...s.yaml: line 3: run: executor: setup: ...
+        >>> suite.granted_run(allow_setup=True)["executor"]["setup"]
+        ['module load cuda']
+        """
+        granted = {"trust_remote_code": trust_remote_code, "allow_setup": allow_setup,
+                   "allow_sbatch_extra": allow_sbatch_extra}
+        refused = [r.message for r in self.requests if not granted[r.grant]]
+        if refused:
+            raise SuiteError("\n".join(refused))
+        return dict(self.run)
+
+
+@dataclass
+class _Doc:
+    """The suite file being checked: its path, the lines of its keys, its requests."""
+
+    path: Path
+    lines: KeyLines
+    requests: list[Request] = field(default_factory=list)
+
+    def fail(self, where: str, message: str, keys: Keys = ()) -> SuiteError:
+        return SuiteError(f"{self.path}: {self.lines.at(keys)}{where}: {message}")
+
+    def ask(self, grant: str, keys: Keys, where: str, does: str) -> None:
+        self.requests.append(Request(grant, (
+            f"{self.path}: {self.lines.at(keys)}{where}: {does}; a suite file cannot allow "
+            f"that on its own: review it, then add {GRANTS[grant]} to `stebkit run` (in "
+            f"Python, {grant}=True to Suite.granted_run"
+            + (" or stebkit.evaluate)" if grant == "trust_remote_code" else ")"))))
+
 
 def _fail(path: Path, where: str, message: str) -> SuiteError:
     return SuiteError(f"{path}: {where}: {message}")
-
-
-def _read_file(path: Path) -> dict[str, Any]:
-    if not path.is_file():
-        raise SuiteError(f"{path}: no such suite file")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as err:
-        raise SuiteError(f"{path}: not UTF-8 text (byte {err.start}: {err.reason}); save the "
-                         "suite file as UTF-8") from None
-    try:
-        if path.suffix.lower() == ".toml":
-            try:
-                import tomllib
-            except ImportError:  # Python 3.10
-                import tomli as tomllib
-            return tomllib.loads(text)
-        import yaml
-
-        data = yaml.safe_load(text)
-    except Exception as err:  # yaml/toml parse errors carry their own line numbers
-        raise SuiteError(f"{path}: not valid {path.suffix.lstrip('.').upper()}: {err}") from None
-    if not isinstance(data, dict):
-        raise SuiteError(f"{path}: the top level must be a mapping with 'name' and 'datasets'")
-    return data
 
 
 def _sha256(path: Path) -> str:
@@ -153,30 +223,46 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _check_source(source: Any, path: Path, where: str) -> dict[str, Any]:
+def _check_source(source: Any, doc: _Doc, where: str, keys: Keys) -> dict[str, Any]:
     if not isinstance(source, Mapping):
-        raise _fail(path, where, "source must be a mapping with 'path', 'url' or 'hf'")
-    kinds = [k for k in ("path", "url", "hf") if k in source]
+        raise doc.fail(where, "source must be a mapping with 'path', 'url' or 'hf'", keys)
+    kinds = [k for k in SOURCE_KEYS if k in source]
     if len(kinds) != 1:
-        raise _fail(path, where, f"source needs exactly one of 'path', 'url', 'hf', "
-                    f"got {sorted(source)}")
+        raise doc.fail(where, f"source needs exactly one of 'path', 'url', 'hf', "
+                       f"got {sorted(map(str, source))}", keys)
+    if "remote_code" in source and ("hf" not in source
+                                    or not isinstance(source["remote_code"], bool)):
+        raise doc.fail(where, "remote_code (true or false) applies to 'hf' sources only", keys)
+    refusal = unknown_keys(source, SOURCE_KEYS[kinds[0]], f"key of a {kinds[0]!r} source")
+    if refusal:
+        raise doc.fail(where, refusal, keys)
+    bad = [k for k, v in source.items() if k != "remote_code" and not isinstance(v, str)
+           and not (k == "sha256" and v is None)]
+    if bad:
+        raise doc.fail(where, f"source: {bad[0]} must be a string, got {source[bad[0]]!r}",
+                       (*keys, bad[0]))
     out = dict(source)
-    if "remote_code" in out and ("hf" not in out or not isinstance(out["remote_code"], bool)):
-        raise _fail(path, where, "remote_code (true or false) applies to 'hf' sources only")
+    if out.get("remote_code"):
+        doc.ask("trust_remote_code", (*keys, "remote_code"), f"{where}: remote_code",
+                f"true loads the Hub dataset {out['hf']!r} by running its loading script")
     if "path" in out:
-        file = (path.parent / str(out["path"])).resolve()
+        file = (doc.path.parent / out["path"]).resolve()
         if not file.is_file():
-            raise _fail(path, where, f"source file {out['path']!r} not found "
-                        f"(looked for {file})")
+            raise doc.fail(where, f"source file {out['path']!r} not found (looked for {file})",
+                           (*keys, "path"))
         out["path"] = str(file)
-        out["sha256"] = _sha256(file)
+        digest = _sha256(file)
+        if out.setdefault("sha256", digest) != digest:
+            raise doc.fail(where, f"{file} has sha256 {digest}, not the {out['sha256']} the "
+                           "suite file gives: the file changed; check it, then update "
+                           "sha256", (*keys, "sha256"))
     fmt = out.get("format")
     if "hf" not in out:
-        suffix = Path(str(out.get("path") or out.get("url"))).suffix.lower()
+        suffix = Path(out.get("path") or out["url"]).suffix.lower()
         fmt = fmt or _FORMATS.get(suffix)
         if fmt not in _FORMATS.values():
-            raise _fail(path, where, f"cannot tell the format of {suffix or 'the source'!r}: "
-                        f"add format: one of {sorted(set(_FORMATS.values()))}")
+            raise doc.fail(where, f"cannot tell the format of {suffix or 'the source'!r}: "
+                           f"add format: one of {sorted(set(_FORMATS.values()))}", keys)
         out["format"] = fmt
     return out
 
@@ -199,6 +285,8 @@ def _read_table(source: Mapping[str, Any]) -> Any:
         file = Path(source["path"])
     fmt = source["format"]
     try:
+        if "url" in source and fmt in ("csv", "tsv", "jsonl"):
+            _text_columns(file, fmt)  # a local file's text was checked by load_suite
         if fmt in ("csv", "tsv"):
             return pd.read_csv(file, sep="," if fmt == "csv" else "\t", dtype=str,
                                keep_default_na=False)
@@ -220,6 +308,32 @@ def _rename(frame: Any, columns: Mapping[str, str], path: Path, where: str,
     return frame[list(mapping.values())].set_axis(list(mapping), axis=1)
 
 
+_TRUE, _FALSE = ("true", "1", "yes"), ("false", "0", "no")
+
+
+def _typed_columns(frame: Any, path: Path, where: str) -> None:
+    """``same`` as booleans and ``position`` as integers, read from text where the table
+    holds text (CSV, TSV); a value that is neither is named with its row."""
+    import pandas as pd
+
+    if "same" in frame.columns and not pd.api.types.is_bool_dtype(frame["same"]):
+        words = frame["same"].map(lambda v: str(v).strip().lower())
+        bad = ~words.isin(_TRUE + _FALSE)
+        if bad.any():
+            row = int(np.flatnonzero(bad.to_numpy())[0])
+            raise _fail(path, where, f"column 'same' must hold true or false, row {row + 1} "
+                        f"of the table holds {frame['same'].iloc[row]!r}")
+        frame["same"] = words.isin(_TRUE)
+    if "position" in frame.columns and not pd.api.types.is_integer_dtype(frame["position"]):
+        numbers = pd.to_numeric(frame["position"], errors="coerce")
+        bad = numbers.isna() | (numbers < 0) | (numbers % 1 != 0)
+        if bad.any():
+            row = int(np.flatnonzero(bad.to_numpy())[0])
+            raise _fail(path, where, f"column 'position' must hold integers >= 0, row "
+                        f"{row + 1} of the table holds {frame['position'].iloc[row]!r}")
+        frame["position"] = numbers.astype("int64")
+
+
 def _stratified_split(labels: np.ndarray, fractions: list[float], seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
     out = np.empty(len(labels), dtype=object)
@@ -236,13 +350,11 @@ def _stratified_split(labels: np.ndarray, fractions: list[float], seed: int) -> 
 
 def _labelled_records(entry: Mapping[str, Any], path: Path, where: str, *, seed: int,
                       smoke: bool) -> Any:
-    task = entry["task"]
     columns = dict(entry.get("columns") or {})
-    needs_split = task in ("classification", "probing")
-    required = ("text", "label") + (("split",) if needs_split and "split" not in entry else ())
-    frame = _rename(_read_table(entry["source"]), columns, path, where, required)
+    frame = _rename(_read_table(entry["source"]), columns, path, where, _record_fields(entry))
     frame["text"] = frame["text"].astype(str)
     frame["label"] = frame["label"].astype(str)
+    _typed_columns(frame, path, where)
     if "splits" in entry:
         mapping = {str(v): k for k, v in entry["splits"].items()}
         unknown = sorted(set(frame["split"].astype(str)) - set(mapping))
@@ -354,22 +466,89 @@ def _check_types(entry: Mapping[str, Any], path: Path, where: str) -> None:
     if not isinstance(columns, Mapping):
         raise _fail(path, where, "columns must map fields to column names, e.g. {text: "
                     f"Request, label: Community}}, got {type(columns).__name__} {columns!r}")
+    refusal = unknown_keys(columns, tables or _RECORD_FIELDS, "key of columns")
+    if refusal:
+        raise _fail(path, where, refusal)
     for key, column in columns.items():
-        if tables and key in tables:
+        if tables:
             if not isinstance(column, Mapping) or not all(
                     isinstance(c, str) for c in column.values()):
                 raise _fail(path, where, f"columns.{key} must map fields to column names, "
                             f"got {column!r}")
+            refusal = unknown_keys(column, _TABLE_FIELDS[key], f"key of columns.{key}")
+            if refusal:
+                raise _fail(path, where, refusal)
         elif not isinstance(column, str):
             raise _fail(path, where, f"columns.{key} must be a column name (a string), "
                         f"got {column!r}")
 
 
-def _source_columns(source: Mapping[str, Any]) -> list[str] | None:
-    """The column names of a local (or already downloaded) table, read cheaply; None when
-    they cannot be known without a download."""
-    import pandas as pd
+class _TableError(ValueError):
+    """A text table is malformed; the message starts with the line at fault."""
 
+
+def _text_columns(file: Path, fmt: str) -> list[str]:
+    """The columns of a CSV, TSV or JSONL file, read whole and strictly: a quote left open
+    (which would swallow the rows after it), a row with another number of fields than
+    the header, or a JSONL line that is not a JSON object raises :class:`_TableError`
+    naming the line (and ``UnicodeDecodeError`` for text that is not UTF-8)."""
+    import csv
+
+    with open(file, encoding="utf-8-sig", newline="") as fh:  # a BOM is no column name
+        if fmt == "jsonl":
+            columns: list[str] | None = None
+            for number, line in enumerate(fh, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    row = json.loads(line)
+                except ValueError as err:
+                    raise _TableError(f"line {number}: not JSON ({err})") from None
+                if not isinstance(row, dict):
+                    raise _TableError(f"line {number}: a JSONL line must be an object "
+                                      f"{{\"column\": value, ...}}, got {type(row).__name__}")
+                columns = [str(c) for c in row] if columns is None else columns
+            return columns or []
+        sep = "," if fmt == "csv" else "\t"
+        reader = csv.reader(fh, delimiter=sep, strict=True)
+        header: list[str] | None = None
+        end = 0
+        while True:
+            start = end + 1
+            try:
+                row = next(reader, None)
+            except csv.Error as err:
+                raise _TableError(_quote_problem(str(err), start, reader.line_num,
+                                                 sep)) from None
+            end = reader.line_num
+            if row is None:
+                break
+            if not row:
+                continue
+            if header is None:
+                header = row
+            elif len(row) != len(header):
+                raise _TableError(f"line {start}: {len(row)} field(s), the header has "
+                                  f"{len(header)}; quote a text holding {sep!r} (or fill "
+                                  "the missing fields)")
+    if header is None:
+        raise _TableError("line 1: the file is empty; it needs a header line")
+    return header
+
+
+def _quote_problem(error: str, start: int, end: int, sep: str) -> str:
+    if "unexpected end of data" in error:
+        return (f"line {start}: a quote opened on this line is never closed, so every "
+                "line after it would become part of one text; close it (a quote inside a "
+                "quoted text is written twice: \"\")")
+    lines = f"lines {start}-{end}" if end > start else f"line {start}"
+    return (f"line {start}: a quoted text closes before {sep!r} or the line's end ({lines}: "
+            f"{error}); a quote inside a quoted text is written twice (\"\")")
+
+
+def _source_columns(source: Mapping[str, Any]) -> list[str] | None:
+    """The column names of a local (or already downloaded) table, the whole file checked
+    (:func:`_text_columns`); None when they cannot be known without a download."""
     if "hf" in source:
         return None
     if "url" in source:
@@ -381,158 +560,241 @@ def _source_columns(source: Mapping[str, Any]) -> list[str] | None:
     else:
         file = Path(source["path"])
     fmt = source["format"]
-    if fmt != "parquet":  # a text format: all of it must decode, not only its header
-        import codecs
-
-        decoder = codecs.getincrementaldecoder("utf-8")()
-        with open(file, "rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                decoder.decode(block)
-        decoder.decode(b"", final=True)
-    if fmt in ("csv", "tsv"):
-        return [str(c) for c in pd.read_csv(file, sep="," if fmt == "csv" else "\t", nrows=0,
-                                            dtype=str).columns]
     if fmt == "parquet":
         import pyarrow.parquet as pq
 
         return [str(c) for c in pq.read_schema(file).names]
-    if fmt == "jsonl":
-        with open(file, encoding="utf-8") as fh:
-            first = next((line for line in fh if line.strip()), "{}")
-        row = json.loads(first)
-        return [str(c) for c in row] if isinstance(row, dict) else None
+    if fmt in ("csv", "tsv", "jsonl"):
+        return _text_columns(file, fmt)
+    import codecs  # JSON: all of it must decode
+
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    with open(file, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            decoder.decode(block)
+    decoder.decode(b"", final=True)
     return None
 
 
-def _check_columns(entry: Mapping[str, Any], path: Path, where: str) -> None:
+def _record_fields(entry: Mapping[str, Any]) -> tuple[str, ...]:
+    """The fields a (not retrieval_ndcg) dataset's table holds: text, label and the
+    columns of its task (its split only when ``split:`` does not make one)."""
+    extra = [c for c in FAMILIES[entry["task"]].columns
+             if not (c == "split" and "split" in entry)]
+    return ("text", "label", *extra)
+
+
+def _check_columns(entry: Mapping[str, Any], doc: _Doc, where: str) -> None:
     """A column named in the suite file (or a default one) must be in the data."""
     task = entry["task"]
     columns = dict(entry.get("columns") or {})
     if task == "retrieval_ndcg":
-        needs = {"queries": ("id", "text"), "corpus": ("id", "text"),
-                 "qrels": ("query_id", "doc_id", "relevance")}
-        checks = [(f"source.{k}", entry["source"][k], dict(columns.get(k, {})), needs[k])
-                  for k in needs]
+        checks = [(f"source.{k}", entry["source"][k], dict(columns.get(k, {})), needs)
+                  for k, needs in _TABLE_FIELDS.items()]
     else:
-        split = ("split",) if task in ("classification", "probing") and "split" not in entry \
-            else ()
-        checks = [("source", entry["source"], columns, ("text", "label", *split))]
+        checks = [("source", entry["source"], columns, _record_fields(entry))]
     for part, source, mapping, required in checks:
         try:
             have = _source_columns(source)
         except UnicodeDecodeError:
-            raise _fail(path, f"{where}: {part}", f"{source.get('path') or source.get('url')}"
-                        " is not UTF-8 text; convert it to UTF-8") from None
+            raise doc.fail(f"{where}: {part}", f"{source.get('path') or source.get('url')}"
+                           " is not UTF-8 text; convert it to UTF-8") from None
         except Exception as err:
-            raise _fail(path, f"{where}: {part}", f"cannot read "
-                        f"{source.get('path') or source.get('url')} as {source['format']}: "
-                        f"{err}") from None
+            raise doc.fail(f"{where}: {part}", f"cannot read "
+                           f"{source.get('path') or source.get('url')} as {source['format']}: "
+                           f"{err}") from None
         if have is None:
             continue
         wanted = {f: mapping.get(f, f) for f in required}
         wanted.update({f: c for f, c in mapping.items() if f not in wanted})
         missing = {f: c for f, c in wanted.items() if c not in have}
         if missing:
-            raise _fail(path, f"{where}: {part}", f"column(s) {sorted(missing.values())} "
-                        f"(for {sorted(missing)}, see 'columns') not in "
-                        f"{source.get('path') or source.get('url')}; it has {have[:12]}")
+            needed = f" ({task} needs {', '.join(required)})" if set(missing) - set(mapping) \
+                else ""
+            raise doc.fail(f"{where}: {part}", f"column(s) {sorted(missing.values())} "
+                           f"(for {sorted(missing)}, see 'columns') not in "
+                           f"{source.get('path') or source.get('url')}{needed}; it has "
+                           f"{have[:12]}")
 
 
-def _check_entry(entry: Any, path: Path, index: int, seen: set[str]) -> dict[str, Any]:
+def _check_name(value: Any, doc: _Doc, where: str, keys: Keys, what: str) -> str:
+    if value is None:
+        raise doc.fail(where, f"missing 'name' (the {what}'s name)", keys)
+    if not isinstance(value, str) or not value.strip():
+        hint = f"; quote it: name: '{value}'" if isinstance(value, (int, float)) else ""
+        raise doc.fail(where, f"name must be a non-empty string, got {value!r} "
+                       f"({type(value).__name__}){hint}", (*keys, "name"))
+    return value
+
+
+def _check_split(split: Any, doc: _Doc, where: str, keys: Keys) -> None:
+    """``split: {fractions: [train, validation, test], seed: N}``, every value checked."""
+    if not isinstance(split, Mapping):
+        raise doc.fail(where, f"split must be a mapping such as {{fractions: [0.6, 0.2, 0.2], "
+                       f"seed: 42}}, got {split!r}", keys)
+    refusal = unknown_keys(split, _SPLIT_KEYS, "key of split")
+    if refusal:
+        raise doc.fail(where, refusal, keys)
+    fr = split.get("fractions")
+    numbers = isinstance(fr, list) and all(
+        isinstance(f, (int, float)) and not isinstance(f, bool) for f in fr)
+    if not (numbers and len(fr) == 3 and all(0 < f < 1 for f in fr)
+            and abs(sum(fr) - 1) < 1e-9):
+        raise doc.fail(where, "split.fractions must be three positive numbers summing to 1 "
+                       f"(train, validation, test), got {fr!r}", (*keys, "fractions"))
+    seed = split.get("seed", 0)
+    if not _is_int(seed) or seed < 0:
+        raise doc.fail(where, f"split.seed must be a non-negative integer, got {seed!r}",
+                       (*keys, "seed"))
+
+
+def _check_entry(entry: Any, doc: _Doc, index: int, seen: set[str]) -> dict[str, Any]:
+    keys: Keys = ("datasets", index)
     where = f"datasets[{index}]"
     if not isinstance(entry, Mapping):
-        raise _fail(path, where, "each dataset must be a mapping")
-    name = entry.get("name")
-    if not isinstance(name, str) or not name.strip():
-        raise _fail(path, where, "missing 'name'")
+        raise doc.fail(where, "each dataset must be a mapping", keys)
+    name = _check_name(entry.get("name"), doc, where, keys, "dataset")
     try:
         check_name(name, "dataset")
     except ValueError as err:
-        raise _fail(path, where, str(err)) from None
+        raise doc.fail(where, str(err), (*keys, "name")) from None
     where = f"dataset {name!r}"
     if name in seen:
-        raise _fail(path, where, "duplicated dataset name; names must be unique")
+        raise doc.fail(where, "duplicated dataset name; names must be unique", keys)
     seen.add(name)
-    unknown = sorted(set(entry) - _DATASET_KEYS)
-    if unknown:
-        raise _fail(path, where, f"unknown field(s) {unknown}; known: {sorted(_DATASET_KEYS)}")
-    _check_types(entry, path, where)
+    refusal = unknown_keys(entry, _DATASET_KEYS, "field")
+    if refusal:
+        raise doc.fail(where, refusal, keys)
+    _check_types(entry, doc.path, where)
     task = entry.get("task")
     if task not in SUITE_TASKS:
-        raise _fail(path, where, f"unknown task {task!r}; choose one of {SUITE_TASKS}")
+        raise doc.fail(where, f"unknown task {task!r}; choose one of {SUITE_TASKS}")
     metric = entry.get("main_metric", TASK_METRICS[task][0])
     if metric not in TASK_METRICS[task]:
-        raise _fail(path, where, f"main_metric {metric!r} is not a metric of {task}; "
-                    f"choose one of {TASK_METRICS[task]}")
+        raise doc.fail(where, f"main_metric {metric!r} is not a metric of {task}; "
+                       f"choose one of {TASK_METRICS[task]}")
     out = dict(entry, main_metric=metric)
     if "source" not in entry:
-        raise _fail(path, where, "missing 'source'")
+        raise doc.fail(where, "missing 'source'")
+    keys = (*keys, "source")
     if task == "retrieval_ndcg":
         src = entry["source"]
         if not isinstance(src, Mapping) or set(src) != {"queries", "corpus", "qrels"}:
-            raise _fail(path, where, "a retrieval_ndcg source needs exactly the tables "
-                        "'queries', 'corpus' and 'qrels'")
-        out["source"] = {k: _check_source(v, path, f"{where}: source.{k}")
+            raise doc.fail(where, "a retrieval_ndcg source needs exactly the tables "
+                           "'queries', 'corpus' and 'qrels'", keys)
+        out["source"] = {k: _check_source(v, doc, f"{where}: source.{k}", (*keys, k))
                          for k, v in src.items()}
     else:
-        out["source"] = _check_source(entry["source"], path, f"{where}: source")
+        out["source"] = _check_source(entry["source"], doc, f"{where}: source", keys)
     if "splits" in entry and "split" in entry:
-        raise _fail(path, where, "give either 'splits' (values of a split column) or "
-                    "'split' (fractions for a seeded split), not both")
+        raise doc.fail(where, "give either 'splits' (values of a split column) or "
+                       "'split' (fractions for a seeded split), not both")
     if "splits" in entry:
         splits = entry["splits"]
-        if not isinstance(splits, Mapping) or not set(splits) <= {"train", "validation", "test"}:
-            raise _fail(path, where, "splits must map train/validation/test to the values of "
-                        f"the split column, got {splits!r}")
+        if not isinstance(splits, Mapping) or not set(splits) <= {"train", "validation", "test"} \
+                or not all(isinstance(v, (str, int)) and not isinstance(v, bool)
+                           for v in splits.values()):
+            raise doc.fail(where, "splits must map train/validation/test to the values of "
+                           f"the split column, got {splits!r}", (*keys[:-1], "splits"))
         needed = {"train", "validation", "test"} if task in ("classification", "probing") \
             else set()
         if needed - set(splits):
-            raise _fail(path, where, f"splits lacks {sorted(needed - set(splits))}")
+            raise doc.fail(where, f"splits lacks {sorted(needed - set(splits))}")
     if "split" in entry:
-        fr = entry["split"].get("fractions") if isinstance(entry["split"], Mapping) else None
-        if not (isinstance(fr, list) and len(fr) == 3 and abs(sum(fr) - 1) < 1e-9
-                and all(f > 0 for f in fr)):
-            raise _fail(path, where, "split.fractions must be three positive numbers summing "
-                        "to 1 (train, validation, test)")
+        _check_split(entry["split"], doc, where, (*keys[:-1], "split"))
     if task in ("classification", "probing") and "splits" not in entry and "split" not in entry:
-        raise _fail(path, where, f"{task} needs train/validation/test: give 'splits' or "
-                    "'split: {fractions: [...]}'")
-    _check_columns(out, path, where)
+        raise doc.fail(where, f"{task} needs train/validation/test: give 'splits' or "
+                       "'split: {fractions: [...]}'")
+    _check_columns(out, doc, where)
     return out
 
 
-def _check_run(run: Any, path: Path) -> dict[str, Any]:
-    """The ``run:`` mapping, each value checked for its type."""
+def _check_run(run: Any, doc: _Doc) -> dict[str, Any]:
+    """The ``run:`` mapping, each value checked for its type; what it asks that only the
+    command line may grant is noted in ``doc.requests``."""
     if run is None:
         return {}
+    keys: Keys = ("run",)
     if not isinstance(run, Mapping):
-        raise _fail(path, "run", f"must be a mapping of {list(RUN_OPTIONS)}, got {run!r}")
-    unknown = sorted(set(run) - set(RUN_OPTIONS))
-    if unknown:
-        raise _fail(path, "run", f"unknown setting(s) {unknown}; known: {list(RUN_OPTIONS)}")
+        raise doc.fail("run", f"must be a mapping of {list(RUN_OPTIONS)}, got {run!r}", keys)
+    refusal = unknown_keys(run, RUN_OPTIONS, "setting")
+    if refusal:
+        raise doc.fail("run", refusal, keys)
     out = dict(run)
+
+    def bad(key: str, message: str) -> SuiteError:
+        return doc.fail(f"run: {key}", message, (*keys, key))
+
     if "trust_remote_code" in out and not isinstance(out["trust_remote_code"], bool):
-        raise _fail(path, "run: trust_remote_code", f"must be true or false, got "
-                    f"{out['trust_remote_code']!r}")
+        raise bad("trust_remote_code", f"must be true or false, got "
+                  f"{out['trust_remote_code']!r}")
+    if out.get("trust_remote_code"):
+        doc.ask("trust_remote_code", (*keys, "trust_remote_code"), "run: trust_remote_code",
+                "true lets models and datasets run code from their repositories (and a "
+                "local model folder's own code)")
     if "preset" in out and out["preset"] not in ("benchmark", "fast"):
-        raise _fail(path, "run: preset", f"must be 'benchmark' or 'fast', got {out['preset']!r}")
-    if "executor" in out and not isinstance(out["executor"], (str, Mapping)):
-        raise _fail(path, "run: executor", f"must be sequential, local or slurm, or a mapping "
-                    f"such as {{kind: slurm, partition: gpu, gpus_per_job: 1}} (see "
-                    f"stebkit.executors.ExecutorConfig), got {out['executor']!r}")
+        raise bad("preset", f"must be 'benchmark' or 'fast', got {out['preset']!r}")
+    if "executor" in out:
+        _check_executor(out["executor"], doc)
     if "device" in out and (not isinstance(out["device"], str) or not out["device"].strip()):
-        raise _fail(path, "run: device", f"must be a device name such as 'cpu' or 'cuda', "
-                    f"got {out['device']!r}")
+        raise bad("device", f"must be a device name such as 'cpu' or 'cuda', "
+                  f"got {out['device']!r}")
     per_label = out.get("episodes_per_label", 1)
-    if isinstance(per_label, bool) or not isinstance(per_label, int) or per_label < 1:
-        raise _fail(path, "run: episodes_per_label", f"must be a positive integer, got "
-                    f"{per_label!r}")
+    if not _is_int(per_label) or per_label < 1:
+        raise bad("episodes_per_label", f"must be a positive integer, got {per_label!r}")
     sizes = out.get("episode_sizes", [1])
     if not isinstance(sizes, list) or not sizes or any(
-            isinstance(s, bool) or not isinstance(s, int) or s == 0 or s < -1 for s in sizes):
-        raise _fail(path, "run: episode_sizes", f"must be a list of positive integers (or "
-                    f"-1: one episode per label), got {sizes!r}")
+            not _is_int(s) or s == 0 or s < -1 for s in sizes):
+        raise bad("episode_sizes", f"must be a list of positive integers (or -1: one "
+                  f"episode per label), got {sizes!r}")
     return out
+
+
+def _check_executor(value: Any, doc: _Doc) -> None:
+    """``run: executor``: a valid :class:`~stebkit.executors.ExecutorConfig` (checked
+    now, not when the run starts); its ``setup`` and ``extra`` ask for grants."""
+    from .executors import executor_config
+
+    keys: Keys = ("run", "executor")
+    if not isinstance(value, (str, Mapping)):
+        raise doc.fail("run: executor", f"must be sequential, local or slurm, or a mapping "
+                       f"such as {{kind: slurm, partition: gpu, gpus_per_job: 1}} (see "
+                       f"stebkit.executors.ExecutorConfig), got {value!r}", keys)
+    setup = value.get("setup", []) if isinstance(value, Mapping) else []
+    if not isinstance(setup, str) and not (isinstance(setup, list)
+                                           and all(isinstance(x, str) for x in setup)):
+        raise doc.fail("run: executor: setup", f"must be a list of shell lines, got "
+                       f"{setup!r}", (*keys, "setup"))
+    try:
+        config = executor_config(value)
+    except ValueError as err:
+        raise doc.fail("run: executor", str(err).removeprefix("executor: "), keys) from None
+    if config.setup:
+        doc.ask("allow_setup", (*keys, "setup"), "run: executor: setup",
+                f"{list(config.setup)!r} are shell lines run before each SLURM job")
+    if config.extra:
+        doc.ask("allow_sbatch_extra", (*keys, "extra"), "run: executor: extra",
+                f"{dict(config.extra)!r} are sbatch options passed as they are")
+
+
+def _check_clashes(specs: list[DatasetSpec], suite: str, doc: _Doc) -> None:
+    """A suite dataset may replace only a dataset that a suite file of the same name
+    registered (a re-read of that suite), never a built-in or registered one."""
+    from .datasets import get_spec, list_datasets
+
+    known = {n.lower(): n for n in list_datasets()}
+    for index, spec in enumerate(specs):
+        other = known.get(spec.name.lower())
+        if other is None:
+            continue
+        old = get_spec(other)
+        if other in _REGISTERED_FROM and old.suites == (suite,):
+            continue
+        owner = f"suite(s) {', '.join(old.suites)}" if old.suites else "register()"
+        raise doc.fail(f"dataset {spec.name!r}", f"the name clashes with the dataset "
+                       f"{other!r} of {owner}; its records and results would replace that "
+                       "dataset's. Give the suite's dataset another name",
+                       ("datasets", index, "name"))
 
 
 def load_suite(path: str | Path, *, register: bool = True) -> Suite:
@@ -549,40 +811,35 @@ def load_suite(path: str | Path, *, register: bool = True) -> Suite:
     >>> load_suite(folder / "s.yaml").datasets
     ['tiny-greetings']
     """
+    from .datasets.registry import SUITES
+
     path = Path(path).resolve()
-    data = _read_file(path)
-    name = data.get("name")
-    if not isinstance(name, str) or not name.strip():
-        raise SuiteError(f"{path}: missing top-level 'name'")
+    data, lines = read_suite_file(path)
+    doc = _Doc(path, lines)
+    refusal = unknown_keys(data, TOP_KEYS)
+    if refusal:
+        raise doc.fail("top level", refusal)
+    name = _check_name(data.get("name"), doc, "top level", (), "suite")
+    if name in SUITES:
+        raise doc.fail("name", f"{name!r} is the name of a built-in suite ({', '.join(SUITES)})"
+                       "; give the suite another name", ("name",))
     entries = data.get("datasets")
     if not isinstance(entries, list) or not entries:
-        raise SuiteError(f"{path}: 'datasets' must be a non-empty list")
-    run = _check_run(data.get("run"), path)
+        raise doc.fail("datasets", "must be a non-empty list of datasets", ("datasets",))
+    run = _check_run(data.get("run"), doc)
     seen: set[str] = set()
     specs = []
     for i, raw in enumerate(entries):
-        entry = _check_entry(raw, path, i, seen)
+        entry = _check_entry(raw, doc, i, seen)
         specs.append(_spec(entry, name, path))
+    _check_clashes(specs, name, doc)
     if register:
-        from .datasets import get_spec, list_datasets
         from .datasets import register as register_spec
 
-        known = {n.lower(): n for n in list_datasets()}
-        for spec in specs:
-            other = known.get(spec.name.lower())
-            if other is None:
-                continue
-            old = get_spec(other)
-            if name not in old.suites:  # a re-read of this suite may replace its own
-                owner = f"suite(s) {', '.join(old.suites)}" if old.suites else "register()"
-                raise SuiteError(f"{path}: dataset {spec.name!r}: the name clashes with the "
-                                 f"dataset {other!r} of {owner}; its records and results "
-                                 "would replace that dataset's. Give the suite's dataset "
-                                 "another name")
         for spec in specs:
             register_spec(spec, replace=True)
             _REGISTERED_FROM[spec.name] = path
-    return Suite(name, path, tuple(specs), run)
+    return Suite(name, path, tuple(specs), run, tuple(doc.requests))
 
 
 _REGISTERED_FROM: dict[str, Path] = {}
@@ -603,6 +860,9 @@ def _spec(entry: Mapping[str, Any], suite: str, path: Path) -> DatasetSpec:
     build = _ndcg_records if task == "retrieval_ndcg" else _labelled_records
 
     def reader(spec: DatasetSpec, *, seed: int = 42, smoke: bool = False) -> Any:
+        from .datasets.hub import check_remote_code, remote_code_trusted
+
+        check_remote_code(spec, remote_code_trusted())  # also when called on its own
         return build(entry, path, where, seed=seed, smoke=smoke)
 
     languages = entry.get("languages") or [entry.get("language", "en")]

@@ -178,7 +178,7 @@ name: {name}-suite
 _KINDS = {
     "hub": {"what": "a Hugging Face Hub dataset",
             "run": "run:\n  trust_remote_code: false      # true only if the Hub dataset has "
-                   "a loading script\n",
+                   "a loading script (run it with --trust-remote-code)\n",
             "source": "{hf: TODO-org/TODO-dataset, split: test, revision: TODO-commit-sha}"},
     "local": {"what": "a local file", "run": "",
               "source": "{{path: {name}.csv}}  # TODO: CSV/TSV/JSONL/JSON/Parquet, beside "

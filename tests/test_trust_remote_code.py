@@ -108,7 +108,7 @@ def _suite(tmp_path, run: str, source: str = "{hf: someone/scripted, remote_code
     return path
 
 
-def test_suite_file_opt_in(tmp_path, fake_hub, monkeypatch) -> None:
+def test_suite_file_opt_in(tmp_path, fake_hub, monkeypatch, capsys) -> None:
     from stebkit.suites import SuiteError, load_suite
 
     monkeypatch.setattr(runner, "N_RESAMPLES", 50)
@@ -123,11 +123,17 @@ def test_suite_file_opt_in(tmp_path, fake_hub, monkeypatch) -> None:
     with pytest.raises(SuiteError, match="remote_code .* applies to 'hf' sources only"):
         load_suite(_suite(tmp_path, "", source="{url: 'https://x.org/a.csv', "
                                                "remote_code: true}"))
+    # the suite file's own 'true' grants nothing: only the command line does
     path = _suite(tmp_path, "run: {trust_remote_code: true}\n")
+    argv = ["run", "--suite", str(path), "--models", "random", "--output",
+            str(tmp_path / "r"), "--figures", str(tmp_path / "f"), "--no-progress"]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"{path}: line 2: run: trust_remote_code: true" in err
+    assert f"{path}: line 4: dataset 'scripted-set': source: remote_code: true" in err
+    assert "--trust-remote-code" in err and fake_hub == []
     with pytest.warns(UserWarning, match="correlation grouping"):
-        assert cli.main(["run", "--suite", str(path), "--models", "random", "--output",
-                         str(tmp_path / "r"), "--figures", str(tmp_path / "f"),
-                         "--no-progress"]) == 0
+        assert cli.main([*argv, "--trust-remote-code"]) == 0
     assert fake_hub[-1] == {"path": "someone/scripted", "trust_remote_code": True}
 
 

@@ -96,6 +96,7 @@ def test_local_directory_is_an_hf_encoder(tmp_path):
 def test_local_causal_directory_routes_to_last_token(tmp_path):
     (tmp_path / "config.json").write_text('{"model_type": "gpt2", '
                                           '"architectures": ["GPT2LMHeadModel"]}')
+    (tmp_path / "model.safetensors").write_bytes(b"")  # loaded only on the first encode
     assert type(get_encoder(str(tmp_path))).__name__ == "CausalEncoder"
 
 

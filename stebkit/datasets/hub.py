@@ -38,9 +38,8 @@ take from each row is declared as data in ``spec.reader_options`` and applied by
     True for script-based datasets: loading runs code from the dataset's repository, so
     it happens only when the user opts in (``trust_remote_code=True`` to
     :func:`stebkit.datasets.load_dataset` or :func:`stebkit.evaluate`,
-    ``--trust-remote-code`` on the command line, ``trust_remote_code: true`` under
-    ``run:`` in a suite file); otherwise :class:`~stebkit.errors.RemoteCodeRefused`
-    names the dataset.
+    ``--trust-remote-code`` on the command line; a suite file cannot opt in on its own);
+    otherwise :class:`~stebkit.errors.RemoteCodeRefused` names the dataset.
 
 List-valued labels use their first element; integer labels of a ``ClassLabel`` column
 are turned into the class names. Rows with a missing text (None) or a missing or blank
@@ -67,7 +66,8 @@ from .readers._text import DroppedRowsWarning, report_kept
 
 __all__ = ["BLANK_TEXTS", "blank_texts", "check_remote_code", "collecting_commits",
            "dataset_commits", "hub_configs", "hub_records", "keeps_blank_texts", "load_hub",
-           "read_hub", "record_dataset_commits", "resolved_revision", "trusting_remote_code"]
+           "read_hub", "record_dataset_commits", "remote_code_trusted", "resolved_revision",
+           "trusting_remote_code"]
 
 DEFAULT_MAX_PER_LABEL = 500
 SMOKE_PER_LABEL = 20
@@ -102,9 +102,20 @@ def check_remote_code(spec: Any, trust_remote_code: bool) -> None:
     raise RemoteCodeRefused(
         f"dataset {spec.name!r} runs code from its Hugging Face repository "
         f"{src.hf_path!r} (a loading script, {pinned}) when it is loaded. Review that code "
-        "on the Hub, then opt in: --trust-remote-code (stebkit run), trust_remote_code=True "
-        "(stebkit.evaluate or stebkit.datasets.load_dataset), or 'trust_remote_code: true' "
-        "under 'run:' in a suite file")
+        "on the Hub, then opt in: --trust-remote-code (stebkit run) or trust_remote_code=True "
+        "(stebkit.evaluate or stebkit.datasets.load_dataset)")
+
+
+def remote_code_trusted() -> bool:
+    """Whether the load under way opted into remote code (:func:`trusting_remote_code`).
+
+    >>> with trusting_remote_code(True):
+    ...     remote_code_trusted()
+    True
+    >>> remote_code_trusted()
+    False
+    """
+    return _TRUSTED.get()
 
 
 @contextmanager
@@ -361,7 +372,7 @@ def read_hub(spec: Any, *, seed: int = 42, smoke: bool = False) -> pd.DataFrame:
     if not src.is_hub:
         raise ValueError(f"dataset {spec.name!r}: read_hub needs a Hub source (hf_path)")
     opts = dict(spec.reader_options)
-    check_remote_code(spec, _TRUSTED.get())
+    check_remote_code(spec, remote_code_trusted())
     frames, names = [], {}
     for config in opts.get("configs", [src.hf_name]):
         ds = load_hub(src.hf_path, name=config, revision=src.hf_revision,

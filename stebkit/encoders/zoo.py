@@ -430,10 +430,24 @@ def _is_causal_config(config: dict[str, Any]) -> bool:
     return config.get("model_type") in causal_only
 
 
+_WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin",
+                 "pytorch_model.bin.index.json")
+
+
 def _for_path(path: Path, options: dict[str, Any]) -> Any:
     """A local directory: sentence-transformers-only, causal or encoder checkpoint."""
     if (path / "modules.json").is_file() and not (path / "config.json").is_file():
         return STEncoder(str(path), **options)
+    have = sorted(p.name for p in path.iterdir())
+    missing = None
+    if "config.json" not in have:
+        missing = "config.json (the model's configuration)"
+    elif not set(have) & set(_WEIGHT_FILES):
+        missing = "weights: none of " + ", ".join(_WEIGHT_FILES)
+    if missing:
+        raise ModelUnavailable(f"model folder {path} lacks {missing}; it holds "
+                               f"{', '.join(have[:12]) or 'nothing'}. Give a folder written "
+                               "by save_pretrained (or stebkit train), or a Hub id")
     try:
         config = json.loads((path / "config.json").read_text())
     except (OSError, ValueError):
