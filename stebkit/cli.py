@@ -137,7 +137,7 @@ def compact_datasets(frame: Any, width: int = TABLE_WIDTH) -> str:
 
     >>> import pandas as pd
     >>> frame = pd.DataFrame({"name": ["toy"], "tasks": ["clustering,retrieval"],
-    ...     "languages": ["en"], "status": ["constructed file; needs agreement"],
+    ...     "languages": ["en"], "status": ["constructed file; agreement only: LDC licence"],
     ...     "category": ["genre"], "offline": [False], "license": ["CC-BY-4.0"]})
     >>> print(compact_datasets(frame))  # doctest: +NORMALIZE_WHITESPACE
     name  tasks    lang  status                 category  offline
@@ -145,7 +145,8 @@ def compact_datasets(frame: Any, width: int = TABLE_WIDTH) -> str:
     <BLANKLINE>
     tasks: clu clustering, ret retrieval
     status: how the reader is tested: on the source's real files or on a constructed file of
-    the same layout; +agreement: the data needs an agreement
+    the same layout; +agreement: the data is released only under an agreement (--wide says
+    where to request it)
     not shown (--wide shows every column): license
     """
     import textwrap
@@ -155,8 +156,8 @@ def compact_datasets(frame: Any, width: int = TABLE_WIDTH) -> str:
     shown = frame.assign(
         tasks=frame["tasks"].map(lambda t: ",".join(TASK_CODES.get(x, x) for x in t.split(","))),
         lang=frame["languages"],
-        status=frame["status"].str.replace("; needs agreement", "+agreement", regex=False)
-        .str.replace("constructed file", "constructed", regex=False),
+        status=[status.split(";")[0].replace("constructed file", "constructed")
+                + ("+agreement" if ";" in status else "") for status in frame["status"]],
         **({"offline": frame["offline"].map({True: "yes", False: "no"})}
            if "offline" in frame.columns else {}))
     cells: dict[str, list[str]] = {}
@@ -180,7 +181,8 @@ def compact_datasets(frame: Any, width: int = TABLE_WIDTH) -> str:
     used = dict.fromkeys(x for t in frame["tasks"] for x in t.split(","))
     legend = ["tasks: " + ", ".join(f"{TASK_CODES.get(t, t)} {t}" for t in used),
               "status: how the reader is tested: on the source's real files or on a "
-              "constructed file of the same layout; +agreement: the data needs an agreement"]
+              "constructed file of the same layout; +agreement: the data is released only "
+              "under an agreement (--wide says where to request it)"]
     hidden = [c for c in frame.columns if c not in cells and c not in ("languages",)]
     if hidden:
         legend.append(f"not shown (--wide shows every column): {', '.join(hidden)}")
