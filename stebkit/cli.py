@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,6 +75,9 @@ def _add_datasets(p: argparse.ArgumentParser) -> None:
     p.add_argument("--suite", choices=SUITES, help="only the datasets of this suite")
     p.add_argument("--stats", action="store_true",
                    help="also load each dataset and show its texts/labels counts")
+    p.add_argument("--wide", action="store_true",
+                   help=f"every column (licence, application, suites, ...); by default a "
+                        f"compact table that fits {TABLE_WIDTH} columns")
     p.add_argument("--verify", action="store_true",
                    help="check every downloaded file of the cache against the sha256 and "
                         "size recorded at its first download; exit 1 if one changed")
@@ -110,7 +114,8 @@ def _run_datasets(args: argparse.Namespace) -> int:
         return 0
     from stebkit.datasets import table
 
-    print(_text(table(suite=args.suite, stats=args.stats)))
+    frame = table(suite=args.suite, stats=args.stats)
+    print(_text(frame) if args.wide else compact_datasets(frame))
     return 0
 
 
@@ -136,6 +141,79 @@ def _check_local_name(name: str) -> None:
         hint = f"the names in use are {', '.join(keys)}"
     raise ValueError(f"--add-local {name!r}: no dataset reads a local folder of that name; "
                      f"{hint}")
+
+
+TABLE_WIDTH = 100
+"""Width of the compact ``stebkit datasets`` table, in characters."""
+
+TASK_CODES = {"clustering": "clu", "all_to_all_pairs": "a2a", "predefined_pairs": "pairs",
+              "retrieval": "ret", "order_alignment": "oa", "probing": "probe",
+              "classification": "cls", "retrieval_ndcg": "ndcg", "stel": "stel"}
+"""Short names of the task families in the compact ``stebkit datasets`` table."""
+
+_COMPACT = ("name", "tasks", "lang", "status", "texts", "labels", "median_chars",
+            "category", "offline")  # the compact table's columns, most needed first
+
+
+def compact_datasets(frame: Any, width: int = TABLE_WIDTH) -> str:
+    """The dataset table (:func:`stebkit.datasets.table`) as ``stebkit datasets`` prints it:
+    name, tasks (short names), languages and status, then as many of the counts, category
+    and offline flag as fit in ``width`` characters, and a legend.
+
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"name": ["toy"], "tasks": ["clustering,retrieval"],
+    ...     "languages": ["en"], "status": ["constructed file; agreement only: LDC licence"],
+    ...     "category": ["genre"], "offline": [False], "license": ["CC-BY-4.0"]})
+    >>> print(compact_datasets(frame))  # doctest: +NORMALIZE_WHITESPACE
+    name  tasks    lang  status                 category  offline
+    toy   clu,ret  en    constructed+agreement  genre     no
+    <BLANKLINE>
+    tasks: clu clustering, ret retrieval
+    status: how the reader is tested: on the source's real files or on a constructed file of
+    the same layout; +agreement: the data is released only under an agreement (--wide says
+    where to request it)
+    not shown (--wide shows every column): license
+    """
+    import textwrap
+
+    import pandas as pd
+
+    shown = frame.assign(
+        tasks=frame["tasks"].map(lambda t: ",".join(TASK_CODES.get(x, x) for x in t.split(","))),
+        lang=frame["languages"],
+        status=[status.split(";")[0].replace("constructed file", "constructed")
+                + ("+agreement" if ";" in status else "") for status in frame["status"]],
+        **({"offline": frame["offline"].map({True: "yes", False: "no"})}
+           if "offline" in frame.columns else {}))
+    cells: dict[str, list[str]] = {}
+    total = -2
+    for col in (c for c in _COMPACT if c in shown.columns):
+        values = ["" if pd.isna(v) else (f"{v:g}" if isinstance(v, float) else str(v))
+                  for v in shown[col]]
+        size = max(len(col), *(len(v) for v in values))
+        if total + 2 + size > width and col not in _COMPACT[:4]:
+            break
+        cells[col], total = values, total + 2 + size
+    widths = {c: max(len(c), *(len(v) for v in vals)) for c, vals in cells.items()}
+    numeric = {c for c in cells if pd.api.types.is_numeric_dtype(shown[c])}
+
+    def line(values: dict[str, str]) -> str:
+        return "  ".join(v.rjust(widths[c]) if c in numeric else v.ljust(widths[c])
+                         for c, v in values.items()).rstrip()
+
+    lines = [line({c: c for c in cells})]
+    lines += [line({c: cells[c][i] for c in cells}) for i in range(len(frame))]
+    used = dict.fromkeys(x for t in frame["tasks"] for x in t.split(","))
+    legend = ["tasks: " + ", ".join(f"{TASK_CODES.get(t, t)} {t}" for t in used),
+              "status: how the reader is tested: on the source's real files or on a "
+              "constructed file of the same layout; +agreement: the data is released only "
+              "under an agreement (--wide says where to request it)"]
+    hidden = [c for c in frame.columns if c not in cells and c not in ("languages",)]
+    if hidden:
+        legend.append(f"not shown (--wide shows every column): {', '.join(hidden)}")
+    lines.append("")
+    lines += [w for item in legend for w in textwrap.wrap(item, width)]
+    return "\n".join(lines)
 
 
 # --------------------------------------------------------------------------- models
@@ -188,7 +266,8 @@ def _add_run(p: argparse.ArgumentParser) -> None:
     p.add_argument("--smoke", action="store_true",
                    help="load the small smoke version of each dataset (quick checks)")
     p.add_argument("--output", default="results", help="results folder (default: results)")
-    p.add_argument("--figures", default="figures", help="figures folder (default: figures)")
+    p.add_argument("--figures", default=None, metavar="FOLDER",
+                   help="figures folder (default: OUTPUT/figures, beside the results)")
     p.add_argument("--overwrite", choices=("only-missing", "never", "always"),
                    default="only-missing", help="which existing records to recompute")
     p.add_argument("--seed", type=int, default=42, help="random seed (default: 42)")
@@ -335,8 +414,9 @@ def _run_run(args: argparse.Namespace) -> int:
 
         board = leaderboard(results)
         print(to_markdown(board))
+        _print_summary(board)
         _print_notes(board)
-        _figures(board, Path(args.figures), label)
+        _figures(board, Path(args.figures or Path(args.output) / "figures"), label)
     skipped = results.skipped()
     if len(skipped):
         print(f"\n{len(skipped)} result(s) skipped:\n{_text(skipped)}")
@@ -525,6 +605,16 @@ def _only_models(results: Any, models: Sequence[str]) -> Any:
     return Results([r for r in results if name(r) in set(models)], root=results.root)
 
 
+def _print_summary(board: Any, file: Any = None) -> None:
+    """Which differences of the leaderboard are significant, and what its operational
+    score depends on (:func:`stebkit.scores.leaderboard_summary`), after the table."""
+    from stebkit.scores import leaderboard_summary
+
+    lines = leaderboard_summary(board)
+    if lines:
+        print("\n" + "\n".join(lines), file=file or sys.stdout)
+
+
 def _run_leaderboard(args: argparse.Namespace) -> int:
     from stebkit import scores
     from stebkit._io import write_text
@@ -534,6 +624,7 @@ def _run_leaderboard(args: argparse.Namespace) -> int:
     if args.models:
         results = _only_models(results, args.models)
     board = scores.leaderboard(results)
+    scored = board  # the summary is about these rows, published ones added or not
     _print_notes(board)
     if args.allow_partial and not args.published:
         raise ValueError("--allow-partial only applies with --published")
@@ -555,8 +646,10 @@ def _run_leaderboard(args: argparse.Namespace) -> int:
     if args.output:
         write_text(args.output, text.rstrip("\n") + "\n")
         print(f"leaderboard written to {args.output}")
+        _print_summary(scored)
     else:
-        print(text)
+        print(text)  # a CSV or LaTeX table stays clean on stdout: the summary to stderr
+        _print_summary(scored, None if args.format == "md" else sys.stderr)
     return 0
 
 
@@ -624,6 +717,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from stebkit.errors import StebkitError
 
+    shown = warnings.formatwarning
+    warnings.formatwarning = one_line_warning
     try:
         status = COMMANDS[args.command].run(args)
         sys.stdout.flush()  # a closed stdout shows here, not at exit
@@ -636,6 +731,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, StebkitError) as err:
         print(f"stebkit: error: {err}", file=sys.stderr)
         return 2
+    finally:
+        warnings.formatwarning = shown
     return int(status or 0)
 
 
@@ -664,6 +761,17 @@ def stdout_closed() -> int:
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
     return STDOUT_CLOSED
+
+
+def one_line_warning(message: Warning | str, category: type[Warning], filename: str,
+                     lineno: int, line: str | None = None) -> str:
+    """How the command shows a warning: one line with its message, without the source
+    file and line that issued it (a ``warnings.formatwarning``).
+
+    >>> one_line_warning(UserWarning("3 texts are empty"), UserWarning, "x.py", 1)
+    'stebkit: warning: 3 texts are empty\\n'
+    """
+    return f"stebkit: warning: {message}\n"
 
 
 _INPUT_ERRNOS = ("ENOENT", "EACCES", "EPERM", "EISDIR", "ENOTDIR", "ENAMETOOLONG", "ELOOP",

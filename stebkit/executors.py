@@ -892,8 +892,10 @@ class _Submission:
     def wait(self, *, show_progress: bool = True, poll_s: float = 1.0) -> None:
         from tqdm.auto import tqdm
 
+        from stebkit.runner import progress_interval
+
         bar = tqdm(total=len(self.units), desc=f"stebkit ({self.config.kind})", unit="unit",
-                   disable=not show_progress)
+                   disable=not show_progress, mininterval=progress_interval())
         try:
             while True:
                 done = len(self.finished_units())

@@ -22,6 +22,8 @@ from stebkit.scores import (
     DEFAULT_THRESHOLD,
     main_frame,
     operational,
+    paired_difference,
+    rank_tiers,
     select_episode_size,
 )
 
@@ -210,13 +212,6 @@ def _aligned(record: Mapping[str, Any], ids: Sequence[str]) -> dict[str, Any]:
     return {**record, "per_item": {**per, "ids": list(ids)}}
 
 
-def _tiers(separable: list[bool]) -> list[int]:
-    tiers = [1]
-    for sep in separable[:-1]:
-        tiers.append(tiers[-1] + int(bool(sep)))
-    return tiers
-
-
 def rank_resolution(results: Any, *, task: str | None = None, dataset: str | None = None,
                     n_resamples: int = 1000, alpha: float = 0.05, seed: int = 42,
                     grouping: str | Mapping[str, Any] = "correlation",
@@ -300,14 +295,8 @@ def rank_resolution(results: Any, *, task: str | None = None, dataset: str | Non
         score = {m: float(reps[idx[m], 0]) for m in order}
         comps = []
         for a, b in zip(order[:-1], order[1:], strict=True):
-            d = reps[idx[a]] - reps[idx[b]]
-            boot = d[1:][np.isfinite(d[1:])]
-            lo, hi = np.quantile(boot, [alpha / 2, 1 - alpha / 2])
-            if np.ptp(boot) == 0:  # one dataset per group and task: nothing to resample
-                p = np.nan
-            else:
-                p = min(1.0, 2 * min(np.mean(boot <= 0), np.mean(boot >= 0)))
-            comps.append((float(d[0]), float(lo), float(hi), float(p)))
+            r = paired_difference(reps[idx[a]], reps[idx[b]], alpha=alpha)
+            comps.append((r["diff"], r["low"], r["high"], r["p_value"]))
     rows = []
     separable: list[bool] = []
     for i, m in enumerate(order):
@@ -322,7 +311,7 @@ def rank_resolution(results: Any, *, task: str | None = None, dataset: str | Non
                      "diff_ci_low": lo, "diff_ci_high": hi, "p_value": p, "separable": sep})
     out = pd.DataFrame(rows, columns=["rank", "model", "score", "diff_to_next", "diff_ci_low",
                                       "diff_ci_high", "p_value", "separable"])
-    out["tier"] = _tiers(separable) if rows else []
+    out["tier"] = rank_tiers(separable)
     return out
 
 

@@ -24,6 +24,7 @@ import contextlib
 import json
 import logging
 import os
+import sys
 import time
 import traceback
 import warnings
@@ -725,7 +726,8 @@ def evaluate(
                                      device=device)
         pending.append((model, given, len(mine) - len(todo), todo))
 
-    bar = tqdm(total=len(units), desc="stebkit", unit="result", disable=not show_progress)
+    bar = tqdm(total=len(units), desc="stebkit", unit="result", disable=not show_progress,
+               mininterval=progress_interval())
     loaded: dict[str, Dataset] = {spec.name: ds for spec, ds in dataset_list if ds is not None}
     inputs: dict[tuple[str, str, int], tuple[TaskInput | BaseException, list[str]]] = {}
     try:
@@ -740,12 +742,23 @@ def evaluate(
                 dataset = _run_model_dataset(
                     model, encoder, mine, loaded.get(spec.name), base, inputs,
                     adapted, lambda _u, _r: bar.update(1), cache=cache_embeddings,
-                    show_progress=show_progress, trust_remote_code=bool(trust_remote_code))
+                    show_progress=False,  # no bar per encoding: the run's bar counts results
+                    trust_remote_code=bool(trust_remote_code))
                 if dataset is not None:
                     loaded[spec.name] = dataset
     finally:
         bar.close()
     return Results((read_record(u.path) for u in units if u.path.exists()), root=root)
+
+
+def progress_interval() -> float:
+    """Seconds between refreshes of a run's progress bar: 0.1 on a terminal, 30 when
+    stderr goes to a file or pipe (a log keeps a line per refresh, not a moving bar).
+
+    >>> progress_interval() in (0.1, 30.0)
+    True
+    """
+    return 0.1 if getattr(sys.stderr, "isatty", bool)() else 30.0
 
 
 def _evaluate_preset(preset: str, models: Any, datasets: Any, *, tasks: Any,
@@ -935,14 +948,17 @@ def collapsed_share(vectors: np.ndarray) -> float:
     return round(top / len(x), 6) if top > 1 else 0.0
 
 
-def _note_collapse(rec: dict[str, Any], vectors: np.ndarray, what: str) -> None:
+def _note_collapse(rec: dict[str, Any], vectors: np.ndarray, what: str,
+                   collapsed: list[tuple[float, str]]) -> None:
+    """Record the collapsed share; above the threshold, a warning in the record and in
+    ``collapsed`` (logged once per model and dataset by :func:`_run_dataset`)."""
     share = collapsed_share(vectors)
     rec["collapsed_share"] = share
     if share > COLLAPSE_WARN:
         message = (f"{rec['model']['name']} / {rec['dataset']['name']}: "
                    f"{share:.0%} of the {len(vectors)} {what} share one identical vector; "
                    "the encoder cannot tell them apart (another language or script?)")
-        log.warning("%s", message)  # logged and recorded, as every warning of a run
+        collapsed.append((share, message))
         rec["warnings"] = [*rec.get("warnings", []), f"CollapsedVectors: {message}"]
 
 
@@ -1012,6 +1028,7 @@ def _run_dataset(dataset: Dataset, units: list[Unit], records: dict, inputs: dic
                 sub.episode_texts(), batch_size=batch_size, show_progress=False))
         return pool_episodes(sub, emb[[row[t] for t in sub.texts]])
 
+    collapsed: list[tuple[float, str]] = []
     for u in units:
         ti = built.get(u.key)
         if ti is None:
@@ -1023,10 +1040,11 @@ def _run_dataset(dataset: Dataset, units: list[Unit], records: dict, inputs: dic
                 rec["protocol"]["pooling"] = "encoder"
                 item_emb = shape_items(ti, text_encoder.encode_episodes(
                     ti.episode_texts(), batch_size=batch_size, show_progress=show_progress))
-                _note_collapse(rec, item_emb.reshape(-1, item_emb.shape[-1]), "items")
+                _note_collapse(rec, item_emb.reshape(-1, item_emb.shape[-1]), "items",
+                               collapsed)
             else:
                 text_emb = emb[[row[t] for t in ti.texts]]
-                _note_collapse(rec, text_emb, "distinct texts")
+                _note_collapse(rec, text_emb, "distinct texts", collapsed)
                 item_emb = pool_episodes(ti, text_emb)
             scoring = getattr(encoder, "scoring", "cosine")
             _run_unit(u, ti, item_emb, rec, seed=seed, batch_size=batch_size, scoring=scoring)
@@ -1039,3 +1057,7 @@ def _run_dataset(dataset: Dataset, units: list[Unit], records: dict, inputs: dic
         rec["date"] = _now()
         write_record(u.path, rec)
         done(u, rec)
+    if collapsed:  # logged once per model and dataset; every record keeps its own
+        _, message = max(collapsed)
+        log.warning("%s%s", message, f" (the largest share of {len(collapsed)} results)"
+                    if len(collapsed) > 1 else "")

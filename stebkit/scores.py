@@ -577,6 +577,8 @@ def operational(results: Any, *, grouping: str | Mapping[str, Any] = "correlatio
     tasks: dict[str, TaskAggregate] = {}
     task_reps: dict[str, np.ndarray] = {}
     dropped_models: dict[str, dict[str, list[str]]] = {}
+    too_few: dict[int, list[str]] = {}  # models in the grouping -> tasks, warned once
+    unreliable: dict[int, list[str]] = {}
     for task in FAMILIES:  # STEB's families, then those of user suites
         raw = _with_missing(score_matrix(df, task), missing_rows, task)
         if raw.empty:
@@ -609,17 +611,12 @@ def operational(results: Any, *, grouping: str | Mapping[str, Any] = "correlatio
         elif grouping == "fixed":
             groups = fixed_groups(list(mat.columns))
         elif n_models < min_models:
-            warnings.warn(f"{task}: only {n_models} model(s) (correlation grouping needs "
-                          f"{min_models}); every dataset forms its own group",
-                          UserWarning, stacklevel=2)
+            too_few.setdefault(n_models, []).append(task)
             groups = {d: [d] for d in mat.columns}
             low = True
         else:
             if n_models < MIN_RELIABLE_MODELS and mat.shape[1] > 1:
-                warnings.warn(f"{task}: correlation grouping from {n_models} models (fewer "
-                              f"than {MIN_RELIABLE_MODELS}) is unreliable and moves when "
-                              "models are added; consider grouping='fixed'",
-                              UserWarning, stacklevel=2)
+                unreliable.setdefault(n_models, []).append(task)
                 low = True
             groups = correlation_groups(grouping_mat, threshold=threshold)
         full = mat.reindex(models)
@@ -634,6 +631,14 @@ def operational(results: Any, *, grouping: str | Mapping[str, Any] = "correlatio
                                     pd.DataFrame(gscores, index=models), dropped, low,
                                     dropped_models.get(task, {}),
                                     sorted(set(mat.index) - set(grouping_mat.index)))
+    for n, names in too_few.items():
+        warnings.warn(f"{', '.join(names)}: only {n} model(s) (correlation grouping needs "
+                      f"{min_models}); every dataset forms its own group",
+                      UserWarning, stacklevel=2)
+    for n, names in unreliable.items():
+        warnings.warn(f"{', '.join(names)}: correlation grouping from {n} models (fewer than "
+                      f"{MIN_RELIABLE_MODELS}) is unreliable and moves when models are added; "
+                      "consider grouping='fixed'", UserWarning, stacklevel=2)
     if not tasks:
         raise ValueError("no task has results left after exclusions; check `exclude` and "
                          "that the results hold main-metric values")
@@ -794,6 +799,97 @@ def _ci(reps: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
     return lo, hi
 
 
+class Leaderboard(pd.DataFrame):
+    """The frame :func:`leaderboard` returns: a DataFrame whose printout shows every
+    column (no score is elided) and then :func:`leaderboard_summary`. Frames derived
+    from it (selections, sorts, copies) are plain DataFrames.
+
+    >>> print(Leaderboard({"model": ["a", "b"], "steb_score": [0.5, 0.25]}))
+    model  steb_score
+        a        0.50
+        b        0.25
+    """
+
+    @property
+    def _constructor(self) -> type[pd.DataFrame]:
+        return pd.DataFrame
+
+    def __repr__(self) -> str:
+        text = pd.DataFrame.to_string(self, index=False)
+        notes = leaderboard_summary(self)
+        return text + ("\n\n" + "\n".join(notes) if notes else "")
+
+    def _repr_html_(self) -> str | None:
+        with pd.option_context("display.max_columns", None):
+            return super()._repr_html_()
+
+
+def paired_difference(a: np.ndarray, b: np.ndarray, *, alpha: float = 0.05
+                      ) -> dict[str, Any]:
+    """The difference of two models' scores from their paired bootstrap replicates.
+
+    ``a`` and ``b`` are rows of replicates as :class:`Operational` and
+    :class:`Definitional` hold them: column 0 the point estimate, the others bootstrap
+    replicates drawn with the same datasets for both models. Returns ``diff`` (point
+    estimates), ``low``/``high`` (percentile interval at ``1 - alpha``), ``p_value``
+    (twice the smaller share of replicated differences on either side of zero, capped at
+    1; NaN when the replicates cannot vary, e.g. one dataset per group) and
+    ``significant`` (``p_value < alpha`` and an interval that excludes zero).
+
+    >>> a = np.array([0.60, 0.55, 0.62, 0.58, 0.61])
+    >>> b = np.array([0.50, 0.52, 0.49, 0.50, 0.51])
+    >>> r = paired_difference(a, b)
+    >>> round(r["diff"], 2), r["p_value"], r["significant"]
+    (0.1, 0.0, True)
+    """
+    d = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
+    boot = d[1:][np.isfinite(d[1:])]
+    if boot.size == 0:
+        return {"diff": float(d[0]), "low": np.nan, "high": np.nan, "p_value": np.nan,
+                "significant": False}
+    lo, hi = np.quantile(boot, [alpha / 2, 1 - alpha / 2])
+    p = np.nan if np.ptp(boot) == 0 else min(1.0, 2 * min(np.mean(boot <= 0),
+                                                           np.mean(boot >= 0)))
+    return {"diff": float(d[0]), "low": float(lo), "high": float(hi), "p_value": float(p),
+            "significant": bool(np.isfinite(p) and p < alpha and (lo > 0 or hi < 0))}
+
+
+def rank_tiers(resolved: Sequence[bool]) -> list[int]:
+    """Tier of each model in rank order, from whether each step to the next model down is
+    resolved (``resolved[i]``: model ``i`` is significantly above model ``i + 1``; the
+    last entry is ignored). Models joined by unresolved steps share a tier.
+
+    >>> rank_tiers([False, True, False, False])
+    [1, 1, 2, 2]
+    """
+    tiers = [1] if len(resolved) else []
+    for step in list(resolved)[:-1]:
+        tiers.append(tiers[-1] + int(bool(step)))
+    return tiers
+
+
+def _significance(models: Sequence[str], replicates: Mapping[str, np.ndarray],
+                  alpha: float) -> list[dict[str, Any]]:
+    """Paired comparisons of a leaderboard: every ranked model against the chance level,
+    and each model against the next one down, per score."""
+    out: list[dict[str, Any]] = []
+    for score, reps in replicates.items():
+        if reps.shape[1] < 2:
+            continue
+        idx = {m: i for i, m in enumerate(models)}
+        valid = [m for m in models if np.isfinite(reps[idx[m], 0])]
+        ranked = sorted((m for m in valid if m not in CHANCE_MODELS),
+                        key=lambda m: (-reps[idx[m], 0], m))
+        for chance in (m for m in valid if m in CHANCE_MODELS):
+            out += [{"score": score, "kind": "chance", "model": m, "other": chance,
+                     **paired_difference(reps[idx[m]], reps[idx[chance]], alpha=alpha)}
+                    for m in ranked]
+        out += [{"score": score, "kind": "adjacent", "model": a, "other": b,
+                 **paired_difference(reps[idx[a]], reps[idx[b]], alpha=alpha)}
+                for a, b in zip(ranked[:-1], ranked[1:], strict=True)]
+    return out
+
+
 def leaderboard(results: Any, *, grouping: str | Mapping[str, Any] = "correlation",
                 exclude: Iterable[str] | None = DEFAULT_EXCLUDE, with_ci: bool = True,
                 threshold: float = DEFAULT_THRESHOLD, episode_size: int | None = None,
@@ -823,8 +919,9 @@ def leaderboard(results: Any, *, grouping: str | Mapping[str, Any] = "correlatio
 
     Returns
     -------
-    DataFrame
-        One row per model, best first, then the chance level (the random baseline,
+    Leaderboard
+        A DataFrame (printed with every column, then :func:`leaderboard_summary`): one
+        row per model, best first, then the chance level (the random baseline,
         ``chance`` True, no rank: a reference line, not a contender): ``rank``,
         ``model``, ``model_category``, one
         column per task, ``steb_score`` (with ``steb_ci_low``/``steb_ci_high``), the six
@@ -832,7 +929,11 @@ def leaderboard(results: Any, *, grouping: str | Mapping[str, Any] = "correlatio
         ``content_independence``, ``definitional_score`` (with its interval).
         ``attrs`` holds ``groups`` (task -> group -> datasets), ``n_datasets``,
         ``excluded`` (datasets, by reason), ``dropped_models`` (task -> model -> missing
-        datasets), ``grouping_excluded_models``, ``chance`` and the settings.
+        datasets), ``grouping_excluded_models``, ``chance``, ``significance`` (paired
+        bootstrap comparisons of each model with the chance level and with the next model
+        down, for both STEB scores: :func:`paired_difference` on the replicates behind
+        the intervals), ``low_confidence_grouping`` (tasks grouped from too few models)
+        and the settings.
 
     Examples
     --------
@@ -868,8 +969,9 @@ def leaderboard(results: Any, *, grouping: str | Mapping[str, Any] = "correlatio
     if with_ci:
         out["definitional_ci_low"], out["definitional_ci_high"] = _ci(de.replicates, alpha)
     out["chance"] = [m in CHANCE_MODELS for m in out["model"]]
-    out = out.sort_values(["chance", "steb_score", "model"], ascending=[True, False, True],
-                          na_position="last", kind="stable").reset_index(drop=True)
+    out = Leaderboard(out.sort_values(["chance", "steb_score", "model"],
+                                      ascending=[True, False, True], na_position="last",
+                                      kind="stable").reset_index(drop=True))
     ranked = out["steb_score"].where(~out["chance"])
     out.insert(0, "rank", ranked.rank(ascending=False, method="min").astype("Int64"))
     out.attrs.update({
@@ -885,6 +987,13 @@ def leaderboard(results: Any, *, grouping: str | Mapping[str, Any] = "correlatio
         "excluded": op.excluded,
         "grouping": grouping if isinstance(grouping, str) else "declared",
         "threshold": threshold,
+        "low_confidence_grouping": sorted(t for t, a in op.tasks.items() if a.low_confidence),
+        "n_grouping_models": max((a.matrix.shape[0] - len(a.grouping_excluded)
+                                  for a in op.tasks.values()), default=0),
+        "n_resamples": n_boot, "alpha": alpha,
+        "significance": _significance(op.models, {"steb_score": op.replicates,
+                                                  "definitional_score": de.replicates},
+                                      alpha),
         "definitional_columns": {c: {f"{t} ({m})": ds for (t, m), ds in cols.items()}
                                  for c, cols in de.columns.items()},
     })
@@ -917,6 +1026,83 @@ def leaderboard_notes(board: pd.DataFrame) -> list[str]:
                      + ", ".join(attrs["grouping_excluded_models"]))
     if attrs.get("chance"):
         lines.append("chance level, not ranked: " + ", ".join(attrs["chance"]))
+    return lines
+
+
+def _names(models: Sequence[str]) -> str:
+    return ", ".join(models) if models else "none"
+
+
+def leaderboard_summary(board: pd.DataFrame, *, scale: float = 100.0, digits: int = 2
+                        ) -> list[str]:
+    """What the leaderboard's numbers support, one line each (from its ``attrs``): for
+    both STEB scores, which models are significantly above or below the chance level and
+    which adjacent ranks are resolved (the paired bootstrap of :func:`leaderboard`), and
+    that the operational score depends on the set of models compared.
+
+    >>> values = {"a": (.9, .8, .85), "b": (.5, .3, .45), "c": (.45, .35, .4),
+    ...           "random": (.1, .2, .15)}
+    >>> df = pd.DataFrame([(m, d, "retrieval", v) for m, vals in values.items()
+    ...                    for d, v in zip("xyz", vals)],
+    ...                   columns=["model", "dataset", "task", "value"])
+    >>> lines = leaderboard_summary(leaderboard(df, grouping="fixed", n_resamples=200))
+    >>> print(lines[1])  # doctest: +NORMALIZE_WHITESPACE
+    - STEB score: significantly above the chance level (random, 15.00): a, b, c;
+      not distinguishable from it: none; significantly below it: none
+    >>> print(lines[2])
+    - STEB score: adjacent ranks resolved: a > b (+43.33 [+40.00, +46.67]); tiers: 1 a | 2 b, c
+    """
+    attrs = board.attrs
+    records = attrs.get("significance") or []
+    lines: list[str] = []
+    if records:
+        lines.append(f"Which differences are significant (paired bootstrap over datasets, "
+                     f"{attrs.get('n_resamples')} resamples with the same datasets for every "
+                     f"model; {1 - attrs.get('alpha', 0.05):.0%} intervals, "
+                     f"p < {attrs.get('alpha', 0.05):g}):")
+
+    def fmt(v: float) -> str:
+        return f"{v * scale:+.{digits}f}"
+
+    for score, label in (("steb_score", "STEB score"),
+                         ("definitional_score", "definitional score")):
+        mine = [r for r in records if r["score"] == score]
+        chance = [r for r in mine if r["kind"] == "chance"]
+        if chance:
+            ref = chance[0]["other"]
+            value = board.loc[board["model"] == ref, score]
+            above = [r["model"] for r in chance if r["significant"] and r["diff"] > 0]
+            below = [r["model"] for r in chance if r["significant"] and r["diff"] < 0]
+            tied = [r["model"] for r in chance if not r["significant"]]
+            point = f", {value.iloc[0] * scale:.{digits}f}" if len(value) else ""
+            lines.append(f"- {label}: significantly above the chance level ({ref}{point}): "
+                         f"{_names(above)}; not distinguishable from it: {_names(tied)}; "
+                         f"significantly below it: {_names(below)}")
+            lower = [r["model"] for r in chance if r["diff"] < 0]
+            if lower:
+                lines.append(f"- {label}: the chance level scores above {len(lower)} of the "
+                             f"{len(chance)} models ({_names(lower)})")
+        steps = [r for r in mine if r["kind"] == "adjacent"]
+        if steps:
+            order = [steps[0]["model"]] + [r["other"] for r in steps]
+            tiers = rank_tiers([r["significant"] for r in steps] + [False])
+            joined = " | ".join(
+                f"{t} " + ", ".join(m for m, k in zip(order, tiers, strict=True) if k == t)
+                for t in dict.fromkeys(tiers))
+            resolved = [f"{r['model']} > {r['other']} ({fmt(r['diff'])} "
+                        f"[{fmt(r['low'])}, {fmt(r['high'])}])"
+                        for r in steps if r["significant"]]
+            lines.append(f"- {label}: adjacent ranks resolved: {'; '.join(resolved) or 'none'}"
+                         f"; tiers: {joined}")
+    if attrs.get("grouping") == "correlation":
+        few = attrs.get("low_confidence_grouping") or []
+        lines.append(
+            "- The operational (STEB) score depends on the set of models compared: inside "
+            "each task, datasets are grouped by how these models rank on them "
+            f"(grouping='correlation', {attrs.get('n_grouping_models')} models"
+            + (f", fewer than {MIN_RELIABLE_MODELS}: unreliable" if few else "")
+            + "), so adding or removing a model can change every model's score; "
+            "grouping='fixed' does not move")
     return lines
 
 

@@ -123,7 +123,7 @@ def test_other_modules_add_subcommands_with_one_register_call(capsys):
 def test_datasets_shows_the_status_of_each_reader(capsys):
     from stebkit.datasets import get_spec, list_datasets
 
-    assert cli.main(["datasets", "--suite", "steb"]) == 0
+    assert cli.main(["datasets", "--suite", "steb", "--wide"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert "status" in lines[0].split()
     rows = {line.split()[0]: line for line in lines[1:]}

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import importlib.util
+import inspect
+import shutil
+import subprocess
 import warnings
 from pathlib import Path
 
@@ -21,14 +24,32 @@ def _build_data():
     return module
 
 
-def test_example_suite_file_is_in_the_repository():
+def test_example_suite_file_is_in_the_repository(tmp_path):
     from stebkit.suites import SuiteError, load_suite
 
     suite = EXAMPLE / "federalist_suite.yaml"
     assert suite.is_file()
-    # Without its tables the file is rejected with the missing path named.
+    # Without its tables the file is rejected with the missing path named (a copy in an
+    # empty folder: tables built beside the example do not change the outcome).
+    alone = tmp_path / suite.name
+    shutil.copyfile(suite, alone)
     with pytest.raises(SuiteError, match="federalist_passages.csv"):
-        load_suite(suite, register=False)
+        load_suite(alone, register=False)
+
+
+def test_example_tables_are_built_into_an_ignored_folder():
+    root = EXAMPLE.parents[1]
+    default = inspect.signature(_build_data().build).parameters["folder"].default
+    folder = Path(default).resolve()
+    assert EXAMPLE not in (folder, *folder.parents)  # never beside the tracked example
+    assert root in folder.parents
+    for name in ("federalist_passages.csv", "federalist_suite.yaml"):
+        ignored = subprocess.run(["git", "check-ignore", "-q", str(folder / name)], cwd=root)
+        assert ignored.returncode == 0, f"{folder / name} is not git-ignored"
+    # Tables written into the example folder by hand are ignored too.
+    ignored = subprocess.run(["git", "check-ignore", "-q",
+                              str(EXAMPLE / "federalist_qrels.csv")], cwd=root)
+    assert ignored.returncode == 0
 
 
 def test_example_tables_split_by_paper(mirror, tmp_path):

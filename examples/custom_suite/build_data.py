@@ -7,15 +7,18 @@ the papers of Hamilton, Jay and Madison are cut into passages of about 100 words
 ``PER_AUTHOR`` per author (seeded), and every paper goes whole to one split, so that no
 paper has passages on both sides of a train/test boundary.
 
-Files written next to the suite file (or into the folder given on the command line)::
+Files written into ``build/custom_suite/`` of the repository (git-ignored; or into the
+folder given on the command line), with a copy of the suite file beside them::
 
     federalist_passages.csv   id, text, author, paper, split (train/validation/test)
     federalist_queries.csv    id, text         test passages, QUERIES_PER_AUTHOR per author
     federalist_corpus.csv     id, text         all train passages
     federalist_qrels.csv      query_id, doc_id, relevance (1 = same author)
 
-Run it with ``python examples/custom_suite/build_data.py [FOLDER]``; it needs no network
-when ``$STEBKIT_MIRROR`` holds the files.
+Run it with ``python examples/custom_suite/build_data.py [FOLDER]``, then
+``stebkit run --suite build/custom_suite/federalist_suite.yaml``; it needs no network
+when ``$STEBKIT_MIRROR`` holds the files. The tracked folder ``examples/custom_suite/``
+stays as committed.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from stebkit.datasets.readers.federalist import AUTHORS, read_papers
 
 HERE = Path(__file__).resolve().parent
 SUITE = HERE / "federalist_suite.yaml"
+OUTPUT = HERE.parents[1] / "build" / "custom_suite"
 WORDS = 100
 PER_AUTHOR = 60
 QUERIES_PER_AUTHOR = 10
@@ -67,7 +71,7 @@ def passages(seed: int = SEED) -> pd.DataFrame:
     return frame
 
 
-def build(folder: str | Path = HERE, seed: int = SEED) -> Path:
+def build(folder: str | Path = OUTPUT, seed: int = SEED) -> Path:
     """Write the four tables (and the suite file, if missing) into ``folder``.
 
     Returns the path of the suite file in ``folder``.
@@ -93,5 +97,5 @@ def build(folder: str | Path = HERE, seed: int = SEED) -> Path:
 
 
 if __name__ == "__main__":
-    path = build(sys.argv[1] if len(sys.argv) > 1 else HERE)
+    path = build(sys.argv[1] if len(sys.argv) > 1 else OUTPUT)
     print(f"wrote the tables of {path}")

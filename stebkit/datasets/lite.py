@@ -121,7 +121,8 @@ def _spec(name: str, description: str, languages: tuple[str, ...], source: Sourc
         name=name, description=description, languages=languages, source=source,
         license=license, label=label, tasks=tasks, category=category,
         application=application, citation=_CITE[citation], reader=_Reader(reader),
-        reader_options=options, offline=True, suites=SUITES, steb_name=steb_name)
+        reader_options=options, offline=True, suites=SUITES, steb_name=steb_name,
+        tested_on="mirror")  # tests/test_lite.py reads every lite dataset from the mirror
 
 
 def _stel() -> list[DatasetSpec]:

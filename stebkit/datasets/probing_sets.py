@@ -208,6 +208,7 @@ def _spec(feature: str, meaning: str) -> DatasetSpec:
         reader_options={"feature": feature},
         offline=True,
         suites=("lite", "smoke"),
+        tested_on="mirror",  # tests/test_probing_sets.py reads the real documents
     )
 
 

@@ -7,6 +7,7 @@ are batched by length with a bound on the padded batch size to keep memory flat.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,20 @@ from stebkit.encoders._runtime import package_revision
 from stebkit.encoders.base import BaseEncoder, check_texts
 
 _MAX_BATCH_CHARS = 250_000  # characters >= tokens: bounds a padded batch to ~256 MB
+
+
+def _import_wordllama() -> Any:
+    """The ``wordllama`` module, without the side effect of its import: it calls
+    ``logging.basicConfig(level=INFO)``, which would print every INFO message of every
+    library (stebkit's included) for the rest of the process."""
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    try:
+        import wordllama
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(level)
+    return wordllama
 
 
 class WordLlamaEncoder(BaseEncoder):
@@ -44,10 +59,8 @@ class WordLlamaEncoder(BaseEncoder):
         if not texts:
             return out
         if self.model is None:
-            import wordllama
-            from wordllama import WordLlama
-
-            self.model = WordLlama.load(cache_dir=Path(wordllama.__file__).parent,
+            wordllama = _import_wordllama()
+            self.model = wordllama.WordLlama.load(cache_dir=Path(wordllama.__file__).parent,
                                         disable_download=True)
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         batch: list[int] = []
