@@ -280,12 +280,20 @@ LITE_LEADERBOARD = DOCS / "data" / "lite_leaderboard.csv"
 values as ``stebkit leaderboard results/lite --format csv`` writes them: ``make
 leaderboard-data`` regenerates it from ``results/lite``."""
 
+LITE_FIGURES = (
+    ("steb_score", "lite_figure1_steb_by_category",
+     "STEB score by model category, lite suite"),
+    ("definitional_score", "lite_figure1_definitional_by_category",
+     "Definitional score by model category, lite suite"),
+)
+"""``(score, file stem, caption)`` of the figures the leaderboard page draws from
+:data:`LITE_LEADERBOARD`, so that they show the same run as its tables."""
+
 LEADERBOARD_FIGURES = (
-    ("lite_figure1_steb_by_category.png", "STEB score by model category, lite suite"),
-    ("lite_task_heatmap.png", "Task score of each model, lite suite"),
     ("06_published_figure1_steb_by_category.png",
      "STEB score by model category, published numbers"),
 )
+"""Committed figures (``figures/``) the leaderboard page shows after its own."""
 
 
 def _table(board: Any, columns: list[str]) -> str:
@@ -370,7 +378,10 @@ def leaderboard_page() -> str:
         "bootstrap interval over datasets, the best of each column is in bold. The row "
         f"**{', '.join(chance['model'])} (chance level)** is the random baseline: a "
         "reference line, not ranked; a score inside its interval is not better than "
-        "chance.", "",
+        "chance." + ("" if "stebkit-style-minilm" in models else
+                     " This run is without the trained style model (`stebkit train` adds "
+                     "it to the zoo); the operational score depends on the set of models "
+                     "compared, so the shared models score differently beside it."), "",
         "## Operational STEB score", "",
         "The mean of the six task families (each the mean of its groups of correlated "
         "datasets).", "",
@@ -389,10 +400,15 @@ def leaderboard_page() -> str:
         "",
         _table(pub, ["rank", "model", "model_category", *TASK_COLUMNS, "steb_score",
                      "definitional_score"]), ""]
-    shown = [(f, c) for f, c in LEADERBOARD_FIGURES if (ROOT / "figures" / f).is_file()]
-    if shown:
-        lines += ["## Figures", ""]
-        for name, caption in shown:
+    from stebkit import plots
+
+    lines += ["## Figures", ""]
+    for score, stem, caption in LITE_FIGURES:
+        plots.figure1(board, score=score, stem=stem, directory=SRC / "figures",
+                      title=caption)
+        lines += [f"![{caption}](figures/{stem}.png)", "", f"*{caption}.*", ""]
+    for name, caption in LEADERBOARD_FIGURES:
+        if (ROOT / "figures" / name).is_file():
             shutil.copyfile(ROOT / "figures" / name, SRC / "figures" / name)
             lines += [f"![{caption}](figures/{name})", "", f"*{caption}.*", ""]
     return "\n".join(lines)

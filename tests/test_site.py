@@ -426,7 +426,7 @@ def test_leaderboard_page_shows_the_lite_run_beside_the_published_one(site):
         assert score in text, f"{row['model']}: {score} not on the page"
     chance = board.loc[board["chance"], "model"].iloc[0]
     assert f"{chance} (chance level)" in text
-    assert len(board) >= 10 and "lite_figure1_steb_by_category.png" in html
+    assert len(board) >= 9 and "lite_figure1_steb_by_category.png" in html  # 8 models + random
     pub = stebkit.published_leaderboard()
     assert all(m in text for m in pub["model"])  # the published table beside
     assert "fast" not in text.lower().replace("fasttext", "")
