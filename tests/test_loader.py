@@ -300,7 +300,7 @@ def test_agreement_data_is_available_offline_once_its_local_folder_is_set(tmp_pa
 def test_tested_on_is_checked_and_shown_as_status():
     spec = make_spec(BASE)
     with pytest.raises(ValueError, match=r"tested_on must be one of \('mirror', "
-                                         r"'constructed'\) or None, got 'real'"):
+                                         r"'constructed', 'generated'\) or None, got 'real'"):
         DatasetSpec(**{**spec.__dict__, "tested_on": "real"})
     assert DatasetSpec(**{**spec.__dict__, "tested_on": "mirror"}).status == "real files"
     assert spec.status == "untested"

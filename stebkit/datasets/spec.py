@@ -277,10 +277,10 @@ class License:
     url: str | None = None  # the licence's page; with needs_agreement: where to request
 
 
-TESTED_ON = ("mirror", "constructed")
+TESTED_ON = ("mirror", "constructed", "generated")
 """Values of :attr:`DatasetSpec.tested_on`: the reader's test reads the source's real
-files (kept in a ``STEBKIT_MIRROR``), or a small file of the same layout that the test
-writes."""
+files (kept in a ``STEBKIT_MIRROR``), a small file of the same layout that the test
+writes, or the records the dataset's code generates (the synthetic suite)."""
 
 
 @dataclass(frozen=True)
@@ -352,7 +352,8 @@ class DatasetSpec:
     def status(self) -> str:
         """How far the reader is checked, for users: ``"real files"`` (tested on the
         source's own files), ``"constructed file"`` (tested on a file of the same
-        layout written by the test), either followed by ``"; agreement only: <what>,
+        layout written by the test), ``"generated in code"`` (the synthetic suite, its
+        generated records tested), either followed by ``"; agreement only: <what>,
         request at <where>"`` when the data is released only on request, or
         ``"no reader"`` / ``"untested"``.
 
@@ -370,7 +371,7 @@ class DatasetSpec:
         if self.reader is None:
             return "no reader"
         base = {"mirror": "real files", "constructed": "constructed file",
-                None: "untested"}[self.tested_on]
+                "generated": "generated in code", None: "untested"}[self.tested_on]
         agreement = self.license.needs_agreement
         if not agreement:
             return base

@@ -657,7 +657,7 @@ _LICENSE = License("Apache-2.0")
 def _specs(language: str) -> list[DatasetSpec]:
     suites = ("synthetic", "smoke") if language == "en" else ("synthetic",)
     common = {"languages": (language,), "source": _GENERATED, "license": _LICENSE,
-              "offline": True, "suites": suites}
+              "offline": True, "suites": suites, "tested_on": "generated"}
     return [
         DatasetSpec(
             name=f"synthetic-order-{language}",
