@@ -14,13 +14,17 @@ The run has three seams, each a public function:
 3. each record is written atomically as soon as it is done.
 
 :func:`evaluate` chains them. A failure is recorded (``status: "failed"``, with the
-error) and the run goes on; a task a dataset does not serve is recorded as
-``"skipped"`` with the reason.
+error) and the run goes on, except a fault of the machine that every result would hit (a
+full disk, a read-only cache: :func:`stops_the_run`), which stops the run at once; a task
+a dataset does not serve is recorded as ``"skipped"`` with the reason. A successful
+record made with other settings (seed, smoke, sampling, episodes per label) is never
+replaced unless ``overwrite="always"`` (:func:`check_resume`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import logging
 import os
@@ -44,6 +48,7 @@ from stebkit.datasets.episodes import (
     shape_items,
 )
 from stebkit.datasets.spec import Dataset, DatasetSpec, Submetric, TaskConfig, expand_submetrics
+from stebkit.errors import StebkitError
 from stebkit.results import (
     SCHEMA,
     UNDEFINED,
@@ -61,9 +66,10 @@ from stebkit.tasks.inputs import keep_texts, restrict
 log = logging.getLogger("stebkit.runner")
 
 OVERWRITE = ("only-missing", "never", "always")
-"""``only-missing``: compute what has no valid record (missing, failed, or made with
-other protocol parameters or dataset records); ``never``: never replace an existing file;
-``always``: recompute everything."""
+"""``only-missing``: compute what has no valid record (missing, failed, or made from
+other dataset records or scored another way), and refuse to replace a successful record
+made with other settings (seed, smoke, sampling, episodes per label: :func:`check_resume`);
+``never``: never replace an existing file; ``always``: recompute everything."""
 
 N_RESAMPLES = 1000
 CONFIDENCE = 0.95
@@ -255,6 +261,49 @@ def needs_run(unit: Unit, overwrite: str, protocol: Mapping[str, Any]) -> bool:
     old = record.get("protocol", {})
     return any(old.get(k, _PROTOCOL_DEFAULTS.get(k)) != protocol[k]
                for k in _PROTOCOL_KEYS if k in protocol)
+
+
+_SETTINGS = ("seed", "smoke", "sampling", "episodes_per_label")
+"""The protocol keys a user chooses for a run: records made with others are never
+replaced silently (:func:`check_resume`)."""
+
+
+class ProtocolMismatch(StebkitError, ValueError):
+    """A run would replace results made with other settings (seed, smoke, ...)."""
+
+
+def other_settings(unit: Unit, protocol: Mapping[str, Any]) -> str | None:
+    """How the successful record of ``unit`` already on disk differs from ``protocol``
+    (:func:`resume_protocol`) in the settings a user chooses (seed, smoke, sampling,
+    episodes per label), or None (no such record, or the same settings)."""
+    try:
+        record = read_record(unit.path)
+    except (ValueError, OSError):
+        return None
+    old = record.get("protocol")
+    if record.get("status") != "ok" or not isinstance(old, Mapping):
+        return None
+    diffs = [f"{k} {old.get(k)!r} there, {protocol[k]!r} in this run" for k in _SETTINGS
+             if k in protocol and old.get(k) != protocol[k]]
+    return ", ".join(diffs) or None
+
+
+def check_resume(pending: Sequence[tuple[Unit, Mapping[str, Any]]], overwrite: str) -> None:
+    """Refuse (:class:`ProtocolMismatch`) to replace, under ``overwrite="only-missing"``,
+    a successful record made with other settings than this run's: its numbers change only
+    when the user asks (``overwrite="always"``, ``--overwrite always``). ``pending``:
+    each unit with its :func:`resume_protocol`."""
+    if overwrite != "only-missing":
+        return
+    found = [(u, d) for u, p in pending if u.path.exists() and (d := other_settings(u, p))]
+    if not found:
+        return
+    unit, diff = found[0]
+    raise ProtocolMismatch(
+        f"{unit.path.parents[2]}: {len(found)} record(s) were made with other settings than "
+        f"this run ({diff}; e.g. {unit.path}); run with the same settings to resume, pass "
+        "--overwrite always (overwrite='always') to replace them, or choose another output "
+        "folder")
 
 
 def resume_protocol(unit: Unit, base: Mapping[str, Any], scoring: str) -> dict[str, Any]:
@@ -627,9 +676,11 @@ def evaluate(
         Root of the record files ``<model>/<dataset>/<task>__e<size>.json``.
     overwrite : {"only-missing", "never", "always"}
         ``only-missing`` computes combinations without a valid record (missing, failed,
-        or made with another seed, episodes per label, smoke setting or dataset
-        fingerprint); ``never`` leaves every existing file alone; ``always`` recomputes
-        everything. (A new model revision is not detected: use ``always``.)
+        or made from another dataset fingerprint) and raises :class:`ProtocolMismatch`,
+        before any work, when successful records were made with another seed, smoke
+        setting, sampling or episodes per label; ``never`` leaves every existing file
+        alone; ``always`` recomputes everything. (A new model revision is not detected:
+        use ``always``.)
     seed : int, default 42
         Seeds dataset sampling, the task functions, the bootstrap and (with
         ``sampling="shuffle"``) episode sampling.
@@ -716,11 +767,16 @@ def evaluate(
 
     from tqdm.auto import tqdm
 
+    protocols = {}
+    for model, given in model_list:
+        scoring = model_scoring(model, given)
+        protocols.update({id(u): resume_protocol(u, base, scoring) for u in units
+                          if u.model == model})
+    check_resume([(u, protocols[id(u)]) for u in units], overwrite)
     pending = []
     for model, given in model_list:
         mine = [u for u in units if u.model == model]
-        scoring = model_scoring(model, given)
-        todo = [u for u in mine if needs_run(u, overwrite, resume_protocol(u, base, scoring))]
+        todo = [u for u in mine if needs_run(u, overwrite, protocols[id(u)])]
         if todo and any(u.served for u in todo):
             given = _prepare_encoder(model, given, trust_remote_code=trust_remote_code,
                                      device=device)
@@ -910,6 +966,7 @@ def _run_model_dataset(model: str, encoder: Any, units: list[Unit], dataset: Dat
             adapted[key] = (ds_encoder, _with_cache(ds_encoder, cache))
         ds_encoder, text_encoder = adapted[key]
     except Exception as err:  # recorded; the run goes on
+        _raise_if_fatal(err)
         for u in units:
             rec = _failed(records[u.key], err, started)
             write_record(u.path, rec)
@@ -919,6 +976,37 @@ def _run_model_dataset(model: str, encoder: Any, units: list[Unit], dataset: Dat
                  batch_size=batch_size, sampling=base["sampling"], show_progress=show_progress,
                  notes=[note] if note else [])
     return dataset
+
+
+_FATAL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS})
+
+
+def stops_the_run(err: BaseException) -> bool:
+    """Whether ``err`` is a fault of the machine that every other result would hit too (a
+    full disk or quota, a read-only file system, a cache folder this user cannot write):
+    the run stops at once with it instead of recording it as the failure of each result.
+
+    >>> import errno
+    >>> stops_the_run(OSError(errno.ENOSPC, "No space left on device", "shard.npz"))
+    True
+    >>> stops_the_run(ValueError("cannot encode these texts"))
+    False
+    """
+    if not isinstance(err, OSError) or isinstance(err, StebkitError):
+        return False
+    if err.errno in _FATAL_ERRNOS:
+        return True
+    if err.errno not in (errno.EACCES, errno.EPERM) or not isinstance(err.filename,
+                                                                      (str, bytes)):
+        return False
+    from stebkit.sources import cache_dir
+
+    return Path(os.fsdecode(err.filename)).resolve().is_relative_to(cache_dir().resolve())
+
+
+def _raise_if_fatal(err: BaseException) -> None:
+    if stops_the_run(err):
+        raise err
 
 
 def _for_language(encoder: Any, languages: Sequence[str]) -> tuple[Any, str | None]:
@@ -977,6 +1065,7 @@ def _run_dataset(dataset: Dataset, units: list[Unit], records: dict, inputs: dic
                                         episodes_per_label=u.episodes_per_label, seed=seed,
                                         sampling=sampling)
             except Exception as err:
+                _raise_if_fatal(err)
                 inputs[key] = (err, [])
         ti, messages = inputs[key]
         rec = records[u.key]
@@ -1016,6 +1105,7 @@ def _run_dataset(dataset: Dataset, units: list[Unit], records: dict, inputs: dic
             for key in built:
                 records[key]["encode_s"] = round(time.perf_counter() - t_encode, 3)
     except Exception as err:
+        _raise_if_fatal(err)
         for u in units:
             if u.key in built:
                 write_record(u.path, _failed(records[u.key], err, started))
@@ -1053,6 +1143,7 @@ def _run_dataset(dataset: Dataset, units: list[Unit], records: dict, inputs: dic
             rec["runtime_s"] = round(time.perf_counter() - t0, 3)
             check_record(rec, where=f"{u.model} / {u.spec.name} / {u.task}", fix=UNDEFINED)
         except Exception as err:
+            _raise_if_fatal(err)
             _failed(rec, err, t0)
         rec["date"] = _now()
         write_record(u.path, rec)

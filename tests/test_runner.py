@@ -16,7 +16,7 @@ from stebkit.datasets.episodes import build_episodes, pool_episodes, run_task, u
 from stebkit.datasets.spec import Dataset, DatasetSpec, License, Source, TaskConfig
 from stebkit.encoders.base import BaseEncoder
 from stebkit.results import Results, read_record, record_path
-from stebkit.runner import evaluate
+from stebkit.runner import ProtocolMismatch, evaluate
 
 MARKERS = "qwxzjk"
 
@@ -267,7 +267,11 @@ def test_overwrite_strategies(tmp_path):
     before = mtimes(tmp_path)
     run(tmp_path, datasets=[authors_dataset()], seed=7, overwrite="never", tasks=CHEAP)
     assert mtimes(tmp_path) == before
-    res = run(tmp_path, datasets=[authors_dataset()], seed=7, tasks=CHEAP)  # another seed: stale
+    with pytest.raises(ProtocolMismatch, match="seed 42 there, 7 in this run"):
+        run(tmp_path, datasets=[authors_dataset()], seed=7, tasks=CHEAP)  # not replaced...
+    assert mtimes(tmp_path) == before
+    res = run(tmp_path, datasets=[authors_dataset()], seed=7, tasks=CHEAP,
+              overwrite="always")  # ...unless asked
     assert {r["seed"] for r in res} == {7}
     changed = {k for k, v in mtimes(tmp_path).items() if v != before[k]}
     assert changed == {k for k in before if k.startswith("marker/toy_authors/")}
