@@ -30,13 +30,17 @@ Every executor runs presets (``preset="benchmark"``): a unit then holds the reco
 each preset entry on its dataset, with the entry's episode sizes and episodes per label.
 
 Every run writes ``<output>/jobs/plan.jsonl`` (the units and their record files) and,
-for jobs, ``<output>/jobs/index.jsonl`` (job id, units, log files); :func:`status`
-reads them back into a table of done / failed / running / pending units with reasons.
+for jobs, ``<output>/jobs/index.jsonl`` (job id, units, log files); each job writes how
+it ended to ``<output>/jobs/outcomes/`` (JSON). :func:`status` reads them back into a
+table of done / failed / running / pending units with reasons. Nothing of a results
+folder is trusted: nothing in it is ever unpickled, and claims, logs and outcomes are
+never read or written through a symbolic link (:func:`open_regular`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import json
 import math
@@ -45,6 +49,7 @@ import re
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import time
@@ -233,10 +238,49 @@ def jobs_dir(output_dir: str | os.PathLike) -> Path:
 
 
 def claim_path(output_dir: str | os.PathLike, model: str, dataset: str) -> Path:
-    """The claim file of one unit."""
-    from stebkit.results import safe_name
+    """The claim file of one unit: one per model and dataset name, as their records
+    (:func:`stebkit.results.file_name`), so ``team/set`` and ``team__set`` never share one.
 
-    return jobs_dir(output_dir) / "claims" / safe_name(model) / f"{safe_name(dataset)}.claim"
+    >>> claim_path("res", "random", "team/set") != claim_path("res", "random", "team__set")
+    True
+    """
+    from stebkit.results import file_name
+
+    return jobs_dir(output_dir) / "claims" / file_name(model) / f"{file_name(dataset)}.claim"
+
+
+def open_regular(path: Path, flags: int, root: Path | None = None) -> int:
+    """``os.open`` of a file stebkit keeps in a results folder, never through a link:
+    ``path`` itself and its folders below ``root`` must not be symbolic links, and the
+    file must be a regular one. Raises :class:`ExecutorError` naming the path otherwise.
+
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> (folder / "link").symlink_to(folder / "elsewhere")
+    >>> open_regular(folder / "link", os.O_RDWR | os.O_CREAT)
+    Traceback (most recent call last):
+    ...
+    stebkit.executors.ExecutorError: .../link is a symbolic link or not a regular file; ...
+    """
+    def refuse(where: Path) -> ExecutorError:
+        return ExecutorError(f"{where} is a symbolic link or not a regular file; stebkit "
+                             "never writes through one (another user or program put it "
+                             "there): remove it and run again")
+
+    if root is not None:
+        for folder in [*path.relative_to(root).parents][:-1]:
+            if (root / folder).is_symlink():
+                raise refuse(root / folder)
+    try:
+        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, 0o666)
+    except OSError as err:
+        if err.errno == errno.ELOOP:
+            raise refuse(path) from None
+        raise
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise refuse(path)
+    return fd
 
 
 def _now() -> str:
@@ -265,7 +309,7 @@ def _write_jsonl(path: Path, rows: Sequence[Mapping[str, Any]]) -> None:
 def _file_lock(path: Path) -> Iterator[None]:
     """Hold an exclusive lock on ``path`` (blocking) for the ``with`` block."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    fd = open_regular(path, os.O_RDWR | os.O_CREAT)
     try:
         fcntl.lockf(fd, fcntl.LOCK_EX)
         yield
@@ -307,6 +351,7 @@ def plan_units(models: Any, datasets: Any, *, output_dir: str | os.PathLike = "r
     from stebkit.runner import (
         OVERWRITE,
         _resolve_models,
+        check_resume,
         model_scoring,
         needs_run,
         plan,
@@ -324,10 +369,13 @@ def plan_units(models: Any, datasets: Any, *, output_dir: str | os.PathLike = "r
                         sampling=kwargs.get("sampling", "reference"))
     scorings = {name: model_scoring(name, given) for name, given in _resolve_models(models)}
     units: dict[tuple[str, str], Unit] = {}
-    for u in plan(models, datasets, tasks=kwargs.get("tasks"),
-                  episode_sizes=kwargs.get("episode_sizes"), output_dir=output_dir, seed=seed,
-                  smoke=smoke, episodes_per_label=kwargs.get("episodes_per_label")):
-        todo = needs_run(u, overwrite, resume_protocol(u, base, scorings[u.model]))
+    planned = [(u, resume_protocol(u, base, scorings[u.model])) for u in plan(
+        models, datasets, tasks=kwargs.get("tasks"), episode_sizes=kwargs.get("episode_sizes"),
+        output_dir=output_dir, seed=seed, smoke=smoke,
+        episodes_per_label=kwargs.get("episodes_per_label"))]
+    check_resume(planned, overwrite)
+    for u, protocol in planned:
+        todo = needs_run(u, overwrite, protocol)
         unit = units.setdefault((u.model, u.spec.name), Unit(u.model, u.spec.name, (), False))
         unit.records = (*unit.records, u.path)
         unit.pending = unit.pending or todo
@@ -390,16 +438,17 @@ def _add_jobs(root: Path, jobs: Sequence[Mapping[str, Any]]) -> None:
 
 
 class Claim:
-    """The lock of one unit, held by this process while it runs the unit."""
+    """The lock of one unit, held by this process while it runs the unit (``root``: the
+    results folder, below which no folder of the claim may be a link)."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
+    def __init__(self, path: Path, root: Path | None = None) -> None:
+        self.path, self.root = path, root
         self.fd: int | None = None
 
     def acquire(self, info: Mapping[str, Any], tries: int = 5) -> bool:
         """Take the lock (a few quick tries: :func:`status` probes it for an instant)."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o666)
+        fd = open_regular(self.path, os.O_RDWR | os.O_CREAT, self.root)
         for attempt in range(tries):
             try:
                 fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -435,14 +484,15 @@ def _parse(data: bytes) -> dict[str, Any]:
     return out if isinstance(out, dict) else {}
 
 
-def read_claim(path: Path) -> tuple[bool, dict[str, Any]]:
+def read_claim(path: Path, root: Path | None = None) -> tuple[bool, dict[str, Any]]:
     """``(held, content)`` of a claim file: whether a live process holds it, and what the
-    last owner wrote (``job``, ``host``, ``pid``, ``state``, ``run``)."""
-    if not path.is_file():
+    last owner wrote (``job``, ``host``, ``pid``, ``state``, ``run``). A claim that is a
+    link, or below a linked folder of ``root``, raises :class:`ExecutorError`."""
+    if not path.is_file() and not path.is_symlink():
         return False, {}
     try:
-        fd = os.open(path, os.O_RDWR)
-    except OSError:
+        fd = open_regular(path, os.O_RDWR, root)
+    except OSError:  # gone meanwhile, or unreadable: nobody holds it for this process
         return False, {}
     try:
         content = _parse(os.pread(fd, 1 << 16, 0))
@@ -511,10 +561,60 @@ def run_job(payload: Mapping[str, Any]) -> dict[str, Any]:
     chunk = int(payload.get("chunk") or len(units) or 1)
     info = {"job": job, "host": socket.gethostname(), "pid": os.getpid(), "run": run}
     _log(f"job {job}: {len(units)} unit(s), output {root}")
-    with reuse_encoders() as kept:
-        ran, passed = _run_units(order, chunk, root, run, info, kwargs, kept)
+    try:
+        with reuse_encoders() as kept:
+            ran, passed = _run_units(order, chunk, root, run, info, kwargs, kept)
+    except BaseException as err:
+        _write_outcome(root, run, job, "interrupted" if isinstance(err, JobInterrupted)
+                       else "error", f"{type(err).__name__}: {err}")
+        raise
+    _write_outcome(root, run, job, "success", "")
     _log(f"job {job}: finished ({ran} unit(s) run, {passed} passed over)")
     return {"job": job, "ran": ran, "passed": passed}
+
+
+_OUTCOMES = ("success", "error", "interrupted")
+
+
+def outcome_path(root: Path, run: str, job: str) -> Path:
+    """Where a job writes how it ended (JSON: ``state`` among ``success``, ``error``,
+    ``interrupted``, and ``error``), read back by :func:`job_outcome`.
+
+    >>> outcome_path(Path("res"), "20260101T000000-abc123", "12_3").as_posix()
+    'res/jobs/outcomes/20260101T000000-abc123-12_3.json'
+    """
+    from stebkit.results import file_name
+
+    return jobs_dir(root) / "outcomes" / f"{file_name(f'{run}-{job}')}.json"
+
+
+def _write_outcome(root: Path, run: str, job: str, state: str, error: str) -> None:
+    from stebkit._io import write_text
+
+    with contextlib.suppress(OSError):  # a full disk: the log and SLURM's state remain
+        write_text(outcome_path(root, run, job), json.dumps(
+            {"job": job, "run": run, "state": state, "error": error, "finished": _now()}))
+
+
+def read_outcome(root: Path, run: Any, job: Any) -> tuple[str, str] | None:
+    """``(state, error)`` a job wrote on ending (:func:`outcome_path`), or None when it
+    wrote none. Plain JSON, checked field by field: nothing of a results folder is ever
+    unpickled, and an odd file reads as an error of its own."""
+    if not isinstance(run, str) or not isinstance(job, str):
+        return None
+    path = outcome_path(root, run, job)
+    if not path.exists() and not path.is_symlink():
+        return None
+    try:
+        fd = open_regular(path, os.O_RDONLY, root)
+        with os.fdopen(fd, "rb") as fh:
+            data = json.loads(fh.read(1 << 20).decode("utf-8"))
+    except (OSError, ValueError) as err:
+        return "error", f"its outcome file {path} is unreadable ({err})"
+    if not isinstance(data, dict) or data.get("state") not in _OUTCOMES \
+            or not isinstance(data.get("error", ""), str):
+        return "error", f"its outcome file {path} is not one stebkit wrote"
+    return data["state"], data.get("error", "")
 
 
 def _run_units(order: Sequence[tuple[str, str]], chunk: int, root: Path, run: str,
@@ -538,9 +638,9 @@ def _run_units(order: Sequence[tuple[str, str]], chunk: int, root: Path, run: st
             i += 1
             if unit in taken:
                 continue
-            claim = Claim(claim_path(root, *unit))
+            claim = Claim(claim_path(root, *unit), root)
             if not claim.acquire({**info, "state": "running", "started": _now()}):
-                held_by = read_claim(claim.path)[1].get("job", "another process")
+                held_by = read_claim(claim.path, root)[1].get("job", "another process")
                 _log(f"{unit[0]} / {unit[1]}: owned by job {held_by}; passed over")
                 passed += 1
                 continue
@@ -592,7 +692,7 @@ def _prepare_datasets(datasets: Sequence[str], kwargs: Mapping[str, Any],
     import hashlib
 
     from stebkit.datasets import get_spec, load_dataset
-    from stebkit.results import safe_name
+    from stebkit.results import file_name
     from stebkit.sources import cache_dir
 
     seed, smoke = int(kwargs.get("seed", 42)), bool(kwargs.get("smoke", False))
@@ -600,7 +700,7 @@ def _prepare_datasets(datasets: Sequence[str], kwargs: Mapping[str, Any],
     def group(name: str) -> str:
         urls = sorted(get_spec(name).source.urls)
         if not urls:
-            return f"dataset-{safe_name(name)}"
+            return f"dataset-{file_name(name)}"
         return "source-" + hashlib.sha256(repr(urls).encode()).hexdigest()[:16]
 
     groups: dict[str, list[str]] = {}
@@ -676,8 +776,12 @@ def evaluate(models: Any, datasets: Any, *, output_dir: str | os.PathLike = "res
         raise TypeError(f"evaluate() got unexpected keyword argument(s) {unknown}")
     root = Path(output_dir)
     if config.kind == "sequential":
-        with contextlib.suppress(ValueError, TypeError):  # bad input: evaluate says why
+        try:  # a preset's records of other settings: refused before any entry runs
             _save_plan(root, plan_units(models, datasets, output_dir=root, **kwargs))
+        except runner.ProtocolMismatch:
+            raise
+        except (ValueError, TypeError):  # bad input: evaluate says why
+            pass
         return runner.evaluate(models, datasets, output_dir=root, show_progress=show_progress,
                                **kwargs)
     names = _names(models, "models"), (None if datasets is None and kwargs.get("preset")
@@ -696,7 +800,7 @@ def evaluate(models: Any, datasets: Any, *, output_dir: str | os.PathLike = "res
     for u in units:
         if not u.pending:
             continue
-        held, content = read_claim(claim_path(root, u.model, u.dataset))
+        held, content = read_claim(claim_path(root, u.model, u.dataset), root)
         (busy if held else todo).append((u, content))
     for u, content in busy:
         print(f"{u.label}: running in job {content.get('job', '?')}, not submitted again",
@@ -714,7 +818,11 @@ def evaluate(models: Any, datasets: Any, *, output_dir: str | os.PathLike = "res
         else:
             submission.start_slurm()
         if config.wait:
-            submission.wait(show_progress=show_progress)
+            try:
+                submission.wait(show_progress=show_progress)
+            except KeyboardInterrupt:
+                submission.stop_local()  # SLURM jobs go on: `stebkit status` follows them
+                raise
         else:
             print(f"submitted {len(todo)} unit(s) in {len(submission.jobs)} job(s); follow "
                   f"them with `stebkit status {root}`", file=sys.stderr)
@@ -883,7 +991,7 @@ class _Submission:
     def finished_units(self) -> set[tuple[str, str]]:
         out = set()
         for u in self.units:
-            held, content = read_claim(claim_path(self.root, u.model, u.dataset))
+            held, content = read_claim(claim_path(self.root, u.model, u.dataset), self.root)
             if not held and content.get("run") == self.run and content.get(
                     "state") == "finished":
                 out.add((u.model, u.dataset))
@@ -909,6 +1017,20 @@ class _Submission:
         finally:
             bar.close()
 
+    def stop_local(self, grace_s: float = 30.0) -> None:
+        """Stop the local workers still running (SIGTERM: each finishes no more units;
+        what they wrote stays) and wait for them, at most ``grace_s`` seconds."""
+        if self.config.kind != "local":
+            return
+        live = [j.process for j in self.jobs if j.process.poll() is None]
+        for proc in live:
+            with contextlib.suppress(OSError):
+                proc.terminate()
+        deadline = time.monotonic() + grace_s
+        for proc in live:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+
     def live_jobs(self) -> list[_Job]:
         if self.config.kind == "local":
             return [j for j in self.jobs if j.process.poll() is None]
@@ -916,33 +1038,44 @@ class _Submission:
         return [j for j in self.jobs if states.get(j.id, ("", ""))[0] in _SLURM_ACTIVE]
 
     def failures(self) -> list[str]:
+        """One line per job that ended without finishing its units (a job whose units
+        were all written is no failure, whatever stopped it), and the units left in all,
+        counted as :func:`status` counts them."""
         finished = self.finished_units()
+        by_key = {(u.model, u.dataset): u for u in self.units}
+        left_all = {key for key, u in by_key.items()
+                    if key not in finished and _unit_state(u.records)[0] == "pending"}
         states = slurm_states([j.id for j in self.jobs]) if self.config.kind == "slurm" else {}
         out = []
         for job in self.jobs:
-            left = [u for u in job.units if u not in finished]
+            left = [u for u in job.units if u in left_all]
+            if not left:
+                continue
             if self.config.kind == "local":
                 code = job.process.returncode
+                outcome = read_outcome(self.root, self.run, job.id)
                 if code == 0:
                     continue
                 why = f"worker exited with status {code}" + (
-                    f" (signal {signal.Signals(-code).name})" if code and code < 0 else "")
+                    f" (signal {signal.Signals(-code).name})" if code and code < 0 else "") + (
+                    f": {_first_lines(outcome[1], 1)}" if outcome and outcome[1] else "")
             else:
-                why = job_outcome({"job": job.id, "log": str(job.log),
-                                   "err": str(job.err), "result": str(job.result),
-                                   "time": self.config.time}, states)
+                why = job_outcome(self.root, {"job": job.id, "run": self.run,
+                                              "log": str(job.log), "err": str(job.err),
+                                              "time": self.config.time}, states)
                 if why is None:
                     continue
             out.append(_failure_message(job.id, why, job.err or job.log, left))
+        if len(out) > 1:
+            out.append(f"in all, {len(left_all)} unit(s) not finished and pending again")
         return out
 
 
 def _failure_message(job: str, why: str, log: Path | str, units: Sequence[tuple[str, str]]
                      ) -> str:
     names = ", ".join(f"{m} / {d}" for m, d in units[:8]) + (" ..." if len(units) > 8 else "")
-    left = (f"{len(units)} unit(s) not finished and pending again: {names}" if units
-            else "its units were finished by other jobs")
-    return f"job {job} {why}; log: {log}; {left}"
+    return f"job {job} {why}; log: {log}; {len(units)} unit(s) not finished and pending " \
+           f"again: {names}"
 
 
 def _first_lines(text: str, n: int = 3) -> str:
@@ -1012,32 +1145,28 @@ def slurm_states(job_ids: Sequence[str]) -> dict[str, tuple[str, str]]:
     return out
 
 
-def job_outcome(job: Mapping[str, Any], states: Mapping[str, tuple[str, str]]) -> str | None:
-    """Why a SLURM job ended without success, or None (succeeded, or still active)."""
+def job_outcome(root: Path, job: Mapping[str, Any], states: Mapping[str, tuple[str, str]]
+                ) -> str | None:
+    """Why a SLURM job of the results folder ``root`` ended without success, or None
+    (succeeded, or still active): from the outcome the job wrote (:func:`read_outcome`),
+    else from SLURM's state and the job's logs."""
     state, reason = states.get(job["job"], ("", ""))
     if state in _SLURM_ACTIVE:
         return None
-    result = Path(job.get("result") or "")
-    if result.is_file():
-        try:
-            import pickle
-
-            with open(result, "rb") as fh:
-                kind, value = pickle.load(fh)
-        except Exception:  # noqa: BLE001 - an unreadable result is a failure of its own
-            kind, value = "error", "its result file is unreadable"
+    outcome = read_outcome(root, job.get("run"), job.get("job"))
+    stopped = None
+    if outcome is not None:
+        kind, value = outcome
+        last = _first_lines(value, 1)
         if kind == "success":
             return None
-        last = _first_lines(str(value), 1)
-        if "JobInterrupted" in last and "time limit" in last:
+        if kind == "error":
+            return f"failed: {last}"
+        if "time limit" in last:
             return (f"stopped at its time limit ({job.get('time')}); raise --slurm-time or "
                     "lower --slurm-datasets-per-job")
-        return f"failed: {last}"
-    log = ""
-    for key in ("err", "log"):
-        path = Path(job.get(key) or "")
-        if path.is_file():
-            log += path.read_text(encoding="utf-8", errors="replace")[-20000:]
+        stopped = f"was stopped ({last})"
+    log = "".join(_log_tail(root, job.get(key)) for key in ("err", "log"))
     if state == "TIMEOUT" or "DUE TO TIME LIMIT" in log or "time limit is near" in log:
         return (f"stopped at its time limit ({job.get('time')}); raise --slurm-time or lower "
                 "--slurm-datasets-per-job")
@@ -1050,7 +1179,21 @@ def job_outcome(job: Mapping[str, Any], states: Mapping[str, tuple[str, str]]) -
     if state in ("FAILED", "") and "Starting with JobEnvironment" not in log:
         tail = _first_lines(log) if log.strip() else "no log was written"
         return f"failed at start-up, before running any unit ({tail}); check --slurm-setup"
-    return f"ended ({state or 'state unknown'}{', ' + reason if reason else ''})"
+    return stopped or f"ended ({state or 'state unknown'}{', ' + reason if reason else ''})"
+
+
+def _log_tail(root: Path, name: Any) -> str:
+    """The end of a job log named in the job index: only a regular file inside
+    ``<root>/jobs`` is read (the index is a file of the results folder, not trusted)."""
+    if not isinstance(name, str) or not name:
+        return ""
+    path = Path(name)
+    folder = jobs_dir(root).resolve()
+    if path.resolve().parent != folder or not path.is_file() or path.is_symlink():
+        return ""
+    with contextlib.suppress(OSError):
+        return path.read_text(encoding="utf-8", errors="replace")[-20000:]
+    return ""
 
 
 # --------------------------------------------------------------------------- status
@@ -1108,42 +1251,52 @@ def status(output_dir: str | os.PathLike) -> Any:
     states = slurm_states(slurm_ids) if slurm_ids and shutil.which("squeue") else {}
     rows = []
     for (model, dataset), paths in plan.items():
-        held, claim = read_claim(claim_path(root, model, dataset))
-        done, failed, reasons = 0, 0, []
-        for p in paths:
-            if not p.exists():
-                continue
-            try:
-                rec = read_record(p)
-            except (ValueError, OSError) as err:
-                reasons.append(f"{p.name}: unreadable ({err})")
-                continue
-            if rec.get("status") == "failed":
-                failed += 1
-                reasons.append(f"{rec.get('task')} e={rec.get('episode_size')}: "
-                               f"{rec.get('error', 'failed')}")
-            else:
-                done += 1
+        held, claim = read_claim(claim_path(root, model, dataset), root)
+        state, written, reasons = _unit_state(paths)
         job = jobs.get((model, dataset))
         if held:
             state, who = "running", claim.get("job", "?")
             reasons = [f"running in job {who} on {claim.get('host', '?')}"]
-        elif failed:
-            state, who = "failed", claim.get("job", job["job"] if job else "")
-        elif done == len(paths):
-            state, who = "done", claim.get("job", "")
+        elif state == "failed":
+            who = claim.get("job", job["job"] if job else "")
+        elif state == "done":
+            who = claim.get("job", "")
         else:
-            state, who = "pending", job["job"] if job else ""
-            reasons = [_pending_reason(job, states)] + reasons
+            who = job["job"] if job else ""
+            reasons = [_pending_reason(root, job, states)] + reasons
         rows.append({"model": model, "dataset": dataset, "state": state,
-                     "records": f"{done + failed}/{len(paths)}", "job": who,
+                     "records": f"{written}/{len(paths)}", "job": who,
                      "reason": "; ".join(r for r in reasons if r)})
     return pd.DataFrame(rows, columns=["model", "dataset", "state", "records", "job",
                                        "reason"])
 
 
-def _pending_reason(job: Mapping[str, Any] | None, states: Mapping[str, tuple[str, str]]
-                    ) -> str:
+def _unit_state(paths: Sequence[Path]) -> tuple[str, int, list[str]]:
+    """``(state, records written, reasons)`` of a unit from its record files: ``failed``
+    when one failed, ``done`` when all are there, else ``pending``."""
+    from stebkit.results import read_record
+
+    done, failed, reasons = 0, 0, []
+    for p in paths:
+        if not p.exists():
+            continue
+        try:
+            rec = read_record(p)
+        except (ValueError, OSError) as err:
+            reasons.append(f"{p.name}: unreadable ({err})")
+            continue
+        if rec.get("status") == "failed":
+            failed += 1
+            reasons.append(f"{rec.get('task')} e={rec.get('episode_size')}: "
+                           f"{rec.get('error', 'failed')}")
+        else:
+            done += 1
+    state = "failed" if failed else "done" if done == len(paths) else "pending"
+    return state, done + failed, reasons
+
+
+def _pending_reason(root: Path, job: Mapping[str, Any] | None,
+                    states: Mapping[str, tuple[str, str]]) -> str:
     if job is None:
         return "not started"
     log = job.get("err") or job.get("log")
@@ -1152,10 +1305,11 @@ def _pending_reason(job: Mapping[str, Any] | None, states: Mapping[str, tuple[st
         if alive:
             return f"queued for local worker {job['job']}"
         return f"local worker {job['job']} ended before running it; log: {log}"
-    state = states.get(job["job"], ("", ""))[0]
+    state, reason = states.get(job["job"], ("", ""))
     if state in _SLURM_ACTIVE:
-        return f"queued in job {job['job']} ({state.lower()})"
-    why = job_outcome(job, states) or "ended before running it"
+        why = f": {reason}" if reason and reason != "None" else ""
+        return f"queued in job {job['job']} ({state.lower()}{why})"
+    why = job_outcome(root, job, states) or "ended before running it"
     return f"job {job['job']} {why}; log: {log}"
 
 
