@@ -6,16 +6,20 @@
 registry; another module adds its own with a single :func:`register` call and by being
 listed in :data:`SUBCOMMAND_MODULES`.
 
-Input errors (an unknown dataset or model name, a bad option) print one line and exit
-with status 2; ``stebkit run`` exits with 1 when a result failed. Datasets whose data
-cannot be reached (``DataUnavailable``: offline, not mirrored, agreement data without a
-local folder) are listed with the reason and their URL instead; their results count as
-missing in the leaderboard and do not change the exit status. Every ``OSError`` (an
-unreadable file, a full disk) becomes one line naming the path and the fix
-(:func:`os_error_message`): status 2 when the given path is at fault, 1 for a failure
-while working; a full disk during ``stebkit run`` says to rerun, which resumes. A closed
-stdout (``stebkit datasets | head -1``) is no error: the command stops quietly with
-status 141 (:func:`stdout_closed`).
+Input errors (an unknown dataset or model name, a bad option, a run without ``--suite``,
+``--datasets`` or ``--preset``, results in the output folder made with other settings)
+print one line and exit with status 2. ``stebkit run`` exits with 1 when anything did not
+run: a result failed, or a dataset's data could not be reached (``DataUnavailable``:
+offline, not mirrored, agreement data without a local folder; listed with the reason and
+their URL, their results count as missing in the leaderboard); it then ends with one
+line saying what did not run and why. Datasets of a built-in suite left out by policy
+(they run remote code, without ``--trust-remote-code``) are named, and do not change the
+exit status. Every ``OSError`` (an unreadable file, a full disk) becomes one line naming
+the path and the fix (:func:`os_error_message`): status 2 when the given path is at
+fault, 1 for a failure while working; a full disk or read-only cache stops ``stebkit
+run`` at the first such error and says to rerun, which resumes. Ctrl-C prints one line
+(what is saved, how to resume) and exits with 130. A closed stdout (``stebkit datasets |
+head -1``) is no error: the command stops quietly with status 141 (:func:`stdout_closed`).
 """
 
 from __future__ import annotations
@@ -250,8 +254,9 @@ def default_models() -> list[str]:
 def _add_run(p: argparse.ArgumentParser) -> None:
     p.add_argument("--suite", default=None, metavar="SUITE",
                    help=f"datasets to run when --datasets is not given: one of {SUITES} "
-                        "(default: lite; 'smoke' also loads the small smoke version of each "
-                        "dataset) or a suite file (.yaml/.toml, see stebkit.suites)")
+                        "('smoke' also loads the small smoke version of each dataset) or a "
+                        "suite file (.yaml/.toml, see stebkit.suites); a run needs --suite, "
+                        "--datasets or --preset")
     p.add_argument("--models", nargs="+", metavar="MODEL",
                    help="model names (default: the offline zoo and the trained style model)")
     p.add_argument("--datasets", nargs="+", metavar="DATASET", help="dataset names")
@@ -269,7 +274,9 @@ def _add_run(p: argparse.ArgumentParser) -> None:
     p.add_argument("--figures", default=None, metavar="FOLDER",
                    help="figures folder (default: OUTPUT/figures, beside the results)")
     p.add_argument("--overwrite", choices=("only-missing", "never", "always"),
-                   default="only-missing", help="which existing records to recompute")
+                   default="only-missing", help="which existing records to recompute "
+                   "(only-missing refuses to replace results made with another --seed, "
+                   "--smoke, --sampling or episodes per label; always replaces them)")
     p.add_argument("--seed", type=int, default=42, help="random seed (default: 42)")
     p.add_argument("--batch-size", type=int, default=32, help="encoding batch size")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
@@ -355,7 +362,9 @@ def _run_run(args: argparse.Namespace) -> int:
     if args.suite is None and (args.datasets or args.preset):
         args.suite = ""  # no suite: the datasets, or those of the preset
     elif args.suite is None:
-        args.suite = "lite"
+        raise ValueError("stebkit run: say what to run: --suite lite (or smoke, synthetic, "
+                         "steb, a suite file), --datasets NAME ... or --preset benchmark; "
+                         "`stebkit datasets` lists the datasets")
     if args.datasets:
         datasets = args.datasets
         label = _subset_label("datasets", datasets)
@@ -407,6 +416,13 @@ def _run_run(args: argparse.Namespace) -> int:
               f"to compute the rest (`stebkit status {args.output}` shows each unit)",
               file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        jobs = (f"; the SLURM jobs go on (`stebkit status {args.output}` follows them)"
+                if executor.kind == "slurm" else "")
+        print(f"\nstebkit: interrupted; {_count_records(Path(args.output))} complete "
+              f"record(s) are saved in {args.output}{jobs}; run the same command again to "
+              "resume", file=sys.stderr)
+        return 130
     if not executor.wait and executor.kind != "sequential":
         return 0
     if any(r["status"] == "ok" for r in results):
@@ -428,12 +444,41 @@ def _run_run(args: argparse.Namespace) -> int:
               f"missing):")
         for dataset, error in zip(reasons["dataset"], reasons["error"], strict=True):
             print(f"- {dataset}: {error.removeprefix('DataUnavailable: ')}")
-    failures = failures[~unavailable]
-    if len(failures):
-        print(f"\n{len(failures)} result(s) failed (records in {args.output}):\n"
-              f"{_text(failures)}", file=sys.stderr)
-        return 1
-    return 0
+    failed = failures[~unavailable]
+    if len(failed):
+        print(f"\n{len(failed)} result(s) failed (records in {args.output}):\n"
+              f"{_text(failed)}", file=sys.stderr)
+    if not len(failures):
+        return 0
+    print(f"stebkit: not everything ran: {_did_not_run(failures, unavailable)}; fix the "
+          f"cause and run the same command again (what is done is kept)", file=sys.stderr)
+    return 1
+
+
+def _did_not_run(failures: Any, unavailable: Any) -> str:
+    """What did not run and why, in one line: the datasets whose data could not be loaded
+    and the failed results, by model (``failures``: :meth:`Results.failures`)."""
+    parts = []
+    if unavailable.any():
+        first = failures[unavailable].iloc[0]
+        reason = first["error"].removeprefix("DataUnavailable: ").split(". ")[0][:240]
+        parts.append(f"{failures[unavailable]['dataset'].nunique()} dataset(s) whose data "
+                     f"could not be loaded (e.g. {first['dataset']}: {reason})")
+    failed = failures[~unavailable]
+    if len(failed):
+        by_model = failed.groupby("model", sort=False)
+        parts.append(f"{len(failed)} result(s) failed (" + ", ".join(
+            f"{model}: {len(rows)}, {str(rows['error'].iloc[0]).split(':')[0]}"
+            for model, rows in by_model) + ")")
+    return "; ".join(parts)
+
+
+def _count_records(root: Path) -> int:
+    """The record files of a results folder (outside its ``jobs`` folder)."""
+    if not root.is_dir():
+        return 0
+    return sum(1 for p in root.rglob("*.json") if not p.name.startswith(".")
+               and p.relative_to(root).parts[0] != "jobs")
 
 
 def _without_remote_code(datasets: Sequence[Any]) -> list[Any]:
@@ -724,6 +769,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()  # a closed stdout shows here, not at exit
     except BrokenPipeError:
         return stdout_closed()
+    except KeyboardInterrupt:
+        print("\nstebkit: interrupted", file=sys.stderr)
+        return 130
     except OSError as err:  # one line naming the path and the fix, never a traceback
         message, code = os_error_message(err, args.command)
         print(f"stebkit: error: {message}", file=sys.stderr)
@@ -812,7 +860,8 @@ def os_error_message(err: OSError, command: str = "run") -> tuple[str, int]:
                  "another path",
         "EISDIR": "give a file, not a folder",
         "ENOTDIR": "a part of the path is a file, not a folder; check the path",
-        "EROFS": "choose a folder on a writable disk",
+        "EROFS": "choose a folder on a writable disk (--output; STEBKIT_CACHE for the "
+                 "cache)",
         "EEXIST": "remove it or choose another path",
     }
     fix = fixes.get(name, "check the path and the disk, then rerun the command")

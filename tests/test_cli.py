@@ -132,17 +132,21 @@ def test_datasets_shows_the_status_of_each_reader(capsys):
         assert get_spec(name).status in line
 
 
-def test_an_unreachable_dataset_is_listed_with_its_reason_not_failed(tmp_path, capsys, mirror):
+def test_an_unreachable_dataset_is_listed_with_its_reason_and_fails_the_run(tmp_path, capsys,
+                                                                           mirror):
     argv = ["run", "--smoke", "--models", "random", "--datasets", "synthetic-authors-en",
             "ag_news", "--tasks", "clustering", "--output", str(tmp_path / "r"),
             "--figures", str(tmp_path / "f"), "--no-progress"]
     with pytest.warns(UserWarning, match="correlation grouping"):  # one model only
-        assert cli.main(argv) == 0
+        assert cli.main(argv) == 1  # what could not run is no success
     captured = capsys.readouterr()
     assert "1 dataset(s) could not be loaded" in captured.out
     [line] = [x for x in captured.out.splitlines() if x.startswith("- ag_news: ")]
     assert "'ag_news'" in line and "offline mode is on" in line
     assert "result(s) failed" not in captured.err
+    assert captured.err.splitlines()[-1].startswith(
+        "stebkit: not everything ran: 1 dataset(s) whose data could not be loaded (e.g. "
+        "ag_news: ")
     res = Results.load(tmp_path / "r")
     assert {r["dataset"]["name"]: r["status"] for r in res} == {
         "synthetic-authors-en": "ok", "ag_news": "failed"}
