@@ -577,8 +577,8 @@ _OUTCOMES = ("success", "error", "interrupted")
 
 
 def outcome_path(root: Path, run: str, job: str) -> Path:
-    """Where a job writes how it ended (JSON: ``state`` among ``success``, ``error``,
-    ``interrupted``, and ``error``), read back by :func:`job_outcome`.
+    """Where a job writes how it ended (JSON: ``state``, one of ``success``, ``error``
+    and ``interrupted``, and the ``error`` message), read back by :func:`job_outcome`.
 
     >>> outcome_path(Path("res"), "20260101T000000-abc123", "12_3").as_posix()
     'res/jobs/outcomes/20260101T000000-abc123-12_3.json'
@@ -879,7 +879,6 @@ class _Job:
     units: list[tuple[str, str]]
     log: Path
     err: Path | None = None
-    result: Path | None = None
     process: Any = None
 
 
@@ -970,11 +969,11 @@ class _Submission:
             paths = handle.paths
             job = _Job(str(handle.job_id), [(u.model, u.dataset) for u in shard],
                        Path(str(paths.stdout).replace("%t", "0")),
-                       Path(str(paths.stderr).replace("%t", "0")), paths.result_pickle)
+                       Path(str(paths.stderr).replace("%t", "0")))
             self.jobs.append(job)
             records.append({"job": job.id, "executor": "slurm", "run": self.run,
                             "units": job.units, "log": str(job.log), "err": str(job.err),
-                            "result": str(job.result), "time": self.config.time,
+                            "time": self.config.time,
                             "submitted": _now()})
         _add_jobs(self.root, records)
 
@@ -1053,9 +1052,9 @@ class _Submission:
                 continue
             if self.config.kind == "local":
                 code = job.process.returncode
-                outcome = read_outcome(self.root, self.run, job.id)
                 if code == 0:
                     continue
+                outcome = read_outcome(self.root, self.run, job.id)
                 why = f"worker exited with status {code}" + (
                     f" (signal {signal.Signals(-code).name})" if code and code < 0 else "") + (
                     f": {_first_lines(outcome[1], 1)}" if outcome and outcome[1] else "")
