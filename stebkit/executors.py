@@ -578,14 +578,15 @@ _OUTCOMES = ("success", "error", "interrupted")
 
 def outcome_path(root: Path, run: str, job: str) -> Path:
     """Where a job writes how it ended (JSON: ``state``, one of ``success``, ``error``
-    and ``interrupted``, and the ``error`` message), read back by :func:`job_outcome`.
+    and ``interrupted``, and the ``error`` message), read back by :func:`job_outcome`;
+    not named ``*.json``, which a results folder keeps for its records.
 
     >>> outcome_path(Path("res"), "20260101T000000-abc123", "12_3").as_posix()
-    'res/jobs/outcomes/20260101T000000-abc123-12_3.json'
+    'res/jobs/outcomes/20260101T000000-abc123-12_3.outcome'
     """
     from stebkit.results import file_name
 
-    return jobs_dir(root) / "outcomes" / f"{file_name(f'{run}-{job}')}.json"
+    return jobs_dir(root) / "outcomes" / f"{file_name(f'{run}-{job}')}.outcome"
 
 
 def _write_outcome(root: Path, run: str, job: str, state: str, error: str) -> None:

@@ -24,6 +24,7 @@ from test_executors import slurm  # noqa: F401 - the single-node SLURM cluster f
 
 from stebkit import cli, executors
 from stebkit.executors import claim_path, status
+from stebkit.results import Results
 
 # the leaderboards of these small runs warn (one model; a model without results)
 pytestmark = [pytest.mark.filterwarnings("ignore:.*correlation grouping needs:UserWarning"),
@@ -137,6 +138,8 @@ def test_names_that_escape_alike_have_claims_of_their_own(tmp_path):
     assert len(want) == 4 and sorted(got) == sorted(want)
     table = status(out / "local")
     assert len(table) == 4 and (table["state"] == "done").all()
+    # what the jobs keep beside the records is no record
+    assert len(Results.load(out / "local")) == 4
 
 
 # --------------------------------------------------------------------------- settings (6)
