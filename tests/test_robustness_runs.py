@@ -26,9 +26,10 @@ from stebkit import cli, executors
 from stebkit.executors import claim_path, status
 from stebkit.results import Results
 
-# the leaderboards of these small runs warn (one model; a model without results)
+# the leaderboards and figures of these small runs warn (one model, two datasets)
 pytestmark = [pytest.mark.filterwarnings("ignore:.*correlation grouping needs:UserWarning"),
-              pytest.mark.filterwarnings("ignore:.*with missing results:UserWarning")]
+              pytest.mark.filterwarnings("ignore:.*with missing results:UserWarning"),
+              pytest.mark.filterwarnings("ignore:constrained_layout not applied:UserWarning")]
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = ["synthetic-authors-en", "synthetic-order-en"]
