@@ -515,8 +515,12 @@ def _name(data: Mapping[str, Any], key: str, where: str, fix: str) -> str:
     part = data.get(key)
     if part is None:
         raise _fail(where, key, "is missing (expected an object with a 'name')", fix)
+    name = part.get("name")
+    if key == "model" and isinstance(name, str) and os.path.isabs(name) and \
+            not any(ch in name for ch in "\0\n\r"):
+        return name  # a local model folder is named by its path (its file name is escaped)
     try:
-        return check_name(part.get("name"), key)
+        return check_name(name, key)
     except ValueError as err:
         raise _fail(where, f"{key}.name", f"is not usable ({err})", fix) from None
 
