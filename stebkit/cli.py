@@ -412,7 +412,8 @@ def _run_run(args: argparse.Namespace) -> int:
                            sampling=getattr(args, "sampling", "reference"), executor=executor,
                            **run)
     except JobsFailed as err:
-        print(f"stebkit: {err}\nrecords written so far are kept; run the same command again "
+        print(f"stebkit: not everything ran: {err}\nrecords written so far are kept; run the "
+              f"same command again "
               f"to compute the rest (`stebkit status {args.output}` shows each unit)",
               file=sys.stderr)
         return 1

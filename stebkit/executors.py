@@ -1091,8 +1091,10 @@ def status(output_dir: str | os.PathLike) -> Any:
     plan = {(r["model"], r["dataset"]): [root / p for p in r["records"]]
             for r in _read_jsonl(jobs_dir(root) / "plan.jsonl")}
     # records of runs that left no plan
-    for path in sorted(p for p in root.rglob("*.json") if not p.name.startswith(".")
-                       and JOBS_DIR not in p.relative_to(root).parts[:1]):
+    from stebkit._io import files_under
+
+    for path in (p for p in files_under(root, "*.json") if not p.name.startswith(".")
+                 and JOBS_DIR not in p.relative_to(root).parts[:1]):
         try:
             rec = read_record(path)
             key = (rec["model"]["name"], rec["dataset"]["name"])

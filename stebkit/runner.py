@@ -811,8 +811,15 @@ def progress_interval() -> float:
     """Seconds between refreshes of a run's progress bar: 0.1 on a terminal, 30 when
     stderr goes to a file or pipe (a log keeps a line per refresh, not a moving bar).
 
-    >>> progress_interval() in (0.1, 30.0)
-    True
+    >>> import io
+    >>> from unittest import mock
+    >>> with mock.patch("sys.stderr", io.StringIO()):  # a log file
+    ...     progress_interval()
+    30.0
+    >>> tty = mock.Mock(isatty=lambda: True)
+    >>> with mock.patch("sys.stderr", tty):
+    ...     progress_interval()
+    0.1
     """
     return 0.1 if getattr(sys.stderr, "isatty", bool)() else 30.0
 

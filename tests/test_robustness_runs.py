@@ -92,6 +92,18 @@ def test_status_never_unpickles_a_file_of_the_results_folder(tmp_path, monkeypat
     assert "job 999_0 failed: RuntimeError: boom" in row.reason
 
 
+def test_status_refuses_a_linked_record_instead_of_following_it(tmp_path, capsys):
+    out = tmp_path / "res"
+    (out / "random" / "bible-eras").mkdir(parents=True)
+    outside = tmp_path / "elsewhere.json"
+    outside.write_text("{}")
+    (out / "random" / "bible-eras" / "order_alignment__e1.json").symlink_to(outside)
+    with pytest.raises(ValueError, match="is a symbolic link; stebkit does not follow"):
+        status(out)
+    assert cli.main(["status", str(out)]) == 2
+    assert "symbolic link" in capsys.readouterr().err
+
+
 # --------------------------------------------------------------------------- claims (2, 7)
 
 

@@ -12,9 +12,12 @@ A pickle can run any code when it is loaded, so these files are opened with
 :class:`RestrictedUnpickler`, which admits only the scikit-learn, NumPy and SciPy types a
 fitted vectorizer is made of (:data:`ALLOWED_GLOBALS`) and refuses everything else with
 :class:`UnsafePickle`, naming the file and the refused name. Before that, a file is
-checked against the sha256 of the published bundle (:data:`REFERENCE_PICKLES`): a bundle
-that differs is never unpickled, wherever it was found (a changed bundle could hold a
-token pattern whose matching never ends, or just other numbers).
+checked against the sha256 of the published bundle where :data:`REFERENCE_PICKLES`
+records one: a bundle that differs is never unpickled, wherever it was found (a changed
+bundle could hold a token pattern whose matching never ends, or just other numbers). The
+published files are not mirrored, so their sha256 is not recorded yet: until it is, the
+copy met first is trusted on first use, with a warning naming its sha256. Either way the
+bundle's settings must be the reference's (:func:`load_vectorizers`) before it is used.
 """
 
 from __future__ import annotations
