@@ -62,7 +62,7 @@ import pandas as pd
 from .._io import write_text
 from ..errors import DataUnavailable, RemoteCodeRefused
 from ..sources import cache_dir, is_offline
-from .readers._text import DroppedRowsWarning, report_kept
+from .readers._text import DroppedRowsWarning, is_absent, is_blank, report_kept
 
 __all__ = ["BLANK_TEXTS", "blank_texts", "check_remote_code", "collecting_commits",
            "dataset_commits", "hub_configs", "hub_records", "keeps_blank_texts", "load_hub",
@@ -415,14 +415,6 @@ def _first(value: Any) -> Any:
     return value
 
 
-def _absent(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and np.isnan(value))
-
-
-def _missing(value: Any) -> bool:
-    return _absent(value) or (isinstance(value, str) and not value.strip())
-
-
 def hub_records(frame: pd.DataFrame, options: Mapping[str, Any], *,
                 label_names: Mapping[str, Sequence[str]] | None = None, seed: int = 42,
                 smoke: bool = False, dataset: str = "dataset") -> pd.DataFrame:
@@ -452,18 +444,18 @@ def hub_records(frame: pd.DataFrame, options: Mapping[str, Any], *,
         column = options.get("label", "label")
         names = label_names.get(column)
         labels = frame[column].map(_first).map(
-            lambda v: names[int(v)] if names is not None and not _missing(v) else v)
+            lambda v: names[int(v)] if names is not None and not is_blank(v) else v)
     labels = labels.astype(object)
     if "label_map" in options:
         mapping = dict(options["label_map"])
         keep = labels.isin(list(mapping)).to_numpy()
         frame, labels = frame[keep].reset_index(drop=True), labels[keep].map(mapping)
-    labels = labels.map(lambda v: None if _missing(v) else str(v)).reset_index(drop=True)
+    labels = labels.map(lambda v: None if is_blank(v) else str(v)).reset_index(drop=True)
     text_cols = list(options.get("parallel", [options.get("text", "text")]))
     texts = pd.DataFrame({c: frame[c].map(_first) for c in text_cols})
     keep_blank = blank_texts(options, dataset) == "keep"
     bad = labels.isna().to_numpy() | texts.map(
-        _absent if keep_blank else _missing).any(axis=1).to_numpy()
+        is_absent if keep_blank else is_blank).any(axis=1).to_numpy()
     if bad.any():
         warnings.warn(f"{dataset}: dropped {int(bad.sum())} of {len(frame)} rows with a "
                       f"missing text or label"
@@ -475,7 +467,7 @@ def hub_records(frame: pd.DataFrame, options: Mapping[str, Any], *,
     texts, labels = texts.iloc[keep_rows].reset_index(drop=True), labels.iloc[keep_rows]
     labels = labels.reset_index(drop=True)
     if keep_blank:
-        report_kept(dataset, int(texts.map(_missing).any(axis=1).sum()), len(texts),
+        report_kept(dataset, int(texts.map(is_blank).any(axis=1).sum()), len(texts),
                     "rows with an empty or whitespace-only text, as the reference keeps "
                     "them; reader option blank_texts='drop' leaves them out")
     if "parallel" not in options:

@@ -40,7 +40,7 @@ from .hub import (
     resolved_revision,
     trusting_remote_code,
 )
-from .readers._text import DroppedRowsWarning
+from .readers._text import DroppedRowsWarning, is_absent, is_blank
 from .spec import Dataset, DatasetSpec
 
 __all__ = ["fingerprint", "get_spec", "is_available_offline", "list_datasets",
@@ -348,14 +348,6 @@ def _write_parquet(records: pd.DataFrame, path: Path) -> None:
     write_text(_checksum_path(path), file_sha256(path) + "\n")
 
 
-def _is_missing_text(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and value != value)
-
-
-def _is_empty_text(value: Any) -> bool:
-    return _is_missing_text(value) or (isinstance(value, str) and not value.strip())
-
-
 def validate_records(records: Any, spec: DatasetSpec) -> pd.DataFrame:
     """Check a reader's records against the schema; return them cleaned.
 
@@ -393,8 +385,8 @@ def validate_records(records: Any, spec: DatasetSpec) -> pd.DataFrame:
             raise ValueError(f"dataset {name!r}: records lack column(s) {missing} needed by "
                              f"task {task!r} (see stebkit.datasets.spec for the schema)")
     frame = records.reset_index(drop=True)
-    empty = frame["text"].map(_is_missing_text if keeps_blank_texts(spec)
-                              else _is_empty_text).to_numpy()
+    empty = frame["text"].map(is_absent if keeps_blank_texts(spec)
+                              else is_blank).to_numpy()
     wrong = [i for i, v in enumerate(frame["text"]) if not empty[i] and not isinstance(v, str)]
     if wrong:
         raise TypeError(f"dataset {name!r}: column 'text' must hold str, row {wrong[0]} holds "

@@ -58,6 +58,24 @@ def _report(dataset: str, verb: str, count: int, total: int, reason: str) -> Non
                       DroppedRowsWarning, stacklevel=4)
 
 
+def is_absent(value: Any) -> bool:
+    """A missing value of a table cell: ``None`` or NaN (not an empty string).
+
+    >>> is_absent(None), is_absent(float("nan")), is_absent(""), is_absent(" ")
+    (True, True, False, False)
+    """
+    return value is None or (isinstance(value, float) and value != value)
+
+
+def is_blank(value: Any) -> bool:
+    """A missing value, or a string of nothing but white space.
+
+    >>> is_blank(None), is_blank("   "), is_blank("a")
+    (True, True, False)
+    """
+    return is_absent(value) or (isinstance(value, str) and not value.strip())
+
+
 def spec_files(spec: Any) -> dict[str, Path]:
     """Local paths of every file a spec's source pins, keyed by URL (sorted).
 
