@@ -815,7 +815,8 @@ class Leaderboard(pd.DataFrame):
         return pd.DataFrame
 
     def __repr__(self) -> str:
-        text = pd.DataFrame.to_string(self, index=False)
+        with pd.option_context("display.precision", 6):  # whatever a notebook set
+            text = pd.DataFrame.to_string(self, index=False)
         notes = leaderboard_summary(self)
         return text + ("\n\n" + "\n".join(notes) if notes else "")
 

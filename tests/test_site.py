@@ -244,7 +244,9 @@ READER_VIEW = """(() => {
   const walker = document.createTreeWalker(article, NodeFilter.SHOW_TEXT);
   const text = [];
   for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-    if (!n.parentElement.closest('pre, code, script, style')) text.push(n.textContent);
+    // code, and the hidden copy of each notebook cell's code behind its copy button
+    if (!n.parentElement.closest('pre, code, script, style, .clipboard-copy-txt, '
+                                 + 'clipboard-copy')) text.push(n.textContent);
   }
   const outputs = Array.from(article.querySelectorAll('.jp-OutputArea-output'))
       .map(o => o.innerText).join('\\n');
