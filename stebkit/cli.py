@@ -33,7 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-SUITES = ("lite", "smoke", "synthetic", "steb")
+from stebkit.datasets.registry import SUITES
+
 FORMATS = ("md", "latex", "csv")
 _SUITE_FILES = (".yaml", ".yml", ".toml")
 
