@@ -1,10 +1,11 @@
 """The ``stebkit`` command.
 
 ``stebkit datasets``, ``stebkit models``, ``stebkit run``, ``stebkit leaderboard``,
-``stebkit status`` and ``stebkit prefetch`` are defined here. Every subcommand is a
-:class:`Subcommand` (an ``add_arguments`` function and a ``run`` function) in one
-registry; another module adds its own with a single :func:`register` call and by being
-listed in :data:`SUBCOMMAND_MODULES`.
+``stebkit status`` and ``stebkit prefetch`` are defined here, ``stebkit train`` in
+:mod:`stebkit.train.cli`, and ``stebkit export``, ``import``, ``submission``, ``validate`` and
+``new-dataset`` in :mod:`stebkit.reference_cli`. Each is a :class:`Subcommand` (an
+``add_arguments`` function and a ``run`` function); :func:`subcommands` lists them all, in
+the order of ``stebkit --help``, and :func:`build_parser` adds each one's parser.
 
 Input errors (an unknown dataset or model name, a bad option, a run without ``--suite``,
 ``--datasets`` or ``--preset``, results in the output folder made with other settings)
@@ -25,52 +26,17 @@ head -1``) is no error: the command stops quietly with status 141 (:func:`stdout
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 import warnings
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-SUITES = ("lite", "smoke", "synthetic", "steb")
+from stebkit._cli_common import Subcommand
+from stebkit.datasets.registry import SUITES
+
 FORMATS = ("md", "latex", "csv")
 _SUITE_FILES = (".yaml", ".yml", ".toml")
-
-SUBCOMMAND_MODULES = ("stebkit.train.cli", "stebkit.reference_cli")
-"""Modules imported by :func:`main` so that they can :func:`register` subcommands."""
-
-
-@dataclass(frozen=True)
-class Subcommand:
-    """One ``stebkit <name>`` command: ``add_arguments(parser)`` and ``run(args) -> int``."""
-
-    name: str
-    help: str
-    add_arguments: Callable[[argparse.ArgumentParser], None]
-    run: Callable[[argparse.Namespace], int | None]
-
-
-COMMANDS: dict[str, Subcommand] = {}
-
-
-def register(name: str, *, help: str, add_arguments: Callable[[argparse.ArgumentParser], None],
-             run: Callable[[argparse.Namespace], int | None]) -> Subcommand:
-    """Add the subcommand ``stebkit <name>``.
-
-    Examples
-    --------
-    >>> def add(parser): parser.add_argument("--who", default="world")
-    >>> def hello(args): print("hello", args.who); return 0
-    >>> _ = register("hello", help="say hello", add_arguments=add, run=hello)
-    >>> main(["hello", "--who", "STEB"])
-    hello STEB
-    0
-    >>> del COMMANDS["hello"]
-    """
-    COMMANDS[name] = Subcommand(name, help, add_arguments, run)
-    return COMMANDS[name]
-
 
 # --------------------------------------------------------------------------- datasets
 
@@ -715,39 +681,49 @@ def _text(frame: Any) -> str:
     return frame.to_string(index=False)
 
 
-register("datasets", help="list the benchmark datasets", add_arguments=_add_datasets,
-         run=_run_datasets)
-register("models", help="list the model zoo", add_arguments=_add_models, run=_run_models)
-register("run", help="evaluate models on a suite and print the leaderboard",
-         add_arguments=_add_run, run=_run_run)
-register("leaderboard", help="leaderboard of a results folder",
-         add_arguments=_add_leaderboard, run=_run_leaderboard)
-register("status", help="done / failed / running / pending units of a results folder",
-         add_arguments=_add_status, run=_run_status)
-register("prefetch", help="download and process data and models into the cache (before "
-         "cluster jobs)", add_arguments=_add_prefetch, run=_run_prefetch)
+DATASETS = Subcommand("datasets", help="list the benchmark datasets",
+                      add_arguments=_add_datasets, run=_run_datasets)
+MODELS = Subcommand("models", help="list the model zoo", add_arguments=_add_models,
+                    run=_run_models)
+RUN = Subcommand("run", help="evaluate models on a suite and print the leaderboard",
+                 add_arguments=_add_run, run=_run_run)
+LEADERBOARD = Subcommand("leaderboard", help="leaderboard of a results folder",
+                         add_arguments=_add_leaderboard, run=_run_leaderboard)
+STATUS = Subcommand("status", help="done / failed / running / pending units of a results "
+                    "folder", add_arguments=_add_status, run=_run_status)
+PREFETCH = Subcommand("prefetch", help="download and process data and models into the cache "
+                      "(before cluster jobs)", add_arguments=_add_prefetch, run=_run_prefetch)
 
 
-def _load_plugins() -> None:
-    for module in SUBCOMMAND_MODULES:
-        try:
-            importlib.import_module(module)
-        except ModuleNotFoundError as err:
-            if err.name is None or not module.startswith(err.name):
-                raise  # the module exists but one of its imports is missing
+def subcommands() -> tuple[Subcommand, ...]:
+    """Every ``stebkit`` subcommand, in the order ``stebkit --help`` lists them.
+
+    The modules of the other subcommands are imported here, when the command line is
+    built, so that ``import stebkit.cli`` stays quick.
+
+    Examples
+    --------
+    >>> [c.name for c in subcommands()][5:8]
+    ['prefetch', 'train', 'export']
+    """
+    from stebkit import reference_cli
+    from stebkit.train import cli as train_cli
+
+    return (DATASETS, MODELS, RUN, LEADERBOARD, STATUS, PREFETCH, train_cli.TRAIN,
+            reference_cli.EXPORT, reference_cli.IMPORT, reference_cli.SUBMISSION,
+            reference_cli.VALIDATE, reference_cli.NEW_DATASET)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``stebkit`` argument parser with every registered subcommand."""
+    """The ``stebkit`` argument parser with the parser of every :func:`subcommands` entry."""
     from stebkit import __version__
 
-    _load_plugins()
     parser = argparse.ArgumentParser(prog="stebkit", description="Style Text Embedding "
                                      "Benchmark toolkit")
     parser.add_argument("--version", action="version", version=f"stebkit {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for cmd in COMMANDS.values():
-        cmd.add_arguments(sub.add_parser(cmd.name, help=cmd.help, description=cmd.help))
+    for command in subcommands():
+        command.add_to(sub)
     return parser
 
 
@@ -761,12 +737,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     parser = build_parser()
     args = parser.parse_args(argv)
+    command = next(c for c in subcommands() if c.name == args.command)
     from stebkit.errors import StebkitError
 
     shown = warnings.formatwarning
     warnings.formatwarning = one_line_warning
     try:
-        status = COMMANDS[args.command].run(args)
+        status = command.run(args)
         sys.stdout.flush()  # a closed stdout shows here, not at exit
     except BrokenPipeError:
         return stdout_closed()
@@ -870,7 +847,5 @@ def os_error_message(err: OSError, command: str = "run") -> tuple[str, int]:
             2 if name in _INPUT_ERRNOS else 1)
 
 
-if __name__ == "__main__":  # python -m stebkit.cli: use the imported module's registry,
-    from stebkit.cli import main as _main  # where the plugin modules register
-
-    sys.exit(_main())
+if __name__ == "__main__":
+    sys.exit(main())

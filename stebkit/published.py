@@ -40,7 +40,10 @@ REFERENCE_TASK_NAMES = {
 """stebkit task family -> the reference's task name."""
 
 OBJECT_OF_STUDY = ("genre", "register", "time", "demographics", "dialect", "idiolect")
+"""The six object-of-study dimensions of the definitional score (:mod:`stebkit.scores`
+computes its leaderboard columns from these)."""
 DEFINITIONAL_AXES = ("object_of_study", "linguistic_features", "content_independence")
+"""The three axes the definitional score averages."""
 SCORE_COLUMNS = (*TASK_COLUMNS, "steb_score", *OBJECT_OF_STUDY, *DEFINITIONAL_AXES,
                  "definitional_score")
 COLUMNS = ("model", "category", *SCORE_COLUMNS)

@@ -3,7 +3,8 @@
 ``stebkit export RESULTS OUT --format steb`` and ``stebkit import OUT RESULTS``
 (:mod:`stebkit.steb_format`), ``stebkit submission check RESULTS --model ORG/NAME``
 (:mod:`stebkit.submission`), ``stebkit validate`` and ``stebkit new-dataset NAME --type
-hub|local`` (:mod:`stebkit.validate`).
+hub|local`` (:mod:`stebkit.validate`), in the order of ``stebkit --help``
+(:func:`stebkit.cli.subcommands`).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from stebkit.cli import register
+from stebkit._cli_common import Subcommand
 
 
 def _add_export(p: argparse.ArgumentParser) -> None:
@@ -115,13 +116,14 @@ def _run_new_dataset(args: argparse.Namespace) -> int:
     return 0
 
 
-register("export", help="write results in another layout (the reference's metrics.json "
-         "files)", add_arguments=_add_export, run=_run_export)
-register("import", help="read the reference's metrics.json files into stebkit records",
-         add_arguments=_add_import, run=_run_import)
-register("submission", help="check a submission to the published STEB leaderboard",
-         add_arguments=_add_submission, run=_run_submission)
-register("validate", help="check every catalogue dataset spec and the given suite files",
-         add_arguments=_add_validate, run=_run_validate)
-register("new-dataset", help="write a suite-file stub for a new dataset and a test to fill in",
-         add_arguments=_add_new_dataset, run=_run_new_dataset)
+EXPORT = Subcommand("export", help="write results in another layout (the reference's "
+                    "metrics.json files)", add_arguments=_add_export, run=_run_export)
+IMPORT = Subcommand("import", help="read the reference's metrics.json files into stebkit "
+                    "records", add_arguments=_add_import, run=_run_import)
+SUBMISSION = Subcommand("submission", help="check a submission to the published STEB "
+                        "leaderboard", add_arguments=_add_submission, run=_run_submission)
+VALIDATE = Subcommand("validate", help="check every catalogue dataset spec and the given "
+                      "suite files", add_arguments=_add_validate, run=_run_validate)
+NEW_DATASET = Subcommand("new-dataset", help="write a suite-file stub for a new dataset and "
+                         "a test to fill in", add_arguments=_add_new_dataset,
+                         run=_run_new_dataset)

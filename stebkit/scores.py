@@ -70,6 +70,7 @@ import numpy as np
 import pandas as pd
 
 from stebkit._io import write_text
+from stebkit.published import DEFINITIONAL_AXES, OBJECT_OF_STUDY
 from stebkit.tasks import FAMILIES
 
 log = logging.getLogger(__name__)
@@ -100,9 +101,8 @@ class MissingResultsWarning(UserWarning):
     """Some model lacks a result (missing, failed or skipped) that the others have."""
 
 
-OBJECT_OF_STUDY = ("genre", "register", "time", "demographics", "dialect", "idiolect")
-DEFINITIONAL_COLUMNS = (*OBJECT_OF_STUDY, "object_of_study", "linguistic_features",
-                        "content_independence", "definitional_score")
+DEFINITIONAL_COLUMNS = (*OBJECT_OF_STUDY, *DEFINITIONAL_AXES, "definitional_score")
+"""The definitional score columns of a leaderboard (the published file's order)."""
 
 # stebkit definitional category -> the reference's cluster name.
 _CATEGORY_CLUSTER = {

@@ -101,7 +101,7 @@ def test_a_failed_result_makes_run_exit_1(tmp_path, capsys, mirror):
     assert cli.main(["leaderboard", str(tmp_path / "missing")]) == 2
 
 
-def test_other_modules_add_subcommands_with_one_register_call(capsys):
+def test_main_parses_and_runs_the_commands_of_subcommands(capsys, monkeypatch):
     def add(parser):
         parser.add_argument("--who", default="world")
 
@@ -109,15 +109,15 @@ def test_other_modules_add_subcommands_with_one_register_call(capsys):
         print(f"hello {args.who}")
         return 3
 
-    cli.register("hello", help="greet", add_arguments=add, run=hello)
-    try:
-        assert cli.main(["hello", "--who", "STEB"]) == 3
-        assert capsys.readouterr().out == "hello STEB\n"
-        with pytest.raises(SystemExit) as stop:
-            cli.main(["--help"])
-        assert stop.value.code == 0 and "hello" in capsys.readouterr().out
-    finally:
-        del cli.COMMANDS["hello"]
+    listed = cli.subcommands()
+    hello_command = cli.Subcommand("hello", help="greet", add_arguments=add, run=hello)
+    monkeypatch.setattr(cli, "subcommands", lambda: (*listed, hello_command))
+    assert cli.main(["hello", "--who", "STEB"]) == 3
+    assert capsys.readouterr().out == "hello STEB\n"
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["--help"])
+    assert stop.value.code == 0
+    assert ["hello", "greet"] in [line.split() for line in capsys.readouterr().out.splitlines()]
 
 
 def test_datasets_shows_the_status_of_each_reader(capsys):

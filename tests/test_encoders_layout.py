@@ -1,4 +1,4 @@
-"""The layout of stebkit.encoders: one module per concern and no import circle.
+"""The layout of stebkit.encoders and of the command line: one module per concern, no import circle.
 
 Imports are read from the source (every ``import`` statement, function-level ones
 included), so a circle that only closes at run time is found too.
@@ -6,6 +6,7 @@ included), so a circle that only closes at run time is found too.
 
 from __future__ import annotations
 
+import argparse
 import ast
 from pathlib import Path
 
@@ -133,3 +134,22 @@ def test_offline_check_is_defined_once():
             or "def is_offline" in p.read_text(encoding="utf-8")
             or "def _is_offline" in p.read_text(encoding="utf-8")]
     assert [p.name for p in hits] == ["sources.py"]
+
+
+def test_only_the_entry_point_imports_the_command_line():
+    """The command line imports the modules of its subcommands, never the other way round
+    (so ``test_no_import_circle_in_the_package`` sees every edge of the command line)."""
+    graph = import_graph(PACKAGE)
+    importers = {u for u, v in edges(graph) if v == "stebkit.cli"}
+    assert importers == {"stebkit.__main__"}
+    assert {"stebkit.train.cli", "stebkit.reference_cli"} <= graph["stebkit.cli"]
+
+
+def test_the_parser_lists_every_command_in_order():
+    from stebkit.cli import build_parser
+
+    parser = build_parser()
+    subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    assert list(subparsers.choices) == [
+        "datasets", "models", "run", "leaderboard", "status", "prefetch", "train", "export",
+        "import", "submission", "validate", "new-dataset"]

@@ -9,7 +9,7 @@ import warnings
 import pandas as pd
 import pytest
 
-from stebkit.datasets.lite import SPECS, SUITES
+from stebkit.datasets.lite import LITE_SUITES, SPECS
 from stebkit.datasets.readers._text import DroppedRowsWarning, n_words
 from stebkit.datasets.registry import TASK_COLUMNS, validate_records
 from stebkit.datasets.spec import APPLICATIONS, CATEGORIES, TASKS
@@ -38,7 +38,7 @@ def test_declared_suite_is_broad():
     assert {t for s in SPECS for t in s.tasks} == set(TASKS)
     assert len({lang for s in SPECS for lang in s.languages}) >= 5
     for spec in SPECS:
-        assert spec.offline and spec.suites == SUITES
+        assert spec.offline and spec.suites == LITE_SUITES
         assert spec.category in CATEGORIES and spec.application in APPLICATIONS
         assert spec.source.urls and all(len(sha) == 64 for _, sha in spec.source.urls)
         assert spec.citation and spec.description and spec.license.name

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from stebkit.conversation import format_dialogue, separator_for
 from stebkit.tasks.classification import DEFAULT_CS, classification
 from stebkit.tasks.retrieval_ndcg import retrieval_ndcg
 
@@ -99,31 +98,3 @@ def test_ndcg_bad_relevance():
     with pytest.raises(ValueError, match="no query has a relevant document"):
         retrieval_ndcg(q, q, np.zeros((2, 2)))
 
-
-class _Tok:
-    sep_token = "[SEP]"
-
-    def encode(self, text, add_special_tokens=False):
-        return text.split()
-
-
-class _Enc:
-    tokenizer = _Tok()
-    max_length = 9
-
-
-def test_dialogue_keeps_latest_turns_within_encoder_limit():
-    turns = [("ann", "one two three"), ("bob", "four five"), ("ann", "six")]
-    assert separator_for(_Enc()) == " [SEP] "
-    # Limit 9 - 2 special tokens = 7: "ann: six" (2) + sep (1) + "bob: four five" (3) = 6,
-    # adding the first turn (1 + 4) would exceed it.
-    assert format_dialogue(turns, encoder=_Enc()) == "bob: four five [SEP] ann: six"
-    assert format_dialogue(turns, separator="\n") == \
-        "ann: one two three\nbob: four five\nann: six"
-
-
-def test_dialogue_bad_turn():
-    with pytest.raises(TypeError, match=r"turns\[1\]"):
-        format_dialogue([("a", "x"), ("b",)])
-    with pytest.raises(ValueError, match="empty"):
-        format_dialogue([])

@@ -27,7 +27,8 @@ from typing import Any
 
 from .spec import DatasetSpec, License, Source, TaskConfig
 
-SUITES = ("lite", "smoke")
+LITE_SUITES = ("lite", "smoke")
+"""The built-in suites every lite dataset belongs to."""
 _MANIFEST = Path(__file__).parent / "readers" / "lite_manifest.txt"
 
 
@@ -121,7 +122,7 @@ def _spec(name: str, description: str, languages: tuple[str, ...], source: Sourc
         name=name, description=description, languages=languages, source=source,
         license=license, label=label, tasks=tasks, category=category,
         application=application, citation=_CITE[citation], reader=_Reader(reader),
-        reader_options=options, offline=True, suites=SUITES, steb_name=steb_name,
+        reader_options=options, offline=True, suites=LITE_SUITES, steb_name=steb_name,
         tested_on="mirror")  # tests/test_lite.py reads every lite dataset from the mirror
 
 

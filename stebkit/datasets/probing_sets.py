@@ -32,6 +32,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from stebkit.datasets.lite import LITE_SUITES
 from stebkit.datasets.readers._text import report_dropped
 from stebkit.datasets.spec import DatasetSpec, License, Source, TaskConfig
 
@@ -207,7 +208,7 @@ def _spec(feature: str, meaning: str) -> DatasetSpec:
         reader_version=2,  # 2: larger smoke text set, so every split has texts
         reader_options={"feature": feature},
         offline=True,
-        suites=("lite", "smoke"),
+        suites=LITE_SUITES,
         tested_on="mirror",  # tests/test_probing_sets.py reads the real documents
     )
 

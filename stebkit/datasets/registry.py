@@ -51,8 +51,9 @@ _SUITE_MODULES = ("stebkit.datasets.catalogue", "stebkit.datasets.lite",
 _REGISTRY: dict[str, DatasetSpec] = {}
 _state = {"loaded": False, "loading": False}
 
-SUITES = ("steb", "lite", "smoke", "synthetic")
-"""The built-in suites (a suite may be empty until its module is installed)."""
+SUITES = ("lite", "smoke", "synthetic", "steb")
+"""The built-in suites (a suite may be empty until its module is installed); their names
+are the command line's ``--suite`` choices and may not name a suite file's suite."""
 
 
 def task_columns(task: str) -> tuple[str, ...]:

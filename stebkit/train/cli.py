@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
-from stebkit.cli import register
+from stebkit._cli_common import Subcommand
 
 from .loop import TrainConfig
 
@@ -81,6 +81,5 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-register("train", help="train the offline style encoder (contrastive: authorship and "
-                        "content-controlled pairs)",
-         add_arguments=_add_arguments, run=_run)
+TRAIN = Subcommand("train", help="train the offline style encoder (contrastive: authorship "
+                   "and content-controlled pairs)", add_arguments=_add_arguments, run=_run)
