@@ -400,26 +400,27 @@ def test_google_drive_without_gdown_says_how_to_install_it(env, monkeypatch):
 
 def test_agreement_data_message_then_add_local_then_variable(env, tmp_path, monkeypatch,
                                                              capsys):
-    monkeypatch.delenv("STEBKIT_LOCAL_FISHER_SPEAKER_ATTRIBUTION", raising=False)
+    NAME, VAR = "fisher_speaker_attribution", "STEBKIT_LOCAL_FISHER_SPEAKER_ATTRIBUTION"
+    monkeypatch.delenv(VAR, raising=False)
     with pytest.raises(DataUnavailable) as info:
-        sources.local_source("fisher_speaker_attribution", request="https://catalog.ldc.upenn.edu/LDC2004T19",
+        sources.local_source(NAME, request="https://catalog.ldc.upenn.edu/LDC2004T19",
                              what="the LDC2004T19 transcripts")
     msg = str(info.value)
     assert "https://catalog.ldc.upenn.edu/LDC2004T19" in msg
-    assert "stebkit datasets --add-local fisher" in msg and "STEBKIT_LOCAL_FISHER_SPEAKER_ATTRIBUTION" in msg
+    assert f"stebkit datasets --add-local {NAME}" in msg and VAR in msg
     folder = tmp_path / "ldc"
     folder.mkdir()
-    assert main(["datasets", "--add-local", "fisher_speaker_attribution", str(folder)]) == 0
+    assert main(["datasets", "--add-local", NAME, str(folder)]) == 0
     assert "now reads" in capsys.readouterr().out
     config = json.loads((env["cache"] / "config.json").read_text())
-    assert config == {"local": {"fisher_speaker_attribution": str(folder.resolve())}}
-    assert sources.local_source("fisher_speaker_attribution", request="x") == folder.resolve()
+    assert config == {"local": {NAME: str(folder.resolve())}}
+    assert sources.local_source(NAME, request="x") == folder.resolve()
     other = tmp_path / "elsewhere"
     other.mkdir()
-    monkeypatch.setenv("STEBKIT_LOCAL_FISHER_SPEAKER_ATTRIBUTION", str(other))  # the variable wins
-    assert sources.local_source("fisher_speaker_attribution", request="x") == other
-    monkeypatch.setenv("STEBKIT_LOCAL_FISHER_SPEAKER_ATTRIBUTION", str(tmp_path / "gone"))
+    monkeypatch.setenv(VAR, str(other))  # the variable wins
+    assert sources.local_source(NAME, request="x") == other
+    monkeypatch.setenv(VAR, str(tmp_path / "gone"))
     with pytest.raises(DataUnavailable, match="gone does not exist"):
-        sources.local_source("fisher_speaker_attribution", request="x")
-    assert main(["datasets", "--add-local", "fisher_speaker_attribution", str(tmp_path / "nope")]) == 2
+        sources.local_source(NAME, request="x")
+    assert main(["datasets", "--add-local", NAME, str(tmp_path / "nope")]) == 2
     assert "does not exist" in capsys.readouterr().err
