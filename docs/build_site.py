@@ -544,8 +544,35 @@ def build(*, full: bool = False, site: Path = SITE, pattern: str = "[0-9][0-9]_*
         if line.startswith("WARNING"):
             print(line, flush=True)
     _repair_notebook_toc(site)
+    _local_plotly(site)
     print(f"site written to {site}/index.html", flush=True)
     return site
+
+
+_PLOTLY_CDN = re.compile(r'<script type="module">import "https://cdn\.plot\.ly/[^"]+"</script>'
+                         r'|<script src="https://cdnjs\.cloudflare\.com/ajax/libs/mathjax/[^"]+">'
+                         r'</script>')
+_PLOTLY_TAG = re.compile(r'<script\b[^>]*\bsrc="https://cdn\.plot\.ly/plotly-[^"]+"[^>]*>')
+PLOTLY_JS = "assets/javascripts/plotly.min.js"
+"""Where the site keeps plotly.js, so that interactive maps work offline and from file://."""
+
+
+def _local_plotly(site: Path) -> None:
+    """Serve plotly.js from the site itself: a notebook's interactive map loads it from a
+    CDN, which an offline reader (or the browser test) cannot reach. The script tag points
+    at the copy that the installed plotly ships; the module import of the same file and
+    MathJax (the maps hold no formulas) are left out."""
+    pages = [p for p in site.rglob("*.html") if "cdn.plot.ly" in p.read_text(encoding="utf-8")]
+    if not pages:
+        return
+    from plotly.offline import get_plotlyjs
+
+    _write(site / PLOTLY_JS, get_plotlyjs())
+    for page in pages:
+        local = os.path.relpath(site / PLOTLY_JS, page.parent)
+        text = _PLOTLY_CDN.sub("", page.read_text(encoding="utf-8"))
+        text = _PLOTLY_TAG.sub(f'<script charset="utf-8" src="{local}">', text)
+        _write(page, text)
 
 
 def _repair_notebook_toc(site: Path) -> None:
