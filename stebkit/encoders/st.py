@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from stebkit.encoders._runtime import torch_device, unavailable
+from stebkit.encoders._runtime import quiet_weights, torch_device, unavailable
 from stebkit.encoders.base import BaseEncoder, check_texts, mean_by_owner
 from stebkit.encoders.long_docs import (
     DEFAULT_MAX_LENGTH,
@@ -59,10 +59,11 @@ class STEncoder(BaseEncoder):
                               err) from err
         device = torch_device(self.device_name)
         try:
-            model = SentenceTransformer(self.path, device=str(device),
-                                        revision=None if self.revision == "main"
-                                        else self.revision,
-                                        trust_remote_code=self.trust_remote_code)
+            with quiet_weights():
+                model = SentenceTransformer(self.path, device=str(device),
+                                            revision=None if self.revision == "main"
+                                            else self.revision,
+                                            trust_remote_code=self.trust_remote_code)
         except (OSError, ValueError) as err:
             raise unavailable(self.name, "its weights from the Hugging Face Hub (network) or "
                               "a local copy", err) from err
