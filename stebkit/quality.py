@@ -20,6 +20,7 @@ import pandas as pd
 from stebkit.scores import (
     DEFAULT_EXCLUDE,
     DEFAULT_THRESHOLD,
+    is_significant,
     main_frame,
     operational,
     paired_difference,
@@ -302,7 +303,7 @@ def rank_resolution(results: Any, *, task: str | None = None, dataset: str | Non
     for i, m in enumerate(order):
         if i < len(comps):
             diff, lo, hi, p = comps[i]
-            sep = bool(np.isfinite(p) and p < alpha and (lo > 0 or hi < 0))
+            sep = is_significant(p, lo, hi, alpha)
         else:
             diff = lo = hi = p = np.nan
             sep = None

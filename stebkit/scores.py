@@ -825,6 +825,16 @@ class Leaderboard(pd.DataFrame):
             return super()._repr_html_()
 
 
+def is_significant(p_value: float, low: float, high: float, alpha: float = 0.05) -> bool:
+    """A paired difference is significant: ``p_value < alpha`` and its interval
+    ``[low, high]`` excludes zero (a NaN p-value never is).
+
+    >>> is_significant(0.01, 0.02, 0.10), is_significant(0.01, -0.01, 0.10)
+    (True, False)
+    """
+    return bool(np.isfinite(p_value) and p_value < alpha and (low > 0 or high < 0))
+
+
 def paired_difference(a: np.ndarray, b: np.ndarray, *, alpha: float = 0.05
                       ) -> dict[str, Any]:
     """The difference of two models' scores from their paired bootstrap replicates.
@@ -852,7 +862,7 @@ def paired_difference(a: np.ndarray, b: np.ndarray, *, alpha: float = 0.05
     p = np.nan if np.ptp(boot) == 0 else min(1.0, 2 * min(np.mean(boot <= 0),
                                                            np.mean(boot >= 0)))
     return {"diff": float(d[0]), "low": float(lo), "high": float(hi), "p_value": float(p),
-            "significant": bool(np.isfinite(p) and p < alpha and (lo > 0 or hi < 0))}
+            "significant": is_significant(p, lo, hi, alpha)}
 
 
 def rank_tiers(resolved: Sequence[bool]) -> list[int]:
