@@ -369,7 +369,7 @@ def read_spec(spec):
     """Records of ``spec`` and the dropped-rows messages its reader reported."""
     import warnings
 
-    from stebkit.datasets.readers._text import DroppedRowsWarning
+    from stebkit.datasets.readers.text import DroppedRowsWarning
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

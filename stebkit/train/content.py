@@ -113,7 +113,7 @@ def read_parallel_lines(paths: Sequence[Path]) -> list[list[str]]:
 
 
 def _norm(text: str) -> str:
-    from stebkit.datasets.readers._text import normalise
+    from stebkit.datasets.readers.text import normalise
 
     return normalise(text)
 
@@ -176,7 +176,7 @@ def _asset_units() -> list[tuple[str, str, str]]:
 
 
 def _rule_units(seed: int, max_units: int) -> tuple[list[tuple[str, str, str]], dict[str, int]]:
-    from stebkit.datasets.readers._text import split_sentences
+    from stebkit.datasets.readers.text import split_sentences_by_regex
 
     from .data import load_training_passages
     from .rules import rule_variants
@@ -184,7 +184,7 @@ def _rule_units(seed: int, max_units: int) -> tuple[list[tuple[str, str, str]], 
     passages = load_training_passages(max_per_work=40)
     units = []
     for text in passages["text"]:
-        sentences = split_sentences(text)
+        sentences = split_sentences_by_regex(text)
         for j in range(0, len(sentences) - 1, 2):
             unit = " ".join(sentences[j:j + 2])
             if 8 <= len(unit.split()) <= 60:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from ._text import cut_passages, per_label_sample, sample, spread_passages
+from .text import cut_passages, per_label_sample, sample, spread_passages
 
 
 def labelled(frame: pd.DataFrame, per_label: int, rng: np.random.Generator) -> pd.DataFrame:

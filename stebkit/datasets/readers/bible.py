@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 
 from ._records import labelled, sequences
-from ._text import (
+from .text import (
     PASSAGE_MAX_WORDS,
     PASSAGE_MIN_WORDS,
     n_words,

@@ -22,7 +22,7 @@ import pandas as pd
 
 from ._files import json_lines, load_json, source_tree
 from ._steb import frame, smoke_cut
-from ._text import report_dropped
+from .text import report_dropped
 
 __all__ = ["read_gede", "read_m4"]
 

@@ -22,7 +22,7 @@ from typing import Any
 import pandas as pd
 
 from ._records import sequences
-from ._text import n_words, normalise, read_text, report_dropped, rng_for, sample, spec_files
+from .text import n_words, normalise, read_text, report_dropped, rng_for, sample, spec_files
 
 
 def read_lines(path: Path) -> list[str]:

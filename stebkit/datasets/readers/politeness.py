@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 
 from ._records import labelled, with_splits
-from ._text import normalise, read_text, require_columns, rng_for, spec_files
+from .text import normalise, read_text, require_columns, rng_for, spec_files
 
 COLUMNS = ("Community", "Request", "Normalized Score")
 LEVELS = ("1-least", "2-less", "3-middle", "4-more", "5-most")

@@ -87,7 +87,7 @@ import numpy as np
 import pandas as pd
 
 from ._steb import frame, parallel_rows, smoke_cut
-from ._text import decode, report_dropped, require_columns, spec_files
+from .text import decode, report_dropped, require_columns, spec_files
 
 __all__ = ["ASSET_URLS", "BIBLE_VERSIONS", "DETECTRL_URLS", "ONESTOP_URLS",
            "CONVOKIT_POLITENESS_URLS", "POLITENESS_URLS", "SHAKESPEARE_URLS", "STEL_URLS",

@@ -23,7 +23,7 @@ from typing import Any
 import pandas as pd
 
 from ._records import sequences
-from ._text import read_text, require_columns, rng_for, spec_files
+from .text import read_text, require_columns, rng_for, spec_files
 
 COLUMNS = ("Anchor 1", "Anchor 2", "Alternative 1.1", "Alternative 1.2",
            "Correct Alternative", "ID", "style type")

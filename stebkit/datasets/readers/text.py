@@ -176,13 +176,13 @@ _ABBREV = re.compile(r"(?:\b(?:Mr|Mrs|Ms|Dr|St|Mt|Prof|Sr|Jr|vs|etc|No|Gen|Col|C
                      r"u\.a|d\.h|i\.e|e\.g)\.|\b[A-Z]\.)$")
 
 
-def split_sentences(text: str) -> list[str]:
+def split_sentences_by_regex(text: str) -> list[str]:
     """Split normalised text into sentences with a conservative rule.
 
     A break needs sentence-final punctuation followed by a capital, digit or opening
     quote; common abbreviations and initials do not end a sentence.
 
-    >>> split_sentences("Mr. Smith came. He sat down! Did he? Yes.")
+    >>> split_sentences_by_regex("Mr. Smith came. He sat down! Did he? Yes.")
     ['Mr. Smith came.', 'He sat down!', 'Did he?', 'Yes.']
     """
     text = normalise(text)
@@ -242,7 +242,7 @@ def cut_passages(text: str | Sequence[str], min_words: int = PASSAGE_MIN_WORDS,
     current: list[str] = []
     count = 0
     for paragraph in paragraphs:
-        for sentence in split_sentences(paragraph):
+        for sentence in split_sentences_by_regex(paragraph):
             for piece in (_split_long(sentence, max_words)
                           if n_words(sentence) > max_words else [sentence]):
                 k = n_words(piece)
@@ -302,7 +302,7 @@ def leading_passage(text: str, max_words: int = PASSAGE_MAX_WORDS) -> str:
     """
     out: list[str] = []
     count = 0
-    for sentence in split_sentences(text):
+    for sentence in split_sentences_by_regex(text):
         for piece in (_split_long(sentence, max_words)
                       if n_words(sentence) > max_words else [sentence]):
             k = n_words(piece)
