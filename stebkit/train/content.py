@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from stebkit.datasets.readers.steb_github import BIBLE_VERSIONS
+from stebkit.datasets.readers.bible import BIBLE_VERSIONS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -66,7 +66,7 @@ TRAINING_BIBLE_VERSIONS = tuple(v for v in BIBLE_VERSIONS if v != "LEB")
 """The Bible versions of the training split: the seven public-domain ones. LEB (Lexham
 Press's licence, free use with attribution) is read only because the reference's
 ``bible_versions`` evaluation set uses all eight
-(:data:`stebkit.datasets.readers.steb_github.BIBLE_VERSIONS`)."""
+(:data:`stebkit.datasets.readers.bible.BIBLE_VERSIONS`)."""
 
 _BIBLE_PATH = re.compile(r"/Bibles/(?P<version>[A-Z]+)/(?P<book>[^/]+)/(?P=book)(?P<ch>\d+)\.txt$")
 

@@ -97,8 +97,9 @@ def files_matching(files: dict[str, Path], pattern: str) -> list[tuple[str, Path
     return found
 
 
-def read_text(path: Path, encoding: str = "utf-8") -> str:
-    """Read a whole text file, with an error naming the file and byte on bad encoding.
+def read_text(path: Path, encoding: str = "utf-8", name: str | None = None) -> str:
+    """Read a whole text file, with an error naming the file (or ``name``, e.g. its
+    URL) and byte on bad encoding.
 
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "bad.txt"
@@ -109,7 +110,31 @@ def read_text(path: Path, encoding: str = "utf-8") -> str:
     ValueError: .../bad.txt is not valid utf-8 (byte 2: invalid start byte)...
     """
     data = Path(path).read_bytes()
-    return decode(data, str(path), encoding)
+    return decode(data, str(path) if name is None else name, encoding)
+
+
+def text_lines(text: str) -> list[str]:
+    """The lines Python's text mode yields for ``text``, each stripped.
+
+    ``\\r\\n`` and ``\\r`` end lines like ``\\n``; no other character does (unlike
+    :meth:`str.splitlines`), and a final newline adds no empty line.
+
+    >>> text_lines("a \\r\\nb\\u2028c\\n\\n")
+    ['a', 'b\\u2028c', '']
+    """
+    parts = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    if parts[-1] == "":
+        parts.pop()
+    return [p.strip() for p in parts]
+
+
+def folded(text: str) -> str:
+    """``text`` lower-cased with whitespace runs collapsed, for "reads the same" checks.
+
+    >>> folded("  The  LORD\\nsaid ")
+    'the lord said'
+    """
+    return " ".join(text.lower().split())
 
 
 def decode(data: bytes, name: str, encoding: str = "utf-8") -> str:
