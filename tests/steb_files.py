@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 
 from stebkit.datasets import get_spec, hub
-from stebkit.datasets.readers._text import DroppedRowsWarning
+from stebkit.datasets.readers.text import DroppedRowsWarning
 from stebkit.sources import relative_path
 
 Members = dict[str, Any]  # name -> str | bytes | Members (a nested archive)

@@ -10,7 +10,7 @@ import pytest
 
 from stebkit.datasets import catalogue, fingerprint, get_spec, load_dataset
 from stebkit.datasets.hub import hub_records, load_hub, read_hub, resolved_revision
-from stebkit.datasets.readers._text import DroppedRowsWarning
+from stebkit.datasets.readers.text import DroppedRowsWarning
 from stebkit.datasets.spec import APPLICATIONS, CATEGORIES, PRESET_TASK_CONFIGS, TASKS
 from stebkit.errors import DataUnavailable
 

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from stebkit.datasets.lite import LITE_SUITES, SPECS
-from stebkit.datasets.readers._text import DroppedRowsWarning, n_words
+from stebkit.datasets.readers.text import DroppedRowsWarning, n_words
 from stebkit.datasets.registry import TASK_COLUMNS, validate_records
 from stebkit.datasets.spec import APPLICATIONS, CATEGORIES, TASKS
 

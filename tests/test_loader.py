@@ -24,7 +24,7 @@ from stebkit.datasets import (
     registry,
     table,
 )
-from stebkit.datasets.readers._text import DroppedRowsWarning
+from stebkit.datasets.readers.text import DroppedRowsWarning
 from stebkit.errors import DataUnavailable
 
 

@@ -14,7 +14,7 @@ import stebkit
 from stebkit import cli, published, scores
 from stebkit.datasets import list_datasets, registry
 from stebkit.datasets.lite import LITE_SUITES
-from stebkit.datasets.readers.steb_github import BIBLE_VERSIONS
+from stebkit.datasets.readers.bible import BIBLE_VERSIONS
 from stebkit.suites import SuiteError, load_suite
 from stebkit.train.content import TRAINING_BIBLE_VERSIONS
 
@@ -37,7 +37,7 @@ def _modules_assigning(name: str) -> list[str]:
 @pytest.mark.parametrize(("name", "home"), [
     ("OBJECT_OF_STUDY", "published.py"),
     ("DEFINITIONAL_AXES", "published.py"),
-    ("BIBLE_VERSIONS", "datasets/readers/steb_github.py"),
+    ("BIBLE_VERSIONS", "datasets/readers/bible.py"),
     ("SUITES", "datasets/registry.py"),
 ])
 def test_constant_is_assigned_in_one_module(name, home):

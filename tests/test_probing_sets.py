@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from stebkit.datasets import probing_sets as P
-from stebkit.datasets.readers._text import DroppedRowsWarning
+from stebkit.datasets.readers.text import DroppedRowsWarning
 from stebkit.datasets.registry import validate_records
 from stebkit.features import FOUNDATION_FEATURES
 

@@ -34,11 +34,11 @@ from stebkit.datasets.readers._records import (
     cross_work_retrieval,
     with_splits,
 )
-from stebkit.datasets.readers._text import (
+from stebkit.datasets.readers.text import (
     DroppedRowsWarning,
     cut_passages,
     n_words,
-    split_sentences,
+    split_sentences_by_regex,
 )
 
 BY_NAME = {s.name: s for s in SPECS}
@@ -56,7 +56,7 @@ def find(mirror: Path, pattern: str) -> Path:
 def test_sentences_and_passages_are_cut_on_boundaries():
     text = ("Dr. Watson arrived at 5 p.m. and sat down. " * 3
             + "It was late! Was it? \u201cYes,\u201d she said. " * 10)
-    sentences = split_sentences(text)
+    sentences = split_sentences_by_regex(text)
     assert sentences[0] == "Dr. Watson arrived at 5 p.m. and sat down."
     assert "It was late!" in sentences and "Was it?" in sentences
     passages = cut_passages(text, min_words=20, max_words=40)
@@ -220,7 +220,7 @@ def test_conllu_documents_and_summaries(mirror):
     text = email.read_text()
     n_sent = text.count("# text = ")
     doc = conllu.read_document(email)
-    assert sum(len(split_sentences(p)) for p in doc["paragraphs"]) >= n_sent * 0.8
+    assert sum(len(split_sentences_by_regex(p)) for p in doc["paragraphs"]) >= n_sent * 0.8
 
 
 def test_conllu_broken_files(tmp_path):

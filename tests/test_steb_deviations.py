@@ -18,7 +18,7 @@ from steb_files import FakeSplit, make_archive, read
 
 from stebkit.datasets import get_spec, load_dataset, table
 from stebkit.datasets.catalogue import SPECS
-from stebkit.datasets.readers._text import DroppedRowsWarning
+from stebkit.datasets.readers.text import DroppedRowsWarning
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -15,7 +15,8 @@ import pytest
 from steb_files import read
 
 from stebkit.datasets import get_spec, list_datasets, load_dataset
-from stebkit.datasets.readers.steb_github import BIBLE_VERSIONS, text_lines
+from stebkit.datasets.readers.bible import BIBLE_VERSIONS
+from stebkit.datasets.readers.text import text_lines
 from stebkit.errors import DataUnavailable
 
 pytestmark = pytest.mark.usefixtures("mirror")
@@ -331,7 +332,7 @@ def test_convokit_politeness_zip_is_read_as_the_reference_reads_it(built):
 
     from steb_files import jsonl
 
-    from stebkit.datasets.readers.steb_github import (
+    from stebkit.datasets.readers.politeness import (
         CONVOKIT_POLITENESS_URLS,
         read_convokit_politeness,
     )
@@ -369,7 +370,7 @@ def read_spec(spec):
     """Records of ``spec`` and the dropped-rows messages its reader reported."""
     import warnings
 
-    from stebkit.datasets.readers._text import DroppedRowsWarning
+    from stebkit.datasets.readers.text import DroppedRowsWarning
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -10,8 +10,8 @@ import pytest
 from steb_files import FakeSplit, read
 
 from stebkit.datasets import get_spec
-from stebkit.datasets.readers._text import DroppedRowsWarning
 from stebkit.datasets.readers.hub_sets import ENDIVE_DIALECTS, ENDIVE_TASKS, read_the_pile
+from stebkit.datasets.readers.text import DroppedRowsWarning
 from stebkit.errors import DataUnavailable
 
 

@@ -31,16 +31,20 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from functools import partial
 from typing import Any
 
 from ..sources import gdrive_url
 from .hub import read_hub
 from .readers import (
+    bible,
     generated,
     hub_sets,
     pan,
+    parallel,
+    politeness,
     probing_jsonl,
-    steb_github,
+    stel,
     synthstel,
     tables,
     text_files,
@@ -178,7 +182,7 @@ def _spec(steb: str, desc: str, *, kind: str, tasks: str, label: str, lic: str, 
 
 def _detectrl(part: str) -> Source:
     return _web("DetectRL test file (Benchmark/Benchmark_Data) of "
-                "https://github.com/NLP2CT/DetectRL", steb_github.DETECTRL_URLS[part])
+                "https://github.com/NLP2CT/DetectRL", generated.DETECTRL_URLS[part])
 
 
 _UNPINNED = ("; unpinned: the files are kept outside the repository's git history, so no "
@@ -195,14 +199,14 @@ _MTD = [
     *(_spec(f"machine_text_detection_DetectRL_{d}", f"DetectRL {d.replace('_', ' ')}: human "
             "vs. LLM-written texts", kind="mtd", tasks="C", label=_GEN_LABEL, lic="none",
             cite="Wu et al., 2024 (DetectRL, NeurIPS D&B)", src=_detectrl(d),
-            reader=steb_github.read_detectrl, tested_on="mirror",
+            reader=generated.read_detectrl, tested_on="mirror",
             options={"labels": "generator"})
       for d in ("arxiv", "direct_prompt", "writing_prompt", "xsum", "yelp_review")),
     *(_spec(f"machine_text_detection_DetectRL_{d}_attacks", f"DetectRL {d} attacks: human "
             "vs. attacked machine text", kind="mtd", tasks="C",
             label="human or machine (binary), machine text altered by the attack",
             lic="none", cite="Wu et al., 2024 (DetectRL, NeurIPS D&B)", src=_detectrl(d),
-            reader=steb_github.read_detectrl, tested_on="mirror", options={"labels": "binary"})
+            reader=generated.read_detectrl, tested_on="mirror", options={"labels": "binary"})
       for d in ("paraphrase", "perturbation", "prompt")),
     *(_spec(f"machine_text_detection_M4_{d}", f"M4 {d}: human vs. machine text from "
             "several generators", kind="mtd", tasks="C", label=_GEN_LABEL, lic="none",
@@ -460,8 +464,8 @@ _OBJECT = [
     _spec("STEL_register", "STEL formality and simplicity quadruples", kind="register-oa",
           tasks="O", label="style dimension (formality, simplicity)", lic="stel",
           cite="Wegmann & Nguyen, 2021 (STEL)",
-          src=_web("Data/STEL of https://github.com/nlpsoc/STEL", *steb_github.STEL_URLS),
-          reader=steb_github.read_stel, tested_on="mirror",
+          src=_web("Data/STEL of https://github.com/nlpsoc/STEL", *stel.STEL_URLS),
+          reader=partial(stel.read_stel, sampling="all"), tested_on="mirror",
           options={"styles": ["formality", "simplicity"]}),
     _spec("SynthSTEL_register", "SynthSTEL register contrasts (formal, polite, sarcastic, "
           "...)", kind="register-oa", tasks="O",
@@ -490,16 +494,17 @@ _OBJECT = [
           lic="cc-by-sa", cite="Vajjala & Lučić, 2018 (OneStopEnglish)",
           src=_web("Texts-SeparatedByReadingLevel from "
                    "https://github.com/nishkalavallabhi/OneStopEnglishCorpus",
-                   *steb_github.ONESTOP_URLS),
-          reader=steb_github.read_onestop, tested_on="mirror", options={}),
+                   *parallel.ONESTOP_URLS),
+          reader=parallel.read_onestop, tested_on="mirror", options={}),
     *(_spec(f"{site}_politeness", f"Stanford politeness corpus ({site.title()} requests)",
             kind="register", tasks="CA", label="politeness (polite, neutral, impolite)",
             lic="cc-by", cite="Danescu-Niculescu-Mizil et al., 2013",
             src=_web(f"corpora/{csv}.annotated.csv of https://github.com/sudhof/politeness, "
                      f"the requests behind ConvoKit's {slug} (https://zissou.infosci.cornell."
                      f"edu/convokit/datasets/{slug}/{slug}.zip, which the reference reads)",
-                     steb_github.POLITENESS_URLS[csv]),
-            reader=steb_github.read_politeness_csv, tested_on="mirror", options={})
+                     politeness.POLITENESS_URLS[csv]),
+            reader=partial(politeness.read_politeness, sampling="all"), tested_on="mirror",
+            options={})
       for site, slug, csv in (("wikipedia", "wikipedia-politeness-corpus", "wikipedia"),
                               ("stackexchange", "stack-exchange-politeness-corpus",
                                "stack-exchange"))),
@@ -508,13 +513,13 @@ _OBJECT = [
           lic="cc-by-nc", cite="Alva-Manchego et al., 2020 (ASSET)",
           src=_web("dataset/asset.{valid,test}.* of https://github.com/facebookresearch/"
                    "asset, the files of the Hub's facebook/asset (config simplification, "
-                   "split validation+test) that the reference loads", *steb_github.ASSET_URLS),
-          reader=steb_github.read_asset, tested_on="mirror", options={}),
+                   "split validation+test) that the reference loads", *parallel.ASSET_URLS),
+          reader=partial(parallel.read_asset, sampling="all"), tested_on="mirror", options={}),
     _spec("STEL_feature", "STEL characteristic quadruples (contraction, emotives, "
           "leetspeak, pronouns)", kind="feature-oa", tasks="O",
           label="style characteristic", lic="mit", cite="Wegmann & Nguyen, 2021 (STEL)",
-          src=_web("Data/STEL of https://github.com/nlpsoc/STEL", *steb_github.STEL_URLS),
-          reader=steb_github.read_stel, tested_on="mirror",
+          src=_web("Data/STEL of https://github.com/nlpsoc/STEL", *stel.STEL_URLS),
+          reader=partial(stel.read_stel, sampling="all"), tested_on="mirror",
           options={"styles": ["contraction", "emotives", "nbr_substitution"]}),
     _spec("SynthSTEL_feature", "SynthSTEL linguistic-feature contrasts (contractions, "
           "emojis, ...)", kind="feature-oa", tasks="O",
@@ -527,8 +532,9 @@ _OBJECT = [
           kind="time-oa", tasks="O", label="Early Modern vs. modern English",
           lic="shakespeare", cite="Xu et al., 2012",
           src=_web("data/align/plays/merged of https://github.com/cocoxu/Shakespeare",
-                   *steb_github.SHAKESPEARE_URLS),
-          reader=steb_github.read_parallel_shakespeare, tested_on="mirror", options={}),
+                   *parallel.SHAKESPEARE_URLS),
+          reader=partial(parallel.read_shakespeare, sampling="all"), tested_on="mirror",
+          options={}),
     _spec("StylePTB", "StylePTB single-transform sentence pairs (15 subtypes)",
           kind="feature-oa", tasks="O", label="syntactic/lexical transform", lic="ptb",
           cite="Lyu et al., 2021 (StylePTB)",
@@ -540,8 +546,8 @@ _OBJECT = [
           tasks="CA", label="Bible version (ASV, BBE, DARBY, DRA, KJV, LEB, WEB, YLT)",
           lic="bible", cite="Carlson et al., 2018",
           src=_web("Data/Bibles from https://github.com/keithecarlson/StyleTransferBibleData",
-                   *steb_github.bible_urls()),
-          reader=steb_github.read_bible_versions, tested_on="mirror", options={}),
+                   *bible.bible_urls()),
+          reader=partial(bible.read_bible, sampling="all"), tested_on="mirror", options={}),
     _spec("ceeces", "Early English correspondence (CEECES 1 and 2) by period",
           kind="time", tasks="CA", label="period of the letter (20-year span)",
           lic="cc-by", cite="CEEC-400 sampler, University of Helsinki",

@@ -62,7 +62,7 @@ import pandas as pd
 from .._io import write_text
 from ..errors import DataUnavailable, RemoteCodeRefused
 from ..sources import cache_dir, is_offline
-from .readers._text import DroppedRowsWarning, is_absent, is_blank, report_kept
+from .readers.text import DroppedRowsWarning, is_absent, is_blank, report_kept
 
 __all__ = ["BLANK_TEXTS", "blank_texts", "check_remote_code", "collecting_commits",
            "dataset_commits", "hub_configs", "hub_records", "keeps_blank_texts", "load_hub",

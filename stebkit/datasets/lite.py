@@ -33,18 +33,27 @@ _MANIFEST = Path(__file__).parent / "readers" / "lite_manifest.txt"
 
 
 class _Reader:
-    """A reader imported on first call, so that listing the suite stays cheap."""
+    """A reader imported on first call, so that listing the suite stays cheap;
+    ``options`` are passed to it as keyword arguments (``sampling="seeded"``)."""
 
-    def __init__(self, target: str) -> None:
+    def __init__(self, target: str, **options: Any) -> None:
         self.target = target
+        self.options = options
 
     def __call__(self, spec: DatasetSpec, *, seed: int = 42, smoke: bool = False) -> Any:
         module, func = self.target.split(":")
         reader = getattr(importlib.import_module(f"stebkit.datasets.readers.{module}"), func)
-        return reader(spec, seed=seed, smoke=smoke)
+        return reader(spec, seed=seed, smoke=smoke, **self.options)
 
     def __repr__(self) -> str:
-        return f"<reader {self.target}>"
+        options = "".join(f" {k}={v!r}" for k, v in self.options.items())
+        return f"<reader {self.target}{options}>"
+
+
+def _seeded(target: str) -> _Reader:
+    """A reader of a source the STEB catalogue reads whole: the lite sets draw seeded
+    samples (``sampling="seeded"``)."""
+    return _Reader(target, sampling="seeded")
 
 
 @lru_cache(maxsize=1)
@@ -116,12 +125,13 @@ _CITE = {
 
 def _spec(name: str, description: str, languages: tuple[str, ...], source: Source,
           license: License, label: str, tasks: dict[str, TaskConfig], category: str,
-          application: str, citation: str, reader: str, steb_name: str | None = None,
+          application: str, citation: str, reader: str | _Reader, steb_name: str | None = None,
           **options: Any) -> DatasetSpec:
     return DatasetSpec(
         name=name, description=description, languages=languages, source=source,
         license=license, label=label, tasks=tasks, category=category,
-        application=application, citation=_CITE[citation], reader=_Reader(reader),
+        application=application, citation=_CITE[citation],
+        reader=reader if isinstance(reader, _Reader) else _Reader(reader),
         reader_options=options, offline=True, suites=LITE_SUITES, steb_name=steb_name,
         tested_on="mirror")  # tests/test_lite.py reads every lite dataset from the mirror
 
@@ -149,7 +159,7 @@ def _stel() -> list[DatasetSpec]:
             ("en",), _source(rf"/{stem}\.tsv$"), MIT, "style characteristic "
             "(position 0 = with it)", {"order_alignment": _STEL_ORDER},
             "linguistic_features",
-            "style_transfer_evaluation", "stel", "stel:read_stel",
+            "style_transfer_evaluation", "stel", _seeded("stel:read_stel"),
             steb_name=f"STEL_{short.replace('-', '_')}", quadruples=50, smoke_quadruples=10))
     return out
 
@@ -170,7 +180,7 @@ def _bible() -> list[DatasetSpec]:
               "30 spans, each cut from every version, so content is controlled. "
               f"{_BIBLE_NOTE} {_LABELLED_NOTE}",
               ("en",), src, _BIBLE_LICENCE, "Bible version", _LABELLED, "time",
-              "register_classification", "bible", "bible:read_bible", design="versions",
+              "register_classification", "bible", _seeded("bible:read_bible"), design="versions",
               versions=("KJV", "ASV", "BBE", "DARBY", "DRA", "WEB", "YLT"), spans=30,
               smoke_spans=20, smoke_versions=("KJV", "WEB")),
         _spec("bible-eras",
@@ -179,7 +189,7 @@ def _bible() -> list[DatasetSpec]:
               f"{_BIBLE_NOTE} Order alignment: 60 sequences instead of the preset's 100.",
               ("en",), src, _BIBLE_LICENCE, "era of the translation (0 = oldest)",
               {"order_alignment": TaskConfig((1,), 60)}, "time",
-              "style_transfer_evaluation", "bible", "bible:read_bible", design="order",
+              "style_transfer_evaluation", "bible", _seeded("bible:read_bible"), design="order",
               versions=("KJV", "ASV", "BBE", "WEB"), spans=60, smoke_spans=10),
     ]
 
@@ -194,7 +204,7 @@ def _parallel() -> list[DatasetSpec]:
               License("CC-BY-NC-4.0", non_commercial=True,
                       url="https://creativecommons.org/licenses/by-nc/4.0/"),
               "simplicity (position 0 = simplified)", {"order_alignment": _ORDER}, "register",
-              "style_transfer_evaluation", "asset", "parallel:read_asset",
+              "style_transfer_evaluation", "asset", _seeded("parallel:read_asset"),
               steb_name="ASSET", split="test", sequences=100, smoke_sequences=20),
         _spec("shakespeare-modern",
               "Shakespeare lines and their modern paraphrases (SparkNotes/eNotes), "
@@ -204,7 +214,7 @@ def _parallel() -> list[DatasetSpec]:
               License("unspecified; modern side scraped from SparkNotes/eNotes",
                       research_only=True), "Early Modern English (position 0 = original)",
               {"order_alignment": _ORDER}, "time", "style_transfer_evaluation",
-              "shakespeare", "parallel:read_shakespeare", sequences=100,
+              "shakespeare", _seeded("parallel:read_shakespeare"), sequences=100,
               smoke_sequences=20),
     ]
 
@@ -324,7 +334,7 @@ def _registers() -> list[DatasetSpec]:
               ("en",), _source(r"/politeness/.*\.annotated\.csv$"),
               License("Apache-2.0"), "community",
               _LABELLED, "register", "register_classification", "politeness",
-              "politeness:read_politeness", design="community", per_label=20,
+              _seeded("politeness:read_politeness"), design="community", per_label=20,
               smoke_per_label=20),
         _spec("politeness-level",
               "Stanford Politeness requests in five quintiles of the normalised politeness "
@@ -333,7 +343,7 @@ def _registers() -> list[DatasetSpec]:
               ("en",), _source(r"/politeness/.*\.annotated\.csv$"),
               License("Apache-2.0"), "politeness quintile",
               {"probing": _PROBE}, "register", "linguistic_probing", "politeness",
-              "politeness:read_politeness", design="level", per_label=40,
+              _seeded("politeness:read_politeness"), design="level", per_label=40,
               smoke_per_label=8),
         _spec("informal-genre",
               "German In_Formal sentences by domain (11 domains; the CC BY-NC-SA "

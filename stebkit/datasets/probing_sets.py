@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from stebkit.datasets.lite import LITE_SUITES
-from stebkit.datasets.readers._text import report_dropped
+from stebkit.datasets.readers.text import report_dropped
 from stebkit.datasets.spec import DatasetSpec, License, Source, TaskConfig
 
 if TYPE_CHECKING:
@@ -77,7 +77,7 @@ def probing_records(
         The texts.
     values : sequence of float
         The feature value of each text. Texts whose value is NaN are left out, with a
-        :class:`~stebkit.datasets.readers._text.DroppedRowsWarning` giving the count.
+        :class:`~stebkit.datasets.readers.text.DroppedRowsWarning` giving the count.
     feature_name : str
         Name of the feature, recorded in the ``feature`` column.
     seed : int, default 42

@@ -40,7 +40,7 @@ from .hub import (
     resolved_revision,
     trusting_remote_code,
 )
-from .readers._text import DroppedRowsWarning, is_absent, is_blank
+from .readers.text import DroppedRowsWarning, is_absent, is_blank
 from .spec import Dataset, DatasetSpec
 
 __all__ = ["fingerprint", "get_spec", "is_available_offline", "list_datasets",

@@ -96,14 +96,14 @@ def _sentence_spans(text: str, method: str) -> Iterator[tuple[int, int]]:
             start += sents[-1][0]
 
 
-def split_sentences(text: str, method: str = "rules") -> list[str]:
+def split_sentences_with_spacy(text: str, method: str = "rules") -> list[str]:
     """Split a text into sentences; stripped, empty ones dropped.
 
     ``method="rules"`` (default) uses spaCy's punctuation-based sentencizer, fast on
     long documents; ``"parser"`` uses the ``en_core_web_sm`` dependency parser as the
     reference does (about 50 times slower: ~7 s per 100,000 characters on one core).
 
-    >>> split_sentences("It rained. We stayed in.")
+    >>> split_sentences_with_spacy("It rained. We stayed in.")
     ['It rained.', 'We stayed in.']
     """
     out = (text[a:b].strip() for a, b in _sentence_spans(text, method))
@@ -156,7 +156,7 @@ def chunk_text(text: str, tokenizer: Any, max_length: int, *,
                add_special_tokens: bool = True, sentence_splitter: str = "rules") -> list[str]:
     """Split ``text`` into chunks of at most ``max_length`` tokens (special tokens included).
 
-    A text that fits is returned whole. Otherwise its sentences (:func:`split_sentences`
+    A text that fits is returned whole. Otherwise its sentences (:func:`split_sentences_with_spacy`
     with ``sentence_splitter``) are packed greedily, joined by a space; a sentence longer
     than the budget is cut at token boundaries (needs a fast tokenizer; a slow one
     truncates it, as the reference does).
@@ -172,7 +172,7 @@ def chunk_text(text: str, tokenizer: Any, max_length: int, *,
     if not text.strip() or fits(text, tokenizer, max_length, add_special_tokens):
         return [text]
     budget = max(1, max_length - special_token_overhead(tokenizer, add_special_tokens))
-    sentences = split_sentences(text, sentence_splitter) or [text]
+    sentences = split_sentences_with_spacy(text, sentence_splitter) or [text]
     counts = [len(ids) for ids in token_ids(sentences, tokenizer, add_special_tokens=False)]
     chunks: list[str] = []
     current: list[str] = []

@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from stebkit.datasets.readers.steb_github import BIBLE_VERSIONS
+from stebkit.datasets.readers.bible import BIBLE_VERSIONS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -66,7 +66,7 @@ TRAINING_BIBLE_VERSIONS = tuple(v for v in BIBLE_VERSIONS if v != "LEB")
 """The Bible versions of the training split: the seven public-domain ones. LEB (Lexham
 Press's licence, free use with attribution) is read only because the reference's
 ``bible_versions`` evaluation set uses all eight
-(:data:`stebkit.datasets.readers.steb_github.BIBLE_VERSIONS`)."""
+(:data:`stebkit.datasets.readers.bible.BIBLE_VERSIONS`)."""
 
 _BIBLE_PATH = re.compile(r"/Bibles/(?P<version>[A-Z]+)/(?P<book>[^/]+)/(?P=book)(?P<ch>\d+)\.txt$")
 
@@ -113,7 +113,7 @@ def read_parallel_lines(paths: Sequence[Path]) -> list[list[str]]:
 
 
 def _norm(text: str) -> str:
-    from stebkit.datasets.readers._text import normalise
+    from stebkit.datasets.readers.text import normalise
 
     return normalise(text)
 
@@ -176,7 +176,7 @@ def _asset_units() -> list[tuple[str, str, str]]:
 
 
 def _rule_units(seed: int, max_units: int) -> tuple[list[tuple[str, str, str]], dict[str, int]]:
-    from stebkit.datasets.readers._text import split_sentences
+    from stebkit.datasets.readers.text import split_sentences_by_regex
 
     from .data import load_training_passages
     from .rules import rule_variants
@@ -184,7 +184,7 @@ def _rule_units(seed: int, max_units: int) -> tuple[list[tuple[str, str, str]], 
     passages = load_training_passages(max_per_work=40)
     units = []
     for text in passages["text"]:
-        sentences = split_sentences(text)
+        sentences = split_sentences_by_regex(text)
         for j in range(0, len(sentences) - 1, 2):
             unit = " ".join(sentences[j:j + 2])
             if 8 <= len(unit.split()) <= 60:

@@ -11,7 +11,7 @@ left out because they (or their texts) occur in an evaluation dataset.
   the King James Bible left out).
 
 Each work is cut into passages of 60-120 words on sentence boundaries (the readers'
-:func:`~stebkit.datasets.readers._text.cut_passages`); at most ``max_per_work`` passages
+:func:`~stebkit.datasets.readers.text.cut_passages`); at most ``max_per_work`` passages
 per work are kept, evenly spaced through the work.
 
 Batches
@@ -150,7 +150,7 @@ def normalise_author(name: str) -> str:
     >>> normalise_author("G. K. Chesterton")
     'chesterton'
     """
-    from stebkit.datasets.readers._text import strip_diacritics
+    from stebkit.datasets.readers.text import strip_diacritics
 
     text = strip_diacritics(str(name)).lower()
     text = re.sub(r"\(.*?\)|\d+", " ", text)
@@ -248,7 +248,7 @@ def load_training_passages(*, max_per_work: int = 150, min_words: int = 60,
     """
     import pandas as pd
 
-    from stebkit.datasets.readers._text import cut_passages
+    from stebkit.datasets.readers.text import cut_passages
     from stebkit.sources import fetch
 
     if max_per_work < 1:

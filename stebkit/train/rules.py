@@ -34,7 +34,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from stebkit.datasets import synthetic as syn
-from stebkit.datasets.readers._text import split_sentences
+from stebkit.datasets.readers.text import split_sentences_by_regex
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -118,7 +118,7 @@ def sentence_join(text: str, *, rng: random.Random) -> str:
     The second sentence's first word is lower-cased only when it is a common
     sentence opener (never a name).
     """
-    sentences = split_sentences(text)
+    sentences = split_sentences_by_regex(text)
     if len(sentences) < 2 or not sentences[0].endswith("."):
         return text
     joined = sentences[0][:-1] + "; " + _lower_first(sentences[1])

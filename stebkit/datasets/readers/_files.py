@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import DataUnavailable
-from ._text import decode
+from .text import decode
 
 __all__ = ["Tree", "file_lines", "json_lines", "load_json", "open_source", "require_keys",
            "source_tree"]

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from ._text import cut_passages, per_label_sample, sample, spread_passages
+from .text import cut_passages, per_label_sample, sample, spread_passages
 
 
 def labelled(frame: pd.DataFrame, per_label: int, rng: np.random.Generator) -> pd.DataFrame:
@@ -182,3 +182,26 @@ def with_splits(frame: pd.DataFrame, rng: np.random.Generator,
         out.loc[order[n_train:n_train + n_val], "split"] = "validation"
         out.loc[order[n_train + n_val:], "split"] = "test"
     return out
+
+
+SAMPLINGS = ("all", "seeded")
+"""How the readers of sources that serve both the STEB catalogue and the lite suite pick
+records (their ``sampling`` argument): ``"all"`` reads every item, as the reference's
+loader does; ``"seeded"`` draws the seeded sample that the spec's ``reader_options`` size."""
+
+
+def is_seeded(sampling: str, dataset: str) -> bool:
+    """Whether ``sampling`` asks for the seeded sample (``"seeded"``) rather than every
+    item (``"all"``); anything else is an error naming the dataset.
+
+    >>> is_seeded("all", "asset"), is_seeded("seeded", "asset")
+    (False, True)
+    >>> is_seeded("some", "asset")
+    Traceback (most recent call last):
+    ...
+    ValueError: dataset 'asset': unknown sampling 'some'; use one of ('all', 'seeded')
+    """
+    if sampling not in SAMPLINGS:
+        raise ValueError(f"dataset {dataset!r}: unknown sampling {sampling!r}; use one of "
+                         f"{SAMPLINGS}")
+    return sampling == "seeded"

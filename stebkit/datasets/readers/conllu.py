@@ -24,7 +24,7 @@ from typing import Any
 import pandas as pd
 
 from ._records import labelled
-from ._text import (
+from .text import (
     PASSAGE_MIN_WORDS,
     cut_passages,
     n_words,

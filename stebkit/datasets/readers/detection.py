@@ -30,7 +30,7 @@ from typing import Any
 import pandas as pd
 
 from ._records import labelled
-from ._text import (
+from .text import (
     leading_passage,
     n_words,
     read_text,
@@ -38,7 +38,7 @@ from ._text import (
     require_columns,
     rng_for,
     spec_files,
-    split_sentences,
+    split_sentences_by_regex,
 )
 
 _STOPWORDS = {
@@ -112,7 +112,7 @@ def strip_shared_prefix(human: str, machine: str, limit: int = 400) -> tuple[str
         k += 1
 
     def rest(words: list[str]) -> str:
-        sentences = split_sentences(" ".join(words[k:k + limit]))
+        sentences = split_sentences_by_regex(" ".join(words[k:k + limit]))
         if k == 0 or re.search(r"[.!?…][\"'”’)]?$", words[k - 1]):
             return " ".join(sentences)  # the prefix ended a sentence: all are whole
         return " ".join(sentences[1:])
@@ -220,7 +220,7 @@ def _argugpt_frame(spec: Any) -> pd.DataFrame:
             raise ValueError(f"{path}: not a readable CSV ({err})") from None
         require_columns(raw.columns, ("id", "text", "model"), str(path))
         # gpt2-xl essays open with the human-written first sentence of the prompt essay
-        texts = [" ".join(split_sentences(t)[1:]) if m == "gpt2-xl" else t
+        texts = [" ".join(split_sentences_by_regex(t)[1:]) if m == "gpt2-xl" else t
                  for t, m in zip(raw["text"], raw["model"], strict=True)]
         parts.append(pd.DataFrame({"text": [leading_passage(t) for t in texts],
                                    "label": raw["model"], "work": raw["id"]}))

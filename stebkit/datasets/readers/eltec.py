@@ -9,7 +9,7 @@ removing life dates, bracketed pseudonym notes, case and diacritics.
 
 Designs (``reader_options["design"]``):
 
-Passages are spread over each novel (:func:`~._text.spread_passages`), so that the
+Passages are spread over each novel (:func:`~.text.spread_passages`), so that the
 whole novel need not be cut.
 
 ``authorship``
@@ -35,7 +35,7 @@ from typing import Any
 import pandas as pd
 
 from ._records import cross_work_pairs, cross_work_retrieval, labelled
-from ._text import (
+from .text import (
     normalise,
     read_text,
     require_columns,

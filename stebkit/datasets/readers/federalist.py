@@ -18,7 +18,7 @@ from typing import Any
 import pandas as pd
 
 from ._records import labelled, passages_per_label
-from ._text import require_columns, rng_for, spec_files
+from .text import require_columns, rng_for, spec_files
 
 AUTHORS = ("Hamilton", "Jay", "Madison")
 _SALUTATION = re.compile(r"^\s*To the People of the State of New York:?\s*", re.IGNORECASE)

@@ -1,4 +1,5 @@
-"""Human vs. machine text of the STEB catalogue: M4 domain files and GEDE essays.
+"""Human vs. machine text of the STEB catalogue: M4 domain files, GEDE essays and the
+DetectRL test files.
 
 M4 (``read_m4``)
     The ``data/<domain>_<model>.jsonl`` files of the M4 repository (read inside its
@@ -11,10 +12,17 @@ M4 (``read_m4``)
 GEDE (``read_gede``)
     ``gede_essays.json``, a JSON list of essays: text ``answer``, label
     ``text_author``; entries missing either are skipped (counted).
+DetectRL (``read_detectrl``)
+    A JSON list of ``{text, label, llm_type}`` (``Benchmark/Benchmark_Data`` of
+    NLP2CT/DetectRL, pinned to one commit). ``reader_options["labels"]``:
+    ``"generator"`` (``human``, else the ``llm_type``: multi-domain and direct-prompt
+    sets) or ``"binary"`` (``human``/``llm``: the attack sets). Rows without a text,
+    and (binary) with another label, are dropped (counted).
 """
 
 from __future__ import annotations
 
+import json
 import posixpath
 from typing import Any
 
@@ -22,9 +30,22 @@ import pandas as pd
 
 from ._files import json_lines, load_json, source_tree
 from ._steb import frame, smoke_cut
-from ._text import report_dropped
+from .text import read_text, report_dropped, spec_files
 
-__all__ = ["read_gede", "read_m4"]
+__all__ = ["DETECTRL_URLS", "read_detectrl", "read_gede", "read_m4"]
+
+_DETECTRL = ("https://raw.githubusercontent.com/NLP2CT/DetectRL/"
+             "3472f0ae3cc81133c821e901f6d5c8f79c60dd23/Benchmark/Benchmark_Data")
+DETECTRL_URLS = {
+    "arxiv": f"{_DETECTRL}/Multi_Domain/multi_domains_arxiv_test.json",
+    "writing_prompt": f"{_DETECTRL}/Multi_Domain/multi_domains_writing_prompt_test.json",
+    "xsum": f"{_DETECTRL}/Multi_Domain/multi_domains_xsum_test.json",
+    "yelp_review": f"{_DETECTRL}/Multi_Domain/multi_domains_yelp_review_test.json",
+    "direct_prompt": f"{_DETECTRL}/Direct_Prompt/direct_prompt_test.json",
+    "paraphrase": f"{_DETECTRL}/Paraphrase_Attacks/paraphrase_attacks_llm_test.json",
+    "perturbation": f"{_DETECTRL}/Perturbation_Attacks/perturbation_attacks_llm_test.json",
+    "prompt": f"{_DETECTRL}/Prompt_Attacks/prompt_attacks_llm_test.json",
+}
 
 _LIST_DOMAINS = {"peerread"}
 
@@ -83,3 +104,38 @@ def read_gede(spec: Any, *, seed: int = 42, smoke: bool = False) -> pd.DataFrame
                    "essays without an answer or text_author")
     return smoke_cut(frame(rows), smoke)
 
+
+def read_detectrl(spec: Any, *, seed: int = 42, smoke: bool = False) -> pd.DataFrame:
+    """DetectRL test records labelled by generator or human/llm (module docstring)."""
+    del seed
+    [(url, path)] = spec_files(spec).items()
+    try:
+        data = json.loads(read_text(path, name=url))
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{url} line {err.lineno} is not valid JSON ({err.msg}); the file "
+                         f"is damaged or truncated: delete it to download it again") from None
+    if not isinstance(data, list):
+        raise ValueError(f"{url}: expected a JSON list of records, got "
+                         f"{type(data).__name__}")
+    binary = spec.reader_options["labels"] == "binary"
+    rows = []
+    for i, row in enumerate(data):
+        if not isinstance(row, dict):
+            raise ValueError(f"{url}: record {i} is a {type(row).__name__}, expected an "
+                             f"object with 'text' and 'label'")
+        text = row.get("text")
+        if not text or not isinstance(text, str):
+            continue
+        if binary:
+            label = row.get("label")
+            if label not in ("human", "llm"):
+                continue
+        else:
+            label = "human" if row.get("label") == "human" else row.get("llm_type", "llm")
+            if label is None:
+                continue
+        rows.append({"text": text, "label": str(label)})
+    report_dropped(spec.name, len(data) - len(rows), len(data),
+                   "records without a text" + (" or a human/llm label" if binary else
+                                               " or generator"))
+    return smoke_cut(frame(rows), smoke)

@@ -48,7 +48,7 @@ import pandas as pd
 
 from .. import hub
 from ._steb import frame, parallel_rows, smoke_cut
-from ._text import report_dropped
+from .text import report_dropped
 
 __all__ = ["ENDIVE_DIALECTS", "ENDIVE_TASKS", "mage_label", "read_authbench", "read_cds",
            "read_endive", "read_mage", "read_the_pile", "read_x_genre"]

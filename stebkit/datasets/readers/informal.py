@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 
 from ._records import labelled, with_splits
-from ._text import normalise, read_text, require_columns, rng_for, spec_files
+from .text import normalise, read_text, require_columns, rng_for, spec_files
 
 LEVELS = ("1-informal", "2-casual", "3-neutral", "4-careful", "5-formal")
 EXCLUDED_DOMAINS = ("comments",)

@@ -36,7 +36,7 @@ from typing import Any
 import pandas as pd
 
 from ._records import cross_work_retrieval, labelled, passages_per_label
-from ._text import decode, report_dropped, rng_for, spec_files
+from .text import decode, report_dropped, rng_for, spec_files
 
 _PUNCT_BEFORE = re.compile(r"\s+([.,;:!?%)\]}]|'s\b|n't\b|'re\b|'ll\b|'ve\b|'d\b|'m\b)")
 _PUNCT_AFTER = re.compile(r"([(\[{$])\s+")

@@ -61,7 +61,7 @@ import pandas as pd
 from ...errors import DataUnavailable
 from ._files import Tree, json_lines, load_json, require_keys, source_tree
 from ._steb import frame, pair_rows, smoke_cut, trial_label
-from ._text import report_dropped
+from .text import report_dropped
 
 __all__ = ["read_pan18_attribution", "read_pan18_style_change", "read_pan_generated",
            "read_pan_jsonl_pairs", "read_pan_style_change", "read_pan_verification"]

@@ -1,28 +1,96 @@
-"""Line-aligned parallel corpora for order alignment: ASSET and Shakespeare.
+"""Line-aligned parallel corpora: ASSET, Shakespeare and OneStopEnglish.
 
-ASSET (facebookresearch/asset ``dataset/asset.<split>.orig`` and ``.simp.0..9``)
-    line *i* of every file is the same sentence. Each sampled original becomes a
-    sequence ``[simplification, original]`` (position 0 = simpler), the
+Line *i* of every file of a set says the same thing in another style. ``sampling="all"``
+(the STEB catalogue) reads every line as the reference's loaders do: lines as Python's
+text mode reads them (``\\r\\n`` and ``\\r`` become ``\\n``, a line ends only at
+``\\n``), stripped. ``sampling="seeded"`` (the lite suite) reads normalised lines
+(:func:`read_lines`) and draws ``reader_options["sequences"]`` (smoke:
+``smoke_sequences``) with the seed.
+
+ASSET (:func:`read_asset`; facebookresearch/asset ``dataset/asset.<split>.orig`` and
+``.simp.0`` ... ``.simp.9``)
+    ``"all"``: validation then test (the files the Hub's ``facebook/asset`` config
+    ``simplification`` is built from). Per original, the simplification at index
+    ``int(sha256(original)) % 10`` is paired with it: ``[simplification, original]``,
+    label ``simple``. Rows with an empty original or an empty chosen simplification are
+    dropped (counted). ``"seeded"``: the ``reader_options["split"]`` files; each sampled
+    original becomes ``[simplification, original]`` (position 0 = simpler), the
     simplification drawn with the seed from the ten, as in the reference.
-Shakespeare (cocoxu/Shakespeare ``train_plays1and2.{original,modern}``)
-    line *i* of ``original`` is paraphrased by line *i* of ``modern``. A sequence is
-    ``[original, modern]`` (position 0 = Early Modern English). Pairs whose two sides
-    are identical after whitespace normalisation say nothing about style and are
-    dropped (reported); so are pairs under ``min_words`` words, at most ``max_words``.
+Shakespeare (:func:`read_shakespeare`; cocoxu/Shakespeare ``data/align``)
+    ``"all"``: ``plays/merged/<play>_original.snt.aligned`` with
+    ``<play>_modern.snt.aligned`` (plays in name order, line i with line i; a line-count
+    mismatch is an error naming the play). Pairs with an empty side, or whose sides are
+    equal after lower-casing and collapsing whitespace, are dropped (counted).
+    ``[original, modern]``, label ``shakespeare``. ``"seeded"``:
+    ``train_plays1and2.{original,modern}``; a sequence is ``[original, modern]``
+    (position 0 = Early Modern English). Pairs whose two sides are identical after
+    whitespace normalisation say nothing about style and are dropped (reported); so are
+    pairs under ``min_words`` words, at most ``max_words``.
+OneStopEnglish (:func:`read_onestop`, every line)
+    ``Adv-Txt``, ``Int-Txt/Int-Txt`` and ``Ele-Txt`` files matched on the article name
+    (articles in name order), read as UTF-8 with an optional byte-order mark; line i
+    of the three files is one set ``[advanced, intermediate, elementary]``, label
+    ``complexity``. Sets with a missing or empty line are dropped (counted); a file that
+    is not UTF-8 contributes no lines (counted, as the reference skips it).
 
 Files of a set must have the same number of lines; otherwise the error names them.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from ._records import sequences
-from ._text import n_words, normalise, read_text, report_dropped, rng_for, sample, spec_files
+from ._records import is_seeded, sequences
+from ._steb import frame, parallel_rows, smoke_cut
+from .text import (
+    folded,
+    n_words,
+    normalise,
+    read_text,
+    report_dropped,
+    rng_for,
+    sample,
+    spec_files,
+    text_lines,
+)
+
+__all__ = ["ASSET_URLS", "ONESTOP_URLS", "SHAKESPEARE_URLS", "read_aligned", "read_asset",
+           "read_lines", "read_onestop", "read_shakespeare"]
+
+_RAW = "https://raw.githubusercontent.com"
+_SHAKESPEARE = (f"{_RAW}/cocoxu/Shakespeare/ced63d473620e0f301ff87fbe14bdd99d5d9b2c4"
+                f"/data/align/plays/merged")
+_ONESTOP = (f"{_RAW}/nishkalavallabhi/OneStopEnglishCorpus/"
+            f"37f8db3945cd2f3cc0caafe45674147b224349be/Texts-SeparatedByReadingLevel")
+_ASSET = f"{_RAW}/facebookresearch/asset/9d659040d0d8942dbc4cd65cf357563b43fd9ab4/dataset"
+
+_PLAYS = ("antony-and-cleopatra", "asyoulikeit", "errors", "hamlet", "henryv",
+          "juliuscaesar", "lear", "macbeth", "merchant", "msnd", "muchado", "othello",
+          "richardiii", "romeojuliet", "shrew", "tempest", "twelfthnight")
+SHAKESPEARE_URLS = tuple(f"{_SHAKESPEARE}/{play}_{side}.snt.aligned"
+                         for play in _PLAYS for side in ("original", "modern"))
+
+_ONESTOP_LEVELS = (("Adv-Txt", "adv"), ("Int-Txt/Int-Txt", "int"), ("Ele-Txt", "ele"))
+_ONESTOP_LIST = Path(__file__).with_name("onestop_articles.txt")
+
+
+def _onestop_urls() -> tuple[str, ...]:
+    names = [n for n in _ONESTOP_LIST.read_text(encoding="utf-8").splitlines() if n]
+    return tuple(f"{_ONESTOP}/{folder}/{name}-{suffix}.txt"
+                 for folder, suffix in _ONESTOP_LEVELS for name in names)
+
+
+ONESTOP_URLS = _onestop_urls()
+
+ASSET_URLS = tuple(f"{_ASSET}/asset.{split}.{part}" for split in ("valid", "test")
+                   for part in ("orig", *(f"simp.{i}" for i in range(10))))
+
+_SETS = ("text", "label", "group", "position")
 
 
 def read_lines(path: Path) -> list[str]:
@@ -43,8 +111,40 @@ def read_aligned(paths: dict[str, Path]) -> pd.DataFrame:
     return pd.DataFrame(columns)
 
 
-def read_asset(spec: Any, *, seed: int = 42, smoke: bool = False) -> pd.DataFrame:
-    """ASSET order-alignment records (``reader_options``: ``split``, ``sequences``)."""
+def read_asset(spec: Any, *, seed: int = 42, smoke: bool = False,
+               sampling: str) -> pd.DataFrame:
+    """ASSET ``[simplification, original]`` records of every line (``sampling="all"``) or
+    of seeded lines (``"seeded"``; ``reader_options``: ``split``, ``sequences``)."""
+    if is_seeded(sampling, spec.name):
+        return _seeded_asset(spec, seed, smoke)
+    return _all_asset(spec, smoke)
+
+
+def _all_asset(spec: Any, smoke: bool) -> pd.DataFrame:
+    """``[simplification, original]`` pairs of every line (see the module docstring)."""
+    files = spec_files(spec)
+    sets, total = [], 0
+    for split in ("valid", "test"):
+        columns = []
+        for part in ("orig", *(f"simp.{i}" for i in range(10))):
+            url = next((u for u in files if u.endswith(f"/asset.{split}.{part}")), None)
+            if url is None:
+                raise ValueError(f"dataset {spec.name!r}: no source file asset.{split}.{part}")
+            columns.append(text_lines(read_text(files[url], name=url)))
+        for original, *simplifications in zip(*columns, strict=False):
+            total += 1
+            if not original:
+                continue
+            digest = int(hashlib.sha256(original.encode("utf-8")).hexdigest(), 16)
+            chosen = simplifications[digest % len(simplifications)]
+            if chosen:
+                sets.append(("simple", (chosen, original)))
+    report_dropped(spec.name, total - len(sets), total,
+                   "rows with an empty original or chosen simplification")
+    return smoke_cut(frame(parallel_rows(sets), _SETS), smoke)
+
+
+def _seeded_asset(spec: Any, seed: int, smoke: bool) -> pd.DataFrame:
     opts = spec.reader_options
     split = opts.get("split", "test")
     paths = {}
@@ -66,9 +166,42 @@ def read_asset(spec: Any, *, seed: int = 42, smoke: bool = False) -> pd.DataFram
                                                          for _ in (0, 1)]})
 
 
-def read_shakespeare(spec: Any, *, seed: int = 42, smoke: bool = False) -> pd.DataFrame:
-    """Shakespeare order-alignment records (``reader_options``: ``sequences``,
-    ``min_words``, ``max_words``)."""
+def read_shakespeare(spec: Any, *, seed: int = 42, smoke: bool = False,
+                     sampling: str) -> pd.DataFrame:
+    """Shakespeare ``[original, modern]`` records: every line pair of every play
+    (``sampling="all"``) or seeded pairs of ``train_plays1and2`` (``"seeded"``;
+    ``reader_options``: ``sequences``, ``min_words``, ``max_words``)."""
+    if is_seeded(sampling, spec.name):
+        return _seeded_shakespeare(spec, seed, smoke)
+    return _all_shakespeare(spec, smoke)
+
+
+def _all_shakespeare(spec: Any, smoke: bool) -> pd.DataFrame:
+    """``[original, modern]`` line pairs of every play (see the module docstring)."""
+    files = spec_files(spec)
+    originals = sorted(u for u in files if u.endswith("_original.snt.aligned"))
+    if not originals:
+        raise ValueError(f"dataset {spec.name!r}: no '*_original.snt.aligned' source file")
+    sets, total = [], 0
+    for url in originals:
+        modern_url = url[: -len("_original.snt.aligned")] + "_modern.snt.aligned"
+        if modern_url not in files:
+            raise ValueError(f"dataset {spec.name!r}: {url} has no modern counterpart "
+                             f"({modern_url})")
+        original = text_lines(read_text(files[url], name=url))
+        modern = text_lines(read_text(files[modern_url], name=modern_url))
+        if len(original) != len(modern):
+            raise ValueError(f"{url}: {len(original)} lines, but {modern_url} has "
+                             f"{len(modern)}; the two files must be line-aligned")
+        total += len(original)
+        sets += [("shakespeare", (o, m)) for o, m in zip(original, modern, strict=True)
+                 if o and m and folded(o) != folded(m)]
+    report_dropped(spec.name, total - len(sets), total,
+                   "line pairs with an empty side or no change beyond case and spacing")
+    return smoke_cut(frame(parallel_rows(sets), _SETS), smoke)
+
+
+def _seeded_shakespeare(spec: Any, seed: int, smoke: bool) -> pd.DataFrame:
     opts = spec.reader_options
     files = spec_files(spec)
     paths = {side: next(p for u, p in files.items() if u.endswith(f".{side}"))
@@ -89,3 +222,47 @@ def read_shakespeare(spec: Any, *, seed: int = 42, smoke: bool = False) -> pd.Da
     groups = [[o, m] for o, m in zip(picked["original"], picked["modern"], strict=True)]
     return sequences(groups, spec.label,
                      extra={"work": [f"line{n}" for n in picked["line"] for _ in (0, 1)]})
+
+
+def _article(url: str) -> tuple[str, str]:
+    """``(level folder, article name)`` of a OneStopEnglish file URL."""
+    path = url[len(_ONESTOP) + 1:] if url.startswith(_ONESTOP) else url
+    folder, _, name = path.rpartition("/")
+    lower = name.lower()
+    for suffix in ("-adv.txt", "-int.txt", "-ele.txt"):
+        if lower.endswith(suffix):
+            return folder, name[: -len(suffix)]
+    return folder, name.rsplit(".", 1)[0]
+
+
+def read_onestop(spec: Any, *, seed: int = 42, smoke: bool = False) -> pd.DataFrame:
+    """``[advanced, intermediate, elementary]`` line sets (see the module docstring)."""
+    del seed
+    by_level: dict[str, dict[str, tuple[str, Path]]] = {f: {} for f, _ in _ONESTOP_LEVELS}
+    for url, path in spec_files(spec).items():
+        folder, name = _article(url)
+        if folder in by_level:
+            by_level[folder][name] = (url, path)
+    names = sorted(set.intersection(*(set(v) for v in by_level.values())))
+    if not names:
+        raise ValueError(f"dataset {spec.name!r}: no article has all three levels")
+    sets, total, undecodable = [], 0, 0
+    for name in names:
+        levels = []
+        for folder, _ in _ONESTOP_LEVELS:
+            url, path = by_level[folder][name]
+            try:
+                levels.append(text_lines(Path(path).read_bytes().decode("utf-8-sig")))
+            except UnicodeDecodeError:
+                undecodable += 1
+                levels.append([])
+        n = max(len(lines) for lines in levels)
+        total += n
+        for i in range(n):
+            triple = [lines[i] if i < len(lines) else "" for lines in levels]
+            if all(triple):
+                sets.append(("complexity", triple))
+    report_dropped(spec.name, undecodable, 3 * len(names), "files that are not UTF-8")
+    report_dropped(spec.name, total - len(sets), total,
+                   "line sets with a missing or empty line")
+    return smoke_cut(frame(parallel_rows(sets), _SETS), smoke)

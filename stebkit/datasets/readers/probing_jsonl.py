@@ -24,7 +24,7 @@ from typing import Any
 import pandas as pd
 
 from ._files import json_lines, require_keys, source_tree
-from ._text import report_dropped
+from .text import report_dropped
 
 __all__ = ["probe_rows", "read_probing_jsonl"]
 

@@ -1,29 +1,61 @@
-"""STEL characteristic quadruples (nlpsoc/STEL ``Data/STEL/characteristics/*.tsv``).
+"""STEL quadruples (nlpsoc/STEL ``Data/STEL/*/*.tsv``), read by :func:`read_stel`.
 
 Each row is a quadruple: two anchors that differ in one style characteristic, two
 alternatives that differ in the same way, and the alternative (1 or 2) that matches
-``Anchor 1``. For order alignment each quadruple becomes two 2-position sequences
-(the anchor pair and the alternative pair) under ``label`` = the style type:
-position 0 holds the text *with* the characteristic (contraction, emoticon,
-leetspeak, "em" pronoun), position 1 the text without it. The anchors are ordered
-by the quadruple ``ID`` (which names the marked text), the alternatives by the
-correct answer, so both sequences say the same thing.
+``Anchor 1``. ``sampling`` chooses the records:
 
-Rows of a sequence already seen earlier in the records carry ``repeat=True``.
-The raw quadruple stays available: every row carries ``quadruple``, ``role``
-(``anchor``/``alternative``), ``slot`` (``anchor1``, ``anchor2``, ``alt1``, ``alt2``)
-and ``correct``; :func:`quadruples` rebuilds the STEL table from the records.
+``"all"`` (the STEB catalogue's ``STEL_feature`` and ``STEL_register``)
+    The TSV files of ``Data/STEL/characteristics`` then ``Data/STEL/dimensions`` (each
+    folder in name order), read with :mod:`csv` (tab-separated, ``"`` quoting) as the
+    reference reads them. A row gives up to two ordered pairs: the anchors and the
+    alternatives, each put in ``[more of the style, less of it]`` order by decoding the
+    row's ``ID`` (``QQ_<anchor ids>_<alternative ids>--<n>``; the prefix of each part
+    says which side has the style: ``f-``/``i-`` formality, ``s-``/``c-``/``x-``
+    simplicity, ``...ction-``/``wiki-`` contraction, ``emote``/``emoji`` emotives,
+    ``leet-``/``norm-`` number substitution). Rows with an empty text or an ID that does
+    not decode give no pair; ``em-subj-pronoun`` rows are left out; a pair already seen
+    for the same style type is dropped (counted). Label: the lower-cased ``style type``;
+    ``reader_options["styles"]`` keeps the group's types.
+``"seeded"`` (the lite suite's ``stel-*`` sets; ``spec.source`` pins one TSV)
+    For order alignment each quadruple becomes two 2-position sequences (the anchor
+    pair and the alternative pair) under ``label`` = the style type: position 0 holds
+    the text *with* the characteristic (contraction, emoticon, leetspeak, "em"
+    pronoun), position 1 the text without it. The anchors are ordered by the quadruple
+    ``ID`` (which names the marked text), the alternatives by the correct answer, so
+    both sequences say the same thing. Rows of a sequence already seen earlier in the
+    records carry ``repeat=True``. The raw quadruple stays available: every row
+    carries ``quadruple``, ``role`` (``anchor``/``alternative``), ``slot``
+    (``anchor1``, ``anchor2``, ``alt1``, ``alt2``) and ``correct``; :func:`quadruples`
+    rebuilds the STEL table from the records.
 """
 
 from __future__ import annotations
 
+import csv
+import io
+import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from ._records import sequences
-from ._text import read_text, require_columns, rng_for, spec_files
+from ._records import is_seeded, sequences
+from ._steb import frame, parallel_rows, smoke_cut
+from .text import read_text, report_dropped, require_columns, rng_for, spec_files
+
+__all__ = ["STEL_URLS", "quadruple_records", "quadruples", "read_quadruples", "read_stel"]
+
+_STEL = ("https://raw.githubusercontent.com/nlpsoc/STEL/"
+         "e52f0521df53bd57c9ecafda16e7f2d6966a9993/Data/STEL")
+STEL_URLS = tuple(f"{_STEL}/{name}" for name in (
+    "characteristics/quad_questions_char_contraction.tsv",
+    "characteristics/quad_questions_char_emotives.tsv",
+    "characteristics/quad_questions_char_substitution.tsv",
+    "characteristics/quad_questions_em-subj-pronoun_100.tsv",
+    "dimensions/quad_stel-dimension_formal-100_sample.tsv",
+    "dimensions/quad_stel-dimension_simple-100_sample.tsv"))
+"""The TSV files of ``Data/STEL`` (characteristics, then dimensions, in name order)."""
 
 COLUMNS = ("Anchor 1", "Anchor 2", "Alternative 1.1", "Alternative 1.2",
            "Correct Alternative", "ID", "style type")
@@ -45,8 +77,6 @@ def read_quadruples(path: Path) -> pd.DataFrame:
 
     Literal ``\\n`` in cells become newlines. Errors name the file and row.
     """
-    import io
-
     text = read_text(path)
     if not text.strip():
         raise ValueError(f"{path}: empty file; expected a STEL quadruple TSV")
@@ -128,10 +158,19 @@ def quadruples(records: pd.DataFrame) -> pd.DataFrame:
         drop=True).rename_axis(None, axis=1)
 
 
-def read_stel(spec: Any, *, seed: int = 42, smoke: bool = False) -> pd.DataFrame:
-    """Records of one STEL characteristic set (``spec.source`` pins one TSV).
+def read_stel(spec: Any, *, seed: int = 42, smoke: bool = False,
+              sampling: str) -> pd.DataFrame:
+    """STEL records: every ordered pair of the style types ``reader_options["styles"]``
+    (``sampling="all"``), or a seeded sample of one characteristic set's quadruples
+    (``sampling="seeded"``); see the module docstring.
+    """
+    if is_seeded(sampling, spec.name):
+        return _seeded_quadruples(spec, seed, smoke)
+    return _all_pairs(spec, smoke)
 
-    ``reader_options["quadruples"]`` (smoke: ``smoke_quadruples``) quadruples are drawn
+
+def _seeded_quadruples(spec: Any, seed: int, smoke: bool) -> pd.DataFrame:
+    """``reader_options["quadruples"]`` (smoke: ``smoke_quadruples``) quadruples drawn
     in a seeded order, preferring quadruples whose anchor and alternative pairs have
     not been drawn yet (STEL reuses sentence pairs across quadruples). Rows of a
     sequence that repeats an earlier one get ``repeat=True``, so that order alignment
@@ -157,3 +196,111 @@ def read_stel(spec: Any, *, seed: int = 42, smoke: bool = False) -> pd.DataFrame
     repeated = keys.duplicated()
     out["repeat"] = out["group"].map(repeated).astype(bool)
     return out
+
+
+# ------------------------------------------------ the reference's ordered pairs
+
+def _stel_parts(ids: str, style: str) -> list[str]:
+    """The two sentence ids of one side of a STEL ``ID`` (as many as are found)."""
+    ids = ids.lower().strip()
+    if style == "contraction":
+        if "ction-" not in ids or "wiki-" not in ids:
+            return []
+        lo, hi = sorted((ids.find("ction-"), ids.find("wiki-")))
+        return [ids[lo:hi].rstrip("-"), ids[hi:]]
+    if style == "emotives":
+        starts = sorted(ids.find(p) for p in ("emote", "emoji") if p in ids)
+        ends = [*starts[1:], len(ids)]
+        return [ids[a:b].strip("-").strip("_") for a, b in zip(starts, ends, strict=True)]
+    prefixes = {"formality": ("i", "f"), "simplicity": ("s", "c", "x")}.get(style)
+    if prefixes is None:
+        if "substitution" not in style:
+            return []
+        prefixes = ("leet", "norm")
+    parts, current = [], []
+    for piece in filter(None, (p.strip() for p in ids.split("-"))):
+        if piece.startswith(prefixes) and current:
+            parts.append("-".join(current))
+            current = []
+        current.append(piece)
+    if current:
+        parts.append("-".join(current))
+    return parts
+
+
+def _stel_position(part: str, style: str) -> int | None:
+    """0 when the sentence id names the side with more of the style, 1 for less."""
+    part = part.lower().strip()
+    if style == "formality":
+        sides = (("f-",), ("i-",))
+    elif style == "simplicity":
+        sides = (("s-",), ("x-", "c-"))
+    elif style == "contraction":
+        if "ction-" in part:
+            return 0 if re.search(r"ction-(.+)", part) else None
+        return 1 if part.startswith("wiki-") else None
+    elif style == "emotives":
+        sides = (("emote",), ("emoji",))
+    elif "substitution" in style:
+        sides = (("leet-",), ("norm-",))
+    else:
+        return None
+    for position, marks in enumerate(sides):
+        if part.startswith(marks):
+            return position
+    return None
+
+
+def _stel_pairs(row: dict[str, Any], style: str) -> list[tuple[str, str]]:
+    """The ordered ``(more, less)`` pairs of one quadruple row (0, 1 or 2)."""
+    cells = {k: (row.get(k) or "").strip() for k in
+             ("Anchor 1", "Anchor 2", "Alternative 1.1", "Alternative 1.2", "ID")}
+    if not all(cells.values()):
+        return []
+    m = re.match(r"QQ_([^_]+)_([^_]+)", cells["ID"])
+    if not m:
+        return []
+    pairs = []
+    for ids, first, second in ((m.group(1), cells["Anchor 1"], cells["Anchor 2"]),
+                               (m.group(2), cells["Alternative 1.1"],
+                                cells["Alternative 1.2"])):
+        parts = _stel_parts(ids, style)
+        if len(parts) != 2:
+            continue
+        where = [_stel_position(p, style) for p in parts]
+        if None in where:
+            continue
+        pairs.append((first, second) if where[0] == 0 else (second, first))
+    return pairs
+
+
+def _all_pairs(spec: Any, smoke: bool) -> pd.DataFrame:
+    """STEL ordered pairs of the style types ``reader_options["styles"]``."""
+    keep = set(spec.reader_options["styles"])
+    seen: dict[str, set[tuple[str, str]]] = {}
+    sets: list[tuple[str, Sequence[str]]] = []
+    rows = no_pair = duplicates = 0
+    for url, path in spec_files(spec).items():
+        text = read_text(path, name=url).replace("\r\n", "\n").replace("\r", "\n")
+        reader = csv.DictReader(io.StringIO(text, newline=""), delimiter="\t")
+        require_columns(reader.fieldnames or [], ("Anchor 1", "Anchor 2", "Alternative 1.1",
+                                                  "Alternative 1.2", "ID", "style type"), url)
+        for row in reader:
+            style = (row.get("style type") or "").strip().lower()
+            if not style or "em-subj-pronoun" in style or "em_subj_pronoun" in style:
+                continue
+            rows += style in keep
+            pairs = _stel_pairs(row, style)
+            no_pair += style in keep and not pairs
+            for pair in pairs:
+                if pair in seen.setdefault(style, set()):
+                    duplicates += style in keep
+                    continue
+                seen[style].add(pair)
+                if style in keep:
+                    sets.append((style, pair))
+    report_dropped(spec.name, no_pair, rows, "rows whose ID gives no ordered pair")
+    report_dropped(spec.name, duplicates, len(sets) + duplicates,
+                   "pairs already seen for the same style type")
+    return smoke_cut(frame(parallel_rows(sets), ("text", "label", "group", "position")),
+                     smoke)

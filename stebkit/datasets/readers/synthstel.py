@@ -17,7 +17,7 @@ import pandas as pd
 
 from .. import hub
 from ._steb import frame, parallel_rows, smoke_cut
-from ._text import report_dropped
+from .text import report_dropped
 
 __all__ = ["REGISTER_FEATURES", "read_synthstel", "synthstel_sets"]
 

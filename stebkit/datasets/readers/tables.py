@@ -33,7 +33,7 @@ import pandas as pd
 
 from ._files import Tree, file_lines, open_source, source_tree
 from ._steb import frame, parallel_rows, smoke_cut
-from ._text import report_dropped
+from .text import report_dropped
 
 __all__ = ["CORE_REGISTERS", "read_core", "read_ewave", "read_graded_formality"]
 

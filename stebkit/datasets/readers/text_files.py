@@ -36,7 +36,7 @@ import pandas as pd
 
 from ._files import file_lines, load_json, source_tree
 from ._steb import frame, parallel_rows, smoke_cut
-from ._text import report_dropped
+from .text import report_dropped
 
 __all__ = ["STYLEPTB_CODES", "equal_chunks", "read_aave_sae", "read_masc", "read_pastel",
            "read_styleptb"]

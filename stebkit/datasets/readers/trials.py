@@ -29,7 +29,7 @@ import pandas as pd
 
 from ._files import json_lines, load_json, require_keys, source_tree
 from ._steb import frame, pair_rows, smoke_cut, trial_label
-from ._text import report_dropped
+from .text import report_dropped
 
 __all__ = ["read_retrieval_jsonl", "read_speaker_trials", "trial_records"]
 

@@ -30,7 +30,7 @@ import pandas as pd
 
 from ._files import open_source
 from ._steb import frame, smoke_cut
-from ._text import decode, report_dropped
+from .text import decode, report_dropped
 
 __all__ = ["read_ceeces", "read_fce"]
 

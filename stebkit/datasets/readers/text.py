@@ -97,8 +97,9 @@ def files_matching(files: dict[str, Path], pattern: str) -> list[tuple[str, Path
     return found
 
 
-def read_text(path: Path, encoding: str = "utf-8") -> str:
-    """Read a whole text file, with an error naming the file and byte on bad encoding.
+def read_text(path: Path, encoding: str = "utf-8", name: str | None = None) -> str:
+    """Read a whole text file, with an error naming the file (or ``name``, e.g. its
+    URL) and byte on bad encoding.
 
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "bad.txt"
@@ -109,7 +110,31 @@ def read_text(path: Path, encoding: str = "utf-8") -> str:
     ValueError: .../bad.txt is not valid utf-8 (byte 2: invalid start byte)...
     """
     data = Path(path).read_bytes()
-    return decode(data, str(path), encoding)
+    return decode(data, str(path) if name is None else name, encoding)
+
+
+def text_lines(text: str) -> list[str]:
+    """The lines Python's text mode yields for ``text``, each stripped.
+
+    ``\\r\\n`` and ``\\r`` end lines like ``\\n``; no other character does (unlike
+    :meth:`str.splitlines`), and a final newline adds no empty line.
+
+    >>> text_lines("a \\r\\nb\\u2028c\\n\\n")
+    ['a', 'b\\u2028c', '']
+    """
+    parts = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    if parts[-1] == "":
+        parts.pop()
+    return [p.strip() for p in parts]
+
+
+def folded(text: str) -> str:
+    """``text`` lower-cased with whitespace runs collapsed, for "reads the same" checks.
+
+    >>> folded("  The  LORD\\nsaid ")
+    'the lord said'
+    """
+    return " ".join(text.lower().split())
 
 
 def decode(data: bytes, name: str, encoding: str = "utf-8") -> str:
@@ -176,13 +201,13 @@ _ABBREV = re.compile(r"(?:\b(?:Mr|Mrs|Ms|Dr|St|Mt|Prof|Sr|Jr|vs|etc|No|Gen|Col|C
                      r"u\.a|d\.h|i\.e|e\.g)\.|\b[A-Z]\.)$")
 
 
-def split_sentences(text: str) -> list[str]:
+def split_sentences_by_regex(text: str) -> list[str]:
     """Split normalised text into sentences with a conservative rule.
 
     A break needs sentence-final punctuation followed by a capital, digit or opening
     quote; common abbreviations and initials do not end a sentence.
 
-    >>> split_sentences("Mr. Smith came. He sat down! Did he? Yes.")
+    >>> split_sentences_by_regex("Mr. Smith came. He sat down! Did he? Yes.")
     ['Mr. Smith came.', 'He sat down!', 'Did he?', 'Yes.']
     """
     text = normalise(text)
@@ -242,7 +267,7 @@ def cut_passages(text: str | Sequence[str], min_words: int = PASSAGE_MIN_WORDS,
     current: list[str] = []
     count = 0
     for paragraph in paragraphs:
-        for sentence in split_sentences(paragraph):
+        for sentence in split_sentences_by_regex(paragraph):
             for piece in (_split_long(sentence, max_words)
                           if n_words(sentence) > max_words else [sentence]):
                 k = n_words(piece)
@@ -302,7 +327,7 @@ def leading_passage(text: str, max_words: int = PASSAGE_MAX_WORDS) -> str:
     """
     out: list[str] = []
     count = 0
-    for sentence in split_sentences(text):
+    for sentence in split_sentences_by_regex(text):
         for piece in (_split_long(sentence, max_words)
                       if n_words(sentence) > max_words else [sentence]):
             k = n_words(piece)
