@@ -25,7 +25,9 @@ input (e.g. no positive pair) gives NaN with a :class:`DegenerateWarning`.
 >>> records = pd.DataFrame({"text": ["q1", "t1", "q2", "t2"], "label": list("aabb"),
 ...                         "side": ["query", "target"] * 2})
 >>> ti = fam.build(records, episode_size=-1, episodes_per_label=1)
->>> fam.evaluate(ti, ti.pool(np.eye(4)[[0, 0, 1, 1]]))["mrr"]
+>>> ti.texts
+('q1', 'q2', 't1', 't2')
+>>> fam.evaluate(ti, ti.pool(np.eye(2)[[0, 1, 0, 1]]))["mrr"]
 1.0
 """
 
