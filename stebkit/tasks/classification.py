@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from stebkit.datasets.spec import RECORD_COLUMNS
+
 from . import _checks
 from .family import Statistic, TaskFamily
 from .inputs import TaskInput, by_split
@@ -153,5 +155,5 @@ FAMILY = _Classification(
     name="classification", function=classification,
     metrics={"macro_f1": True, "accuracy": True, "validation_score": True},
     unit="test text", per_item=("test_pred", "test_true"), episode_sizes=(1,),
-    episodes_per_label=1, columns=("split",), single_text=True, steb=False,
+    episodes_per_label=1, columns=RECORD_COLUMNS["classification"], single_text=True, steb=False,
     description="logistic-regression probe chosen on validation (macro-F1)")

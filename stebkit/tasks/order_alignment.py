@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from stebkit.datasets.spec import RECORD_COLUMNS
+
 from . import _checks
 from .family import Statistic, TaskFamily, mean_of
 from .inputs import TaskInput, _report, _require, _sample, _Texts, _valid_rows
@@ -221,6 +223,6 @@ FAMILY = _OrderAlignment(
     metrics={"distractor_acc_mean": True, "acc_mean": True,
              "distractor_last_acc_mean": True, "distractor_first_acc_mean": True},
     unit="pair of sets", per_item=("distractor_acc", None),
-    episode_sizes=(1,), episodes_per_label=100, columns=("group", "position"),
+    episode_sizes=(1,), episodes_per_label=100, columns=RECORD_COLUMNS["order_alignment"],
     fast=((1,), 50), default=((1,), "auto"),
     description="Hungarian alignment of two style-ordered sets, with distractors")

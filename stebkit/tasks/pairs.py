@@ -24,6 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from stebkit.datasets.spec import RECORD_COLUMNS
+
 from . import _checks
 from .clustering import build_labelled
 from .family import SCORINGS, Statistic, TaskFamily, check_scoring
@@ -388,5 +390,5 @@ ALL_TO_ALL_FAMILY = _AllToAllPairs(
 PREDEFINED_FAMILY = _PredefinedPairs(
     name="predefined_pairs", function=predefined_pairs, metrics=_PAIR_METRICS,
     unit="pair", per_item=("scores", "same"), episode_sizes=(1,), episodes_per_label=2,
-    columns=("pair", "same"), single_text=True, fast=((1,), 2), scorings=SCORINGS,
+    columns=RECORD_COLUMNS["predefined_pairs"], single_text=True, fast=((1,), 2), scorings=SCORINGS,
     description="given trials: same author/style or not, by cosine (ROC AUC)")

@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from stebkit.datasets.spec import RECORD_COLUMNS
+
 from . import _checks
 from .family import Statistic, TaskFamily
 from .inputs import SPLITS, TaskInput, _report, _require, _Texts, _valid_rows
@@ -400,5 +402,5 @@ class _Probing(TaskFamily):
 FAMILY = _Probing(
     name="probing", function=probing, metrics={"accuracy": True, "validation_score": True},
     unit="test text", per_item=("test_correct", "feature_index"),
-    episode_sizes=(1,), episodes_per_label=1, columns=("split",), single_text=True,
+    episode_sizes=(1,), episodes_per_label=1, columns=RECORD_COLUMNS["probing"], single_text=True,
     description="linear probe of a binned feature on frozen embeddings (test accuracy)")

@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from stebkit.datasets.spec import RECORD_COLUMNS
+
 from . import _checks
 from .family import Statistic, TaskFamily, mean_of
 from .inputs import SIDES, TaskInput, _report, _require, _sample, _Texts, _valid_rows
@@ -232,5 +234,5 @@ FAMILY = _Retrieval(
     metrics={"mrr": True, "mrr_first_hit": True, "mean_rank": False,
              **{f"recall@{k}": True for k in RECALL_KS}},
     unit="query", per_item=("per_query_rr", None),
-    episode_sizes=(-1,), episodes_per_label=1, columns=("side",), fast=((-1,), 1),
+    episode_sizes=(-1,), episodes_per_label=1, columns=RECORD_COLUMNS["retrieval"], fast=((-1,), 1),
     description="rank the targets of each query by cosine (mean reciprocal rank)")

@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from stebkit.datasets.spec import RECORD_COLUMNS
+
 from . import _checks
 from .family import Statistic, TaskFamily, mean_of
 from .inputs import SIDES, TaskInput, _report, _require, _Texts, _valid_rows
@@ -204,5 +206,5 @@ FAMILY = _RetrievalNdcg(
     metrics={"ndcg@10": True, "map@10": True,
              **{f"recall@{r}": True for r in (1, 5, 10, 100)}},
     unit="query", per_item=("ndcg", None), episode_sizes=(1,),
-    episodes_per_label=1, columns=("side", "group", "relevance"), single_text=True,
+    episodes_per_label=1, columns=RECORD_COLUMNS["retrieval_ndcg"], single_text=True,
     steb=False, description="rank a corpus with graded relevance (nDCG@10)")

@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from stebkit.datasets.spec import RECORD_COLUMNS
+
 from . import _checks, inputs
 from .family import Statistic, TaskFamily, mean_of
 from .result import TaskResult
@@ -144,5 +146,5 @@ class _Stel(TaskFamily):
 FAMILY = _Stel(
     name="stel", function=stel, metrics={"accuracy": True, "or_content_accuracy": True},
     unit="item", per_item=("stel_correct", None), episode_sizes=(1,),
-    episodes_per_label=1, columns=("group", "position"), single_text=True, steb=False,
+    episodes_per_label=1, columns=RECORD_COLUMNS["stel"], single_text=True, steb=False,
     description="STEL quadruples: which alternative shares the anchor's style")
