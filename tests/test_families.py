@@ -28,9 +28,7 @@ def nearest_neighbour(embeddings: np.ndarray, labels: np.ndarray) -> dict:
 class NearestNeighbour(TaskFamily):
     """A toy family: episodes as clustering's, its own task function and statistic."""
 
-    def _build(self, records, episode_size, episodes_per_label, seed, sampling):
-        return build_labelled(records, self.name, episode_size, episodes_per_label, seed,
-                              sampling)
+    builder = staticmethod(build_labelled)
 
     def _run(self, ti, emb, *, seed, batch_size, scoring):
         return nearest_neighbour(emb, ti.labels)

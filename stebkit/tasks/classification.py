@@ -16,9 +16,9 @@ import numpy as np
 from stebkit.datasets.spec import RECORD_COLUMNS
 
 from . import _checks
-from .family import Statistic, TaskFamily
+from .family import Statistic
 from .inputs import TaskInput, by_split
-from .probing import build_probing, held_out_ids
+from .probing import _Probing
 from .result import TaskResult
 
 #: The inverse L2 strengths tried on validation.
@@ -131,13 +131,9 @@ def _macro_f1_statistic(truth: np.ndarray, pred: np.ndarray) -> tuple[int, Stati
     return truth.shape[0], macro_f1
 
 
-class _Classification(TaskFamily):
-    """Classification: the items of probing, a logistic-regression probe, macro-F1."""
-
-    def _build(self, records: Any, episode_size: int, episodes_per_label: int, seed: int,
-               sampling: str) -> TaskInput:
-        return build_probing(records, self.name, episode_size, episodes_per_label, seed,
-                             sampling)
+class _Classification(_Probing):
+    """Classification: the items and test ids of probing, a logistic-regression probe,
+    macro-F1."""
 
     def _run(self, ti: TaskInput, emb: np.ndarray, *, seed: int, batch_size: int,
              scoring: str) -> TaskResult:
@@ -146,9 +142,6 @@ class _Classification(TaskFamily):
     def statistic(self, details: Mapping[str, Any]) -> tuple[int, Statistic]:
         return _macro_f1_statistic(np.asarray(details["test_true"], dtype=np.int64),
                                    np.asarray(details["test_pred"], dtype=np.int64))
-
-    def item_ids(self, task_input: TaskInput, result: Mapping[str, Any]) -> list[str]:
-        return held_out_ids(task_input, result)
 
 
 FAMILY = _Classification(

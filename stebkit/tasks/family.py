@@ -9,7 +9,7 @@ and episodes per label, the record columns it needs, and four methods —
 :meth:`~TaskFamily.bootstrap` (the interval of the main metric) and
 :meth:`~TaskFamily.item_ids` (the resampled units). Each family is a small subclass
 declared beside its task function (``FAMILY = ...`` in ``stebkit/tasks/<family>.py``)
-that fills in the hooks ``_build``, ``_run`` and :meth:`~TaskFamily.statistic`, and is
+that names its input builder and fills in ``_run`` and :meth:`~TaskFamily.statistic`, and is
 registered in :data:`stebkit.tasks.FAMILIES`, the one registry every other module reads.
 
 Adding a family is one subclass and one registration::
@@ -17,7 +17,7 @@ Adding a family is one subclass and one registration::
     from stebkit.tasks import FAMILIES, TaskFamily
 
     class MyFamily(TaskFamily):
-        def _build(self, records, episode_size, episodes_per_label, seed, sampling): ...
+        builder = staticmethod(my_builder)  # (records, task, size, per_label, seed, sampling)
         def _run(self, task_input, embeddings, *, seed, batch_size, scoring): ...
         def statistic(self, details): ...
 
@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -139,10 +139,9 @@ class TaskFamily:
     description : str
         One line for listings.
 
-    A subclass implements ``_build(records, episode_size, episodes_per_label, seed,
-    sampling) -> TaskInput`` (checked arguments), ``_run(task_input, item_embeddings, *,
-    seed, batch_size, scoring)`` (the task function on built inputs) and
-    :meth:`statistic`; it overrides :meth:`item_ids` and :meth:`skip_reason` when its
+    A subclass names its input builder (:attr:`builder`), implements ``_run(task_input,
+    item_embeddings, *, seed, batch_size, scoring)`` (the task function on built inputs)
+    and :meth:`statistic`, and overrides :meth:`item_ids` and :meth:`skip_reason` when its
     units are not the items or some inputs must be skipped.
 
     Examples
@@ -168,6 +167,11 @@ class TaskFamily:
     fast: tuple[tuple[int, ...], int | str] | None = None
     default: tuple[tuple[int, ...], int | str] | None = None
     description: str = field(default="", compare=False)
+
+    #: ``builder(records, task, episode_size, episodes_per_label, seed, sampling)``: the
+    #: family's input builder (arguments already checked), set by each subclass as
+    #: ``builder = staticmethod(build_...)``.
+    builder: ClassVar[Callable[..., TaskInput] | None] = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.isidentifier():
@@ -349,8 +353,10 @@ class TaskFamily:
         episodes_per_label = self.resolve_episodes_per_label(records, episode_size,
                                                              episodes_per_label)
         _check_size(episode_size, episodes_per_label)
-        return self._build(records, int(episode_size), int(episodes_per_label), int(seed),
-                           sampling)
+        if self.builder is None:
+            raise NotImplementedError(f"task family {self.name!r} has no input builder")
+        return self.builder(records, self.name, int(episode_size), int(episodes_per_label),
+                            int(seed), sampling)
 
     def evaluate(self, task_input: TaskInput, item_embeddings: np.ndarray, *, seed: int = 42,
                  scoring: str = "cosine", batch_size: int = 32) -> Any:
@@ -442,10 +448,6 @@ class TaskFamily:
                           seed=seed)
         return {"low": ci["low"], "high": ci["high"], "level": confidence,
                 "resamples": n_resamples, "unit": self.unit}
-
-    def _build(self, records: Any, episode_size: int, episodes_per_label: int, seed: int,
-               sampling: str) -> TaskInput:
-        raise NotImplementedError(f"task family {self.name!r} has no input builder")
 
     def _run(self, task_input: TaskInput, item_embeddings: np.ndarray, *, seed: int,
              batch_size: int, scoring: str) -> Any:

@@ -339,10 +339,7 @@ def build_pairs(records: Any, task: str, episode_size: int, episodes_per_label: 
 class _AllToAllPairs(TaskFamily):
     """All-to-all pairs: episodes sampled per label (as clustering), every pair scored."""
 
-    def _build(self, records: Any, episode_size: int, episodes_per_label: int, seed: int,
-               sampling: str) -> TaskInput:
-        return build_labelled(records, self.name, episode_size, episodes_per_label, seed,
-                              sampling)
+    builder = staticmethod(build_labelled)
 
     def _run(self, ti: TaskInput, emb: np.ndarray, *, seed: int, batch_size: int,
              scoring: str) -> TaskResult:
@@ -361,10 +358,7 @@ class _AllToAllPairs(TaskFamily):
 class _PredefinedPairs(TaskFamily):
     """Predefined pairs: the two texts of every ``pair`` id, scored as one trial."""
 
-    def _build(self, records: Any, episode_size: int, episodes_per_label: int, seed: int,
-               sampling: str) -> TaskInput:
-        return build_pairs(records, self.name, episode_size, episodes_per_label, seed,
-                           sampling)
+    builder = staticmethod(build_pairs)
 
     def _run(self, ti: TaskInput, emb: np.ndarray, *, seed: int, batch_size: int,
              scoring: str) -> TaskResult:

@@ -383,10 +383,7 @@ def _mean_over_features(details: Mapping[str, Any]) -> tuple[int, Statistic]:
 class _Probing(TaskFamily):
     """Probing: every text with a split is an item; one probe per feature."""
 
-    def _build(self, records: Any, episode_size: int, episodes_per_label: int, seed: int,
-               sampling: str) -> TaskInput:
-        return build_probing(records, self.name, episode_size, episodes_per_label, seed,
-                             sampling)
+    builder = staticmethod(build_probing)
 
     def _run(self, ti: TaskInput, emb: np.ndarray, *, seed: int, batch_size: int,
              scoring: str) -> TaskResult:

@@ -212,10 +212,7 @@ def query_ids(task_input: TaskInput, result: Mapping[str, Any]) -> list[str]:
 class _Retrieval(TaskFamily):
     """Retrieval: one episode per label and side, queries ranked against the targets."""
 
-    def _build(self, records: Any, episode_size: int, episodes_per_label: int, seed: int,
-               sampling: str) -> TaskInput:
-        return build_retrieval(records, self.name, episode_size, episodes_per_label, seed,
-                               sampling)
+    builder = staticmethod(build_retrieval)
 
     def _run(self, ti: TaskInput, emb: np.ndarray, *, seed: int, batch_size: int,
              scoring: str) -> TaskResult:

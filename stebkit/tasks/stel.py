@@ -129,10 +129,7 @@ def build_stel(records: Any, task: str, episode_size: int, episodes_per_label: i
 class _Stel(TaskFamily):
     """STEL: one item per quadruple, which alternative shares the anchor's style."""
 
-    def _build(self, records: Any, episode_size: int, episodes_per_label: int, seed: int,
-               sampling: str) -> inputs.TaskInput:
-        return build_stel(records, self.name, episode_size, episodes_per_label, seed,
-                          sampling)
+    builder = staticmethod(build_stel)
 
     def _run(self, ti: inputs.TaskInput, emb: np.ndarray, *, seed: int, batch_size: int,
              scoring: str) -> TaskResult:
