@@ -62,8 +62,8 @@ def preflight(datasets: Any, *, tasks: Sequence[str] | None = None, seed: int = 
     import pandas as pd
 
     from stebkit.datasets import get_spec, load_dataset
-    from stebkit.datasets.episodes import build_episodes
     from stebkit.runner import _sizes
+    from stebkit.tasks import FAMILIES
 
     names = [datasets] if isinstance(datasets, str) else list(datasets)
     rows = []
@@ -80,8 +80,8 @@ def preflight(datasets: Any, *, tasks: Sequence[str] | None = None, seed: int = 
             for size in sizes:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")  # the counts are in the report
-                    ti = build_episodes(records, task, episode_size=size,
-                                        episodes_per_label=per_label, seed=seed)
+                    ti = FAMILIES[task].build(records, episode_size=size,
+                                              episodes_per_label=per_label, seed=seed)
                 kept = set(map(str, ti.labels.tolist()))
                 gone = sorted(str(label) for label in counts.index if str(label) not in kept)
                 rows.append({"dataset": spec.name, "task": task, "episode_size": size,

@@ -51,10 +51,9 @@ the episode configuration comes from each family's ``preset("fast")``."""
 
 
 def _entries(name: str) -> tuple[PresetEntry, ...]:
-    from stebkit.datasets.spec import TASKS
     from stebkit.tasks import FAMILIES
 
-    tasks = list(FAST_DATASETS) if name == "fast" else list(TASKS)
+    tasks = list(FAST_DATASETS) if name == "fast" else list(FAMILIES.steb())
     out = []
     for task in tasks:
         sizes, per_label = FAMILIES[task].preset(name)

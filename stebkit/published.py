@@ -252,6 +252,8 @@ def comparability(results: Any) -> Comparability:
     >>> comp.comparable, len(comp.missing) > 100
     (False, True)
     """
+    from stebkit.tasks import FAMILIES
+
     required = _required()
     steb = {d for d, _ in required}
     have: set[tuple[str, str]] = set()
@@ -268,7 +270,7 @@ def comparability(results: Any) -> Comparability:
         spec = required.get((dataset, task))
         proto = r.get("protocol") or {}
         if spec is not None:
-            want = spec.tasks[task].episodes_per_label
+            want = FAMILIES[task].config(spec.tasks[task]).episodes_per_label
             if proto.get("smoke") or r.get("episodes_per_label") != want:
                 protocol.append(f"{(r.get('model') or {}).get('name')}/{dataset}/{task}: "
                                 f"smoke={bool(proto.get('smoke'))}, episodes per label "

@@ -357,7 +357,7 @@ def dimension_curve(encoder: Any, dataset: Any, *, task: str,
 
     The texts are encoded once; each curve point keeps the first ``k`` dimensions of the
     text embeddings, re-normalises them, pools the episodes and runs the task (main
-    metric, :data:`stebkit.tasks.MAIN_METRIC`).
+    metric, :attr:`stebkit.tasks.TaskFamily.main_metric`).
 
     Parameters
     ----------
@@ -381,8 +381,7 @@ def dimension_curve(encoder: Any, dataset: Any, *, task: str,
     DataFrame
         ``model``, ``dataset``, ``task``, ``metric``, ``dim``, ``score``.
     """
-    from stebkit.datasets.episodes import build_episodes, pool_episodes, run_task
-    from stebkit.tasks import MAIN_METRIC
+    from stebkit.tasks import FAMILIES
 
     if isinstance(dataset, str):
         from stebkit import load_dataset
@@ -392,18 +391,19 @@ def dimension_curve(encoder: Any, dataset: Any, *, task: str,
     if not spec.serves(task):
         raise ValueError(f"dataset {spec.name!r} does not serve task {task!r}; it serves "
                          f"{list(spec.tasks)}")
-    config = spec.tasks[task]
-    ti = build_episodes(dataset.records, task,
-                        episode_size=config.episode_sizes[0] if episode_size is None
-                        else episode_size,
-                        episodes_per_label=config.episodes_per_label
-                        if episodes_per_label is None else episodes_per_label, seed=seed)
+    family = FAMILIES[task]
+    config = family.config(spec.tasks[task])
+    ti = family.build(dataset.records,
+                      episode_size=config.episode_sizes[0] if episode_size is None
+                      else episode_size,
+                      episodes_per_label=config.episodes_per_label
+                      if episodes_per_label is None else episodes_per_label, seed=seed)
     emb = np.asarray(encoder.encode(list(ti.texts), batch_size=batch_size,
                                     show_progress=show_progress), dtype=np.float32)
-    metric = MAIN_METRIC[task]
+    metric = family.main_metric
 
     def evaluate(x: np.ndarray) -> float:
-        return float(run_task(ti, pool_episodes(ti, x), seed=seed)[metric])
+        return float(family.evaluate(ti, ti.pool(x), seed=seed)[metric])
 
     curve = dimension_curve_from_embeddings(emb, evaluate, dims=dims)
     curve.insert(0, "metric", metric)

@@ -40,14 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from stebkit.datasets.episodes import (
-    SAMPLING,
-    TaskInput,
-    build_episodes,
-    pool_episodes,
-    shape_items,
-)
-from stebkit.datasets.spec import Dataset, DatasetSpec, Submetric, TaskConfig, expand_submetrics
+from stebkit.datasets.spec import Dataset, DatasetSpec, Submetric, expand_submetrics
 from stebkit.errors import StebkitError
 from stebkit.results import (
     SCHEMA,
@@ -61,7 +54,7 @@ from stebkit.results import (
     write_record,
 )
 from stebkit.tasks import FAMILIES, TaskFamily
-from stebkit.tasks.inputs import keep_texts, restrict
+from stebkit.tasks.inputs import SAMPLING, TaskInput, keep_texts, restrict
 
 log = logging.getLogger("stebkit.runner")
 
@@ -157,6 +150,8 @@ def _resolve_datasets(datasets: Any) -> list[tuple[DatasetSpec, Dataset | None]]
                             f"{type(d).__name__}")
     if not out:
         raise ValueError("datasets is empty: pass at least one dataset name or Dataset")
+    for spec, _ in out:
+        FAMILIES.check_tasks(spec)
     names = [spec.name for spec, _ in out]
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
@@ -182,7 +177,7 @@ def _sizes(task: str, spec: DatasetSpec, episode_sizes: Any, *,
     """Episode sizes and episodes per label of ``task`` on ``spec`` (capped when smoke):
     the dataset's configuration, else the family's reference preset."""
     family = FAMILIES.get_family(task, where="tasks")
-    config = spec.tasks.get(task) or TaskConfig(*family.preset())
+    config = family.config(spec.tasks.get(task))
     sizes = config.episode_sizes
     if isinstance(episode_sizes, Mapping):
         sizes = tuple(episode_sizes.get(task, sizes))
@@ -523,27 +518,6 @@ def _captured(fn: Any, *args: Any, **kwargs: Any) -> tuple[Any, list[str]]:
     return out, messages
 
 
-def _bootstrap(family: TaskFamily, result: Mapping[str, Any], seed: int,
-               main_metric: str) -> dict[str, Any] | None:
-    """Percentile interval of the main metric; None when a dataset overrides the family's
-    main metric with one the bootstrap does not resample."""
-    from stebkit.tasks import bootstrap_ci
-
-    if main_metric != family.main_metric:
-        return None
-    ci = bootstrap_ci(result, task=family.name, n_resamples=N_RESAMPLES,
-                      confidence=CONFIDENCE, seed=seed)
-    return {"low": ci["low"], "high": ci["high"], "level": CONFIDENCE,
-            "resamples": N_RESAMPLES, "unit": family.unit}
-
-
-def _degenerate(ti: TaskInput) -> str | None:
-    """Why the clustering of ``ti`` would be meaningless (the task function's own rule)."""
-    from stebkit.tasks.clustering import degenerate_reason
-
-    return degenerate_reason(ti.labels)
-
-
 def _parts(result: Mapping[str, Any]) -> tuple[dict[str, float], dict[str, int],
                                                 dict[str, Any]]:
     """Metrics, counts and chosen settings of a task result (a TaskResult, or a plain
@@ -555,20 +529,11 @@ def _parts(result: Mapping[str, Any]) -> tuple[dict[str, float], dict[str, int],
     return {k: float(v) for k, v in result.items() if k != "details"}, {}, {}
 
 
-def _call(family: TaskFamily, ti: TaskInput, item_emb: np.ndarray, *, seed: int,
-          batch_size: int, scoring: str) -> tuple[Any, list[str]]:
-    """Run the family on built inputs (``scoring=`` only for families that take it).
-
-    The BLAS and OpenMP pools run one thread here: their sums are split by thread, so
-    the last digits of a similarity (and a tie broken by them) would otherwise depend on
-    the cores a process has, and a local worker pinned to one core would write other
-    numbers than a sequential run."""
-    from threadpoolctl import threadpool_limits
-
-    extra = {"scoring": scoring} if scoring != "cosine" else {}
-    with threadpool_limits(limits=1):
-        return _captured(family.call, ti, item_emb, seed=seed, batch_size=batch_size,
-                         **extra)
+def _evaluate(family: TaskFamily, ti: TaskInput, item_emb: np.ndarray, *, seed: int,
+              batch_size: int, scoring: str) -> tuple[Any, list[str]]:
+    """Run the family on built inputs; its warnings are logged and returned."""
+    return _captured(family.evaluate, ti, item_emb, seed=seed, batch_size=batch_size,
+                     scoring=scoring)
 
 
 def _run_unit(unit: Unit, ti: TaskInput, item_emb: np.ndarray, record: dict[str, Any],
@@ -576,8 +541,8 @@ def _run_unit(unit: Unit, ti: TaskInput, item_emb: np.ndarray, record: dict[str,
     family = unit.family
     scoring = family.scoring_for(scoring)
     record["protocol"]["scoring"] = scoring
-    result, messages = _call(family, ti, item_emb, seed=seed, batch_size=batch_size,
-                             scoring=scoring)
+    result, messages = _evaluate(family, ti, item_emb, seed=seed, batch_size=batch_size,
+                                 scoring=scoring)
     metrics, counts, chosen = _parts(result)
     main = record["main_metric"]
     if main not in metrics:
@@ -590,7 +555,10 @@ def _run_unit(unit: Unit, ti: TaskInput, item_emb: np.ndarray, record: dict[str,
         record["per_label"] = {str(k): dict(v) for k, v in details["per_label"].items()}
     record.update(metrics=metrics, counts=counts, chosen=chosen,
                   higher_is_better=family.metrics.get(main, True),
-                  ci=_bootstrap(family, result, seed, main),
+                  # None when a dataset's main metric is not the one the bootstrap resamples
+                  ci=family.bootstrap(result, seed=seed, n_resamples=N_RESAMPLES,
+                                      confidence=CONFIDENCE)
+                  if main == family.main_metric else None,
                   episodes_per_label=ti.episodes_per_label,
                   n_items=len(ids) or ti.n_items, n_texts=len(ti.texts),
                   dropped=dict(ti.dropped), per_item=per_item(unit.task, result, ids),
@@ -630,8 +598,8 @@ def _run_submetrics(unit: Unit, ti: TaskInput, item_emb: np.ndarray, record: dic
                 sub_ti = keep_texts(ti, _field_texts(records, name, sub),
                                     sides=("query",) if sub.sides == "query" else None)
                 sub_emb = embed(sub_ti)
-            result, _ = _call(family, sub_ti, sub_emb, seed=seed, batch_size=batch_size,
-                              scoring=family.scoring_for(scoring))
+            result, _ = _evaluate(family, sub_ti, sub_emb, seed=seed, batch_size=batch_size,
+                                  scoring=family.scoring_for(scoring))
             metrics, counts, _ = _parts(result)
             out[name] = {**check_metrics(unit.task, metrics, where=f"submetric {name!r}",
                                          fix=UNDEFINED), "n_items": sub_ti.n_items}
@@ -698,7 +666,7 @@ def evaluate(
     sampling : {"reference", "shuffle"}, default "reference"
         How episodes pick their texts: the reference's first N texts of each label in
         record order, or the first N after a seeded shuffle
-        (:func:`stebkit.datasets.episodes.build_episodes`).
+        (:meth:`stebkit.tasks.TaskFamily.build`).
     trust_remote_code : bool, default False
         Allow models and datasets that run code from their repository (LUAR, gte,
         jina; the Hub loading scripts of ``blog_age``, ``blog_gender``,
@@ -1067,7 +1035,7 @@ def _run_dataset(dataset: Dataset, units: list[Unit], records: dict, inputs: dic
         key = (dataset.name, u.task, u.episode_size)
         if key not in inputs:
             try:
-                inputs[key] = _captured(build_episodes, dataset.records, u.task,
+                inputs[key] = _captured(u.family.build, dataset.records,
                                         episode_size=u.episode_size,
                                         episodes_per_label=u.episodes_per_label, seed=seed,
                                         sampling=sampling)
@@ -1089,8 +1057,9 @@ def _run_dataset(dataset: Dataset, units: list[Unit], records: dict, inputs: dic
                               "lower episodes_per_label or use 'auto'")
             write_record(u.path, rec)
             done(u, rec)
-        elif u.task == "clustering" and _degenerate(ti) is not None:
-            rec.update(status="skipped", dropped=dict(ti.dropped), reason=_degenerate(ti))
+        elif u.family.skip_reason(ti) is not None:
+            rec.update(status="skipped", dropped=dict(ti.dropped),
+                       reason=u.family.skip_reason(ti))
             write_record(u.path, rec)
             done(u, rec)
         else:
@@ -1121,9 +1090,9 @@ def _run_dataset(dataset: Dataset, units: list[Unit], records: dict, inputs: dic
     def embed(sub: TaskInput) -> np.ndarray:
         """Item embeddings of an input cut down for a sub-result (same texts)."""
         if custom:
-            return shape_items(sub, text_encoder.encode_episodes(
+            return sub.shape_items(text_encoder.encode_episodes(
                 sub.episode_texts(), batch_size=batch_size, show_progress=False))
-        return pool_episodes(sub, emb[[row[t] for t in sub.texts]])
+        return sub.pool(emb[[row[t] for t in sub.texts]])
 
     collapsed: list[tuple[float, str]] = []
     for u in units:
@@ -1135,14 +1104,14 @@ def _run_dataset(dataset: Dataset, units: list[Unit], records: dict, inputs: dic
         try:
             if custom:
                 rec["protocol"]["pooling"] = "encoder"
-                item_emb = shape_items(ti, text_encoder.encode_episodes(
+                item_emb = ti.shape_items(text_encoder.encode_episodes(
                     ti.episode_texts(), batch_size=batch_size, show_progress=show_progress))
                 _note_collapse(rec, item_emb.reshape(-1, item_emb.shape[-1]), "items",
                                collapsed)
             else:
                 text_emb = emb[[row[t] for t in ti.texts]]
                 _note_collapse(rec, text_emb, "distinct texts", collapsed)
-                item_emb = pool_episodes(ti, text_emb)
+                item_emb = ti.pool(text_emb)
             scoring = getattr(encoder, "scoring", "cosine")
             _run_unit(u, ti, item_emb, rec, seed=seed, batch_size=batch_size, scoring=scoring)
             _run_submetrics(u, ti, item_emb, rec, dataset.records, embed, seed=seed,

@@ -339,9 +339,9 @@ def scan_steb(root: str | os.PathLike[str]) -> list[dict[str, Any]]:
 
 
 def _main_metric(task: str) -> str:
-    from stebkit.tasks import MAIN_METRIC
+    from stebkit.tasks import FAMILIES
 
-    return MAIN_METRIC[task]
+    return FAMILIES[task].main_metric
 
 
 def import_steb(root: str | os.PathLike[str], results: str | os.PathLike[str], *,

@@ -67,7 +67,7 @@ import numpy as np
 
 from ._io import check_name
 from ._suitefile import KeyLines, Keys, SuiteError, read_suite_file, unknown_keys
-from .datasets.spec import DatasetSpec, License, Source, TaskConfig
+from .datasets.spec import SPLITS, DatasetSpec, License, Source, TaskConfig
 from .tasks import FAMILIES
 
 SUITE_TASKS: tuple[str, ...] = tuple(FAMILIES)
@@ -462,7 +462,8 @@ def _check_types(entry: Mapping[str, Any], path: Path, where: str) -> None:
         raise _fail(path, where, f"min_per_label must be a non-negative integer, got "
                     f"{minimum!r}")
     columns = entry.get("columns", {})
-    tables = ("queries", "corpus", "qrels") if entry.get("task") == "retrieval_ndcg" else ()
+    family = FAMILIES.get(entry.get("task")) if isinstance(entry.get("task"), str) else None
+    tables = tuple(_TABLE_FIELDS) if family is not None and family.graded_relevance else ()
     if not isinstance(columns, Mapping):
         raise _fail(path, where, "columns must map fields to column names, e.g. {text: "
                     f"Request, label: Community}}, got {type(columns).__name__} {columns!r}")
@@ -588,7 +589,7 @@ def _check_columns(entry: Mapping[str, Any], doc: _Doc, where: str) -> None:
     """A column named in the suite file (or a default one) must be in the data."""
     task = entry["task"]
     columns = dict(entry.get("columns") or {})
-    if task == "retrieval_ndcg":
+    if FAMILIES[task].graded_relevance:
         checks = [(f"source.{k}", entry["source"][k], dict(columns.get(k, {})), needs)
                   for k, needs in _TABLE_FIELDS.items()]
     else:
@@ -677,7 +678,8 @@ def _check_entry(entry: Any, doc: _Doc, index: int, seen: set[str]) -> dict[str,
     if "source" not in entry:
         raise doc.fail(where, "missing 'source'")
     keys = (*keys, "source")
-    if task == "retrieval_ndcg":
+    family = FAMILIES[task]
+    if family.graded_relevance:
         src = entry["source"]
         if not isinstance(src, Mapping) or set(src) != {"queries", "corpus", "qrels"}:
             raise doc.fail(where, "a retrieval_ndcg source needs exactly the tables "
@@ -696,13 +698,12 @@ def _check_entry(entry: Any, doc: _Doc, index: int, seen: set[str]) -> dict[str,
                            for v in splits.values()):
             raise doc.fail(where, "splits must map train/validation/test to the values of "
                            f"the split column, got {splits!r}", (*keys[:-1], "splits"))
-        needed = {"train", "validation", "test"} if task in ("classification", "probing") \
-            else set()
+        needed = set(SPLITS) if family.requires_split else set()
         if needed - set(splits):
             raise doc.fail(where, f"splits lacks {sorted(needed - set(splits))}")
     if "split" in entry:
         _check_split(entry["split"], doc, where, (*keys[:-1], "split"))
-    if task in ("classification", "probing") and "splits" not in entry and "split" not in entry:
+    if family.requires_split and "splits" not in entry and "split" not in entry:
         raise doc.fail(where, f"{task} needs train/validation/test: give 'splits' or "
                        "'split: {fractions: [...]}'")
     _check_columns(out, doc, where)
@@ -837,7 +838,7 @@ def load_suite(path: str | Path, *, register: bool = True) -> Suite:
         from .datasets import register as register_spec
 
         for spec in specs:
-            register_spec(spec, replace=True)
+            register_spec(FAMILIES.check_tasks(spec), replace=True)
             _REGISTERED_FROM[spec.name] = path
     return Suite(name, path, tuple(specs), run, tuple(doc.requests))
 
@@ -857,7 +858,8 @@ def suite_file(dataset: str) -> Path | None:
 def _spec(entry: Mapping[str, Any], suite: str, path: Path) -> DatasetSpec:
     task = entry["task"]
     where = f"dataset {entry['name']!r}"
-    build = _ndcg_records if task == "retrieval_ndcg" else _labelled_records
+    graded = FAMILIES[task].graded_relevance
+    build = _ndcg_records if graded else _labelled_records
 
     def reader(spec: DatasetSpec, *, seed: int = 42, smoke: bool = False) -> Any:
         from .datasets.hub import check_remote_code, remote_code_trusted
@@ -868,7 +870,7 @@ def _spec(entry: Mapping[str, Any], suite: str, path: Path) -> DatasetSpec:
     languages = entry.get("languages") or [entry.get("language", "en")]
     size = int(entry.get("episode_size", 1))  # types checked by _check_types
     per_label = int(entry.get("episodes_per_label", 1 if size == -1 else 10))
-    sources = entry["source"].values() if task == "retrieval_ndcg" else [entry["source"]]
+    sources = entry["source"].values() if graded else [entry["source"]]
     urls = tuple((s["url"], s.get("sha256")) for s in sources if "url" in s)
     hub = next((s for s in sources if "hf" in s), None)
     return DatasetSpec(

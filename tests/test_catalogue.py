@@ -11,8 +11,9 @@ import pytest
 from stebkit.datasets import catalogue, fingerprint, get_spec, load_dataset
 from stebkit.datasets.hub import hub_records, load_hub, read_hub, resolved_revision
 from stebkit.datasets.readers.text import DroppedRowsWarning
-from stebkit.datasets.spec import APPLICATIONS, CATEGORIES, PRESET_TASK_CONFIGS, TASKS
+from stebkit.datasets.spec import APPLICATIONS, CATEGORIES
 from stebkit.errors import DataUnavailable
+from stebkit.tasks import FAMILIES
 
 SPECS = {s.name: s for s in catalogue.SPECS}
 
@@ -38,7 +39,7 @@ def test_size_and_unique_names():
 
 @pytest.mark.parametrize("spec", catalogue.SPECS, ids=lambda s: s.name)
 def test_every_entry_is_complete(spec):
-    assert spec.tasks and set(spec.tasks) <= set(TASKS)
+    assert spec.tasks and set(spec.tasks) <= set(FAMILIES.steb())
     assert spec.category in CATEGORIES and spec.application in APPLICATIONS
     src = spec.source
     assert src.urls or src.hf_path or src.note, "no source declared"
@@ -50,10 +51,11 @@ def test_every_entry_is_complete(spec):
                             and bool(src.urls or src.local))
     assert spec.steb_name and catalogue.catalogue_name(spec.steb_name) == spec.name
     for task, cfg in spec.tasks.items():
-        preset = PRESET_TASK_CONFIGS[task]
-        assert cfg.episode_sizes == preset.episode_sizes
+        preset = FAMILIES[task].config()
+        assert cfg.episode_sizes is None  # the family's preset, filled in where it runs
+        assert FAMILIES[task].config(cfg).episode_sizes == preset.episode_sizes
         if spec.name != "fce_l1":
-            assert cfg == preset
+            assert FAMILIES[task].config(cfg) == preset
     if spec.reader is read_hub:
         assert src.is_hub
 

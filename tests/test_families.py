@@ -9,10 +9,11 @@ import pytest
 from test_runner import MarkerEncoder, authors_dataset, spec
 
 from stebkit import runner
-from stebkit.datasets.spec import ALL_TASKS, PRESET_TASK_CONFIGS, TASKS, Dataset, TaskConfig
+from stebkit.datasets.spec import Dataset, TaskConfig
 from stebkit.results import Results, item_details
 from stebkit.scores import leaderboard
-from stebkit.tasks import FAMILIES, MAIN_METRIC, TaskFamily, bootstrap_ci, inputs, mean_of
+from stebkit.tasks import FAMILIES, TaskFamily, bootstrap_ci, mean_of
+from stebkit.tasks.clustering import build_labelled
 
 
 def nearest_neighbour(embeddings: np.ndarray, labels: np.ndarray) -> dict:
@@ -24,11 +25,21 @@ def nearest_neighbour(embeddings: np.ndarray, labels: np.ndarray) -> dict:
     return {"nn_accuracy": float(correct.mean()), "details": {"correct": correct}}
 
 
-TOY = TaskFamily(
+class NearestNeighbour(TaskFamily):
+    """A toy family: episodes as clustering's, its own task function and statistic."""
+
+    builder = staticmethod(build_labelled)
+
+    def _run(self, ti, emb, *, seed, batch_size, scoring):
+        return nearest_neighbour(emb, ti.labels)
+
+    def statistic(self, details):
+        return mean_of("correct")(details)
+
+
+TOY = NearestNeighbour(
     name="nearest_neighbour", function=nearest_neighbour, metrics={"nn_accuracy": True},
-    call=lambda ti, emb, *, seed, batch_size: nearest_neighbour(emb, ti.labels),
-    build=inputs.build_labelled, statistic=mean_of("correct"), unit="episode",
-    item_ids=inputs.episode_ids, per_item=("correct", None), episode_sizes=(1, 2),
+    unit="episode", per_item=("correct", None), episode_sizes=(1, 2),
     episodes_per_label=3, steb=False)
 
 
@@ -45,12 +56,14 @@ def fewer_resamples(monkeypatch):
 
 
 def test_the_registry_is_the_one_source_of_task_names_presets_and_main_metrics():
-    assert TASKS == ("clustering", "all_to_all_pairs", "predefined_pairs", "retrieval",
-                     "order_alignment", "probing")
-    assert set(ALL_TASKS) == set(FAMILIES)
+    assert FAMILIES.steb() == ("clustering", "all_to_all_pairs", "predefined_pairs",
+                               "retrieval", "order_alignment", "probing")
+    assert list(FAMILIES)[6:] == ["classification", "retrieval_ndcg", "stel"]
     for name, family in FAMILIES.items():
-        assert MAIN_METRIC[name] == family.main_metric
-        assert PRESET_TASK_CONFIGS[name].episode_sizes == family.episode_sizes
+        assert family.name == name
+        assert family.config().episode_sizes == family.episode_sizes
+        assert family.config(TaskConfig(None, None)).episodes_per_label \
+            == family.episodes_per_label
         assert family.main_metric in family.metrics
     # the reference's benchmark preset (its steb/presets.py)
     assert FAMILIES["clustering"].preset() == ((1, 2, 5), 50)
@@ -64,17 +77,16 @@ def test_the_registry_is_the_one_source_of_task_names_presets_and_main_metrics()
 
 def test_bad_family_declarations_and_unknown_metrics_name_the_problem():
     with pytest.raises(ValueError, match="main_metric 'f1' is not among"):
-        TaskFamily(name="x", function=len, metrics={"acc": True}, call=len, build=len,
-                   statistic=len, unit="item", item_ids=len, main_metric="f1")
+        TaskFamily(name="x", function=len, metrics={"acc": True}, unit="item",
+                   main_metric="f1")
     with pytest.raises(ValueError, match="episodes_per_label"):
-        TaskFamily(name="x", function=len, metrics={"acc": True}, call=len, build=len,
-                   statistic=len, unit="item", item_ids=len, episodes_per_label=0)
+        TaskFamily(name="x", function=len, metrics={"acc": True}, unit="item",
+                   episodes_per_label=0)
     with pytest.raises(ValueError, match="'clustering' does not produce metric 'auc'"):
         FAMILIES["clustering"].direction("auc")
     with pytest.raises(ValueError, match="already registered"):
         FAMILIES.register(TaskFamily(name="clustering", function=len, metrics={"a": True},
-                                     call=len, build=len, statistic=len, unit="i",
-                                     item_ids=len))
+                                     unit="i"))
 
 
 def test_a_toy_family_declared_once_runs_through_evaluate_records_bootstrap_leaderboard(
@@ -128,8 +140,8 @@ def test_a_toy_family_declared_once_runs_through_evaluate_records_bootstrap_lead
 
 
 def test_stel_is_a_complete_family_from_records_to_record():
-    from stebkit.datasets.episodes import FilterWarning, build_episodes, pool_episodes, run_task
     from stebkit.tasks import stel
+    from stebkit.tasks.inputs import FilterWarning
 
     rows = []
     for item in range(4):
@@ -138,12 +150,12 @@ def test_stel_is_a_complete_family_from_records_to_record():
                          "group": f"i{item}", "position": pos})
     rows.append({"text": "lonely", "label": "formality", "group": "bad", "position": 0})
     with pytest.warns(FilterWarning, match="1 malformed items"):
-        ti = build_episodes(pd.DataFrame(rows), "stel", episode_size=1, episodes_per_label=1)
+        ti = FAMILIES["stel"].build(pd.DataFrame(rows), episode_size=1, episodes_per_label=1)
     assert ti.n_items == 4 and ti.dropped == {"malformed_items": 1}
     emb = np.array([[1.0, 0.01 * i] if t.startswith("formal") else [0.01 * i, 1.0]
                     for i, t in enumerate(ti.texts)], dtype=np.float32)
-    items = pool_episodes(ti, emb)
-    result = run_task(ti, items)
+    items = ti.pool(emb)
+    result = FAMILIES["stel"].evaluate(ti, items)
     direct = stel(items[:, 0], items[:, 1], items[:, 2], items[:, 3], [1] * 4)
     assert result["accuracy"] == direct["accuracy"] == 1.0
     n, stat = FAMILIES["stel"].statistic(result["details"])

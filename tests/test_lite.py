@@ -11,8 +11,9 @@ import pytest
 
 from stebkit.datasets.lite import LITE_SUITES, SPECS
 from stebkit.datasets.readers.text import DroppedRowsWarning, n_words
-from stebkit.datasets.registry import TASK_COLUMNS, validate_records
-from stebkit.datasets.spec import APPLICATIONS, CATEGORIES, TASKS
+from stebkit.datasets.registry import validate_records
+from stebkit.datasets.spec import APPLICATIONS, CATEGORIES, RECORD_COLUMNS
+from stebkit.tasks import FAMILIES
 
 BY_NAME = {s.name: s for s in SPECS}
 SMOKE_CAP = 60
@@ -35,7 +36,7 @@ def smoke(mirror):
 def test_declared_suite_is_broad():
     assert len(SPECS) >= 25
     assert len({s.name for s in SPECS}) == len(SPECS)
-    assert {t for s in SPECS for t in s.tasks} == set(TASKS)
+    assert {t for s in SPECS for t in s.tasks} == set(FAMILIES.steb())
     assert len({lang for s in SPECS for lang in s.languages}) >= 5
     for spec in SPECS:
         assert spec.offline and spec.suites == LITE_SUITES
@@ -51,7 +52,7 @@ def test_every_smoke_dataset_has_its_task_columns(smoke):
         clean = validate_records(frame, spec)  # raises on a schema violation
         assert len(clean) == len(frame), name
         for task in spec.tasks:
-            assert set(TASK_COLUMNS.get(task, ())) <= set(frame.columns), (name, task)
+            assert set(RECORD_COLUMNS.get(task, ())) <= set(frame.columns), (name, task)
         assert frame["text"].map(lambda t: isinstance(t, str) and t.strip() != "").all()
         assert frame["label"].map(lambda t: isinstance(t, str) and t != "").all()
 

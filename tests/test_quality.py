@@ -179,7 +179,7 @@ class _HashEncoder:
 
 def test_dimension_curve_on_real_dataset(mirror):
     import stebkit
-    from stebkit.datasets.episodes import build_episodes, pool_episodes, run_task
+    from stebkit.tasks import FAMILIES
 
     ds = stebkit.load_dataset("brown-genre", smoke=True)
     enc = _HashEncoder()
@@ -187,12 +187,12 @@ def test_dimension_curve_on_real_dataset(mirror):
     assert enc.calls == 1  # encoded once for every width
     assert curve["dim"].tolist() == [8, 32, 96]
     assert set(curve["metric"]) == {"v_measure"} and set(curve["model"]) == {"hash3"}
-    cfg = ds.spec.tasks["clustering"]
-    ti = build_episodes(ds.records, "clustering", episode_size=cfg.episode_sizes[0],
+    cfg = FAMILIES["clustering"].config(ds.spec.tasks["clustering"])
+    ti = FAMILIES["clustering"].build(ds.records, episode_size=cfg.episode_sizes[0],
                         episodes_per_label=cfg.episodes_per_label, seed=42)
     emb = _HashEncoder().encode(ti.texts)
     emb /= np.linalg.norm(emb, axis=1, keepdims=True)
-    full = run_task(ti, pool_episodes(ti, emb), seed=42)["v_measure"]
+    full = FAMILIES["clustering"].evaluate(ti, ti.pool(emb), seed=42)["v_measure"]
     assert curve["score"].iloc[-1] == pytest.approx(full)
     with pytest.raises(ValueError, match="does not serve"):
         quality.dimension_curve(enc, ds, task="order_alignment")

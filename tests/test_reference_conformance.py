@@ -14,8 +14,8 @@ import pandas as pd
 import pytest
 
 from stebkit import scores
-from stebkit.datasets.episodes import FilterWarning, build_episodes, resolve_episodes_per_label
-from stebkit.tasks import FAMILIES, auto_episodes, clustering, inputs, retrieval
+from stebkit.tasks import FAMILIES, auto_episodes, clustering, retrieval
+from stebkit.tasks.inputs import FilterWarning
 from stebkit.tasks.probing import probe_features
 
 
@@ -32,11 +32,11 @@ def test_sampling_takes_the_first_n_texts_of_each_label_in_file_order():
     records = pd.DataFrame({"text": ["b0", "a0", "b1", "a1", "b2", "c0", "a2", "b3"],
                             "label": ["b", "a", "b", "a", "b", "c", "a", "b"]})
     with pytest.warns(FilterWarning, match="1 labels"):
-        ti = build_episodes(records, "clustering", episode_size=2, episodes_per_label=1)
+        ti = FAMILIES["clustering"].build(records, episode_size=2, episodes_per_label=1)
     assert [[ti.texts[i] for i in ep] for ep in ti.episodes] == [["b0", "b1"], ["a0", "a1"]]
     assert ti.labels.tolist() == ["b", "a"]
     # the seeded shuffle stays available and picks other texts for some seed
-    picks = {tuple(_quiet(build_episodes, records, "clustering", episode_size=2,
+    picks = {tuple(_quiet(FAMILIES["clustering"].build, records, episode_size=2,
                           episodes_per_label=1, seed=s, sampling="shuffle").texts)
              for s in range(8)}
     assert len(picks) > 1
@@ -51,9 +51,9 @@ def test_auto_episodes_per_label_clamps_the_smallest_class_by_episode_size():
     assert auto_episodes(7, -1) == 1       # all texts of a label: one episode
     records = pd.DataFrame({"text": [f"t{i}" for i in range(150)],
                             "label": ["x"] * 100 + ["y"] * 50})
-    assert resolve_episodes_per_label(records, "clustering", 2, "auto") == 25
-    assert resolve_episodes_per_label(records, "clustering", 1, "auto") == 50
-    ti = build_episodes(records, "clustering", episode_size=1, episodes_per_label="auto")
+    assert FAMILIES["clustering"].resolve_episodes_per_label(records, 2, "auto") == 25
+    assert FAMILIES["clustering"].resolve_episodes_per_label(records, 1, "auto") == 50
+    ti = FAMILIES["clustering"].build(records, episode_size=1, episodes_per_label="auto")
     assert ti.episodes_per_label == 50 and ti.n_items == 100
 
 
@@ -62,12 +62,12 @@ def test_clustering_mini_batch_is_32_whatever_the_encoding_batch_size():
     rng = np.random.default_rng(3)
     records = pd.DataFrame({"text": [f"t{i}" for i in range(90)],
                             "label": np.repeat(["a", "b", "c"], 30)})
-    ti = build_episodes(records, "clustering", episode_size=1, episodes_per_label=30)
+    ti = FAMILIES["clustering"].build(records, episode_size=1, episodes_per_label=30)
     emb = rng.normal(size=(90, 5)).astype(np.float32)
     family = FAMILIES["clustering"]
-    got = family.call(ti, emb, seed=42, batch_size=7)
+    got = family.evaluate(ti, emb, seed=42, batch_size=7)
     assert got["v_measure"] == clustering(emb, ti.labels, batch_size=32, seed=42)["v_measure"]
-    assert got["v_measure"] == family.call(ti, emb, seed=42, batch_size=256)["v_measure"]
+    assert got["v_measure"] == family.evaluate(ti, emb, seed=42, batch_size=256)["v_measure"]
 
 
 # ---------------------------------------------------------------- retrieval MRR
@@ -95,7 +95,7 @@ def test_probing_domain_is_one_result_averaging_its_features():
         "label": np.concatenate([y, y]).astype(str),
         "feature": ["readable"] * 40 + ["hidden"] * 40,
         "split": split * 2})
-    ti = build_episodes(records, "probing", episode_size=1, episodes_per_label=1)
+    ti = FAMILIES["probing"].build(records, episode_size=1, episodes_per_label=1)
     assert len(ti.texts) == 40 and ti.n_items == 80  # each text encoded once
     # dimension 0 carries the class (feature "readable"); for "hidden" the rows are
     # given identical embeddings, so the probe predicts one class for all 6 test texts
@@ -111,11 +111,11 @@ def test_probing_domain_is_one_result_averaging_its_features():
     n, stat = FAMILIES["probing"].statistic(r.details)
     assert n == 12 and stat(np.arange(n)) == pytest.approx(0.75)
     # the feature ids line up with the per-item values kept in records
-    ids = inputs.held_out_ids(ti, r)
+    ids = FAMILIES["probing"].item_ids(ti, r)
     assert ids[:6] == [f"readable:{i}" for i in range(34, 40)] and len(ids) == 12
     # a probing set without a feature column is one feature: the mean is its accuracy
-    single = build_episodes(records.iloc[:40].drop(columns="feature"), "probing",
-                            episode_size=1, episodes_per_label=1)
+    single = FAMILIES["probing"].build(records.iloc[:40].drop(columns="feature"),
+                                       episode_size=1, episodes_per_label=1)
     one = _quiet(probe_features, single, emb[:40], mode="logreg")
     assert one["accuracy"] == 1.0 and one.counts["n_features"] == 1
 
@@ -346,7 +346,7 @@ def test_the_runner_scores_an_l1_model_by_l1_in_pair_tasks_and_clustering_only(t
     assert by_task["all_to_all_pairs"]["protocol"]["scoring"] == "l1"
     assert by_task["clustering"]["protocol"]["scoring"] == "l1"
     assert by_task["retrieval"]["protocol"]["scoring"] == "cosine"  # as the reference
-    ti = build_episodes(data.records, "all_to_all_pairs", episode_size=1,
+    ti = FAMILIES["all_to_all_pairs"].build(data.records, episode_size=1,
                         episodes_per_label=4)
     x = L1Marker().encode(list(ti.texts)).astype(np.float64)[[ep[0] for ep in ti.episodes]]
     same = pdist(np.array([[hash(v)] for v in ti.labels]), lambda u, v: u[0] == v[0])
@@ -364,7 +364,7 @@ def test_clustering_and_all_to_all_pairs_take_the_position_0_text_of_parallel_se
         "group": ["g0", "g0", "g1", "g1", "g2", "g2", "g3", "g3"],
         "position": [0, 1] * 4})
     with pytest.warns(FilterWarning, match="4 texts not at position 0"):
-        ti = build_episodes(records, "clustering", episode_size=1, episodes_per_label=2)
+        ti = FAMILIES["clustering"].build(records, episode_size=1, episodes_per_label=2)
     assert [ti.texts[ep[0]] for ep in ti.episodes] == ["tw0", "tw1", "sb0", "sb1"]
     assert ti.dropped["texts_not_at_position_0"] == 4
 
@@ -385,7 +385,7 @@ def test_label_submetrics_rescore_the_items_of_their_labels(tmp_path):
     res = runner.evaluate([MarkerEncoder()], [data], output_dir=tmp_path,
                           cache_embeddings=False)
     rec = Results(res).records[0]
-    ti = build_episodes(base.records, "clustering", episode_size=1, episodes_per_label=3)
+    ti = FAMILIES["clustering"].build(base.records, episode_size=1, episodes_per_label=3)
     keep = np.isin(ti.labels, ["a", "b"])
     x = MarkerEncoder().encode(list(ti.texts))[[ep[0] for ep in ti.episodes]][keep]
     want = clustering(x, ti.labels[keep], seed=42)["v_measure"]

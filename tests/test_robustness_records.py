@@ -169,14 +169,14 @@ def test_11_import_refuses_a_value_outside_its_range(tmp_path, capsys) -> None:
 def test_11_an_undefined_metric_is_recorded_as_failed_not_ok(tmp_path, monkeypatch) -> None:
     from stebkit.tasks import TaskResult
 
-    real = runner._call
+    real = runner._evaluate
 
     def undefined(family, ti, item_emb, **kwargs):
         result, messages = real(family, ti, item_emb, **kwargs)
         return TaskResult({**result.metrics, "mrr": float("nan")}, result.counts,
                           result.details), messages
 
-    monkeypatch.setattr(runner, "_call", undefined)
+    monkeypatch.setattr(runner, "_evaluate", undefined)
     res = runner.evaluate("random", ["synthetic-authors-en"], tasks=["retrieval"], smoke=True,
                           output_dir=tmp_path, show_progress=False)
     (rec,) = res.records

@@ -12,11 +12,11 @@ import pandas as pd
 import pytest
 
 from stebkit import runner
-from stebkit.datasets.episodes import build_episodes, pool_episodes, run_task, unit_ids
 from stebkit.datasets.spec import Dataset, DatasetSpec, License, Source, TaskConfig
 from stebkit.encoders.base import BaseEncoder
 from stebkit.results import Results, read_record, record_path
 from stebkit.runner import ProtocolMismatch, evaluate
+from stebkit.tasks import FAMILIES
 
 MARKERS = "qwxzjk"
 
@@ -146,14 +146,15 @@ def test_every_task_family_gives_an_ok_record_that_matches_a_direct_computation(
                            r["episode_size"])
         assert read_record(path) == r
         ds = authors_dataset() if r["dataset"]["name"] == "toy_authors" else ordered_dataset()
-        ti = build_episodes(ds.records, r["task"], episode_size=r["episode_size"],
-                            episodes_per_label=r["episodes_per_label"], seed=42)
-        direct = run_task(ti, pool_episodes(ti, enc.encode(list(ti.texts))), seed=42)
+        family = FAMILIES[r["task"]]
+        ti = family.build(ds.records, episode_size=r["episode_size"],
+                          episodes_per_label=r["episodes_per_label"], seed=42)
+        direct = family.evaluate(ti, ti.pool(enc.encode(list(ti.texts))), seed=42)
         main = r["main_metric"]
         assert r["metrics"][main] == pytest.approx(direct[main], abs=1e-12)
         assert r["ci"]["low"] <= r["metrics"][main] <= r["ci"]["high"]
         assert r["ci"]["level"] == 0.95 and r["ci"]["resamples"] == 100
-        units = len(unit_ids(ti, direct)) or ti.n_items  # the bootstrap's resampled units
+        units = len(family.item_ids(ti, direct)) or ti.n_items  # the bootstrap's units
         assert r["n_items"] == units and r["dataset"]["fingerprint"].startswith("fp-")
         assert r["model"] == {"name": "marker", "revision": "1", "category": "custom"}
         assert r["protocol"]["pooling"] == "mean" and r["protocol"]["seed"] == 42
@@ -308,9 +309,10 @@ def test_an_encoder_with_its_own_episode_embedding_is_used_for_episodes(tmp_path
     assert res.ok and {r["protocol"]["pooling"] for r in res} == {"encoder"}
     assert sorted(set(enc.episode_sizes)) == [1, 2]
     e2 = next(r for r in res if r["episode_size"] == 2)
-    ti = build_episodes(authors_dataset().records, "clustering", episode_size=2,
+    ti = FAMILIES["clustering"].build(authors_dataset().records, episode_size=2,
                         episodes_per_label=3)
-    direct = run_task(ti, enc.encode_episodes(ti.episode_texts()), seed=42)
+    direct = FAMILIES["clustering"].evaluate(ti, enc.encode_episodes(ti.episode_texts()),
+                                             seed=42)
     assert e2["metrics"]["v_measure"] == pytest.approx(direct["v_measure"])
 
 
@@ -366,14 +368,13 @@ SMOKE = ("synthetic-authors-en", "synthetic-author-pairs-en", "synthetic-order-e
 
 def test_real_smoke_datasets_every_task_family_deterministic(tmp_path, mirror):
     from stebkit.datasets import get_spec, list_datasets
-    from stebkit.datasets.spec import TASKS
 
     assert set(SMOKE) <= set(list_datasets(suite="smoke"))
-    assert {t for name in SMOKE for t in get_spec(name).tasks} == set(TASKS)
+    assert {t for name in SMOKE for t in get_spec(name).tasks} == set(FAMILIES.steb())
     a = evaluate("random", list(SMOKE), output_dir=tmp_path / "a", smoke=True,
                  show_progress=False)
     assert a.ok and not len(a.skipped()), a.skipped()
-    assert {r["task"] for r in a} == set(TASKS)
+    assert {r["task"] for r in a} == set(FAMILIES.steb())
     frame = a.main_frame()
     assert frame["value"].between(0, 1).all() and (frame["model_category"] == "non_neural").all()
     for r in a:

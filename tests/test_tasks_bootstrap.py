@@ -7,7 +7,7 @@ import pytest
 from sklearn.metrics import roc_auc_score
 
 from stebkit.tasks import (
-    MAIN_METRIC,
+    FAMILIES,
     all_to_all_pairs,
     bootstrap_ci,
     clustering,
@@ -42,10 +42,11 @@ def results() -> dict:
 def test_statistic_on_all_items_is_the_main_metric(results: dict) -> None:
     for task, result in results.items():
         n, stat = task_statistic(task, result)
-        assert stat(np.arange(n)) == pytest.approx(result[MAIN_METRIC[task]], abs=1e-12), task
+        main = FAMILIES[task].main_metric
+        assert stat(np.arange(n)) == pytest.approx(result[main], abs=1e-12), task
         ci = bootstrap_ci(result, task=task, n_resamples=50)
         assert ci["low"] <= ci["high"] and ci["estimate"] == pytest.approx(
-            result[MAIN_METRIC[task]], abs=1e-12)
+            result[FAMILIES[task].main_metric], abs=1e-12)
 
 
 def test_resampled_pair_auc_equals_sklearn_on_the_resampled_list(results: dict) -> None:

@@ -4,20 +4,21 @@ import os
 
 import stebkit
 from stebkit import plots
-from stebkit.datasets.episodes import build_episodes, pool_episodes, run_task
 from stebkit.encoders import cached, get_encoder
+from stebkit.tasks import FAMILIES
 
 SMOKE = os.environ.get("STEBKIT_FAST") == "1"
 dataset = stebkit.load_dataset("eltec-eng-authorship", smoke=SMOKE)
-config = dataset.spec.tasks["clustering"]
+fam = FAMILIES["clustering"]
+config = fam.config(dataset.spec.tasks["clustering"])
 
 
 def v_measure(model, episode_size=1):
-    task_input = build_episodes(dataset.records, "clustering", episode_size=episode_size,
-                                episodes_per_label=config.episodes_per_label)
+    task_input = fam.build(dataset.records, episode_size=episode_size,
+                           episodes_per_label=config.episodes_per_label)
     encoder = cached(get_encoder(model))
-    items = pool_episodes(task_input, encoder.encode(list(task_input.texts)))
-    return run_task(task_input, items)["v_measure"], items, task_input
+    items = task_input.pool(encoder.encode(list(task_input.texts)))
+    return fam.evaluate(task_input, items)["v_measure"], items, task_input
 
 
 # %% Exercise 1: a semantic model instead of character n-grams

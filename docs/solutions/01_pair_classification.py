@@ -6,21 +6,20 @@ import numpy as np
 import pandas as pd
 
 import stebkit
-from stebkit.datasets.episodes import build_episodes, run_task, shape_items
 from stebkit.encoders import cached, get_encoder
-from stebkit.tasks import all_to_all_pairs, bootstrap_ci
+from stebkit.tasks import FAMILIES, all_to_all_pairs, bootstrap_ci
 
 SMOKE = os.environ.get("STEBKIT_FAST") == "1"
 
 
 def verification(name, models):
     ds = stebkit.load_dataset(name, smoke=SMOKE)
-    trials = build_episodes(ds.records, "predefined_pairs", episode_size=1,
-                            episodes_per_label=1)
+    fam = FAMILIES["predefined_pairs"]
+    trials = fam.build(ds.records, episode_size=1, episodes_per_label=1)
     out = {}
     for model, encoder in models.items():
-        items = shape_items(trials, encoder.encode_episodes(trials.episode_texts()))
-        out[model] = run_task(trials, items)
+        items = trials.shape_items(encoder.encode_episodes(trials.episode_texts()))
+        out[model] = fam.evaluate(trials, items)
     return out
 
 

@@ -8,9 +8,8 @@ from sklearn.cluster import MiniBatchKMeans
 from sklearn.metrics import adjusted_mutual_info_score, v_measure_score
 
 import stebkit
-from stebkit.datasets.episodes import build_episodes, shape_items
 from stebkit.encoders import cached, get_encoder
-from stebkit.tasks import clustering
+from stebkit.tasks import FAMILIES, clustering
 
 SMOKE = os.environ.get("STEBKIT_FAST") == "1"
 DATASETS = {"author": "eltec-eng-authorship", "register": "masc-register",
@@ -22,12 +21,12 @@ ENCODERS = {m: cached(get_encoder(m)) for m in MODELS}
 rows = []
 for kind, name in DATASETS.items():
     ds = stebkit.load_dataset(name, smoke=SMOKE)
-    config = ds.spec.tasks["clustering"]
+    config = FAMILIES["clustering"].config(ds.spec.tasks["clustering"])
     for size in config.episode_sizes[:2]:
-        ti = build_episodes(ds.records, "clustering", episode_size=size,
-                            episodes_per_label=config.episodes_per_label)
+        ti = FAMILIES["clustering"].build(ds.records, episode_size=size,
+                                          episodes_per_label=config.episodes_per_label)
         for m in MODELS:
-            x = shape_items(ti, ENCODERS[m].encode_episodes(ti.episode_texts()))
+            x = ti.shape_items(ENCODERS[m].encode_episodes(ti.episode_texts()))
             rows.append({"label": kind, "model": m, "episode size": size,
                          "v_measure": clustering(x, ti.labels, seed=42)["v_measure"]})
 table = pd.DataFrame(rows)
@@ -53,11 +52,12 @@ print(noise_table.round(3))
 assert noise_table["ami"].abs().max() < 0.1
 
 # %% Exercise 3: how many seeds for two decimals?
-ti = build_episodes(ds.records, "clustering", episode_size=1,
-                    episodes_per_label=ds.spec.tasks["clustering"].episodes_per_label)
+config = FAMILIES["clustering"].config(ds.spec.tasks["clustering"])
+ti = FAMILIES["clustering"].build(ds.records, episode_size=1,
+                                  episodes_per_label=config.episodes_per_label)
 spread = {}
 for m in ("tfidf-char", "function-words"):  # the models whose score means something
-    x = shape_items(ti, ENCODERS[m].encode_episodes(ti.episode_texts()))
+    x = ti.shape_items(ENCODERS[m].encode_episodes(ti.episode_texts()))
     spread[m] = np.std([clustering(x, ti.labels, seed=s)["v_measure"] for s in range(5)])
 worst = max(spread, key=spread.get)
 # The standard error of a mean of n seeds is std / sqrt(n); two decimals need it < 0.005.

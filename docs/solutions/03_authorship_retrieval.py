@@ -5,8 +5,8 @@ import os
 import pandas as pd
 
 import stebkit
-from stebkit.datasets.episodes import build_episodes, run_task, shape_items
 from stebkit.encoders import cached, get_encoder
+from stebkit.tasks import FAMILIES
 
 SMOKE = os.environ.get("STEBKIT_FAST") == "1"
 ENCODERS = {m: cached(get_encoder(m)) for m in ("tfidf-char", "function-words", "random")}
@@ -14,15 +14,15 @@ ENCODERS = {m: cached(get_encoder(m)) for m in ("tfidf-char", "function-words", 
 
 def retrieval(name, episode_size=None, seed=42):
     data = stebkit.load_dataset(name, smoke=SMOKE)
-    config = data.spec.tasks["retrieval"]
+    fam = FAMILIES["retrieval"]
+    config = fam.config(data.spec.tasks["retrieval"])
     if episode_size is None:  # the dataset's own configuration
         size, per_label = config.episode_sizes[0], config.episodes_per_label
     else:  # as many episodes as the passages of the smallest author allow
         per_side = int(data.records.groupby(["label", "side"]).size().min())
         size, per_label = episode_size, max(1, per_side // episode_size)
-    ti = build_episodes(data.records, "retrieval", episode_size=size,
-                        episodes_per_label=per_label, seed=seed)
-    return {m: run_task(ti, shape_items(ti, enc.encode_episodes(ti.episode_texts())))
+    ti = fam.build(data.records, episode_size=size, episodes_per_label=per_label, seed=seed)
+    return {m: fam.evaluate(ti, ti.shape_items(enc.encode_episodes(ti.episode_texts())))
             for m, enc in ENCODERS.items()}
 
 

@@ -6,10 +6,9 @@ import numpy as np
 import pandas as pd
 
 import stebkit
-from stebkit.datasets.episodes import build_episodes, pool_episodes, run_task
 from stebkit.datasets.readers.stel import quadruples
 from stebkit.encoders import cached, get_encoder
-from stebkit.tasks import stel
+from stebkit.tasks import FAMILIES, stel
 
 SMOKE = os.environ.get("STEBKIT_FAST") == "1"
 SETS = ["bible-eras", "synthetic-order-en", "stel-contraction"]
@@ -17,11 +16,12 @@ SETS = ["bible-eras", "synthetic-order-en", "stel-contraction"]
 
 def order_input(name, episode_size=1):
     records = stebkit.load_dataset(name, smoke=SMOKE).records
-    config = stebkit.datasets.get_spec(name).tasks["order_alignment"]
+    fam = FAMILIES["order_alignment"]
+    config = fam.config(stebkit.datasets.get_spec(name).tasks["order_alignment"])
     sets = records if "distractor" not in records else records[~records["distractor"]]
     available = int(sets.groupby("label")["group"].nunique().min()) // episode_size
-    return build_episodes(records, "order_alignment", episode_size=episode_size,
-                          episodes_per_label=max(1, min(config.episodes_per_label, available)))
+    return fam.build(records, episode_size=episode_size,
+                     episodes_per_label=max(1, min(config.episodes_per_label, available)))
 
 
 def order_scores(models, episode_size=1):
@@ -29,7 +29,8 @@ def order_scores(models, episode_size=1):
     for name in SETS:
         ti = order_input(name, episode_size)
         for m in models:
-            r = run_task(ti, pool_episodes(ti, cached(get_encoder(m)).encode(list(ti.texts))))
+            items = ti.pool(cached(get_encoder(m)).encode(list(ti.texts)))
+            r = FAMILIES["order_alignment"].evaluate(ti, items)
             rows.append({"model": m, "dataset": name, "episode size": episode_size,
                          "acc_mean": r["acc_mean"],
                          "distractor_acc_mean": r["distractor_acc_mean"]})

@@ -6,11 +6,10 @@ import numpy as np
 import pandas as pd
 
 import stebkit
-from stebkit.datasets.episodes import build_episodes, pool_episodes, run_task
 from stebkit.datasets.probing_sets import probing_records
 from stebkit.encoders import cached, get_encoder
 from stebkit.features import lftk_features
-from stebkit.tasks import quantile_bins
+from stebkit.tasks import FAMILIES, quantile_bins
 
 SMOKE = os.environ.get("STEBKIT_FAST") == "1"
 MODELS = ["lftk", "function-words", "tfidf-char", "random"]
@@ -20,8 +19,9 @@ texts = pool["text"].tolist()
 
 
 def probe_accuracy(records):
-    ti = build_episodes(records, "probing", episode_size=1, episodes_per_label=1)
-    return {m: run_task(ti, pool_episodes(ti, enc.encode(list(ti.texts))))["accuracy"]
+    fam = FAMILIES["probing"]
+    ti = fam.build(records, episode_size=1, episodes_per_label=1)
+    return {m: fam.evaluate(ti, ti.pool(enc.encode(list(ti.texts))))["accuracy"]
             for m, enc in ENCODERS.items()}
 
 

@@ -25,8 +25,8 @@ from .registry import (
 from .spec import (
     APPLICATIONS,
     CATEGORIES,
-    PRESET_TASK_CONFIGS,
-    TASKS,
+    SIDES,
+    SPLITS,
     Dataset,
     DatasetSpec,
     License,
@@ -36,7 +36,7 @@ from .spec import (
 )
 
 __all__ = [
-    "APPLICATIONS", "CATEGORIES", "PRESET_TASK_CONFIGS", "TASKS", "Dataset", "DatasetSpec",
+    "APPLICATIONS", "CATEGORIES", "SIDES", "SPLITS", "Dataset", "DatasetSpec",
     "License", "Source", "Submetric", "TaskConfig", "fingerprint", "get_spec",
     "is_available_offline", "list_datasets", "load_dataset", "register", "table",
     "validate_records",

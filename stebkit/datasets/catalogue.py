@@ -51,7 +51,7 @@ from .readers import (
     trials,
     xml_corpora,
 )
-from .spec import PRESET_TASK_CONFIGS, DatasetSpec, License, Source, Submetric, TaskConfig
+from .spec import DatasetSpec, License, Source, Submetric, TaskConfig
 
 __all__ = ["SPECS", "catalogue_name"]
 
@@ -147,7 +147,7 @@ def _spec(steb: str, desc: str, *, kind: str, tasks: str, label: str, lic: str, 
           episodes: Mapping[str, int] | None = None, reader: Callable[..., Any] | None = None,
           tested_on: str | None = None, version: int = 1,
           submetrics: Mapping[str, Mapping[str, Submetric]] | None = None) -> DatasetSpec:
-    """One catalogue row -> a DatasetSpec (preset episode configs, optional overrides).
+    """One catalogue row -> a DatasetSpec (the family presets, optional overrides).
 
     ``reader`` defaults to :func:`read_hub` for Hub sources with ``options``; a spec with
     a reader and source URLs (or a local folder key) is ``offline``: it loads without
@@ -159,12 +159,9 @@ def _spec(steb: str, desc: str, *, kind: str, tasks: str, label: str, lic: str, 
     task_cfgs = {}
     for code in tasks:
         task = _TASK_CODES[code]
-        cfg = PRESET_TASK_CONFIGS[task]
-        if episodes and task in episodes:
-            cfg = TaskConfig(cfg.episode_sizes, episodes[task])
-        if submetrics and task in submetrics:
-            cfg = TaskConfig(cfg.episode_sizes, cfg.episodes_per_label, submetrics[task])
-        task_cfgs[task] = cfg
+        # None: the family's preset (stebkit.tasks.TaskFamily.config resolves it)
+        task_cfgs[task] = TaskConfig(None, (episodes or {}).get(task),
+                                     (submetrics or {}).get(task, {}))
     if reader is None and src.is_hub and options is not None:
         reader = read_hub
     return DatasetSpec(name=catalogue_name(steb), description=desc, languages=tuple(langs),

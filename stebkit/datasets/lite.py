@@ -5,7 +5,7 @@ Every spec pins its files (URL and sha256, listed in ``readers/lite_manifest.txt
 serves one or more task families, and is sized for speed: passages of 60-120 words,
 at most a few hundred texts per dataset and about 6,700 in all. Episode
 configurations are smaller than the reference presets
-(:data:`stebkit.datasets.spec.PRESET_TASK_CONFIGS`); each description says how.
+(:meth:`stebkit.tasks.TaskFamily.preset`); each description says how.
 ``load_dataset(name, smoke=True)`` caps every dataset at about 40 texts (two labels
 with 20 texts each for the clustering sets, so that one episode configuration serves
 both variants; order-alignment sets keep 20 sequences).

@@ -20,7 +20,6 @@ import hashlib
 import importlib
 import json
 import warnings
-from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -29,8 +28,6 @@ import pandas as pd
 from .._io import atomic_file, inside, write_text
 from ..errors import DataUnavailable
 from ..sources import cache_dir, file_sha256, local_path, locate
-from ..tasks import FAMILIES
-from ..tasks.inputs import SIDES, SPLITS
 from .hub import (
     check_remote_code,
     collecting_commits,
@@ -41,7 +38,15 @@ from .hub import (
     trusting_remote_code,
 )
 from .readers.text import DroppedRowsWarning, is_absent, is_blank
-from .spec import Dataset, DatasetSpec
+from .spec import (
+    BOOL_COLUMNS,
+    RECORD_COLUMNS,
+    SIDES,
+    SPLITS,
+    STRING_COLUMNS,
+    Dataset,
+    DatasetSpec,
+)
 
 __all__ = ["fingerprint", "get_spec", "is_available_offline", "list_datasets",
            "load_dataset", "processed_path", "register", "table", "validate_records"]
@@ -56,32 +61,6 @@ SUITES = ("lite", "smoke", "synthetic", "steb")
 are the command line's ``--suite`` choices and may not name a suite file's suite."""
 
 
-def task_columns(task: str) -> tuple[str, ...]:
-    """Columns task family ``task`` needs beyond text/label (its ``columns``).
-
-    >>> task_columns("order_alignment")
-    ('group', 'position')
-    """
-    return FAMILIES.get_family(task).columns
-
-
-class _TaskColumns(Mapping[str, tuple[str, ...]]):
-    """Family name -> :func:`task_columns` (a read-only view of the families)."""
-
-    def __getitem__(self, task: str) -> tuple[str, ...]:
-        return FAMILIES[task].columns
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(FAMILIES)
-
-    def __len__(self) -> int:
-        return len(FAMILIES)
-
-
-TASK_COLUMNS: Mapping[str, tuple[str, ...]] = _TaskColumns()
-"""Columns each task family needs beyond text/label, read from ``FAMILIES``."""
-_STR_COLUMNS = ("text", "label", "group", "pair", "side", "split", "work", "feature")
-_BOOL_COLUMNS = ("same", "distractor")
 
 
 def _ensure_loaded() -> None:
@@ -192,9 +171,10 @@ def list_datasets(*, suite: str | None = None, task: str | None = None,
     True
     """
     _ensure_loaded()
-    if task is not None and task not in FAMILIES:
-        raise ValueError(f"task must be one of {list(FAMILIES)}, got {task!r}")
     specs = sorted(_REGISTRY.values(), key=lambda s: s.name)
+    known_tasks = list(dict.fromkeys([*RECORD_COLUMNS, *(t for s in specs for t in s.tasks)]))
+    if task is not None and task not in known_tasks:
+        raise ValueError(f"task must be one of {known_tasks}, got {task!r}")
     if suite is not None:
         known = sorted(set(SUITES).union(*(spec.suites for spec in specs)))
         if suite not in known:
@@ -381,7 +361,7 @@ def validate_records(records: Any, spec: DatasetSpec) -> pd.DataFrame:
             raise ValueError(f"dataset {name!r}: records lack the required column "
                              f"{column!r}; columns are {list(records.columns)}")
     for task in spec.tasks:
-        missing = [c for c in task_columns(task) if c not in records.columns]
+        missing = [c for c in RECORD_COLUMNS.get(task, ()) if c not in records.columns]
         if missing:
             raise ValueError(f"dataset {name!r}: records lack column(s) {missing} needed by "
                              f"task {task!r} (see stebkit.datasets.spec for the schema)")
@@ -403,10 +383,10 @@ def validate_records(records: Any, spec: DatasetSpec) -> pd.DataFrame:
         frame = frame[~dropped].reset_index(drop=True)
     if frame.empty:
         raise ValueError(f"dataset {name!r}: the reader returned no usable records")
-    for column in _STR_COLUMNS:
+    for column in STRING_COLUMNS:
         if column in frame.columns:
             _check_str(frame, column, name)
-    for column in _BOOL_COLUMNS:
+    for column in BOOL_COLUMNS:
         if column in frame.columns and not pd.api.types.is_bool_dtype(frame[column]):
             raise TypeError(f"dataset {name!r}: column {column!r} must be bool, got dtype "
                             f"{frame[column].dtype}")
@@ -428,7 +408,7 @@ def validate_records(records: Any, spec: DatasetSpec) -> pd.DataFrame:
                              f"same 'same' value; {len(bad)} pair(s) do not, e.g. "
                              f"{list(bad.index[:3])}")
     # one dtype per column, so fresh and cached records are identical
-    frame = frame.astype({c: "str" for c in _STR_COLUMNS if c in frame.columns})
+    frame = frame.astype({c: "str" for c in STRING_COLUMNS if c in frame.columns})
     if "position" in frame.columns:
         frame["position"] = frame["position"].astype("int64")
     return frame

@@ -48,16 +48,26 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from stebkit.tasks import FAMILIES
+SPLITS = ("train", "validation", "test")
+"""Values of the ``split`` column (probing, classification)."""
 
-TASKS: tuple[str, ...] = FAMILIES.steb()
-"""The STEB task families, in the reference's order (from :data:`stebkit.tasks.FAMILIES`)."""
+SIDES = ("query", "target")
+"""Values of the ``side`` column (retrieval)."""
 
-EXTRA_TASKS: tuple[str, ...] = tuple(n for n in FAMILIES if n not in TASKS)
-"""Task families beyond STEB's built-in ones (user-declared suites, STEL)."""
+STRING_COLUMNS = ("text", "label", "group", "pair", "side", "split", "work", "feature")
+"""Record columns that hold strings."""
 
-ALL_TASKS = TASKS + EXTRA_TASKS
-"""The built-in families; a family registered later is accepted too (see ``FAMILIES``)."""
+BOOL_COLUMNS = ("same", "distractor")
+"""Record columns that hold booleans."""
+
+RECORD_COLUMNS: Mapping[str, tuple[str, ...]] = MappingProxyType({
+    "clustering": (), "all_to_all_pairs": (), "predefined_pairs": ("pair", "same"),
+    "retrieval": ("side",), "order_alignment": ("group", "position"), "probing": ("split",),
+    "classification": ("split",), "retrieval_ndcg": ("side", "group", "relevance"),
+    "stel": ("group", "position")})
+"""The columns beyond ``text`` and ``label`` that the records of each built-in task family
+need (each family declares its ``columns`` from here); :func:`validate_records
+<stebkit.datasets.registry.validate_records>` checks them."""
 
 CATEGORIES = (
     "genre",
@@ -163,50 +173,37 @@ class TaskConfig:
     ``episode_sizes``: texts pooled into one episode embedding (``-1``: all texts of a
     label form one episode, as the reference's retrieval). ``episodes_per_label``:
     episodes sampled per label (the reference's ``n_episodes_per_class``), or ``"auto"``
-    (:func:`stebkit.tasks.auto_episodes`).
+    (:func:`stebkit.tasks.auto_episodes`). ``None`` stands for the task family's
+    reference preset (the catalogue's rows say so); :meth:`stebkit.tasks.TaskFamily.config`
+    fills it in where a dataset meets its family.
 
     >>> TaskConfig(episode_sizes=(1, 2, 5), episodes_per_label=50).episode_sizes
     (1, 2, 5)
+    >>> TaskConfig(None, None).episode_sizes is None, TaskConfig().episodes_per_label
+    (True, 50)
 
     ``submetrics`` maps a name to a :class:`Submetric`: results of the same task on part
     of the dataset, kept in the record beside the main result (the reference's
     ``submetrics``).
     """
 
-    episode_sizes: tuple[int, ...] = (1,)
-    episodes_per_label: int | str = 50
+    episode_sizes: tuple[int, ...] | None = (1,)
+    episodes_per_label: int | str | None = 50
     submetrics: Mapping[str, Submetric] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
-        if not self.episode_sizes or any(s == 0 or s < -1 for s in self.episode_sizes):
-            raise ValueError(f"episode_sizes must be positive ints or -1, got {self.episode_sizes}")
+        sizes = self.episode_sizes
+        if sizes is not None and (not sizes or any(s == 0 or s < -1 for s in sizes)):
+            raise ValueError(f"episode_sizes must be positive ints or -1, got {sizes}")
         per = self.episodes_per_label
-        if per != "auto" and (isinstance(per, bool) or not isinstance(per, int) or per < 1):
+        if per is not None and per != "auto" and (
+                isinstance(per, bool) or not isinstance(per, int) or per < 1):
             raise ValueError(f"episodes_per_label must be an int >= 1 or 'auto', got {per!r}")
         for name, sub in self.submetrics.items():
             if not isinstance(sub, Submetric):
                 raise TypeError(f"submetric {name!r} must be a Submetric, got "
                                 f"{type(sub).__name__}")
         object.__setattr__(self, "submetrics", MappingProxyType(dict(self.submetrics)))
-
-
-class _Presets(Mapping[str, TaskConfig]):
-    """Family name -> its reference preset as a :class:`TaskConfig` (follows ``FAMILIES``)."""
-
-    def __getitem__(self, task: str) -> TaskConfig:
-        sizes, per_label = FAMILIES[task].preset()
-        return TaskConfig(sizes, per_label)
-
-    def __iter__(self) -> Any:
-        return iter(FAMILIES)
-
-    def __len__(self) -> int:
-        return len(FAMILIES)
-
-
-PRESET_TASK_CONFIGS: Mapping[str, TaskConfig] = _Presets()
-"""The reference presets (its ``benchmark`` preset): one configuration per task family,
-read from :data:`stebkit.tasks.FAMILIES`."""
 
 
 @dataclass(frozen=True)
@@ -325,10 +322,8 @@ class DatasetSpec:
         from stebkit._io import check_name
 
         check_name(self.name, "dataset")  # it becomes part of cache and record paths
-        unknown = set(self.tasks) - set(FAMILIES)
-        if unknown:
-            raise ValueError(f"dataset {self.name!r}: unknown task(s) {sorted(unknown)}; "
-                             f"known tasks are {list(FAMILIES)}")
+        # the task names are checked against the task families where a spec is registered
+        # or run (stebkit.tasks.check_tasks): the datasets know no task family
         if self.category not in CATEGORIES:
             raise ValueError(f"dataset {self.name!r}: unknown category {self.category!r}; "
                              f"choose one of {CATEGORIES}")

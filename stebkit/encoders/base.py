@@ -3,8 +3,8 @@
 An encoder turns texts into a float32 array of shape ``(n, d)``. Anything with an
 ``encode(texts)`` method — a sentence-transformers model, an MTEB-style model, a
 stebkit encoder — can be passed wherever an encoder is expected; :func:`as_encoder`
-adapts it. :func:`mean_by_owner` is the one pooling step (chunks into texts, texts into
-episodes).
+adapts it. :func:`stebkit.pooling.mean_by_owner` is the one pooling step (chunks into
+texts, texts into episodes); it is importable from here too.
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
+
+from stebkit.pooling import mean_by_owner
 
 
 @runtime_checkable
@@ -57,28 +59,6 @@ def cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     b = np.asarray(b, dtype=np.float64)
     norms = np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)
     return np.divide((a * b).sum(1), norms, out=np.zeros(len(a)), where=norms > 0)
-
-
-def mean_by_owner(rows: np.ndarray, owners: np.ndarray, n_owners: int) -> np.ndarray:
-    """Average the rows that share an owner: row ``i`` of the result is the mean (in
-    float64, returned as float32) of the rows ``j`` with ``owners[j] == i``.
-
-    Chunks of a text pool into the text's embedding, texts of an episode into the
-    episode's. Every owner needs at least one row.
-
-    >>> mean_by_owner(np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]), np.array([0, 1, 0]), 2)
-    array([[3., 4.],
-           [3., 4.]], dtype=float32)
-    """
-    rows = np.asarray(rows)
-    owners = np.asarray(owners, dtype=np.int64)
-    counts = np.bincount(owners, minlength=n_owners)
-    if len(counts) > n_owners or (counts == 0).any():
-        bad = int(np.flatnonzero(counts == 0)[0]) if (counts == 0).any() else int(owners.max())
-        raise ValueError(f"owner {bad} has no rows, or is not below n_owners={n_owners}")
-    sums = np.zeros((n_owners, rows.shape[1]), dtype=np.float64)
-    np.add.at(sums, owners, rows)
-    return (sums / counts[:, None]).astype(np.float32)
 
 
 def mean_of_episodes(

@@ -8,16 +8,27 @@ re-encoding, plus settings the function chose). It reads like a dict
 (``result["auc"]``, ``result["details"]``).
 
 :data:`FAMILIES` holds one :class:`TaskFamily` per family, declared beside its function:
-main metric and metric directions, reference preset, input builder, per-item values and
-bootstrap unit. ``MAIN_METRIC`` is a read-only view of the main metrics.
+main metric and metric directions, reference preset, record columns, bootstrap unit, and
+the methods that build its inputs from records (:meth:`TaskFamily.build`), run it on
+pooled embeddings (:meth:`TaskFamily.evaluate`) and bootstrap its main metric
+(:meth:`TaskFamily.bootstrap`).
 Invalid input raises ``TypeError``/``ValueError`` naming the argument; valid but degenerate
 input (e.g. no positive pair) gives NaN with a :class:`DegenerateWarning`.
 
->>> from stebkit.tasks import FAMILIES, MAIN_METRIC
+>>> import numpy as np, pandas as pd
+>>> from stebkit.tasks import FAMILIES
 >>> FAMILIES.steb()
 ('clustering', 'all_to_all_pairs', 'predefined_pairs', 'retrieval', 'order_alignment', 'probing')
->>> MAIN_METRIC["order_alignment"]
+>>> FAMILIES["order_alignment"].main_metric
 'distractor_acc_mean'
+>>> fam = FAMILIES["retrieval"]
+>>> records = pd.DataFrame({"text": ["q1", "t1", "q2", "t2"], "label": list("aabb"),
+...                         "side": ["query", "target"] * 2})
+>>> ti = fam.build(records, episode_size=-1, episodes_per_label=1)
+>>> ti.texts
+('q1', 'q2', 't1', 't2')
+>>> fam.evaluate(ti, ti.pool(np.eye(2)[[0, 1, 0, 1]]))["mrr"]
+1.0
 """
 
 from __future__ import annotations
@@ -40,10 +51,10 @@ from .family import (
     SCORINGS,
     FamilyRegistry,
     TaskFamily,
-    _MainMetrics,
     auto_episodes,
     mean_of,
 )
+from .inputs import TaskInput
 from .order_alignment import order_alignment
 from .pairs import FPR_LIMITS, all_to_all_pairs, predefined_pairs
 from .probing import L2_GRID, balanced_split, probing, quantile_bins
@@ -58,20 +69,17 @@ for _family in (_clustering.FAMILY, _pairs.ALL_TO_ALL_FAMILY, _pairs.PREDEFINED_
                 _classification.FAMILY, _retrieval_ndcg.FAMILY, _stel.FAMILY):
     FAMILIES.register(_family)
 
-MAIN_METRIC = _MainMetrics(FAMILIES)
-"""Family name -> its main metric (a read-only view of :data:`FAMILIES`)."""
-
 __all__ = [
     "AUTO",
     "FAMILIES",
     "FPR_LIMITS",
     "L2_GRID",
-    "MAIN_METRIC",
     "RECALL_KS",
     "SCORINGS",
     "DegenerateWarning",
     "FamilyRegistry",
     "TaskFamily",
+    "TaskInput",
     "TaskResult",
     "all_to_all_pairs",
     "auto_episodes",

@@ -2,7 +2,9 @@
 
 Every task function returns the per-item material of its main metric under ``details``;
 :func:`task_statistic` turns it into a statistic of resampled item indices (each family's
-:attr:`~stebkit.tasks.TaskFamily.statistic`), resampling the unit of each family:
+:meth:`~stebkit.tasks.TaskFamily.statistic`, declared beside the metric it reproduces),
+resampling the unit of each family (:meth:`~stebkit.tasks.TaskFamily.bootstrap` gives the
+interval of a family's main metric):
 
 =====================  ============================================================
 family                 resampled unit -> statistic
@@ -21,83 +23,17 @@ family                 resampled unit -> statistic
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from .family import FAMILIES
-
-Statistic = Callable[[np.ndarray], float]
-
-
-def _weighted_auc(scores: np.ndarray, positive: np.ndarray) -> tuple[int, Statistic]:
-    """AUC of a resample of ``(scores, positive)`` in O(n) per resample (ties count 1/2)."""
-    order = np.argsort(scores, kind="stable")
-    s, pos = scores[order], positive[order]
-    group = np.concatenate([[0], np.cumsum(s[1:] != s[:-1])])  # tie group of each sorted item
-    rank_of = np.empty_like(order)
-    rank_of[order] = np.arange(order.shape[0])
-
-    def auc(idx: np.ndarray) -> float:
-        w = np.bincount(rank_of[idx], minlength=s.shape[0]).astype(np.float64)
-        w_pos, w_neg = w * pos, w * ~pos
-        neg_per_group = np.bincount(group, weights=w_neg)
-        below = np.cumsum(neg_per_group) - neg_per_group  # negatives strictly lower
-        credit = below[group] + 0.5 * neg_per_group[group]
-        total = w_pos.sum() * w_neg.sum()
-        return float((w_pos * credit).sum() / total) if total else float("nan")
-
-    return s.shape[0], auc
-
-
-def _entropy(counts: np.ndarray) -> float:
-    total = counts.sum()
-    p = counts[counts > 0] / total
-    return float(-(p * np.log(p)).sum())
-
-
-def _v_measure_statistic(y: np.ndarray, c: np.ndarray) -> tuple[int, Statistic]:
-    """V-measure of a resample from its contingency table (scikit-learn's definition).
-
-    One ``bincount`` per resample instead of a full ``v_measure_score`` call.
-    """
-    y_codes = np.unique(y, return_inverse=True)[1].reshape(-1)
-    c_codes, n_c = np.unique(c, return_inverse=True)[1].reshape(-1), int(np.unique(c).size)
-    n_y = int(y_codes.max()) + 1
-    cell = y_codes * n_c + c_codes
-
-    def v_measure(idx: np.ndarray) -> float:
-        table = np.bincount(cell[idx], minlength=n_y * n_c).reshape(n_y, n_c).astype(float)
-        h_y, h_c = _entropy(table.sum(axis=1)), _entropy(table.sum(axis=0))
-        joint = _entropy(table.ravel())
-        homogeneity = 1.0 if h_y == 0 else 1.0 - (joint - h_c) / h_y
-        completeness = 1.0 if h_c == 0 else 1.0 - (joint - h_y) / h_c
-        total = homogeneity + completeness
-        return 0.0 if total == 0 else float(2 * homogeneity * completeness / total)
-
-    return y.shape[0], v_measure
-
-
-def _macro_f1_statistic(truth: np.ndarray, pred: np.ndarray) -> tuple[int, Statistic]:
-    """Macro-F1 of a resample (scikit-learn's: classes seen in truth or prediction,
-    F1 = 0 for a class with no true and no predicted member is never counted)."""
-    k = int(max(truth.max(), pred.max())) + 1
-    cell = truth * k + pred
-
-    def macro_f1(idx: np.ndarray) -> float:
-        table = np.bincount(cell[idx], minlength=k * k).reshape(k, k).astype(float)
-        tp, true_n, pred_n = np.diag(table), table.sum(axis=1), table.sum(axis=0)
-        present = (true_n + pred_n) > 0
-        f1 = 2 * tp[present] / (true_n[present] + pred_n[present])
-        return float(f1.mean())
-
-    return truth.shape[0], macro_f1
+from .family import FAMILIES, Statistic
 
 
 def task_statistic(task: str, result: Mapping) -> tuple[int, Statistic]:
     """``(n_items, statistic)`` of a task's main metric over resampled item indices.
 
-    The family's own statistic (:attr:`stebkit.tasks.TaskFamily.statistic`);
+    The family's own statistic (:meth:`stebkit.tasks.TaskFamily.statistic`);
     ``statistic(np.arange(n_items))`` reproduces the main metric of ``result``.
     """
     if task not in FAMILIES:
@@ -143,7 +79,7 @@ def bootstrap_ci(data: object, *, task: str | None = None, statistic: Statistic 
         that task function (its main metric, resampling the family's unit, see the module
         docstring); or, with ``statistic``, the number of items.
     task : str, optional
-        A key of ``MAIN_METRIC``.
+        A key of :data:`stebkit.tasks.FAMILIES`.
     statistic : callable, optional
         ``statistic(indices) -> float`` for a resample of item indices.
     n_resamples, confidence, seed

@@ -8,11 +8,17 @@ trained on — so the test score is an honest estimate.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
 
-from . import _checks, inputs
-from .bootstrap import _macro_f1_statistic
-from .family import TaskFamily
+from stebkit.datasets.spec import RECORD_COLUMNS
+
+from . import _checks
+from .family import Statistic
+from .inputs import TaskInput, by_split
+from .probing import _Probing
 from .result import TaskResult
 
 #: The inverse L2 strengths tried on validation.
@@ -109,19 +115,38 @@ def classification(
          "regularisation": 1.0 / float(c), "C": float(c)})
 
 
-def _call(ti, emb, *, seed: int, batch_size: int) -> dict:  # noqa: ANN001
-    return classification(*inputs.by_split(ti, emb), seed=seed)
+def _macro_f1_statistic(truth: np.ndarray, pred: np.ndarray) -> tuple[int, Statistic]:
+    """Macro-F1 of a resample (scikit-learn's: classes seen in truth or prediction,
+    F1 = 0 for a class with no true and no predicted member is never counted)."""
+    k = int(max(truth.max(), pred.max())) + 1
+    cell = truth * k + pred
+
+    def macro_f1(idx: np.ndarray) -> float:
+        table = np.bincount(cell[idx], minlength=k * k).reshape(k, k).astype(float)
+        tp, true_n, pred_n = np.diag(table), table.sum(axis=1), table.sum(axis=0)
+        present = (true_n + pred_n) > 0
+        f1 = 2 * tp[present] / (true_n[present] + pred_n[present])
+        return float(f1.mean())
+
+    return truth.shape[0], macro_f1
 
 
-def _statistic(details) -> tuple:  # noqa: ANN001
-    return _macro_f1_statistic(np.asarray(details["test_true"], dtype=np.int64),
-                               np.asarray(details["test_pred"], dtype=np.int64))
+class _Classification(_Probing):
+    """Classification: the items and test ids of probing, a logistic-regression probe,
+    macro-F1."""
+
+    def _run(self, ti: TaskInput, emb: np.ndarray, *, seed: int, batch_size: int,
+             scoring: str) -> TaskResult:
+        return classification(*by_split(ti, emb), seed=seed)
+
+    def statistic(self, details: Mapping[str, Any]) -> tuple[int, Statistic]:
+        return _macro_f1_statistic(np.asarray(details["test_true"], dtype=np.int64),
+                                   np.asarray(details["test_pred"], dtype=np.int64))
 
 
-FAMILY = TaskFamily(
+FAMILY = _Classification(
     name="classification", function=classification,
     metrics={"macro_f1": True, "accuracy": True, "validation_score": True},
-    call=_call, build=inputs.build_probing, statistic=_statistic, unit="test text",
-    item_ids=inputs.held_out_ids, per_item=("test_pred", "test_true"), episode_sizes=(1,),
-    episodes_per_label=1, columns=("split",), single_text=True, steb=False,
+    unit="test text", per_item=("test_pred", "test_true"), episode_sizes=(1,),
+    episodes_per_label=1, columns=RECORD_COLUMNS["classification"], single_text=True, steb=False,
     description="logistic-regression probe chosen on validation (macro-F1)")

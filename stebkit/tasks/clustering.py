@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from . import _checks, inputs
-from .bootstrap import _v_measure_statistic
-from .family import SCORINGS, TaskFamily, check_scoring
+from . import _checks
+from .family import SCORINGS, Statistic, TaskFamily, check_scoring
+from .inputs import TaskInput, _report, _require, _sample, _Texts, _valid_rows
 from .result import TaskResult
 
 
@@ -128,23 +130,93 @@ def clustering(embeddings: np.ndarray, labels: np.ndarray, *, batch_size: int = 
                       {"label_codes": code, "clusters": first})
 
 
-def _call(ti, emb, *, seed: int, batch_size: int,  # noqa: ANN001
-          scoring: str = "cosine") -> dict:
-    # The reference's mini-batch is 32 whatever the encoding batch size.
-    return clustering(emb, ti.labels, batch_size=32, seed=seed, scoring=scoring)
+def _entropy(counts: np.ndarray) -> float:
+    total = counts.sum()
+    p = counts[counts > 0] / total
+    return float(-(p * np.log(p)).sum())
 
 
-def _statistic(details) -> tuple:  # noqa: ANN001
-    return _v_measure_statistic(np.asarray(details["label_codes"]),
-                                np.asarray(details["clusters"]))
+def _v_measure_statistic(y: np.ndarray, c: np.ndarray) -> tuple[int, Statistic]:
+    """V-measure of a resample from its contingency table (scikit-learn's definition).
+
+    One ``bincount`` per resample instead of a full ``v_measure_score`` call.
+    """
+    y_codes = np.unique(y, return_inverse=True)[1].reshape(-1)
+    c_codes, n_c = np.unique(c, return_inverse=True)[1].reshape(-1), int(np.unique(c).size)
+    n_y = int(y_codes.max()) + 1
+    cell = y_codes * n_c + c_codes
+
+    def v_measure(idx: np.ndarray) -> float:
+        table = np.bincount(cell[idx], minlength=n_y * n_c).reshape(n_y, n_c).astype(float)
+        h_y, h_c = _entropy(table.sum(axis=1)), _entropy(table.sum(axis=0))
+        joint = _entropy(table.ravel())
+        homogeneity = 1.0 if h_y == 0 else 1.0 - (joint - h_c) / h_y
+        completeness = 1.0 if h_c == 0 else 1.0 - (joint - h_y) / h_c
+        total = homogeneity + completeness
+        return 0.0 if total == 0 else float(2 * homogeneity * completeness / total)
+
+    return y.shape[0], v_measure
 
 
-FAMILY = TaskFamily(
+def build_labelled(records: Any, task: str, episode_size: int, episodes_per_label: int,
+                   seed: int, sampling: str = "reference") -> TaskInput:
+    """Clustering and all-to-all pairs: episodes sampled per label.
+
+    Parallel sets (records with a ``position`` column) take part with their position-0
+    text only, the styled original, as the reference's clustering and all-to-all pairs do;
+    the other positions are counted in ``dropped`` as ``texts_not_at_position_0``.
+    """
+    _require(records, ["text", "label"], task)
+    off_zero = 0
+    if "position" in records.columns:
+        at_zero = (records["position"] == 0).to_numpy(dtype=bool)
+        off_zero = int((~at_zero).sum())
+        records = records[at_zero]
+    rows, invalid = _valid_rows(records, ["label"])
+    labels = rows["label"].astype(str).to_numpy()
+    texts = rows["text"].to_numpy()
+    kept, n_labels, n_rows = _sample(labels, len(rows), episode_size, episodes_per_label, seed,
+                                     sampling)
+    intern = _Texts()
+    episodes, item_labels, ids = [], [], []
+    for label, eps in kept:
+        for k, ep in enumerate(eps):
+            episodes.append(tuple(intern(texts[i]) for i in ep))
+            item_labels.append(label)
+            ids.append(f"{label}#{k}")
+    need = "all" if episode_size == -1 else episode_size * episodes_per_label
+    dropped = _report(task, {"texts_not_at_position_0": off_zero, **invalid,
+                             "labels": n_labels, "texts_of_dropped_labels": n_rows},
+                      f"labels need {need} valid texts for {episodes_per_label} episode(s) of "
+                      f"size {episode_size}; parallel sets enter with their position-0 text")
+    return TaskInput(task, episode_size, episodes_per_label, seed, intern.tuple(),
+                     tuple(episodes), 1, np.asarray(item_labels, dtype=object), tuple(ids),
+                     dropped=dropped, sampling=sampling)
+
+
+class _Clustering(TaskFamily):
+    """Clustering: episodes sampled per label, k-means, V-measure over episodes."""
+
+    builder = staticmethod(build_labelled)
+
+    def _run(self, ti: TaskInput, emb: np.ndarray, *, seed: int, batch_size: int,
+             scoring: str) -> TaskResult:
+        # The reference's mini-batch is 32 whatever the encoding batch size.
+        return clustering(emb, ti.labels, batch_size=32, seed=seed, scoring=scoring)
+
+    def statistic(self, details: Any) -> tuple[int, Statistic]:
+        return _v_measure_statistic(np.asarray(details["label_codes"]),
+                                    np.asarray(details["clusters"]))
+
+    def skip_reason(self, task_input: TaskInput) -> str | None:
+        return degenerate_reason(task_input.labels)
+
+
+FAMILY = _Clustering(
     name="clustering", function=clustering,
     metrics={"v_measure": True, "ami": True, "ari": True, "v_measure_std": False,
              "ami_std": False, "ari_std": False},
-    call=_call, build=inputs.build_labelled, statistic=_statistic, unit="episode",
-    item_ids=inputs.episode_ids, per_item=("clusters", "label_codes"),
+    unit="episode", per_item=("clusters", "label_codes"),
     episode_sizes=(1, 2, 5), episodes_per_label=50, fast=((1,), 100),
     default=((1,), "auto"), scorings=SCORINGS,
     description="mini-batch k-means of the episodes vs their labels (V-measure)")

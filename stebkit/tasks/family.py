@@ -1,28 +1,42 @@
-"""Task families as objects: one declaration says everything about a family.
+"""Task families as objects: one object per family is the one way in.
 
 A :class:`TaskFamily` bundles what the runner, the result records, the bootstrap, the
 leaderboard and the command line need to know about one family: its pure task function,
 its main metric and the direction of every metric, the reference preset of episode sizes
-and episodes per label, how it builds its inputs from a dataset's records, how it calls
-the task function on embeddings, which per-item values it keeps for the bootstrap, and
-its leaderboard column. Each family is declared beside its task function
-(``FAMILY = TaskFamily(...)`` in ``stebkit/tasks/<family>.py``) and registered in
-:data:`stebkit.tasks.FAMILIES`, the one registry every other module reads.
+and episodes per label, the record columns it needs, and four methods —
+:meth:`~TaskFamily.build` (records -> :class:`~stebkit.tasks.inputs.TaskInput`),
+:meth:`~TaskFamily.evaluate` (pooled embeddings -> :class:`~stebkit.tasks.TaskResult`),
+:meth:`~TaskFamily.bootstrap` (the interval of the main metric) and
+:meth:`~TaskFamily.item_ids` (the resampled units). Each family is a small subclass
+declared beside its task function (``FAMILY = ...`` in ``stebkit/tasks/<family>.py``)
+that names its input builder and fills in ``_run`` and :meth:`~TaskFamily.statistic`, and is
+registered in :data:`stebkit.tasks.FAMILIES`, the one registry every other module reads.
 
-Adding a family is one declaration::
+Adding a family is one subclass and one registration::
 
-    from stebkit.tasks import FAMILIES, TaskFamily, inputs
-    FAMILIES.register(TaskFamily(name="my_family", function=my_function, ...))
+    from stebkit.tasks import FAMILIES, TaskFamily
+
+    class MyFamily(TaskFamily):
+        builder = staticmethod(my_builder)  # (records, task, size, per_label, seed, sampling)
+        def _run(self, task_input, embeddings, *, seed, batch_size, scoring): ...
+        def statistic(self, details): ...
+
+    FAMILIES.register(MyFamily(name="my_family", function=my_function, metrics=..., unit=...))
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
+
+from .inputs import SAMPLING, TaskInput, _check_size, _valid_rows
+
+if TYPE_CHECKING:
+    from stebkit.datasets.spec import DatasetSpec, TaskConfig
 
 Statistic = Callable[[np.ndarray], float]
 
@@ -88,7 +102,7 @@ def mean_of(key: str) -> Callable[[Mapping[str, Any]], tuple[int, Statistic]]:
 
 @dataclass(frozen=True)
 class TaskFamily:
-    """One task family, declared as data.
+    """One task family: its declaration (data) and the methods that run it.
 
     Parameters
     ----------
@@ -100,20 +114,8 @@ class TaskFamily:
         Every scalar metric the family reports, mapped to whether higher is better (as
         scikit-learn's ``*_score`` / ``*_error`` naming says). The first key is the main
         metric unless ``main_metric`` names another.
-    call : callable
-        ``call(task_input, item_embeddings, *, seed, batch_size) -> result`` runs
-        ``function`` on a built input.
-    build : callable
-        ``build(records, name, episode_size, episodes_per_label, seed, sampling)`` ->
-        :class:`stebkit.tasks.inputs.TaskInput`.
-    statistic : callable
-        ``statistic(details) -> (n_items, f)`` where ``f(indices)`` is the main metric of
-        a resample of item indices (``f(arange(n_items))`` reproduces it).
     unit : str
         What the bootstrap resamples ("episode", "pair", "query", ...).
-    item_ids : callable
-        ``item_ids(task_input, result)``: ids of the resampled units, aligned with the
-        per-item arrays.
     per_item : (str, str or None) or None
         The ``details`` arrays a record keeps as ``per_item["values"]`` and
         ``per_item["labels"]`` (None: nothing is kept).
@@ -128,8 +130,7 @@ class TaskFamily:
     main_metric : str, optional
         The main metric, when it is not the first key of ``metrics``.
     scorings : tuple of str
-        The :data:`SCORINGS` the family's ``call`` takes as ``scoring=`` (default: only
-        cosine, and ``call`` is not given ``scoring``).
+        The :data:`SCORINGS` the family can score with (default: only cosine).
     fast : (episode sizes, episodes per label), optional
         The reference's ``fast`` preset for this family (None: not part of it).
     default : (episode sizes, episodes per label), optional
@@ -137,6 +138,11 @@ class TaskFamily:
         preset), when they differ from the benchmark preset (e.g. ``((1,), "auto")``).
     description : str
         One line for listings.
+
+    A subclass names its input builder (:attr:`builder`), implements ``_run(task_input,
+    item_embeddings, *, seed, batch_size, scoring)`` (the task function on built inputs)
+    and :meth:`statistic`, and overrides :meth:`item_ids` and :meth:`skip_reason` when its
+    units are not the items or some inputs must be skipped.
 
     Examples
     --------
@@ -149,11 +155,7 @@ class TaskFamily:
     name: str
     function: Callable[..., Any]
     metrics: Mapping[str, bool]
-    call: Callable[..., Any]
-    build: Callable[..., Any]
-    statistic: Callable[[Mapping[str, Any]], tuple[int, Statistic]]
     unit: str
-    item_ids: Callable[..., list[str]]
     per_item: tuple[str, str | None] | None = None
     episode_sizes: tuple[int, ...] = (1,)
     episodes_per_label: int | str = 50
@@ -165,6 +167,11 @@ class TaskFamily:
     fast: tuple[tuple[int, ...], int | str] | None = None
     default: tuple[tuple[int, ...], int | str] | None = None
     description: str = field(default="", compare=False)
+
+    #: ``builder(records, task, episode_size, episodes_per_label, seed, sampling)``: the
+    #: family's input builder (arguments already checked), set by each subclass as
+    #: ``builder = staticmethod(build_...)``.
+    builder: ClassVar[Callable[..., TaskInput] | None] = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.isidentifier():
@@ -187,6 +194,29 @@ class TaskFamily:
                              f">= 1 or {AUTO!r}, got {per!r}")
         object.__setattr__(self, "columns", tuple(self.columns))
         object.__setattr__(self, "scorings", tuple(check_scoring(s) for s in self.scorings))
+
+    # ------------------------------------------------------------------ what it needs
+
+    @property
+    def requires_split(self) -> bool:
+        """Items carry a train/validation/test ``split`` (probing, classification).
+
+        >>> from stebkit.tasks import FAMILIES
+        >>> FAMILIES["probing"].requires_split, FAMILIES["retrieval"].requires_split
+        (True, False)
+        """
+        return "split" in self.columns
+
+    @property
+    def graded_relevance(self) -> bool:
+        """Queries carry graded ``relevance`` judgements of corpus texts instead of labels
+        (``retrieval_ndcg``: a suite gives it as ``queries``, ``corpus`` and ``qrels``).
+
+        >>> from stebkit.tasks import FAMILIES
+        >>> FAMILIES["retrieval_ndcg"].graded_relevance, FAMILIES["retrieval"].graded_relevance
+        (True, False)
+        """
+        return "relevance" in self.columns
 
     def scoring_for(self, scoring: str) -> str:
         """The scoring this family uses for a model that asks for ``scoring``: the same
@@ -221,6 +251,209 @@ class TaskFamily:
             return self.default or (self.episode_sizes, self.episodes_per_label)
         raise ValueError(f"unknown preset {name!r}; presets are 'benchmark', 'fast' and "
                          "'default'")
+
+    def config(self, task_config: TaskConfig | None = None) -> TaskConfig:
+        """A dataset's configuration of this family with the preset filled in.
+
+        ``None`` (no configuration, or a field left ``None``, as the catalogue's rows) is
+        the family's benchmark preset; the submetrics are kept.
+
+        >>> from stebkit.datasets.spec import TaskConfig
+        >>> from stebkit.tasks import FAMILIES
+        >>> FAMILIES["clustering"].config(TaskConfig(None, 100))
+        TaskConfig(episode_sizes=(1, 2, 5), episodes_per_label=100, submetrics=mappingproxy({}))
+        >>> FAMILIES["retrieval"].config().episode_sizes
+        (-1,)
+        """
+        from stebkit.datasets.spec import TaskConfig
+
+        if task_config is None:
+            return TaskConfig(self.episode_sizes, self.episodes_per_label)
+        sizes, per_label = task_config.episode_sizes, task_config.episodes_per_label
+        return replace(task_config,
+                       episode_sizes=self.episode_sizes if sizes is None else sizes,
+                       episodes_per_label=self.episodes_per_label if per_label is None
+                       else per_label)
+
+    # ------------------------------------------------------------------ running it
+
+    def resolve_episodes_per_label(self, records: Any, episode_size: int,
+                                   episodes_per_label: int | str, *,
+                                   dataset: str = "") -> int:
+        """Episodes per label, resolving ``"auto"`` as the reference does.
+
+        ``"auto"``: the number of valid texts of the smallest label divided by the episode
+        size, clamped to 25..200 (:func:`auto_episodes`). An int is returned as given.
+
+        >>> import pandas as pd
+        >>> from stebkit.tasks import FAMILIES
+        >>> records = pd.DataFrame({"text": [f"t{i}" for i in range(130)],
+        ...                         "label": ["a"] * 90 + ["b"] * 40})
+        >>> FAMILIES["clustering"].resolve_episodes_per_label(records, 1, "auto")
+        40
+        """
+        if episodes_per_label != AUTO:
+            return episodes_per_label  # type: ignore[return-value]
+        if episode_size == -1:
+            return 1
+        rows, _ = _valid_rows(records, ["label"])
+        counts = rows["label"].astype(str).value_counts()
+        if counts.empty:
+            where = f"dataset {dataset!r}, " if dataset else ""
+            raise ValueError(f"{where}task {self.name!r}, field 'episodes_per_label': 'auto' "
+                             "needs labelled texts, and the records have none")
+        return auto_episodes(int(counts.min()), int(episode_size))
+
+    def build(self, records: Any, *, episode_size: int, episodes_per_label: int | str,
+              seed: int = 42, sampling: str = "reference") -> TaskInput:
+        """Build the inputs of one configuration of this family from a dataset's records.
+
+        Parameters
+        ----------
+        records : pandas.DataFrame
+            Records with the columns of :mod:`stebkit.datasets.spec` the family needs
+            (:attr:`columns`).
+        episode_size : int
+            Texts pooled per episode; ``-1`` pools all texts of a label (retrieval).
+        episodes_per_label : int or "auto"
+            Episodes sampled per label (the reference's ``n_episodes_per_class``); unused
+            by predefined pairs, probing and ``episode_size=-1``, which use every text.
+            ``"auto"``: see :meth:`resolve_episodes_per_label`.
+        seed : int, default 42
+            Seed of the shuffle when ``sampling="shuffle"``.
+        sampling : {"reference", "shuffle"}
+            ``"reference"``: the first N texts of each label in record order, labels in
+            the order they first appear (the reference's loader); ``"shuffle"``: the
+            first N after a seeded shuffle of the records.
+
+        Returns
+        -------
+        TaskInput
+
+        Warns
+        -----
+        FilterWarning
+            When a documented filter drops texts, labels, pairs or sets; the counts are
+            also in ``TaskInput.dropped``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from stebkit.tasks import FAMILIES
+        >>> records = pd.DataFrame({"text": ["b1", "a1", "b2", "a2", "b3", "a3"],
+        ...                         "label": ["b", "a"] * 3})
+        >>> ti = FAMILIES["clustering"].build(records, episode_size=1, episodes_per_label=2)
+        >>> ti.ids, ti.texts
+        (('b#0', 'b#1', 'a#0', 'a#1'), ('b1', 'b2', 'a1', 'a2'))
+        """
+        if not hasattr(records, "columns"):
+            raise TypeError(f"records must be a pandas DataFrame, got {type(records).__name__}")
+        if sampling not in SAMPLING:
+            raise ValueError(f"sampling must be one of {SAMPLING}, got {sampling!r}")
+        episodes_per_label = self.resolve_episodes_per_label(records, episode_size,
+                                                             episodes_per_label)
+        _check_size(episode_size, episodes_per_label)
+        if self.builder is None:
+            raise NotImplementedError(f"task family {self.name!r} has no input builder")
+        return self.builder(records, self.name, int(episode_size), int(episodes_per_label),
+                            int(seed), sampling)
+
+    def evaluate(self, task_input: TaskInput, item_embeddings: np.ndarray, *, seed: int = 42,
+                 scoring: str = "cosine", batch_size: int = 32) -> Any:
+        """Run the family's task function on pooled embeddings of a built input.
+
+        ``item_embeddings`` is what :meth:`TaskInput.pool` (or
+        :meth:`TaskInput.shape_items`) returns. ``scoring`` must be one of the family's
+        :attr:`scorings` (:meth:`scoring_for` maps a model's scoring to one). The BLAS and
+        OpenMP pools run one thread: their sums are split by thread, so the last digits of
+        a similarity (and a tie broken by them) would otherwise depend on the cores a
+        process has.
+
+        Returns
+        -------
+        TaskResult
+            Metrics, counts and the per-item ``details``.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> from stebkit.tasks import FAMILIES
+        >>> fam = FAMILIES["clustering"]
+        >>> records = pd.DataFrame({"text": list("abcd"), "label": list("xxyy")})
+        >>> ti = fam.build(records, episode_size=1, episodes_per_label=2)
+        >>> emb = np.array([[0, 0], [0, 0.1], [5, 5], [5, 5.1]], dtype=np.float32)
+        >>> fam.evaluate(ti, ti.pool(emb))["v_measure"]
+        1.0
+        """
+        from threadpoolctl import threadpool_limits
+
+        if task_input.task != self.name:
+            raise ValueError(f"task family {self.name!r} got the input of task "
+                             f"{task_input.task!r}; evaluate it with "
+                             f"FAMILIES[{task_input.task!r}]")
+        if task_input.n_items == 0:
+            raise ValueError(f"{task_input.task}: no items left after filtering "
+                             f"(dropped: {dict(task_input.dropped)})")
+        if check_scoring(scoring) not in self.scorings:
+            raise ValueError(f"task family {self.name!r} scores with {list(self.scorings)}, "
+                             f"not {scoring!r}; pass scoring_for({scoring!r})")
+        with threadpool_limits(limits=1):
+            return self._run(task_input, item_embeddings, seed=seed, batch_size=batch_size,
+                             scoring=scoring)
+
+    def skip_reason(self, task_input: TaskInput) -> str | None:
+        """Why evaluating ``task_input`` would be meaningless (the runner records the unit
+        as skipped with this reason), or None.
+
+        >>> import pandas as pd
+        >>> from stebkit.tasks import FAMILIES
+        >>> records = pd.DataFrame({"text": list("abc"), "label": list("xyz")})
+        >>> ti = FAMILIES["clustering"].build(records, episode_size=1, episodes_per_label=1)
+        >>> FAMILIES["clustering"].skip_reason(ti)[:38]
+        'clustering: 3 items in 3 labels (fewer'
+        """
+        return None
+
+    def item_ids(self, task_input: TaskInput, result: Mapping[str, Any]) -> list[str]:
+        """Ids of the units the bootstrap resamples, in the order of the result's per-item
+        ``details`` arrays: episodes (clustering), pairs (predefined pairs), kept queries
+        (retrieval), pairs of sets (order alignment), test texts (probing). All-to-all
+        pairs have no stored per-pair ids (there are n(n-1)/2): ``[]``."""
+        return list(task_input.ids)
+
+    def statistic(self, details: Mapping[str, Any]) -> tuple[int, Statistic]:
+        """``(n_items, f)`` where ``f(indices)`` is the main metric of a resample of item
+        indices (``f(arange(n_items))`` reproduces it), from a result's ``details``."""
+        raise NotImplementedError(f"task family {self.name!r} declares no bootstrap statistic")
+
+    def bootstrap(self, result: Mapping[str, Any], *, seed: int = 42, n_resamples: int = 1000,
+                  confidence: float = 0.95) -> dict[str, Any]:
+        """Percentile bootstrap interval of the main metric, resampling :attr:`unit`.
+
+        Returns ``low``, ``high``, ``level`` (the confidence), ``resamples`` and ``unit``
+        (what a record keeps as its ``ci``).
+
+        >>> from stebkit.tasks import FAMILIES
+        >>> result = {"details": {"per_query_rr": [1.0, 0.5, 1.0, 0.0]}}
+        >>> ci = FAMILIES["retrieval"].bootstrap(result, n_resamples=200)
+        >>> ci["unit"], ci["low"] <= 0.625 <= ci["high"]
+        ('query', True)
+        """
+        from .bootstrap import bootstrap_ci
+
+        if not isinstance(result, Mapping) or "details" not in result:
+            raise TypeError(f"task {self.name!r}: pass the task's result dict (with 'details')")
+        n, stat = self.statistic(result["details"])
+        ci = bootstrap_ci(n, statistic=stat, n_resamples=n_resamples, confidence=confidence,
+                          seed=seed)
+        return {"low": ci["low"], "high": ci["high"], "level": confidence,
+                "resamples": n_resamples, "unit": self.unit}
+
+    def _run(self, task_input: TaskInput, item_embeddings: np.ndarray, *, seed: int,
+             batch_size: int, scoring: str) -> Any:
+        raise NotImplementedError(f"task family {self.name!r} has no task call")
+
+    # ------------------------------------------------------------------ its metrics
 
     @property
     def higher_is_better(self) -> bool:
@@ -302,28 +535,30 @@ class FamilyRegistry(Mapping[str, TaskFamily]):
                              f"{list(self._families)}")
         return self._families[name]
 
+    def check_tasks(self, spec: DatasetSpec) -> DatasetSpec:
+        """``spec`` when every task it declares is a known family; else ``ValueError``
+        naming the dataset and the unknown tasks (checked where specs are registered
+        or run: the datasets know no task family).
+
+        >>> from stebkit.datasets import get_spec
+        >>> from stebkit.tasks import FAMILIES
+        >>> FAMILIES.check_tasks(get_spec("ag_news")).name
+        'ag_news'
+        """
+        unknown = set(spec.tasks) - set(self._families)
+        if unknown:
+            raise ValueError(f"dataset {spec.name!r}: unknown task(s) {sorted(unknown)}; "
+                             f"known tasks are {list(self._families)}")
+        return spec
+
     def steb(self) -> tuple[str, ...]:
-        """STEB's own families, in the reference's order."""
+        """STEB's own families, in the reference's order.
+
+        >>> from stebkit.tasks import FAMILIES
+        >>> FAMILIES.steb()[:4]
+        ('clustering', 'all_to_all_pairs', 'predefined_pairs', 'retrieval')
+        """
         return tuple(n for n, f in self._families.items() if f.steb)
-
-
-class _MainMetrics(Mapping[str, str]):
-    """Read-only view: family name -> main metric (follows the registry)."""
-
-    def __init__(self, registry: FamilyRegistry) -> None:
-        self._registry = registry
-
-    def __getitem__(self, name: str) -> str:
-        return self._registry[name].main_metric
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._registry)
-
-    def __len__(self) -> int:
-        return len(self._registry)
-
-    def __repr__(self) -> str:
-        return repr(dict(self))
 
 
 FAMILIES = FamilyRegistry()

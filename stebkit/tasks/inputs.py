@@ -5,8 +5,11 @@ the mean of their text embeddings (the reference's "writing sample" of ``episode
 atomic units). For ordered sets (order alignment) an episode has one member set per
 position and is embedded per position.
 
-The builders here are the input side of the task families (:mod:`stebkit.tasks.family`);
-each family names its builder. The protocol follows the STEB reference loader:
+This module holds what the builders share: :class:`TaskInput`, the "first N per label"
+sampling, the filters and their reports, pooling, and the cuts of sub-results
+(:func:`restrict`, :func:`keep_texts`). Each builder sits in its family's module
+(``stebkit/tasks/<family>.py``) and is reached through the family,
+``FAMILIES[name].build(records, ...)``. The protocol follows the STEB reference loader:
 
 * texts are grouped by label, labels in the order they first appear in the records; a
   label contributes its first ``N = episode_size * episodes_per_label`` valid texts and
@@ -44,10 +47,12 @@ from typing import Any
 
 import numpy as np
 
-from stebkit.encoders.base import mean_by_owner
+from stebkit.datasets.spec import SIDES, SPLITS
+from stebkit.pooling import mean_by_owner
 
-SPLITS = ("train", "validation", "test")
-SIDES = ("query", "target")
+__all__ = ["SAMPLING", "SIDES", "SPLITS", "FilterWarning", "TaskInput", "by_split",
+           "keep_texts", "restrict"]
+
 SAMPLING = ("reference", "shuffle")
 """``reference``: the first N texts of each label in record (file) order, labels in the
 order they first appear, as the reference loader; ``shuffle``: the same after a seeded
@@ -124,6 +129,58 @@ class TaskInput:
     def episode_texts(self) -> list[list[str]]:
         """The episodes as lists of texts, for encoders that embed episodes themselves."""
         return [[self.texts[i] for i in ep] for ep in self.episodes]
+
+    def pool(self, text_embeddings: np.ndarray) -> np.ndarray:
+        """Embed every episode as the mean of its texts' embeddings.
+
+        Parameters
+        ----------
+        text_embeddings : numpy.ndarray, shape (len(self.texts), d)
+            Row ``i`` embeds ``self.texts[i]``.
+
+        Returns
+        -------
+        numpy.ndarray of float32
+            ``(n_items, d)``, or ``(n_items, n_positions, d)`` for order alignment: what
+            :meth:`stebkit.tasks.TaskFamily.evaluate` takes.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from stebkit.tasks import FAMILIES
+        >>> records = pd.DataFrame({"text": ["a", "b", "c", "d"], "label": ["x", "x", "y", "y"]})
+        >>> ti = FAMILIES["clustering"].build(records, episode_size=2, episodes_per_label=1)
+        >>> ti.pool(np.eye(4, dtype=np.float32)).tolist()
+        [[0.5, 0.5, 0.0, 0.0], [0.0, 0.0, 0.5, 0.5]]
+        """
+        emb = np.asarray(text_embeddings)
+        if emb.ndim != 2 or emb.shape[0] != len(self.texts):
+            raise ValueError(f"text_embeddings must have shape ({len(self.texts)}, d), one "
+                             f"row per task_input.texts entry; got {emb.shape}")
+        sizes = np.fromiter((len(ep) for ep in self.episodes), dtype=np.int64)
+        flat = np.fromiter((i for ep in self.episodes for i in ep), dtype=np.int64,
+                           count=int(sizes.sum()))
+        owners = np.repeat(np.arange(len(sizes)), sizes)
+        return self.shape_items(mean_by_owner(emb[flat], owners, len(sizes)))
+
+    def shape_items(self, episode_embeddings: np.ndarray) -> np.ndarray:
+        """One row per episode (an encoder that embeds episodes itself) -> one row, or one
+        ``(n_positions, d)`` block, per item.
+
+        >>> import pandas as pd
+        >>> from stebkit.tasks import FAMILIES
+        >>> records = pd.DataFrame({"text": ["a", "b"], "label": ["x", "y"]})
+        >>> ti = FAMILIES["clustering"].build(records, episode_size=1, episodes_per_label=1)
+        >>> ti.shape_items(np.ones((2, 3))).shape
+        (2, 3)
+        """
+        emb = np.asarray(episode_embeddings, dtype=np.float32)
+        if emb.ndim != 2 or emb.shape[0] != len(self.episodes):
+            raise ValueError(f"episode embeddings must have shape ({len(self.episodes)}, d); "
+                             f"got {emb.shape}")
+        if self.n_positions == 1:
+            return emb
+        return emb.reshape(self.n_items, self.n_positions, emb.shape[1])
 
     def __repr__(self) -> str:
         return (f"TaskInput({self.task!r}, episode_size={self.episode_size}, "
@@ -223,282 +280,7 @@ def _report(task: str, dropped: dict[str, int], detail: str) -> dict[str, int]:
     return dropped
 
 
-# --------------------------------------------------------------------------- builders
-
-
-def build_labelled(records: Any, task: str, episode_size: int, episodes_per_label: int,
-                   seed: int, sampling: str = "reference") -> TaskInput:
-    """Clustering and all-to-all pairs: episodes sampled per label.
-
-    Parallel sets (records with a ``position`` column) take part with their position-0
-    text only, the styled original, as the reference's clustering and all-to-all pairs do;
-    the other positions are counted in ``dropped`` as ``texts_not_at_position_0``.
-    """
-    _require(records, ["text", "label"], task)
-    off_zero = 0
-    if "position" in records.columns:
-        at_zero = (records["position"] == 0).to_numpy(dtype=bool)
-        off_zero = int((~at_zero).sum())
-        records = records[at_zero]
-    rows, invalid = _valid_rows(records, ["label"])
-    labels = rows["label"].astype(str).to_numpy()
-    texts = rows["text"].to_numpy()
-    kept, n_labels, n_rows = _sample(labels, len(rows), episode_size, episodes_per_label, seed,
-                                     sampling)
-    intern = _Texts()
-    episodes, item_labels, ids = [], [], []
-    for label, eps in kept:
-        for k, ep in enumerate(eps):
-            episodes.append(tuple(intern(texts[i]) for i in ep))
-            item_labels.append(label)
-            ids.append(f"{label}#{k}")
-    need = "all" if episode_size == -1 else episode_size * episodes_per_label
-    dropped = _report(task, {"texts_not_at_position_0": off_zero, **invalid,
-                             "labels": n_labels, "texts_of_dropped_labels": n_rows},
-                      f"labels need {need} valid texts for {episodes_per_label} episode(s) of "
-                      f"size {episode_size}; parallel sets enter with their position-0 text")
-    return TaskInput(task, episode_size, episodes_per_label, seed, intern.tuple(),
-                     tuple(episodes), 1, np.asarray(item_labels, dtype=object), tuple(ids),
-                     dropped=dropped, sampling=sampling)
-
-
-def build_retrieval(records: Any, task: str, episode_size: int, episodes_per_label: int,
-                    seed: int, sampling: str = "reference") -> TaskInput:
-    """Retrieval: episodes per (label, side); labels must appear on both sides."""
-    _require(records, ["text", "label", "side"], task)
-    rows, invalid = _valid_rows(records, ["label", "side"])
-    sides = rows["side"].astype(str).to_numpy()
-    bad_side = ~np.isin(sides, SIDES)
-    if bad_side.any():
-        raise ValueError(f"records['side'] must be 'query' or 'target'; found "
-                         f"{sorted(set(sides[bad_side].tolist()))[:5]}")
-    labels = rows["label"].astype(str).to_numpy()
-    texts = rows["text"].to_numpy()
-    keys = list(zip(labels.tolist(), sides.tolist(), strict=True))
-    kept, n_keys, n_rows = _sample(keys, len(rows), episode_size, episodes_per_label, seed,
-                                   sampling)
-    per_side: dict[str, set[str]] = {s: set() for s in SIDES}
-    for (label, side), _ in kept:
-        per_side[side].add(label)
-    both = per_side["query"] & per_side["target"]
-    intern = _Texts()
-    episodes, item_labels, item_sides, ids = [], [], [], []
-    one_sided = {"query": 0, "target": 0}
-    for side in SIDES:  # queries first, then targets
-        for (label, s), eps in kept:
-            if s != side:
-                continue
-            if label not in both:
-                one_sided[side] += 1
-                continue
-            for k, ep in enumerate(eps):
-                episodes.append(tuple(intern(texts[i]) for i in ep))
-                item_labels.append(label)
-                item_sides.append(side)
-                ids.append(f"{side}:{label}" if episode_size == -1 else f"{side}:{label}#{k}")
-    dropped = _report(task, {**invalid, "label_sides_too_few_texts": n_keys,
-                             "texts_of_those": n_rows,
-                             "queries_without_target": one_sided["query"],
-                             "targets_without_query": one_sided["target"]},
-                      "retrieval keeps labels present on both sides, as the reference")
-    return TaskInput(task, episode_size, episodes_per_label, seed, intern.tuple(),
-                     tuple(episodes), 1, np.asarray(item_labels, dtype=object), tuple(ids),
-                     sides=np.asarray(item_sides, dtype=object), dropped=dropped,
-                     sampling=sampling)
-
-
-def build_pairs(records: Any, task: str, episode_size: int, episodes_per_label: int,
-                seed: int, sampling: str = "reference") -> TaskInput:
-    """Predefined pairs: the two texts of every ``pair`` id, in record order."""
-    if episode_size != 1:
-        raise ValueError(f"predefined_pairs compares two single texts: episode_size must be 1, "
-                         f"got {episode_size}")
-    _require(records, ["text", "label", "pair", "same"], task)
-    rows, invalid = _valid_rows(records, ["pair", "same"])
-    pair_ids = rows["pair"].astype(str).to_numpy()
-    texts = rows["text"].to_numpy()
-    labels = rows["label"].astype(str).to_numpy()
-    same = rows["same"].to_numpy()
-    members: dict[str, list[int]] = {}
-    for i, p in enumerate(pair_ids):
-        members.setdefault(p, []).append(i)
-    intern = _Texts()
-    episodes, item_labels, ids, same_out = [], [], [], []
-    bad_count, bad_same = 0, 0
-    for p, idx in members.items():
-        if len(idx) != 2:
-            bad_count += 1
-            continue
-        flags = {bool(same[i]) for i in idx}
-        if len(flags) != 1:
-            bad_same += 1
-            continue
-        for j, i in enumerate(idx):
-            episodes.append((intern(texts[i]),))
-            item_labels.append(labels[i])
-            ids.append(f"{p}:{j}")
-        same_out.append(flags.pop())
-    dropped = _report(task, {**invalid, "pairs_without_two_texts": bad_count,
-                             "pairs_with_conflicting_same": bad_same},
-                      "a pair is exactly two texts sharing a pair id and a same flag")
-    return TaskInput(task, episode_size, episodes_per_label, seed, intern.tuple(),
-                     tuple(episodes), 1, np.asarray(item_labels, dtype=object), tuple(ids),
-                     same=np.asarray(same_out, dtype=bool), dropped=dropped,
-                     sampling=sampling)
-
-
-def build_ordered(records: Any, task: str, episode_size: int, episodes_per_label: int,
-                  seed: int, sampling: str = "reference") -> TaskInput:
-    """Order alignment: parallel sets (``group``) ordered by ``position``, per label."""
-    if episode_size == -1:
-        raise ValueError("order_alignment needs a positive episode_size (sets per episode)")
-    _require(records, ["text", "label", "group", "position"], task)
-    rows, invalid = _valid_rows(records, ["label", "group", "position"])
-    set_aside = {}  # rows left out by design: counted, but not a loss
-    for column, key in (("distractor", "distractor_texts"), ("repeat", "repeated_set_texts")):
-        if column in rows.columns:
-            flag = rows[column].fillna(False).to_numpy(dtype=bool)
-            set_aside[key] = int(flag.sum())
-            rows = rows[~flag]
-    texts = rows["text"].to_numpy()
-    labels = rows["label"].astype(str).to_numpy()
-    groups = rows["group"].astype(str).to_numpy()
-    positions = rows["position"].to_numpy(dtype=np.int64)
-    by_group: dict[str, list[int]] = {}
-    for i, g in enumerate(groups):
-        by_group.setdefault(g, []).append(i)
-    # a valid set has one label and exactly the positions 0..P-1
-    sets: dict[str, tuple[str, list[int]]] = {}
-    bad_sets = 0
-    for g, idx in by_group.items():
-        pos = positions[idx]
-        if len({labels[i] for i in idx}) != 1 or sorted(pos.tolist()) != list(range(len(idx))):
-            bad_sets += 1
-            continue
-        sets[g] = (labels[idx[0]], [idx[k] for k in np.argsort(pos)])
-    lengths = [len(m) for _, m in sets.values()]
-    n_pos = max(set(lengths), key=lambda n: (lengths.count(n), n)) if lengths else 0
-    other_len = sum(1 for n in lengths if n != n_pos)
-    if n_pos == 1:
-        raise ValueError(f"order_alignment needs sets of at least two positions; the sets of "
-                         f"these records have one (task {task!r})")
-    names = [g for g, (_, m) in sets.items() if len(m) == n_pos]  # record order
-    if sampling != "reference":
-        names.sort()
-    set_labels = [sets[g][0] for g in names]
-    kept, n_labels, n_sets = _sample(set_labels, len(names), episode_size, episodes_per_label,
-                                     seed, sampling)
-    intern = _Texts()
-    episodes, item_labels, ids = [], [], []
-    for label, eps in kept:
-        for ep in eps:
-            members = [sets[names[s]][1] for s in ep]
-            for p in range(n_pos):
-                episodes.append(tuple(intern(texts[m[p]]) for m in members))
-            item_labels.append(label)
-            ids.append("+".join(names[s] for s in ep))
-    dropped = _report(task, {**invalid, "malformed_sets": bad_sets,
-                             "sets_of_other_length": other_len, "labels": n_labels,
-                             "sets_of_dropped_labels": n_sets},
-                      f"sets need one label and positions 0..{n_pos - 1}; labels need "
-                      f"{episode_size * episodes_per_label} sets")
-    dropped.update({k: v for k, v in set_aside.items() if v})
-    return TaskInput(task, episode_size, episodes_per_label, seed, intern.tuple(),
-                     tuple(episodes), n_pos, np.asarray(item_labels, dtype=object), tuple(ids),
-                     dropped=dropped, sampling=sampling)
-
-
-def build_probing(records: Any, task: str, episode_size: int, episodes_per_label: int,
-                  seed: int, sampling: str = "reference") -> TaskInput:
-    """Probing and classification: every text with a label and a split is one item."""
-    if episode_size != 1:
-        raise ValueError(f"{task} classifies single texts: episode_size must be 1, "
-                         f"got {episode_size}")
-    _require(records, ["text", "label", "split"], task)
-    rows, invalid = _valid_rows(records, ["label", "split"])
-    splits = rows["split"].astype(str).to_numpy()
-    known = np.isin(splits, SPLITS)
-    if not known.all():
-        raise ValueError(f"records['split'] must be one of {SPLITS}; found "
-                         f"{sorted(set(splits[~known].tolist()))[:5]}")
-    features = None
-    if "feature" in rows.columns and rows["feature"].notna().any():
-        features = rows["feature"].fillna("").astype(str).to_numpy(dtype=object)
-    for name, part in _by_feature(splits, features):
-        missing = [s for s in SPLITS if not (part == s).any()]
-        if missing:
-            where = f" (feature {name!r})" if features is not None else ""
-            raise ValueError(f"{task} needs texts in every split; split(s) {missing} are "
-                             f"empty{where}")
-    intern = _Texts()
-    episodes = tuple((intern(t),) for t in rows["text"].to_numpy())
-    ids = tuple(str(i) for i in rows.index)
-    if features is not None:
-        ids = tuple(f"{f}:{i}" for f, i in zip(features, ids, strict=True))
-    dropped = _report(task, invalid, "texts need a label and a split")
-    return TaskInput(task, episode_size, episodes_per_label, seed, intern.tuple(), episodes, 1,
-                     rows["label"].astype(str).to_numpy(dtype=object), ids,
-                     splits=splits.astype(object), dropped=dropped, sampling=sampling,
-                     features=features)
-
-
-def _by_feature(splits: np.ndarray, features: np.ndarray | None) -> list[tuple[str, Any]]:
-    if features is None:
-        return [("", splits)]
-    return [(f, splits[features == f]) for f in dict.fromkeys(features.tolist())]
-
-
-def feature_order(task_input: TaskInput) -> list[str]:
-    """The features of a probing input in the order they first appear ([""] if none)."""
-    if task_input.features is None:
-        return [""]
-    return list(dict.fromkeys(task_input.features.tolist()))
-
-
-def feature_mask(task_input: TaskInput, feature: str) -> np.ndarray:
-    """Rows of ``feature`` (every row when the input has no ``feature`` column)."""
-    if task_input.features is None:
-        return np.ones(task_input.n_items, dtype=bool)
-    return task_input.features == feature
-
-
-def build_ranked(records: Any, task: str, episode_size: int, episodes_per_label: int,
-                 seed: int, sampling: str = "reference") -> TaskInput:
-    """Ranked retrieval (``retrieval_ndcg``): every query and corpus text is one item.
-
-    Queries carry their judged documents as JSON ``{target group id: grade}`` in the
-    ``relevance`` column; targets are identified by ``group``.
-    """
-    import json
-
-    if episode_size != 1:
-        raise ValueError(f"{task} ranks single texts: episode_size must be 1, "
-                         f"got {episode_size}")
-    _require(records, ["text", "side", "group", "relevance"], task)
-    rows, invalid = _valid_rows(records, ["side", "group"])
-    sides = rows["side"].astype(str).to_numpy()
-    if not np.isin(sides, SIDES).all():
-        raise ValueError(f"records['side'] must be 'query' or 'target'; found "
-                         f"{sorted(set(sides[~np.isin(sides, SIDES)].tolist()))[:5]}")
-    queries, targets = rows[sides == "query"], rows[sides == "target"]
-    column = {g: j for j, g in enumerate(targets["group"].astype(str))}
-    relevance = np.zeros((len(queries), len(targets)))
-    for i, judged in enumerate(queries["relevance"]):
-        for doc, grade in json.loads(judged or "{}").items():
-            if doc in column:
-                relevance[i, column[doc]] = float(grade)
-    intern = _Texts()
-    ordered = [queries, targets]
-    episodes = tuple((intern(t),) for part in ordered for t in part["text"].to_numpy())
-    labels = np.concatenate([p["group"].astype(str).to_numpy(dtype=object) for p in ordered])
-    item_sides = np.array(["query"] * len(queries) + ["target"] * len(targets), dtype=object)
-    dropped = _report(task, invalid, "texts need a side and a group id")
-    return TaskInput(task, episode_size, episodes_per_label, seed, intern.tuple(), episodes, 1,
-                     labels, tuple(f"{s}:{g}" for s, g in zip(item_sides, labels, strict=True)),
-                     sides=item_sides, relevance=relevance, dropped=dropped,
-                     sampling=sampling)
-
-
+# --------------------------------------------------------------------------- sub-results
 
 
 def restrict(task_input: TaskInput, labels: Sequence[str]) -> tuple[TaskInput, np.ndarray]:
@@ -511,7 +293,9 @@ def restrict(task_input: TaskInput, labels: Sequence[str]) -> tuple[TaskInput, n
 
     >>> import pandas as pd
     >>> rec = pd.DataFrame({"text": list("abcdef"), "label": list("xxyyzz")})
-    >>> sub, idx = restrict(build_labelled(rec, "clustering", 1, 2, 42), ["x", "z"])
+    >>> from stebkit.tasks import FAMILIES
+    >>> ti = FAMILIES["clustering"].build(rec, episode_size=1, episodes_per_label=2)
+    >>> sub, idx = restrict(ti, ["x", "z"])
     >>> sub.labels.tolist(), idx.tolist(), sub.episodes
     (['x', 'x', 'z', 'z'], [0, 1, 4, 5], ((0,), (1,), (4,), (5,)))
     """
@@ -553,7 +337,8 @@ def keep_texts(task_input: TaskInput, texts: set[str] | frozenset[str], *,
     >>> import pandas as pd
     >>> rec = pd.DataFrame({"text": ["a1", "a2", "b1", "b2"], "label": list("aabb"),
     ...                     "side": ["query", "target"] * 2})
-    >>> ti = build_retrieval(rec, "retrieval", -1, 1, 42)
+    >>> from stebkit.tasks import FAMILIES
+    >>> ti = FAMILIES["retrieval"].build(rec, episode_size=-1, episodes_per_label=1)
     >>> cut = keep_texts(ti, {"a1"}, sides=("query",))
     >>> cut.ids, [[cut.texts[i] for i in ep] for ep in cut.episodes]
     (('query:a', 'target:a', 'target:b'), [['a1'], ['a2'], ['b2']])
@@ -582,51 +367,7 @@ def keep_texts(task_input: TaskInput, texts: set[str] | frozenset[str], *,
     return _with_items(task_input, idx, episodes)
 
 
-# --------------------------------------------------------------------------- embeddings
-
-
-def pool_episodes(task_input: TaskInput, text_embeddings: np.ndarray) -> np.ndarray:
-    """Embed every episode as the mean of its texts' embeddings.
-
-    Parameters
-    ----------
-    task_input : TaskInput
-    text_embeddings : numpy.ndarray, shape (len(task_input.texts), d)
-        Row ``i`` embeds ``task_input.texts[i]``.
-
-    Returns
-    -------
-    numpy.ndarray of float32
-        ``(n_items, d)``, or ``(n_items, n_positions, d)`` for order alignment.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> records = pd.DataFrame({"text": ["a", "b", "c", "d"], "label": ["x", "x", "y", "y"]})
-    >>> ti = build_labelled(records, "clustering", 2, 1, 42)
-    >>> pool_episodes(ti, np.eye(4, dtype=np.float32)).tolist()
-    [[0.5, 0.5, 0.0, 0.0], [0.0, 0.0, 0.5, 0.5]]
-    """
-    emb = np.asarray(text_embeddings)
-    if emb.ndim != 2 or emb.shape[0] != len(task_input.texts):
-        raise ValueError(f"text_embeddings must have shape ({len(task_input.texts)}, d), one "
-                         f"row per task_input.texts entry; got {emb.shape}")
-    sizes = np.fromiter((len(ep) for ep in task_input.episodes), dtype=np.int64)
-    flat = np.fromiter((i for ep in task_input.episodes for i in ep), dtype=np.int64,
-                       count=int(sizes.sum()))
-    owners = np.repeat(np.arange(len(sizes)), sizes)
-    return shape_items(task_input, mean_by_owner(emb[flat], owners, len(sizes)))
-
-
-def shape_items(task_input: TaskInput, episode_embeddings: np.ndarray) -> np.ndarray:
-    """Reshape one row per episode to one row (or one ``(n_positions, d)`` block) per item."""
-    emb = np.asarray(episode_embeddings, dtype=np.float32)
-    if emb.ndim != 2 or emb.shape[0] != len(task_input.episodes):
-        raise ValueError(f"episode embeddings must have shape ({len(task_input.episodes)}, d); "
-                         f"got {emb.shape}")
-    if task_input.n_positions == 1:
-        return emb
-    return emb.reshape(task_input.n_items, task_input.n_positions, emb.shape[1])
+# --------------------------------------------------------------------------- splits
 
 
 def by_split(task_input: TaskInput, emb: np.ndarray) -> list[np.ndarray]:
@@ -635,7 +376,9 @@ def by_split(task_input: TaskInput, emb: np.ndarray) -> list[np.ndarray]:
     >>> import pandas as pd
     >>> records = pd.DataFrame({"text": list("abcdef"), "label": list("xyxyxy"),
     ...                         "split": ["train"] * 2 + ["validation"] * 2 + ["test"] * 2})
-    >>> parts = by_split(build_probing(records, "probing", 1, 1, 42), np.eye(6))
+    >>> from stebkit.tasks import FAMILIES
+    >>> ti = FAMILIES["probing"].build(records, episode_size=1, episodes_per_label=1)
+    >>> parts = by_split(ti, np.eye(6))
     >>> [p.shape[0] for p in parts]
     [2, 2, 2, 2, 2, 2]
     """
@@ -644,46 +387,3 @@ def by_split(task_input: TaskInput, emb: np.ndarray) -> list[np.ndarray]:
         m = task_input.splits == split
         parts += [emb[m], task_input.labels[m]]
     return parts
-
-
-# --------------------------------------------------------------------------- item ids
-
-
-def episode_ids(task_input: TaskInput, result: Mapping[str, Any]) -> list[str]:
-    """One id per item (clustering: episodes)."""
-    return list(task_input.ids)
-
-
-def no_ids(task_input: TaskInput, result: Mapping[str, Any]) -> list[str]:
-    """No stored ids (all-to-all pairs: n(n-1)/2 pairs are not kept)."""
-    return []
-
-
-def pair_ids(task_input: TaskInput, result: Mapping[str, Any]) -> list[str]:
-    """The pair id of each predefined pair."""
-    return [i.rsplit(":", 1)[0] for i in task_input.ids[0::2]]
-
-
-def query_ids(task_input: TaskInput, result: Mapping[str, Any]) -> list[str]:
-    """The kept queries (retrieval drops queries whose label has no target)."""
-    ids = np.asarray(task_input.ids, dtype=object)
-    queries = ids[task_input.sides == "query"]
-    index = result.get("details", {}).get("query_index")
-    if index is None:
-        return queries.tolist()
-    return queries[np.asarray(index, dtype=np.int64)].tolist()
-
-
-def set_pair_ids(task_input: TaskInput, result: Mapping[str, Any]) -> list[str]:
-    """Each compared pair of sets, ``"<set i>|<set j>"`` (order alignment)."""
-    ids = task_input.ids
-    return [f"{ids[i]}|{ids[j]}" for i, j in np.asarray(result["details"]["pair_index"])]
-
-
-def held_out_ids(task_input: TaskInput, result: Mapping[str, Any]) -> list[str]:
-    """The test texts of a split input (probing, classification), feature by feature
-    when the input has several features."""
-    ids = np.asarray(task_input.ids, dtype=object)
-    test = task_input.splits == "test"
-    return [i for f in feature_order(task_input)
-            for i in ids[test & feature_mask(task_input, f)].tolist()]

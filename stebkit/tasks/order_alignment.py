@@ -17,10 +17,16 @@ mapped to the same position. Two distractor variants (STEB) make it harder:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
 
-from . import _checks, inputs
-from .family import TaskFamily, mean_of
+from stebkit.datasets.spec import RECORD_COLUMNS
+
+from . import _checks
+from .family import Statistic, TaskFamily, mean_of
+from .inputs import TaskInput, _report, _require, _sample, _Texts, _valid_rows
 from .result import TaskResult
 
 
@@ -130,16 +136,90 @@ def order_alignment(embeddings: np.ndarray, labels: np.ndarray) -> dict:
          "distractor_first_acc": first, "distractor_acc": (last + first) / 2})
 
 
-def _call(ti, emb, *, seed: int, batch_size: int) -> dict:  # noqa: ANN001
-    return order_alignment(emb, ti.labels)
+def build_ordered(records: Any, task: str, episode_size: int, episodes_per_label: int,
+                  seed: int, sampling: str = "reference") -> TaskInput:
+    """Order alignment: parallel sets (``group``) ordered by ``position``, per label."""
+    if episode_size == -1:
+        raise ValueError("order_alignment needs a positive episode_size (sets per episode)")
+    _require(records, ["text", "label", "group", "position"], task)
+    rows, invalid = _valid_rows(records, ["label", "group", "position"])
+    set_aside = {}  # rows left out by design: counted, but not a loss
+    for column, key in (("distractor", "distractor_texts"), ("repeat", "repeated_set_texts")):
+        if column in rows.columns:
+            flag = rows[column].fillna(False).to_numpy(dtype=bool)
+            set_aside[key] = int(flag.sum())
+            rows = rows[~flag]
+    texts = rows["text"].to_numpy()
+    labels = rows["label"].astype(str).to_numpy()
+    groups = rows["group"].astype(str).to_numpy()
+    positions = rows["position"].to_numpy(dtype=np.int64)
+    by_group: dict[str, list[int]] = {}
+    for i, g in enumerate(groups):
+        by_group.setdefault(g, []).append(i)
+    # a valid set has one label and exactly the positions 0..P-1
+    sets: dict[str, tuple[str, list[int]]] = {}
+    bad_sets = 0
+    for g, idx in by_group.items():
+        pos = positions[idx]
+        if len({labels[i] for i in idx}) != 1 or sorted(pos.tolist()) != list(range(len(idx))):
+            bad_sets += 1
+            continue
+        sets[g] = (labels[idx[0]], [idx[k] for k in np.argsort(pos)])
+    lengths = [len(m) for _, m in sets.values()]
+    n_pos = max(set(lengths), key=lambda n: (lengths.count(n), n)) if lengths else 0
+    other_len = sum(1 for n in lengths if n != n_pos)
+    if n_pos == 1:
+        raise ValueError(f"order_alignment needs sets of at least two positions; the sets of "
+                         f"these records have one (task {task!r})")
+    names = [g for g, (_, m) in sets.items() if len(m) == n_pos]  # record order
+    if sampling != "reference":
+        names.sort()
+    set_labels = [sets[g][0] for g in names]
+    kept, n_labels, n_sets = _sample(set_labels, len(names), episode_size, episodes_per_label,
+                                     seed, sampling)
+    intern = _Texts()
+    episodes, item_labels, ids = [], [], []
+    for label, eps in kept:
+        for ep in eps:
+            members = [sets[names[s]][1] for s in ep]
+            for p in range(n_pos):
+                episodes.append(tuple(intern(texts[m[p]]) for m in members))
+            item_labels.append(label)
+            ids.append("+".join(names[s] for s in ep))
+    dropped = _report(task, {**invalid, "malformed_sets": bad_sets,
+                             "sets_of_other_length": other_len, "labels": n_labels,
+                             "sets_of_dropped_labels": n_sets},
+                      f"sets need one label and positions 0..{n_pos - 1}; labels need "
+                      f"{episode_size * episodes_per_label} sets")
+    dropped.update({k: v for k, v in set_aside.items() if v})
+    return TaskInput(task, episode_size, episodes_per_label, seed, intern.tuple(),
+                     tuple(episodes), n_pos, np.asarray(item_labels, dtype=object), tuple(ids),
+                     dropped=dropped, sampling=sampling)
 
 
-FAMILY = TaskFamily(
+class _OrderAlignment(TaskFamily):
+    """Order alignment: style-ordered parallel sets, every pair of sets of one label."""
+
+    builder = staticmethod(build_ordered)
+
+    def _run(self, ti: TaskInput, emb: np.ndarray, *, seed: int, batch_size: int,
+             scoring: str) -> TaskResult:
+        return order_alignment(emb, ti.labels)
+
+    def statistic(self, details: Mapping[str, Any]) -> tuple[int, Statistic]:
+        return mean_of("distractor_acc")(details)
+
+    def item_ids(self, task_input: TaskInput, result: Mapping[str, Any]) -> list[str]:
+        """Each compared pair of sets, ``"<set i>|<set j>"``."""
+        ids = task_input.ids
+        return [f"{ids[i]}|{ids[j]}" for i, j in np.asarray(result["details"]["pair_index"])]
+
+
+FAMILY = _OrderAlignment(
     name="order_alignment", function=order_alignment,
     metrics={"distractor_acc_mean": True, "acc_mean": True,
              "distractor_last_acc_mean": True, "distractor_first_acc_mean": True},
-    call=_call, build=inputs.build_ordered, statistic=mean_of("distractor_acc"),
-    unit="pair of sets", item_ids=inputs.set_pair_ids, per_item=("distractor_acc", None),
-    episode_sizes=(1,), episodes_per_label=100, columns=("group", "position"),
+    unit="pair of sets", per_item=("distractor_acc", None),
+    episode_sizes=(1,), episodes_per_label=100, columns=RECORD_COLUMNS["order_alignment"],
     fast=((1,), 50), default=((1,), "auto"),
     description="Hungarian alignment of two style-ordered sets, with distractors")

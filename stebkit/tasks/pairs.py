@@ -19,11 +19,17 @@ negatives) without ever building that list.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
 
-from . import _checks, inputs
-from .bootstrap import _weighted_auc
-from .family import SCORINGS, TaskFamily, check_scoring
+from stebkit.datasets.spec import RECORD_COLUMNS
+
+from . import _checks
+from .clustering import build_labelled
+from .family import SCORINGS, Statistic, TaskFamily, check_scoring
+from .inputs import TaskInput, _report, _require, _Texts, _valid_rows
 from .result import TaskResult
 
 #: Maximum false-positive rates of the reported partial AUCs (keys ``auc@0.01`` ...).
@@ -269,41 +275,114 @@ def predefined_pairs(emb_a: np.ndarray, emb_b: np.ndarray, same: np.ndarray, *,
                       {"scores": scores, "same": y})
 
 
+
+def _weighted_auc(scores: np.ndarray, positive: np.ndarray) -> tuple[int, Statistic]:
+    """AUC of a resample of ``(scores, positive)`` in O(n) per resample (ties count 1/2)."""
+    order = np.argsort(scores, kind="stable")
+    s, pos = scores[order], positive[order]
+    group = np.concatenate([[0], np.cumsum(s[1:] != s[:-1])])  # tie group of each sorted item
+    rank_of = np.empty_like(order)
+    rank_of[order] = np.arange(order.shape[0])
+
+    def auc(idx: np.ndarray) -> float:
+        w = np.bincount(rank_of[idx], minlength=s.shape[0]).astype(np.float64)
+        w_pos, w_neg = w * pos, w * ~pos
+        neg_per_group = np.bincount(group, weights=w_neg)
+        below = np.cumsum(neg_per_group) - neg_per_group  # negatives strictly lower
+        credit = below[group] + 0.5 * neg_per_group[group]
+        total = w_pos.sum() * w_neg.sum()
+        return float((w_pos * credit).sum() / total) if total else float("nan")
+
+    return s.shape[0], auc
+
+
+def build_pairs(records: Any, task: str, episode_size: int, episodes_per_label: int,
+                seed: int, sampling: str = "reference") -> TaskInput:
+    """Predefined pairs: the two texts of every ``pair`` id, in record order."""
+    if episode_size != 1:
+        raise ValueError(f"predefined_pairs compares two single texts: episode_size must be 1, "
+                         f"got {episode_size}")
+    _require(records, ["text", "label", "pair", "same"], task)
+    rows, invalid = _valid_rows(records, ["pair", "same"])
+    pair_ids = rows["pair"].astype(str).to_numpy()
+    texts = rows["text"].to_numpy()
+    labels = rows["label"].astype(str).to_numpy()
+    same = rows["same"].to_numpy()
+    members: dict[str, list[int]] = {}
+    for i, p in enumerate(pair_ids):
+        members.setdefault(p, []).append(i)
+    intern = _Texts()
+    episodes, item_labels, ids, same_out = [], [], [], []
+    bad_count, bad_same = 0, 0
+    for p, idx in members.items():
+        if len(idx) != 2:
+            bad_count += 1
+            continue
+        flags = {bool(same[i]) for i in idx}
+        if len(flags) != 1:
+            bad_same += 1
+            continue
+        for j, i in enumerate(idx):
+            episodes.append((intern(texts[i]),))
+            item_labels.append(labels[i])
+            ids.append(f"{p}:{j}")
+        same_out.append(flags.pop())
+    dropped = _report(task, {**invalid, "pairs_without_two_texts": bad_count,
+                             "pairs_with_conflicting_same": bad_same},
+                      "a pair is exactly two texts sharing a pair id and a same flag")
+    return TaskInput(task, episode_size, episodes_per_label, seed, intern.tuple(),
+                     tuple(episodes), 1, np.asarray(item_labels, dtype=object), tuple(ids),
+                     same=np.asarray(same_out, dtype=bool), dropped=dropped,
+                     sampling=sampling)
+
+
+class _AllToAllPairs(TaskFamily):
+    """All-to-all pairs: episodes sampled per label (as clustering), every pair scored."""
+
+    builder = staticmethod(build_labelled)
+
+    def _run(self, ti: TaskInput, emb: np.ndarray, *, seed: int, batch_size: int,
+             scoring: str) -> TaskResult:
+        return all_to_all_pairs(emb, ti.labels, per_label=True, scoring=scoring)
+
+    def statistic(self, details: Mapping[str, Any]) -> tuple[int, Statistic]:
+        scores = np.concatenate([details["pos_scores"], details["neg_scores"]])
+        positive = np.arange(scores.shape[0]) < np.asarray(details["pos_scores"]).shape[0]
+        return _weighted_auc(scores, positive)
+
+    def item_ids(self, task_input: TaskInput, result: Mapping[str, Any]) -> list[str]:
+        """No stored ids: the n(n-1)/2 pairs are not kept."""
+        return []
+
+
+class _PredefinedPairs(TaskFamily):
+    """Predefined pairs: the two texts of every ``pair`` id, scored as one trial."""
+
+    builder = staticmethod(build_pairs)
+
+    def _run(self, ti: TaskInput, emb: np.ndarray, *, seed: int, batch_size: int,
+             scoring: str) -> TaskResult:
+        return predefined_pairs(emb[0::2], emb[1::2], ti.same, scoring=scoring)
+
+    def statistic(self, details: Mapping[str, Any]) -> tuple[int, Statistic]:
+        return _weighted_auc(np.asarray(details["scores"], dtype=np.float64),
+                             np.asarray(details["same"], dtype=bool))
+
+    def item_ids(self, task_input: TaskInput, result: Mapping[str, Any]) -> list[str]:
+        """The pair id of each predefined pair."""
+        return [i.rsplit(":", 1)[0] for i in task_input.ids[0::2]]
+
+
 _PAIR_METRICS = {"auc": True, "eer": False, **{f"auc@{f:.2f}": True for f in FPR_LIMITS}}
 
-
-def _call_all(ti, emb, *, seed: int, batch_size: int,  # noqa: ANN001
-              scoring: str = "cosine") -> dict:
-    return all_to_all_pairs(emb, ti.labels, per_label=True, scoring=scoring)
-
-
-def _statistic_all(details) -> tuple:  # noqa: ANN001
-    scores = np.concatenate([details["pos_scores"], details["neg_scores"]])
-    positive = np.arange(scores.shape[0]) < np.asarray(details["pos_scores"]).shape[0]
-    return _weighted_auc(scores, positive)
-
-
-def _call_predefined(ti, emb, *, seed: int, batch_size: int,  # noqa: ANN001
-                     scoring: str = "cosine") -> dict:
-    return predefined_pairs(emb[0::2], emb[1::2], ti.same, scoring=scoring)
-
-
-def _statistic_predefined(details) -> tuple:  # noqa: ANN001
-    return _weighted_auc(np.asarray(details["scores"], dtype=np.float64),
-                         np.asarray(details["same"], dtype=bool))
-
-
-ALL_TO_ALL_FAMILY = TaskFamily(
+ALL_TO_ALL_FAMILY = _AllToAllPairs(
     name="all_to_all_pairs", function=all_to_all_pairs, metrics=_PAIR_METRICS,
-    call=_call_all, build=inputs.build_labelled, statistic=_statistic_all, unit="pair",
-    item_ids=inputs.no_ids, per_item=None, episode_sizes=(1, 2, 5), episodes_per_label=50,
+    unit="pair", per_item=None, episode_sizes=(1, 2, 5), episodes_per_label=50,
     fast=((1,), 100), default=((1,), "auto"), scorings=SCORINGS,
     description="every pair of episodes: same label or not, by cosine (ROC AUC)")
 
-PREDEFINED_FAMILY = TaskFamily(
+PREDEFINED_FAMILY = _PredefinedPairs(
     name="predefined_pairs", function=predefined_pairs, metrics=_PAIR_METRICS,
-    call=_call_predefined, build=inputs.build_pairs, statistic=_statistic_predefined,
-    unit="pair", item_ids=inputs.pair_ids, per_item=("scores", "same"),
-    episode_sizes=(1,), episodes_per_label=2, columns=("pair", "same"), single_text=True,
-    fast=((1,), 2), scorings=SCORINGS,
+    unit="pair", per_item=("scores", "same"), episode_sizes=(1,), episodes_per_label=2,
+    columns=RECORD_COLUMNS["predefined_pairs"], single_text=True, fast=((1,), 2), scorings=SCORINGS,
     description="given trials: same author/style or not, by cosine (ROC AUC)")

@@ -7,12 +7,17 @@ the L2 strength on validation accuracy (SentEval's protocol).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from copy import deepcopy
+from typing import Any
 
 import numpy as np
 
-from . import _checks, inputs
-from .family import TaskFamily
+from stebkit.datasets.spec import RECORD_COLUMNS
+
+from . import _checks
+from .family import Statistic, TaskFamily
+from .inputs import SPLITS, TaskInput, _report, _require, _Texts, _valid_rows
 from .result import TaskResult
 
 #: L2 strengths tried by the probe (STEB: ``10**t for t in range(-5, -1)``).
@@ -243,7 +248,7 @@ def probing(X_train: np.ndarray, y_train: np.ndarray, X_val: np.ndarray, y_val: 
          "regularisation": float(reg)})
 
 
-def probe_features(task_input: inputs.TaskInput, embeddings: np.ndarray, *,
+def probe_features(task_input: TaskInput, embeddings: np.ndarray, *,
                    seed: int = 42, mode: str = "steb") -> TaskResult:
     """Probe every feature of a probing input and average, as the reference.
 
@@ -258,20 +263,21 @@ def probe_features(task_input: inputs.TaskInput, embeddings: np.ndarray, *,
     >>> records = pd.DataFrame({"text": [f"t{i}" for i in range(40)] * 2,
     ...     "label": np.concatenate([y, 1 - y]).astype(str), "feature": ["a"] * 40 + ["b"] * 40,
     ...     "split": (["train"] * 30 + ["validation"] * 5 + ["test"] * 5) * 2})
-    >>> ti = inputs.build_probing(records, "probing", 1, 1, 42)
+    >>> from stebkit.tasks import FAMILIES
+    >>> ti = FAMILIES["probing"].build(records, episode_size=1, episodes_per_label=1)
     >>> emb = (rng.normal(size=(40, 3)) + 4 * y[:, None]).astype(np.float32)
     >>> r = probe_features(ti, emb[np.arange(80) % 40], mode="logreg")  # one row per item
     >>> r["accuracy"], r["accuracy[a]"], r["accuracy[b]"], r.counts["n_features"]
     (1.0, 1.0, 1.0, 2)
     """
-    names = inputs.feature_order(task_input)
+    names = feature_order(task_input)
     metrics: dict[str, float] = {}
     accuracies, validation, correct, codes, regs = [], [], [], [], []
     n_test = 0
     for k, name in enumerate(names):
-        mask = inputs.feature_mask(task_input, name)
+        mask = feature_mask(task_input, name)
         parts = []
-        for split in inputs.SPLITS:
+        for split in SPLITS:
             m = mask & (task_input.splits == split)
             parts += [embeddings[m], task_input.labels[m]]
         one = probing(*parts, mode=mode, seed=seed)
@@ -293,11 +299,70 @@ def probe_features(task_input: inputs.TaskInput, embeddings: np.ndarray, *,
                       details)
 
 
-def _call(ti, emb, *, seed: int, batch_size: int) -> TaskResult:  # noqa: ANN001
-    return probe_features(ti, emb, seed=seed)
+def build_probing(records: Any, task: str, episode_size: int, episodes_per_label: int,
+                  seed: int, sampling: str = "reference") -> TaskInput:
+    """Probing and classification: every text with a label and a split is one item."""
+    if episode_size != 1:
+        raise ValueError(f"{task} classifies single texts: episode_size must be 1, "
+                         f"got {episode_size}")
+    _require(records, ["text", "label", "split"], task)
+    rows, invalid = _valid_rows(records, ["label", "split"])
+    splits = rows["split"].astype(str).to_numpy()
+    known = np.isin(splits, SPLITS)
+    if not known.all():
+        raise ValueError(f"records['split'] must be one of {SPLITS}; found "
+                         f"{sorted(set(splits[~known].tolist()))[:5]}")
+    features = None
+    if "feature" in rows.columns and rows["feature"].notna().any():
+        features = rows["feature"].fillna("").astype(str).to_numpy(dtype=object)
+    for name, part in _by_feature(splits, features):
+        missing = [s for s in SPLITS if not (part == s).any()]
+        if missing:
+            where = f" (feature {name!r})" if features is not None else ""
+            raise ValueError(f"{task} needs texts in every split; split(s) {missing} are "
+                             f"empty{where}")
+    intern = _Texts()
+    episodes = tuple((intern(t),) for t in rows["text"].to_numpy())
+    ids = tuple(str(i) for i in rows.index)
+    if features is not None:
+        ids = tuple(f"{f}:{i}" for f, i in zip(features, ids, strict=True))
+    dropped = _report(task, invalid, "texts need a label and a split")
+    return TaskInput(task, episode_size, episodes_per_label, seed, intern.tuple(), episodes, 1,
+                     rows["label"].astype(str).to_numpy(dtype=object), ids,
+                     splits=splits.astype(object), dropped=dropped, sampling=sampling,
+                     features=features)
 
 
-def _statistic(details) -> tuple:  # noqa: ANN001
+def _by_feature(splits: np.ndarray, features: np.ndarray | None) -> list[tuple[str, Any]]:
+    if features is None:
+        return [("", splits)]
+    return [(f, splits[features == f]) for f in dict.fromkeys(features.tolist())]
+
+
+def feature_order(task_input: TaskInput) -> list[str]:
+    """The features of a probing input in the order they first appear ([""] if none)."""
+    if task_input.features is None:
+        return [""]
+    return list(dict.fromkeys(task_input.features.tolist()))
+
+
+def feature_mask(task_input: TaskInput, feature: str) -> np.ndarray:
+    """Rows of ``feature`` (every row when the input has no ``feature`` column)."""
+    if task_input.features is None:
+        return np.ones(task_input.n_items, dtype=bool)
+    return task_input.features == feature
+
+
+def held_out_ids(task_input: TaskInput, result: Mapping[str, Any]) -> list[str]:
+    """The test texts of a split input (probing, classification), feature by feature
+    when the input has several features."""
+    ids = np.asarray(task_input.ids, dtype=object)
+    test = task_input.splits == "test"
+    return [i for f in feature_order(task_input)
+            for i in ids[test & feature_mask(task_input, f)].tolist()]
+
+
+def _mean_over_features(details: Mapping[str, Any]) -> tuple[int, Statistic]:
     """Mean over features of each feature's resampled test accuracy."""
     v = np.asarray(details["test_correct"], dtype=np.float64)
     codes = details.get("feature_index")
@@ -315,9 +380,24 @@ def _statistic(details) -> tuple:  # noqa: ANN001
     return v.shape[0], stat
 
 
-FAMILY = TaskFamily(
+class _Probing(TaskFamily):
+    """Probing: every text with a split is an item; one probe per feature."""
+
+    builder = staticmethod(build_probing)
+
+    def _run(self, ti: TaskInput, emb: np.ndarray, *, seed: int, batch_size: int,
+             scoring: str) -> TaskResult:
+        return probe_features(ti, emb, seed=seed)
+
+    def statistic(self, details: Mapping[str, Any]) -> tuple[int, Statistic]:
+        return _mean_over_features(details)
+
+    def item_ids(self, task_input: TaskInput, result: Mapping[str, Any]) -> list[str]:
+        return held_out_ids(task_input, result)
+
+
+FAMILY = _Probing(
     name="probing", function=probing, metrics={"accuracy": True, "validation_score": True},
-    call=_call, build=inputs.build_probing, statistic=_statistic,
-    unit="test text", item_ids=inputs.held_out_ids, per_item=("test_correct", "feature_index"),
-    episode_sizes=(1,), episodes_per_label=1, columns=("split",), single_text=True,
+    unit="test text", per_item=("test_correct", "feature_index"),
+    episode_sizes=(1,), episodes_per_label=1, columns=RECORD_COLUMNS["probing"], single_text=True,
     description="linear probe of a binned feature on frozen embeddings (test accuracy)")

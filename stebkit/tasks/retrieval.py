@@ -8,10 +8,16 @@ bounded for any number of queries.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
 
-from . import _checks, inputs
-from .family import TaskFamily, mean_of
+from stebkit.datasets.spec import RECORD_COLUMNS
+
+from . import _checks
+from .family import Statistic, TaskFamily, mean_of
+from .inputs import SIDES, TaskInput, _report, _require, _sample, _Texts, _valid_rows
 from .result import TaskResult
 
 #: Cut-offs of the reported ``recall@k`` values.
@@ -148,16 +154,82 @@ def retrieval(query_emb: np.ndarray, query_labels: np.ndarray, target_emb: np.nd
          "query_index": keep_q})
 
 
-def _call(ti, emb, *, seed: int, batch_size: int) -> dict:  # noqa: ANN001
-    q = ti.sides == "query"
-    return retrieval(emb[q], ti.labels[q], emb[~q], ti.labels[~q])
+def build_retrieval(records: Any, task: str, episode_size: int, episodes_per_label: int,
+                    seed: int, sampling: str = "reference") -> TaskInput:
+    """Retrieval: episodes per (label, side); labels must appear on both sides."""
+    _require(records, ["text", "label", "side"], task)
+    rows, invalid = _valid_rows(records, ["label", "side"])
+    sides = rows["side"].astype(str).to_numpy()
+    bad_side = ~np.isin(sides, SIDES)
+    if bad_side.any():
+        raise ValueError(f"records['side'] must be 'query' or 'target'; found "
+                         f"{sorted(set(sides[bad_side].tolist()))[:5]}")
+    labels = rows["label"].astype(str).to_numpy()
+    texts = rows["text"].to_numpy()
+    keys = list(zip(labels.tolist(), sides.tolist(), strict=True))
+    kept, n_keys, n_rows = _sample(keys, len(rows), episode_size, episodes_per_label, seed,
+                                   sampling)
+    per_side: dict[str, set[str]] = {s: set() for s in SIDES}
+    for (label, side), _ in kept:
+        per_side[side].add(label)
+    both = per_side["query"] & per_side["target"]
+    intern = _Texts()
+    episodes, item_labels, item_sides, ids = [], [], [], []
+    one_sided = {"query": 0, "target": 0}
+    for side in SIDES:  # queries first, then targets
+        for (label, s), eps in kept:
+            if s != side:
+                continue
+            if label not in both:
+                one_sided[side] += 1
+                continue
+            for k, ep in enumerate(eps):
+                episodes.append(tuple(intern(texts[i]) for i in ep))
+                item_labels.append(label)
+                item_sides.append(side)
+                ids.append(f"{side}:{label}" if episode_size == -1 else f"{side}:{label}#{k}")
+    dropped = _report(task, {**invalid, "label_sides_too_few_texts": n_keys,
+                             "texts_of_those": n_rows,
+                             "queries_without_target": one_sided["query"],
+                             "targets_without_query": one_sided["target"]},
+                      "retrieval keeps labels present on both sides, as the reference")
+    return TaskInput(task, episode_size, episodes_per_label, seed, intern.tuple(),
+                     tuple(episodes), 1, np.asarray(item_labels, dtype=object), tuple(ids),
+                     sides=np.asarray(item_sides, dtype=object), dropped=dropped,
+                     sampling=sampling)
 
 
-FAMILY = TaskFamily(
+def query_ids(task_input: TaskInput, result: Mapping[str, Any]) -> list[str]:
+    """The kept queries (retrieval drops queries whose label has no target)."""
+    ids = np.asarray(task_input.ids, dtype=object)
+    queries = ids[task_input.sides == "query"]
+    index = result.get("details", {}).get("query_index")
+    if index is None:
+        return queries.tolist()
+    return queries[np.asarray(index, dtype=np.int64)].tolist()
+
+
+class _Retrieval(TaskFamily):
+    """Retrieval: one episode per label and side, queries ranked against the targets."""
+
+    builder = staticmethod(build_retrieval)
+
+    def _run(self, ti: TaskInput, emb: np.ndarray, *, seed: int, batch_size: int,
+             scoring: str) -> TaskResult:
+        q = ti.sides == "query"
+        return retrieval(emb[q], ti.labels[q], emb[~q], ti.labels[~q])
+
+    def statistic(self, details: Mapping[str, Any]) -> tuple[int, Statistic]:
+        return mean_of("per_query_rr")(details)
+
+    def item_ids(self, task_input: TaskInput, result: Mapping[str, Any]) -> list[str]:
+        return query_ids(task_input, result)
+
+
+FAMILY = _Retrieval(
     name="retrieval", function=retrieval,
     metrics={"mrr": True, "mrr_first_hit": True, "mean_rank": False,
              **{f"recall@{k}": True for k in RECALL_KS}},
-    call=_call, build=inputs.build_retrieval, statistic=mean_of("per_query_rr"),
-    unit="query", item_ids=inputs.query_ids, per_item=("per_query_rr", None),
-    episode_sizes=(-1,), episodes_per_label=1, columns=("side",), fast=((-1,), 1),
+    unit="query", per_item=("per_query_rr", None),
+    episode_sizes=(-1,), episodes_per_label=1, columns=RECORD_COLUMNS["retrieval"], fast=((-1,), 1),
     description="rank the targets of each query by cosine (mean reciprocal rank)")

@@ -14,12 +14,17 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
-from . import _checks, inputs
-from .family import TaskFamily, mean_of
+from stebkit.datasets.spec import RECORD_COLUMNS
+
+from . import _checks
+from .family import Statistic, TaskFamily, mean_of
+from .inputs import SIDES, TaskInput, _report, _require, _Texts, _valid_rows
 from .result import TaskResult
+from .retrieval import query_ids
 
 _BLOCK_ELEMENTS = 4_000_000
 
@@ -139,16 +144,64 @@ def retrieval_ndcg(
                       {"ndcg": ndcg, "query_index": np.flatnonzero(has_rel)})
 
 
-def _call(ti, emb, *, seed: int, batch_size: int) -> dict:  # noqa: ANN001
-    q = ti.sides == "query"
-    return retrieval_ndcg(emb[q], emb[~q], ti.relevance)
+def build_ranked(records: Any, task: str, episode_size: int, episodes_per_label: int,
+                 seed: int, sampling: str = "reference") -> TaskInput:
+    """Ranked retrieval (``retrieval_ndcg``): every query and corpus text is one item.
+
+    Queries carry their judged documents as JSON ``{target group id: grade}`` in the
+    ``relevance`` column; targets are identified by ``group``.
+    """
+    import json
+
+    if episode_size != 1:
+        raise ValueError(f"{task} ranks single texts: episode_size must be 1, "
+                         f"got {episode_size}")
+    _require(records, ["text", "side", "group", "relevance"], task)
+    rows, invalid = _valid_rows(records, ["side", "group"])
+    sides = rows["side"].astype(str).to_numpy()
+    if not np.isin(sides, SIDES).all():
+        raise ValueError(f"records['side'] must be 'query' or 'target'; found "
+                         f"{sorted(set(sides[~np.isin(sides, SIDES)].tolist()))[:5]}")
+    queries, targets = rows[sides == "query"], rows[sides == "target"]
+    column = {g: j for j, g in enumerate(targets["group"].astype(str))}
+    relevance = np.zeros((len(queries), len(targets)))
+    for i, judged in enumerate(queries["relevance"]):
+        for doc, grade in json.loads(judged or "{}").items():
+            if doc in column:
+                relevance[i, column[doc]] = float(grade)
+    intern = _Texts()
+    ordered = [queries, targets]
+    episodes = tuple((intern(t),) for part in ordered for t in part["text"].to_numpy())
+    labels = np.concatenate([p["group"].astype(str).to_numpy(dtype=object) for p in ordered])
+    item_sides = np.array(["query"] * len(queries) + ["target"] * len(targets), dtype=object)
+    dropped = _report(task, invalid, "texts need a side and a group id")
+    return TaskInput(task, episode_size, episodes_per_label, seed, intern.tuple(), episodes, 1,
+                     labels, tuple(f"{s}:{g}" for s, g in zip(item_sides, labels, strict=True)),
+                     sides=item_sides, relevance=relevance, dropped=dropped,
+                     sampling=sampling)
 
 
-FAMILY = TaskFamily(
+class _RetrievalNdcg(TaskFamily):
+    """Ranked retrieval: every query and corpus text is one item, graded relevance."""
+
+    builder = staticmethod(build_ranked)
+
+    def _run(self, ti: TaskInput, emb: np.ndarray, *, seed: int, batch_size: int,
+             scoring: str) -> TaskResult:
+        q = ti.sides == "query"
+        return retrieval_ndcg(emb[q], emb[~q], ti.relevance)
+
+    def statistic(self, details: Mapping[str, Any]) -> tuple[int, Statistic]:
+        return mean_of("ndcg")(details)
+
+    def item_ids(self, task_input: TaskInput, result: Mapping[str, Any]) -> list[str]:
+        return query_ids(task_input, result)
+
+
+FAMILY = _RetrievalNdcg(
     name="retrieval_ndcg", function=retrieval_ndcg,
     metrics={"ndcg@10": True, "map@10": True,
              **{f"recall@{r}": True for r in (1, 5, 10, 100)}},
-    call=_call, build=inputs.build_ranked, statistic=mean_of("ndcg"), unit="query",
-    item_ids=inputs.query_ids, per_item=("ndcg", None), episode_sizes=(1,),
-    episodes_per_label=1, columns=("side", "group", "relevance"), single_text=True,
+    unit="query", per_item=("ndcg", None), episode_sizes=(1,),
+    episodes_per_label=1, columns=RECORD_COLUMNS["retrieval_ndcg"], single_text=True,
     steb=False, description="rank a corpus with graded relevance (nDCG@10)")

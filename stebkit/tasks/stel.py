@@ -18,8 +18,10 @@ from typing import Any
 
 import numpy as np
 
+from stebkit.datasets.spec import RECORD_COLUMNS
+
 from . import _checks, inputs
-from .family import TaskFamily, mean_of
+from .family import Statistic, TaskFamily, mean_of
 from .result import TaskResult
 
 
@@ -124,13 +126,22 @@ def build_stel(records: Any, task: str, episode_size: int, episodes_per_label: i
                             dropped=dropped, sampling=sampling)
 
 
-def _call(ti: inputs.TaskInput, emb: np.ndarray, *, seed: int, batch_size: int) -> dict:
-    return stel(emb[:, 0], emb[:, 1], emb[:, 2], emb[:, 3], np.ones(emb.shape[0], np.int64))
+class _Stel(TaskFamily):
+    """STEL: one item per quadruple, which alternative shares the anchor's style."""
+
+    builder = staticmethod(build_stel)
+
+    def _run(self, ti: inputs.TaskInput, emb: np.ndarray, *, seed: int, batch_size: int,
+             scoring: str) -> TaskResult:
+        return stel(emb[:, 0], emb[:, 1], emb[:, 2], emb[:, 3],
+                    np.ones(emb.shape[0], np.int64))
+
+    def statistic(self, details: Any) -> tuple[int, Statistic]:
+        return mean_of("stel_correct")(details)
 
 
-FAMILY = TaskFamily(
+FAMILY = _Stel(
     name="stel", function=stel, metrics={"accuracy": True, "or_content_accuracy": True},
-    call=_call, build=build_stel, statistic=mean_of("stel_correct"), unit="item",
-    item_ids=inputs.episode_ids, per_item=("stel_correct", None), episode_sizes=(1,),
-    episodes_per_label=1, columns=("group", "position"), single_text=True, steb=False,
+    unit="item", per_item=("stel_correct", None), episode_sizes=(1,),
+    episodes_per_label=1, columns=RECORD_COLUMNS["stel"], single_text=True, steb=False,
     description="STEL quadruples: which alternative shares the anchor's style")
