@@ -157,14 +157,14 @@ def test_packaged_models_carry_their_package_revision(mpnet_wheels, monkeypatch)
     assert get_encoder("all-mpnet-base-v2").revision == (
         f"{packaged.MPNET_DIST}=={version(packaged.MPNET_DIST)}")
     monkeypatch.setattr(packaged, "mpnet_installed", lambda: False)
-    hub = get_encoder("all-mpnet-base-v2", name="mpnet")
+    hub = packaged.mpnet_encoder(name="mpnet")
     assert (hub.path, hub.name, hub._revision) == (packaged.MPNET_HUB_ID, "mpnet", None)
 
 
 def test_caller_options_reach_the_loader():
-    enc = get_encoder("styledistance", truncate=True, max_tokens=64, name="sd")
+    enc = get_encoder("styledistance", truncate=True, max_tokens=64)
     assert (enc.path, enc.name, enc.truncate, enc.max_tokens) == (
-        "StyleDistance/styledistance", "sd", True, 64)
+        "StyleDistance/styledistance", "styledistance", True, 64)
     assert get_encoder("functionwordfreq", language="de").language == "de"
     assert get_encoder("surface_pos.yaml", language="de").language == "de"
 
