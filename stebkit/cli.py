@@ -204,19 +204,6 @@ def _run_models(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- run
 
 
-def default_models() -> list[str]:
-    """The models ``stebkit run`` evaluates when ``--models`` is not given: the offline
-    zoo (``stebkit.encoders.DEFAULT_OFFLINE_ZOO``) plus the style model once
-    ``stebkit train`` has saved it (``stebkit.train.default_output_dir()``)."""
-    from stebkit.encoders import DEFAULT_OFFLINE_ZOO, is_available
-    from stebkit.train import STYLE_MODEL_NAME
-
-    models = list(DEFAULT_OFFLINE_ZOO)
-    if is_available(STYLE_MODEL_NAME):
-        models.append(STYLE_MODEL_NAME)
-    return models
-
-
 def _add_run(p: argparse.ArgumentParser) -> None:
     p.add_argument("--suite", default=None, metavar="SUITE",
                    help=f"datasets to run when --datasets is not given: one of {SUITES} "
@@ -322,6 +309,7 @@ def _executor(args: argparse.Namespace, from_suite: Any = None) -> Any:
 
 
 def _run_run(args: argparse.Namespace) -> int:
+    from stebkit.encoders import default_models
     from stebkit.executors import JobsFailed, evaluate
 
     settings: dict[str, Any] = {}  # a suite file's run: settings, under the command line's
@@ -548,6 +536,7 @@ def _add_prefetch(p: argparse.ArgumentParser) -> None:
 
 
 def _run_prefetch(args: argparse.Namespace) -> int:
+    from stebkit.encoders import default_models
     from stebkit.executors import prefetch
 
     if args.datasets:

@@ -5,7 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from stebkit.encoders import DEFAULT_OFFLINE_ZOO, as_encoder, get_encoder, list_models, zoo
+from stebkit.encoders import (
+    DEFAULT_OFFLINE_ZOO,
+    CausalEncoder,
+    HFEncoder,
+    LUAREncoder,
+    as_encoder,
+    get_encoder,
+    list_models,
+    zoo,
+)
 from stebkit.encoders.zoo import MODEL_CATEGORIES, MODELS, is_available
 from stebkit.errors import ModelUnavailable
 
@@ -104,7 +113,7 @@ def test_every_entry_has_metadata():
     for info in MODELS.values():
         assert info.category in MODEL_CATEGORIES
         assert info.licence
-        if info.loader in {zoo._hf, zoo._causal, zoo._luar}:
+        if info.loader in {HFEncoder, CausalEncoder, LUAREncoder}:
             assert info.hub_id and info.params_m
 
 

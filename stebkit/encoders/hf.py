@@ -18,7 +18,7 @@ import numpy as np
 from stebkit.encoders._runtime import quiet_weights, torch_device, unavailable, weights_digest
 from stebkit.encoders.base import check_texts, cosines
 from stebkit.encoders.long_docs import DEFAULT_MAX_LENGTH, resolve_max_length, token_ids
-from stebkit.encoders.tokens import TokenEncoder
+from stebkit.encoders.tokens import TokenEncoder, pool_tokens
 from stebkit.errors import ModelUnavailable
 
 PRECISIONS = ("float32", "int8")
@@ -218,11 +218,9 @@ class HFEncoder(TokenEncoder):
 
     def _own_forward(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
         """Mean pooling over the model's own forward pass."""
-        torch = self._torch
         hidden, mask = self._hidden(input_ids, attention_mask)
-        with torch.inference_mode():
-            m = mask.unsqueeze(-1).to(hidden.dtype)
-            pooled = (hidden * m).sum(1) / torch.clamp(m.sum(1), min=1e-9)
+        with self._torch.inference_mode():
+            pooled = pool_tokens(hidden, mask, self.pooling)
         return pooled.float().cpu().numpy()
 
     def _forward(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:

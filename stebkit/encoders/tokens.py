@@ -1,4 +1,5 @@
-"""The pipeline shared by every tokenizer-based encoder (PyTorch or ONNX Runtime)."""
+"""The pipeline shared by every tokenizer-based encoder (PyTorch or ONNX Runtime), and
+:func:`pool_tokens`, the one step that turns token states into a piece's embedding."""
 
 from __future__ import annotations
 
@@ -19,6 +20,43 @@ from stebkit.encoders.long_docs import (
     warn_long_texts,
 )
 
+POOLING_MODES = ("mean", "last_token")
+"""How :func:`pool_tokens` reduces token states: ``mean`` over the attention mask, or the
+``last_token`` (the last position: left padding puts each sequence's last token there)."""
+
+
+def pool_tokens(hidden: Any, attention_mask: Any, mode: str = "mean") -> Any:
+    """Token states ``(batch, tokens, hidden)`` -> one vector per sequence ``(batch, hidden)``.
+
+    ``hidden`` and ``attention_mask`` are both NumPy arrays or both torch tensors, and the
+    result is of the same kind and of ``hidden``'s dtype. ``mean``: the mask, cast to that
+    dtype, weights the states, summed over the tokens and divided by the mask's count
+    (at least 1e-9). ``last_token``: the states at the last position (left padding).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> hidden = np.arange(12, dtype=np.float32).reshape(2, 3, 2)
+    >>> mask = np.array([[1, 1, 0], [1, 1, 1]])
+    >>> pool_tokens(hidden, mask).tolist()
+    [[1.0, 2.0], [8.0, 9.0]]
+    >>> pool_tokens(hidden, mask, "last_token").tolist()
+    [[4.0, 5.0], [10.0, 11.0]]
+    >>> pool_tokens(hidden, mask, "max")
+    Traceback (most recent call last):
+    ...
+    ValueError: pooling mode must be one of ('mean', 'last_token'), got 'max'
+    """
+    if mode == "last_token":
+        return hidden[:, -1, :]
+    if mode != "mean":
+        raise ValueError(f"pooling mode must be one of {POOLING_MODES}, got {mode!r}")
+    if isinstance(hidden, np.ndarray):
+        m = attention_mask[:, :, None].astype(hidden.dtype)
+        return (hidden * m).sum(1) / np.maximum(m.sum(1), 1e-9)
+    m = attention_mask.unsqueeze(-1).to(hidden.dtype)
+    return (hidden * m).sum(1) / m.sum(1).clamp(min=1e-9)
+
 
 class TokenEncoder(BaseEncoder):
     """Shared pipeline of every tokenizer-based encoder.
@@ -27,7 +65,8 @@ class TokenEncoder(BaseEncoder):
     pieces by token length to cut padding, batches them, runs ``_forward`` and averages
     the chunk embeddings of each text. Weights load lazily on the first ``encode``.
     Subclasses implement ``_load`` (setting ``tokenizer`` and the model) and
-    ``_forward(input_ids, attention_mask) -> float32 (b, d)``, and may override
+    ``_forward(input_ids, attention_mask) -> float32 (b, d)`` (pooling the token states
+    with :func:`pool_tokens` in the mode :attr:`pooling`), and may override
     ``_native_max_length``.
     """
 

@@ -27,26 +27,11 @@ from typing import Any
 
 import numpy as np
 
-STYLE_MODEL_NAME = "stebkit-style-minilm"
-"""Registry name of the style encoder trained by :func:`stebkit.train.train_style_encoder`."""
-
-
-def default_output_dir() -> Path:
-    """Where the trained style model lives: ``$STEBKIT_STYLE_MODEL`` if set, else
-    ``$STEBKIT_CACHE/models/stebkit-style-minilm``.
-
-    >>> import os
-    >>> os.environ["STEBKIT_STYLE_MODEL"] = "/tmp/my-style-model"
-    >>> str(default_output_dir())
-    '/tmp/my-style-model'
-    >>> del os.environ["STEBKIT_STYLE_MODEL"]
-    """
-    env = os.environ.get("STEBKIT_STYLE_MODEL")
-    if env:
-        return Path(env)
-    from stebkit.sources import cache_dir
-
-    return cache_dir() / "models" / STYLE_MODEL_NAME
+from stebkit.encoders.style_model import (  # noqa: F401 (re-exported)
+    STYLE_MODEL_NAME,
+    default_output_dir,
+)
+from stebkit.encoders.tokens import pool_tokens
 
 
 def base_model_path() -> str:
@@ -76,12 +61,6 @@ def load_base(path: str | os.PathLike[str]) -> tuple[Any, Any]:
     return model, tokenizer
 
 
-def mean_pool(token_states: Any, attention_mask: Any) -> Any:
-    """Attention-mask mean of token states ``(b, t, h)`` -> ``(b, h)`` (torch tensors)."""
-    mask = attention_mask.unsqueeze(-1).to(token_states.dtype)
-    return (token_states * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
-
-
 def embed(model: Any, batch: dict, dropout: Any | None = None) -> Any:
     """Pooled embeddings of a tokenised batch; ``dropout`` (a ``torch.nn.Dropout1d``) is
     applied to the token states, transposed to ``(batch, hidden, tokens)``, when given."""
@@ -89,7 +68,7 @@ def embed(model: Any, batch: dict, dropout: Any | None = None) -> Any:
                    attention_mask=batch["attention_mask"]).last_hidden_state
     if dropout is not None:
         states = dropout(states.transpose(1, 2)).transpose(1, 2)
-    return mean_pool(states, batch["attention_mask"])
+    return pool_tokens(states, batch["attention_mask"], "mean")
 
 
 def tokenize(tokenizer: Any, texts: Sequence[str], max_seq_length: int) -> dict:
