@@ -128,16 +128,6 @@ def test_only_the_zoo_knows_every_encoder():
     assert importers == {"stebkit.encoders.zoo"}
 
 
-def test_encoders_import_nothing_from_training():
-    """Training builds on the encoders (the trained model's name and folder live in
-    stebkit.encoders.style_model), never the other way round."""
-    graph = import_graph(PACKAGE)
-    from_train = {(u, v) for u, v in edges(graph)
-                  if u.startswith("stebkit.encoders") and v.startswith("stebkit.train")}
-    assert from_train == set()
-    assert "stebkit.encoders.style_model" in graph["stebkit.train.model"]
-
-
 def test_offline_check_is_defined_once():
     hits = [p for p in PACKAGE.rglob("*.py")
             if "_OFFLINE\", \"0\")" in p.read_text(encoding="utf-8")

@@ -27,7 +27,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from .family import FAMILIES, Statistic
+from .family import FAMILIES
+from .resampling import Statistic, check_resampling, percentile
 
 
 def task_statistic(task: str, result: Mapping) -> tuple[int, Statistic]:
@@ -61,13 +62,6 @@ def _resolve(data: object, task: str | None,
     return v.shape[0], lambda idx: float(v[idx].mean())
 
 
-def _check(n_resamples: int, confidence: float) -> None:
-    if not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
-        raise ValueError(f"n_resamples must be a positive integer, got {n_resamples!r}")
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
-
-
 def bootstrap_ci(data: object, *, task: str | None = None, statistic: Statistic | None = None,
                  n_resamples: int = 1000, confidence: float = 0.95, seed: int = 42) -> dict:
     """Percentile bootstrap interval of a metric.
@@ -97,14 +91,9 @@ def bootstrap_ci(data: object, *, task: str | None = None, statistic: Statistic 
     >>> ci["estimate"], ci["low"] < 0.5 < ci["high"]
     (0.5, True)
     """
-    _check(n_resamples, confidence)
+    check_resampling(n_resamples, confidence)
     n, stat = _resolve(data, task, statistic)
-    rng = np.random.default_rng(seed)
-    values = np.array([stat(rng.integers(0, n, n)) for _ in range(n_resamples)])
-    alpha = (1 - confidence) / 2
-    low, high = np.nanquantile(values, [alpha, 1 - alpha])
-    return {"estimate": stat(np.arange(n)), "low": float(low), "high": float(high),
-            "std": float(np.nanstd(values))}
+    return percentile(n, stat, n_resamples=n_resamples, confidence=confidence, seed=seed)
 
 
 def paired_bootstrap(a: object, b: object, *, task: str | None = None,
@@ -129,7 +118,7 @@ def paired_bootstrap(a: object, b: object, *, task: str | None = None,
     >>> r["diff"], r["p_value"]
     (0.75, 0.0)
     """
-    _check(n_resamples, confidence)
+    check_resampling(n_resamples, confidence)
     n_a, stat_a = _resolve(a, task, None)
     n_b, stat_b = _resolve(b, task, None)
     if n_a != n_b:
@@ -170,7 +159,7 @@ def paired_bootstrap_mean(pairs: Sequence[tuple[object, object]], *, task: str |
     >>> r["diff"], r["low"], r["high"], r["n_datasets"]
     (0.5, 0.5, 0.5, 2)
     """
-    _check(n_resamples, confidence)
+    check_resampling(n_resamples, confidence)
     if not pairs:
         raise ValueError("pairs is empty: pass one (a, b) per dataset")
     strata = []

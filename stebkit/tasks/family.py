@@ -34,11 +34,11 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from .inputs import SAMPLING, TaskInput, _check_size, _valid_rows
+from .resampling import Statistic, percentile
 
 if TYPE_CHECKING:
     from stebkit.datasets.spec import DatasetSpec, TaskConfig
 
-Statistic = Callable[[np.ndarray], float]
 
 AUTO = "auto"
 """``episodes_per_label="auto"``: the reference's rule, the number of texts of the smallest
@@ -439,13 +439,10 @@ class TaskFamily:
         >>> ci["unit"], ci["low"] <= 0.625 <= ci["high"]
         ('query', True)
         """
-        from .bootstrap import bootstrap_ci
-
         if not isinstance(result, Mapping) or "details" not in result:
             raise TypeError(f"task {self.name!r}: pass the task's result dict (with 'details')")
         n, stat = self.statistic(result["details"])
-        ci = bootstrap_ci(n, statistic=stat, n_resamples=n_resamples, confidence=confidence,
-                          seed=seed)
+        ci = percentile(n, stat, n_resamples=n_resamples, confidence=confidence, seed=seed)
         return {"low": ci["low"], "high": ci["high"], "level": confidence,
                 "resamples": n_resamples, "unit": self.unit}
 
