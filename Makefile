@@ -35,13 +35,12 @@ test: setup
 test-fast: setup
 	STEBKIT_FAST=1 $(PY) -m pytest -m "not slow and not notebook and not site" -x -q
 
+# Every notebook executed in full mode and stored with its outputs (paths relative, checked
+# for errors and fast-mode traces); their figures are written into figures/. With the
+# records of `make demo` in results/lite, its figures are copied there too.
 figures: setup
-	@mkdir -p .cache/executed/full figures
-	@for nb in notebooks/[0-9][0-9]_*.ipynb; do \
-	  echo "== $$nb (full mode)"; \
-	  STEBKIT_FAST=0 $(VENV)/bin/jupyter nbconvert --to notebook --execute \
-	    --ExecutePreprocessor.timeout=-1 --output-dir .cache/executed/full "$$nb" || exit 1; \
-	done
+	$(PY) scripts/execute_notebooks.py
+	@if [ -d results/lite/figures ]; then cp results/lite/figures/lite_*.pdf results/lite/figures/lite_*.png figures/; fi
 
 # The website in build/site: the notebooks with their committed outputs (those stored
 # without outputs executed in fast mode; FULL=1: full mode, reusing the executions of

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import importlib.util
 import json
 import posixpath
 import re
@@ -26,6 +25,7 @@ from pathlib import Path
 from urllib.parse import unquote, urldefrag, urlparse
 
 import pytest
+import repo_scripts
 
 ROOT = Path(__file__).resolve().parents[1]
 SHOTS = ROOT / ".cache" / "docs-shots"
@@ -36,10 +36,7 @@ CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic
 
 
 def _build_site_module():
-    spec = importlib.util.spec_from_file_location("build_site", ROOT / "docs" / "build_site.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return repo_scripts.load("docs/build_site.py")
 
 
 # ----------------------------------------------------------------------------- links
@@ -258,7 +255,7 @@ RAW_MARKERS = re.compile(r":(?:func|class|data|mod|meth|attr|exc|obj):`|>>>|"
                          r"<Figure size \d+x\d+|^!!! |\]\[|```", re.MULTILINE)
 FIGURE_REPR = re.compile(r"<Figure size \d+x\d+ with \d+ Axes>")
 """A figure shown as its text form in a notebook output: it was not rendered as an image."""
-MACHINE_PATHS = re.compile(r"(?<![\w.])(?:/work/|/root/|/home/|/Users/|/tmp/|[A-Z]:\\)")
+MACHINE_PATHS = repo_scripts.load("scripts/execute_notebooks.py").MACHINE_PATHS
 
 
 def reader_problems(tools: _DevTools, page: str, width: int) -> list[str]:
