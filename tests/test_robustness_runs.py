@@ -76,7 +76,7 @@ def test_status_never_unpickles_a_file_of_the_results_folder(tmp_path, monkeypat
         {"job": "999_0", "executor": "slurm", "run": "r1", "units": [["random", "bible-eras"]],
          "result": str(evil), "log": str(jobs / "999_0_log.out"),
          "err": str(jobs / "999_0_log.err"), "time": "1"}) + "\n")
-    monkeypatch.setattr(executors, "slurm_states", lambda ids: {})  # SLURM forgot the job
+    monkeypatch.setattr(executors.slurm, "slurm_states", lambda ids: {})  # SLURM forgot the job
     assert cli.main(["status", str(out)]) == 0
     assert not marker.exists(), "status ran code from a pickle of the results folder"
     text = capsys.readouterr().out
