@@ -45,6 +45,7 @@ from stebkit.errors import StebkitError
 from stebkit.results import (
     SCHEMA,
     UNDEFINED,
+    Record,
     Results,
     check_metrics,
     check_record,
@@ -772,7 +773,7 @@ def evaluate(
                     loaded[spec.name] = dataset
     finally:
         bar.close()
-    return Results((read_record(u.path) for u in units if u.path.exists()), root=root)
+    return Results((Record.read(u.path) for u in units if u.path.exists()), root=root)
 
 
 def progress_interval() -> float:

@@ -313,8 +313,8 @@ def test_a_run_without_its_data_fails_with_one_summary_line(tmp_path, monkeypatc
     assert "offline mode is on" in last and "run the same command again" in last
     # the Python API: the same failures, visible in the results it returns
     res = executors.evaluate("random", datasets, output_dir=out, show_progress=False)
-    assert not res.ok and set(res.failures()["dataset"]) == set(datasets)
-    assert res.failures()["error"].str.startswith("DataUnavailable").all()
+    assert not res.ok and set(res.with_status("failed")["dataset"]) == set(datasets)
+    assert res.with_status("failed")["error"].str.startswith("DataUnavailable").all()
 
 
 # --------------------------------------------------------------------------- local counts (24)

@@ -181,7 +181,7 @@ def evaluate(models: Any, datasets: Any, *, output_dir: str | os.PathLike = "res
     (True, 1)
     """
     from stebkit import runner
-    from stebkit.results import Results, read_record
+    from stebkit.results import Record, Results
 
     config = executor_config(executor)
     unknown = sorted(set(kwargs) - set(_EVALUATE_KEYS) - _extra_evaluate_keys())
@@ -239,7 +239,7 @@ def evaluate(models: Any, datasets: Any, *, output_dir: str | os.PathLike = "res
         else:
             print(f"submitted {len(todo)} unit(s) in {len(submission.jobs)} job(s); follow "
                   f"them with `stebkit status {root}`", file=sys.stderr)
-    results = Results((read_record(p) for u in units for p in u.records
+    results = Results((Record.read(p) for u in units for p in u.records
                        if p.exists()), root=root)
     failed = submission.failures() if todo and config.wait else []
     if failed:
