@@ -71,34 +71,19 @@ def plan_units(models: Any, datasets: Any, *, output_dir: str | os.PathLike = "r
     >>> [(u.label, len(u.records), u.pending) for u in units]
     [('random / synthetic-authors-en', 1, True), ('tfidf-char / synthetic-authors-en', 1, True)]
     """
-    from stebkit.runner import (
-        OVERWRITE,
-        _resolve_models,
-        check_resume,
-        model_scoring,
-        needs_run,
-        plan,
-        resume_protocol,
-        run_protocol,
-    )
+    from stebkit.runner import RunContext, plan
 
     if kwargs.get("preset"):
         return _preset_units(models, datasets, output_dir=output_dir, **kwargs)
-    overwrite = kwargs.get("overwrite", "only-missing")
-    if overwrite not in OVERWRITE:
-        raise ValueError(f"overwrite must be one of {OVERWRITE}, got {overwrite!r}")
-    seed, smoke = kwargs.get("seed", 42), kwargs.get("smoke", False)
-    base = run_protocol(seed=seed, smoke=smoke, batch_size=kwargs.get("batch_size", 32),
-                        sampling=kwargs.get("sampling", "reference"))
-    scorings = {name: model_scoring(name, given) for name, given in _resolve_models(models)}
+    context, options = RunContext.split({k: v for k, v in kwargs.items() if k != "preset"})
+    return units_of(plan(models, datasets, output_dir=output_dir, context=context, **options))
+
+
+def units_of(the_plan: Any) -> list[Unit]:
+    """The units (one model on one dataset) of a :class:`stebkit.runner.Plan`, in its
+    order, each with its record files and whether one of them is pending."""
     units: dict[tuple[str, str], Unit] = {}
-    planned = [(u, resume_protocol(u, base, scorings[u.model])) for u in plan(
-        models, datasets, tasks=kwargs.get("tasks"), episode_sizes=kwargs.get("episode_sizes"),
-        output_dir=output_dir, seed=seed, smoke=smoke,
-        episodes_per_label=kwargs.get("episodes_per_label"))]
-    check_resume(planned, overwrite)
-    for u, protocol in planned:
-        todo = needs_run(u, overwrite, protocol)
+    for u, todo in zip(the_plan.units, the_plan.pending, strict=True):
         unit = units.setdefault((u.model, u.spec.name), Unit(u.model, u.spec.name, (), False))
         unit.records = (*unit.records, u.path)
         unit.pending = unit.pending or todo
@@ -111,7 +96,7 @@ def _preset_units(models: Any, datasets: Any, *, output_dir: str | os.PathLike, 
     runs it: each entry's task on the entry's datasets, restricted to ``datasets`` when
     given); the entries it cannot run are added to ``unavailable``."""
     from stebkit.presets import preset_entries, resolve_datasets
-    from stebkit.runner import _as_list
+    from stebkit.runs.planning import _as_list
 
     entries = preset_entries(preset)
     if kwargs.get("episode_sizes") is not None or kwargs.get("episodes_per_label") is not None:
@@ -180,7 +165,6 @@ def evaluate(models: Any, datasets: Any, *, output_dir: str | os.PathLike = "res
     >>> res.ok, len(res)
     (True, 1)
     """
-    from stebkit import runner
     from stebkit.results import Record, Results
 
     config = executor_config(executor)
@@ -189,14 +173,7 @@ def evaluate(models: Any, datasets: Any, *, output_dir: str | os.PathLike = "res
         raise TypeError(f"evaluate() got unexpected keyword argument(s) {unknown}")
     root = Path(output_dir)
     if config.kind == "sequential":
-        try:  # a preset's records of other settings: refused before any entry runs
-            _save_plan(root, plan_units(models, datasets, output_dir=root, **kwargs))
-        except runner.ProtocolMismatch:
-            raise
-        except (ValueError, TypeError):  # bad input: evaluate says why
-            pass
-        return runner.evaluate(models, datasets, output_dir=root, show_progress=show_progress,
-                               **kwargs)
+        return _sequential(models, datasets, root, {**kwargs, "show_progress": show_progress})
     names = _names(models, "models"), (None if datasets is None and kwargs.get("preset")
                                        else _names(datasets, "datasets"))
     unavailable: list[str] = []
@@ -245,6 +222,27 @@ def evaluate(models: Any, datasets: Any, *, output_dir: str | os.PathLike = "res
     if failed:
         raise JobsFailed("\n".join(failed), results)
     return results
+
+
+def _sequential(models: Any, datasets: Any, root: Path, kwargs: dict[str, Any]) -> Any:
+    """The sequential executor: the run planned once (:func:`stebkit.runner.plan`), its
+    units saved for :func:`status`, and run in this process
+    (:func:`stebkit.runner.run_plan`)."""
+    from stebkit import runner
+
+    context, options = runner.RunContext.split(kwargs)
+    if not options.get("preset") and datasets is not None:
+        options.pop("preset", None)
+        the_plan = runner.plan(models, datasets, output_dir=root, context=context, **options)
+        _save_plan(root, units_of(the_plan))
+        return runner.run_plan(the_plan, context)
+    try:  # a preset's records of other settings: refused before any entry runs
+        _save_plan(root, plan_units(models, datasets, output_dir=root, **kwargs))
+    except runner.ProtocolMismatch:
+        raise
+    except (ValueError, TypeError):  # bad input: the run says why
+        pass
+    return runner.run(models, datasets, context, output_dir=root, **options)
 
 
 def _extra_evaluate_keys() -> set[str]:

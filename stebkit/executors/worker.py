@@ -63,7 +63,7 @@ def run_job(payload: Mapping[str, Any]) -> dict[str, Any]:
     once the job has no more of its units. Returns counts of the units run and passed
     over.
     """
-    from stebkit.runner import reuse_encoders
+    from stebkit.runner import RunContext
 
     for sig in (signal.SIGTERM, signal.SIGUSR2, signal.SIGINT):
         signal.signal(sig, _on_signal)
@@ -74,8 +74,9 @@ def run_job(payload: Mapping[str, Any]) -> dict[str, Any]:
 
         for file in payload["suite_files"]:
             load_suite(file)
-    kwargs = dict(payload["evaluate"])
-    root = Path(kwargs["output_dir"])
+    context, options = RunContext.split({**payload["evaluate"], "show_progress": False})
+    context = context.keeping_encoders()  # each model is built once per job
+    root = Path(options["output_dir"])
     run, job = payload["run"], _job_name()
     units = [tuple(u) for u in payload["units"]]
     offset = int(payload.get("offset", 0)) % max(1, len(units))
@@ -84,8 +85,7 @@ def run_job(payload: Mapping[str, Any]) -> dict[str, Any]:
     info = {"job": job, "host": socket.gethostname(), "pid": os.getpid(), "run": run}
     _log(f"job {job}: {len(units)} unit(s), output {root}")
     try:
-        with reuse_encoders() as kept:
-            ran, passed = _run_units(order, chunk, root, run, info, kwargs, kept)
+        ran, passed = _run_units(order, chunk, root, run, info, context, options)
     except BaseException as err:
         _write_outcome(root, run, job, "interrupted" if isinstance(err, JobInterrupted)
                        else "error", f"{type(err).__name__}: {err}")
@@ -96,13 +96,14 @@ def run_job(payload: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _run_units(order: Sequence[tuple[str, str]], chunk: int, root: Path, run: str,
-               info: Mapping[str, Any], kwargs: Mapping[str, Any],
-               kept: dict[tuple[Any, ...], Any]) -> tuple[int, int]:
-    """Claim and run ``order`` in chunks of one model (see :func:`run_job`); ``kept``:
-    the models built so far (:func:`stebkit.runner.reuse_encoders`)."""
+               info: Mapping[str, Any], context: Any, options: Mapping[str, Any]
+               ) -> tuple[int, int]:
+    """Claim and run ``order`` in chunks of one model (see :func:`run_job`) with the run's
+    ``context`` (a :class:`stebkit.runner.RunContext` keeping the models built so far) and
+    ``options`` (what to plan: :func:`stebkit.runner.run`)."""
     import gc
 
-    from stebkit.runner import evaluate
+    from stebkit.runner import run as run_here
 
     ran = passed = 0
     run_datasets = list(dict.fromkeys(d for _, d in order))
@@ -136,8 +137,9 @@ def _run_units(order: Sequence[tuple[str, str]], chunk: int, root: Path, run: st
         started = time.perf_counter()
         ok = False
         try:
-            _prepare_datasets(datasets, kwargs, run_datasets)
-            evaluate(model, datasets, show_progress=False, **kwargs)
+            _prepare_datasets(datasets, {"seed": context.seed, "smoke": context.smoke},
+                              run_datasets)
+            run_here(model, datasets, context, **options)
             ok = True
         except JobInterrupted as err:
             _log(f"{err}; unfinished: {', '.join(datasets)}")
@@ -150,6 +152,7 @@ def _run_units(order: Sequence[tuple[str, str]], chunk: int, root: Path, run: st
         ran += len(held)
         _log(f"{model}: done in {time.perf_counter() - started:.1f} s")
         later = {m for m, _ in order[i:]}
+        kept = context.encoders
         done = [key for key in kept if key[0] not in later]
         for key in done:  # this job has no more units of that model: free its memory
             del kept[key]
