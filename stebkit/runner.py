@@ -20,12 +20,12 @@ batch size, device, overwrite, cache, trust, and the models it keeps built);
 of the local and SLURM executors do (:mod:`stebkit.executors`). The plan, the context and
 the models live in :mod:`stebkit.runs`; every public name is importable from here.
 
-A failure is recorded (``status: "failed"``, with the
-error) and the run goes on, except a fault of the machine that every result would hit (a
-full disk, a read-only cache: :func:`stops_the_run`), which stops the run at once; a task
-a dataset does not serve is recorded as ``"skipped"`` with the reason. A successful
-record made with other settings (seed, smoke, sampling, episodes per label) is never
-replaced unless ``overwrite="always"`` (:func:`check_resume`).
+A failure is recorded (``status: "failed"``, with the error) and the run goes on, except
+a fault of the machine that every result would hit (a full disk, a read-only cache:
+:func:`stops_the_run`), which stops the run at once; a task a dataset does not serve is
+recorded as ``"skipped"`` with the reason. A successful record made with other settings
+(seed, smoke, sampling, episodes per label) is never replaced unless ``overwrite="always"``
+(:func:`check_resume`).
 """
 
 from __future__ import annotations
