@@ -388,10 +388,10 @@ def _run_run(args: argparse.Namespace) -> int:
         _print_summary(board)
         _print_notes(board)
         _figures(board, Path(args.figures or Path(args.output) / "figures"), label)
-    skipped = results.skipped()
+    skipped = results.with_status("skipped")
     if len(skipped):
         print(f"\n{len(skipped)} result(s) skipped:\n{_text(skipped)}")
-    failures = results.failures()
+    failures = results.with_status("failed")
     unavailable = failures["error"].fillna("").str.startswith("DataUnavailable")
     if unavailable.any():
         reasons = failures[unavailable].drop_duplicates("dataset")
@@ -594,16 +594,12 @@ def _only_models(results: Any, models: Sequence[str]) -> Any:
     """The records of ``models`` (each must have records in ``results``)."""
     from stebkit.results import Results
 
-    def name(record: Any) -> str:
-        model = record.get("model") if isinstance(record, dict) else None
-        return str(model.get("name")) if isinstance(model, dict) else ""
-
-    present = sorted({name(r) for r in results} - {""})
+    present = sorted({r.model_name for r in results})
     unknown = [m for m in models if m not in present]
     if unknown:
         raise ValueError(f"--models: no records of {unknown} in {results.root}; its models "
                          f"are {present}")
-    return Results([r for r in results if name(r) in set(models)], root=results.root)
+    return Results([r for r in results if r.model_name in set(models)], root=results.root)
 
 
 def _print_summary(board: Any, file: Any = None) -> None:

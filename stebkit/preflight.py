@@ -62,7 +62,7 @@ def preflight(datasets: Any, *, tasks: Sequence[str] | None = None, seed: int = 
     import pandas as pd
 
     from stebkit.datasets import get_spec, load_dataset
-    from stebkit.runner import _sizes
+    from stebkit.runs.planning import _sizes
     from stebkit.tasks import FAMILIES
 
     names = [datasets] if isinstance(datasets, str) else list(datasets)

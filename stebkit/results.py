@@ -56,6 +56,8 @@ import numpy as np
 
 SCHEMA = 2
 STATUSES = ("ok", "failed", "skipped")
+_STATUS_DETAIL = {"ok": None, "failed": "error", "skipped": "reason"}
+"""The field that says why a record has its status (:meth:`Results.with_status`)."""
 RECOMPUTE = "delete the file to recompute it"
 """The fix a bad record's message names (an imported file's message names another)."""
 UNDEFINED = "the metric is undefined on these data (see the warnings); the result is not kept"
@@ -211,17 +213,9 @@ def check_record(record: Mapping[str, Any], *, where: str = "record",
 def read_record(path: str | os.PathLike) -> dict[str, Any]:
     """Read one record (a file, never a symbolic link) and check it with
     :meth:`Record.from_json`: a record of a known schema whose every value is usable;
-    otherwise a ValueError names the file, the field and the value."""
-    path = Path(path)
-    if path.is_symlink():
-        raise ValueError(f"{path}: a symbolic link; stebkit does not follow links in a "
-                         f"results folder; {RECOMPUTE}, or replace it with a copy of the file")
-    try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise ValueError(f"{path}: not a JSON result record ({err}); delete it to "
-                         "recompute") from None
-    return Record.from_json(record, where=str(path)).to_json()
+    otherwise a ValueError names the file, the field and the value (the JSON form of
+    :meth:`Record.read`)."""
+    return Record.read(path).to_json()
 
 
 # schema 1 -> 2: scalar entries of ``metrics`` that are counts or chosen settings, and
@@ -382,10 +376,13 @@ def _fail(where: str, field_name: str, message: str, fix: str = RECOMPUTE) -> Va
     return ValueError(f"{where}: field {field_name!r} {message}; {fix}")
 
 
-@dataclass(frozen=True)
-class Record:
+@dataclass(frozen=True, eq=False)
+class Record(Mapping[str, Any]):
     """One result record, parsed and checked: the one place where records are read,
     migrated and validated (see the module docstring for the fields).
+
+    A record reads like its JSON object (``rec["task"]``, ``rec.get("error")``, equal to
+    a dict with the same keys and values), and cannot be changed.
 
     :meth:`from_json` upgrades older schemas (:func:`upgrade_record`) and checks every
     value: names, task, episode size, status, and, for an ``ok`` record, a finite number
@@ -438,9 +435,44 @@ delete the file to recompute it
             return None
         return self.metrics.get(self.main_metric)
 
+    def __getitem__(self, key: str) -> Any:
+        return self.fields[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.fields)
+
+    def __len__(self) -> int:
+        return len(self.fields)
+
     def to_json(self) -> dict[str, Any]:
         """The record as a JSON object (a new dict, keys in the order read)."""
         return dict(self.fields)
+
+    @classmethod
+    def read(cls, path: str | os.PathLike) -> Record:
+        """Read one record file (never a symbolic link) and check it (:meth:`from_json`);
+        a ValueError names the file, the field and the value.
+
+        >>> import tempfile, pathlib
+        >>> file = pathlib.Path(tempfile.mkdtemp()) / "r.json"
+        >>> _ = file.write_text('{"schema": 2, "model": {"name": "m"}, "dataset": '
+        ...                     '{"name": "d"}, "task": "stel", "episode_size": 1, '
+        ...                     '"status": "skipped", "reason": "does not serve"}')
+        >>> rec = Record.read(file)
+        >>> rec.status, rec["reason"], rec == json.loads(file.read_text())
+        ('skipped', 'does not serve', True)
+        """
+        path = Path(path)
+        if path.is_symlink():
+            raise ValueError(f"{path}: a symbolic link; stebkit does not follow links in a "
+                             f"results folder; {RECOMPUTE}, or replace it with a copy of the "
+                             "file")
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as err:
+            raise ValueError(f"{path}: not a JSON result record ({err}); delete it to "
+                             "recompute") from None
+        return cls.from_json(data, where=str(path))
 
     @classmethod
     def from_json(cls, data: Any, *, where: str = "record", fix: str = RECOMPUTE) -> Record:
@@ -617,6 +649,15 @@ def item_details(record: Mapping[str, Any]) -> dict[str, Any]:
     return {"details": details}
 
 
+def _as_record(record: Any, index: int) -> Record:
+    """``record`` as a :class:`Record` (the ``index``-th one given to :class:`Results`)."""
+    if isinstance(record, Record):
+        return record
+    if isinstance(record, Mapping) and "schema" not in record:
+        record = {"schema": SCHEMA, **record}
+    return Record.from_json(record, where=f"record {index}", fix="correct it or leave it out")
+
+
 def _value(v: Any) -> float:
     return float("nan") if v is None else float(v)
 
@@ -626,8 +667,10 @@ class Results:
 
     Parameters
     ----------
-    records : iterable of dict, or a folder
-        Result records (see the module docstring), or a results folder to read.
+    records : iterable of Record or dict, or a folder
+        Result records (see the module docstring), or a results folder to read. Each is
+        held as a checked :class:`Record` (a dict is checked by :meth:`Record.from_json`;
+        one without a ``schema`` key is read as the current schema).
     root : path, optional
         The folder they were read from.
 
@@ -647,8 +690,7 @@ class Results:
     def __init__(self, records: Any = (), root: str | os.PathLike | None = None) -> None:
         if isinstance(records, (str, os.PathLike)):  # Results("results") reads a folder
             root, records = records, Results.load(records).records
-        self.records: list[dict[str, Any]] = [
-            upgrade_record(dict(r)) if r.get("schema") == 1 else dict(r) for r in records]
+        self.records: list[Record] = [_as_record(r, k) for k, r in enumerate(records)]
         self.root = Path(root) if root is not None else None
 
     @classmethod
@@ -666,9 +708,9 @@ class Results:
             raise FileNotFoundError(f"no result records in {root}; run stebkit.evaluate(..., "
                                     f"output_dir={str(root)!r}) or `stebkit run --output "
                                     f"{root}` first")
-        return cls((read_record(p) for p in paths), root=root)
+        return cls((Record.read(p) for p in paths), root=root)
 
-    def __iter__(self) -> Iterator[dict[str, Any]]:
+    def __iter__(self) -> Iterator[Record]:
         return iter(self.records)
 
     def __len__(self) -> int:
@@ -684,7 +726,7 @@ class Results:
         """True when no record failed."""
         return not any(r.get("status") == "failed" for r in self.records)
 
-    def _key_columns(self, r: dict[str, Any]) -> dict[str, Any]:
+    def _key_columns(self, r: Record) -> dict[str, Any]:
         model, dataset = r.get("model", {}), r.get("dataset", {})
         languages = dataset.get("languages") or [None]
         ci = r.get("ci") or {}
@@ -735,22 +777,31 @@ class Results:
                          "is_main": True, "n_items": r.get("n_items")})
         return pd.DataFrame(rows, columns=[*FRAME_COLUMNS, "n_items"])
 
-    def failures(self) -> Any:
-        """Frame of the failed records: model, dataset, task, episode_size, error."""
+    def with_status(self, status: str) -> Any:
+        """Frame of the records of one status (:data:`STATUSES`): model, dataset, task,
+        episode_size and, for ``failed`` records, their ``error``, for ``skipped`` ones
+        their ``reason``.
+
+        >>> r = Results([{"schema": 2, "model": {"name": "m"}, "dataset": {"name": "d"},
+        ...               "task": "stel", "episode_size": 1, "status": "skipped",
+        ...               "reason": "does not serve"}])
+        >>> r.with_status("skipped").values.tolist()
+        [['m', 'd', 'stel', 1, 'does not serve']]
+        >>> len(r.with_status("failed")), list(r.with_status("failed").columns)[-1]
+        (0, 'error')
+        >>> r.with_status("done")
+        Traceback (most recent call last):
+        ...
+        ValueError: status 'done' is not one of ['ok', 'failed', 'skipped']
+        """
         import pandas as pd
 
+        if status not in STATUSES:
+            raise ValueError(f"status {status!r} is not one of {list(STATUSES)}")
+        why = _STATUS_DETAIL[status]
+        columns = ["model", "dataset", "task", "episode_size", *([why] if why else [])]
         rows = [{"model": r["model"].get("name"), "dataset": r["dataset"].get("name"),
                  "task": r.get("task"), "episode_size": r.get("episode_size"),
-                 "error": r.get("error")}
-                for r in self.records if r.get("status") == "failed"]
-        return pd.DataFrame(rows, columns=["model", "dataset", "task", "episode_size", "error"])
-
-    def skipped(self) -> Any:
-        """Frame of the skipped records: model, dataset, task, episode_size, reason."""
-        import pandas as pd
-
-        rows = [{"model": r["model"].get("name"), "dataset": r["dataset"].get("name"),
-                 "task": r.get("task"), "episode_size": r.get("episode_size"),
-                 "reason": r.get("reason")}
-                for r in self.records if r.get("status") == "skipped"]
-        return pd.DataFrame(rows, columns=["model", "dataset", "task", "episode_size", "reason"])
+                 **({why: r.get(why)} if why else {})}
+                for r in self.records if r.get("status") == status]
+        return pd.DataFrame(rows, columns=columns)

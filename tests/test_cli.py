@@ -72,7 +72,7 @@ def test_run_then_leaderboard_on_real_smoke_data(tmp_path, capsys, mirror):
     res = Results.load(out)
     ok = [r for r in res if r["status"] == "ok"]
     assert res.ok and len(ok) == 2 * (2 + 1 + 1)  # e1 + e2 all-to-all, retrieval, pairs
-    assert len(res.skipped()) == 2 * 5  # requested tasks a dataset does not serve
+    assert len(res.with_status("skipped")) == 2 * 5  # requested tasks a dataset does not serve
     assert {r["protocol"]["pooling"] for r in ok if r["model"]["name"] == "tfidf-char"} == \
         {"encoder"}  # TF-IDF embeds an episode as its concatenated texts
     for fmt, needle in (("md", "| rank |"), ("csv", "rank,model,"), ("latex", "\\begin")):

@@ -207,10 +207,11 @@ def test_datasets_of_one_source_are_processed_together(tmp_path, monkeypatch):
     # them processes the run's others too, and leaves datasets of other sources alone
     from stebkit.datasets import fingerprint, get_spec
     from stebkit.datasets.registry import processed_path
+    from stebkit.executors.worker import _prepare_datasets
 
     monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path / "cache"))
     probing = ["ud-ewt-probing-n_adj", "ud-ewt-probing-t_punct"]
-    executors._prepare_datasets(probing[:1], {"smoke": True}, [*probing, "bible-eras"])
+    _prepare_datasets(probing[:1], {"smoke": True}, [*probing, "bible-eras"])
 
     def processed(name: str) -> bool:
         spec = get_spec(name)

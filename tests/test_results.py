@@ -95,11 +95,37 @@ def test_frames_failures_and_load(tmp_path):
     main = res.main_frame()
     assert len(main) == 4 and main.loc[main["status"] != "ok", "value"].isna().all()
     assert main.set_index(["model", "dataset"]).loc[("n", "d"), "ci_high"] == pytest.approx(0.8)
-    assert res.failures().to_dict("records") == [
+    assert res.with_status("failed").to_dict("records") == [
         {"model": "m", "dataset": "e", "task": "retrieval", "episode_size": -1,
          "error": "RuntimeError: boom"}]
-    assert res.skipped()["reason"].tolist() == ["does not serve"]
+    assert res.with_status("skipped")["reason"].tolist() == ["does not serve"]
     assert "1 records" not in repr(res) and "'failed': 1" in repr(res)
+
+
+def test_results_hold_checked_records_that_read_like_their_json(tmp_path):
+    recs = [record(), record(dataset="e", status="failed", error="RuntimeError: boom"),
+            record(dataset="f", status="skipped", reason="does not serve")]
+    for r in recs:
+        write_record(record_path(tmp_path, "m", r["dataset"]["name"], "retrieval", -1), r)
+    res = Results.load(tmp_path)
+    assert all(isinstance(r, R.Record) for r in res)
+    # each record equals the file's JSON (schema 1, upgraded), key for key, and cannot be
+    # changed
+    for r in res:
+        data = R.upgrade_record(json.loads(record_path(
+            tmp_path, "m", r.dataset_name, "retrieval", -1).read_text()))
+        assert r == data and list(r) == list(data) and data["schema"] == 2
+    with pytest.raises(TypeError):
+        res.records[0]["status"] = "failed"
+    # one method for every status: the ok records too, and an unknown status is named
+    assert res.with_status("ok")[["dataset", "task"]].values.tolist() == [["d", "retrieval"]]
+    assert list(res.with_status("failed").columns) == [
+        "model", "dataset", "task", "episode_size", "error"]
+    with pytest.raises(ValueError, match="'broken' is not one of"):
+        res.with_status("broken")
+    # records given in memory are checked as files are: the bad one is named
+    with pytest.raises(ValueError, match=r"record 1: field 'metrics.mrr' is 7.5"):
+        Results([record(), record(dataset="x", value=7.5)])
 
 
 def test_per_item_round_trip_reproduces_the_bootstrap_of_the_original_result():

@@ -175,7 +175,9 @@ def test_28_the_lean_and_the_models_own_pass_are_cached_apart(tmp_path):
     np.testing.assert_array_equal(got, direct)
     assert not np.array_equal(got, filled)  # the two passes differ in the last bits
     # and the record says which pass made the vectors
-    meta = runner._model_meta("all-MiniLM-L6-v2", own_inner)
+    from stebkit.runs.planning import _resolve_models
+
+    meta = runner._model_meta(_resolve_models("all-MiniLM-L6-v2")[0], own_inner)
     assert meta["encoder_config"]["forward"] == "model"
     assert meta["encoder_config"] == own.cache_config
 

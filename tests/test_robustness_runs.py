@@ -76,7 +76,7 @@ def test_status_never_unpickles_a_file_of_the_results_folder(tmp_path, monkeypat
         {"job": "999_0", "executor": "slurm", "run": "r1", "units": [["random", "bible-eras"]],
          "result": str(evil), "log": str(jobs / "999_0_log.out"),
          "err": str(jobs / "999_0_log.err"), "time": "1"}) + "\n")
-    monkeypatch.setattr(executors, "slurm_states", lambda ids: {})  # SLURM forgot the job
+    monkeypatch.setattr(executors.slurm, "slurm_states", lambda ids: {})  # SLURM forgot the job
     assert cli.main(["status", str(out)]) == 0
     assert not marker.exists(), "status ran code from a pickle of the results folder"
     text = capsys.readouterr().out
@@ -313,8 +313,8 @@ def test_a_run_without_its_data_fails_with_one_summary_line(tmp_path, monkeypatc
     assert "offline mode is on" in last and "run the same command again" in last
     # the Python API: the same failures, visible in the results it returns
     res = executors.evaluate("random", datasets, output_dir=out, show_progress=False)
-    assert not res.ok and set(res.failures()["dataset"]) == set(datasets)
-    assert res.failures()["error"].str.startswith("DataUnavailable").all()
+    assert not res.ok and set(res.with_status("failed")["dataset"]) == set(datasets)
+    assert res.with_status("failed")["error"].str.startswith("DataUnavailable").all()
 
 
 # --------------------------------------------------------------------------- local counts (24)

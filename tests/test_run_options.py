@@ -47,10 +47,14 @@ def test_episodes_per_label_in_the_api(tmp_path) -> None:
 
 
 def test_device_reaches_torch_encoders_only(tmp_path) -> None:
-    enc = runner._prepare_encoder("all-MiniLM-L6-v2", None, device="cpu")
+    from stebkit.runs.encoders import _prepare_encoder
+    from stebkit.runs.planning import _resolve_models
+
+    on_cpu = runner.RunContext(device="cpu")
+    (minilm, tfidf) = _resolve_models(["all-MiniLM-L6-v2", "tfidf-char"])
+    enc = _prepare_encoder(minilm, on_cpu)
     assert enc.device_name == "cpu"
-    assert not hasattr(runner._prepare_encoder("tfidf-char", None, device="cpu"),
-                       "device_name")
+    assert not hasattr(_prepare_encoder(tfidf, on_cpu), "device_name")
     with pytest.raises(ValueError, match="device 'gpu0' is not a torch device name"):
         runner.evaluate("random", AUTHORS, device="gpu0", output_dir=tmp_path)
     assert not list(tmp_path.rglob("*.json"))

@@ -238,7 +238,7 @@ def test_a_record_scored_another_way_is_recomputed_and_old_cosine_records_are_ke
 def test_a_failure_is_recorded_and_the_other_results_are_kept(tmp_path):
     res = run(tmp_path, MarkerEncoder(fail_on="formality"), tasks=CHEAP)
     assert not res.ok
-    failed = res.failures()
+    failed = res.with_status("failed")
     assert failed[["dataset", "task"]].values.tolist() == [["toy_ordered", "order_alignment"]]
     assert "RuntimeError: cannot encode 'formality' texts" in failed["error"].iloc[0]
     rec = read_record(tmp_path / "marker/toy_ordered/order_alignment__e1.json")
@@ -298,7 +298,7 @@ def test_unserved_and_empty_tasks_are_skipped_with_a_reason(tmp_path):
     assert "task 'clustering', field 'episodes_per_label'" in clus["reason"]
     assert clus["dropped"]["labels"] == 4
     assert any("FilterWarning" in w for w in clus["warnings"])
-    assert len(res.skipped()) == 3  # clustering e1 and e2 need 3 texts per label too
+    assert len(res.with_status("skipped")) == 3  # clustering e1 and e2 need 3 texts per label too
     with pytest.raises(ValueError, match="unknown task"):
         run(tmp_path, tasks=["clusterin"])
 
@@ -356,8 +356,8 @@ def test_a_model_that_cannot_be_had_here_is_recorded_as_failed(tmp_path):
                    output_dir=tmp_path, show_progress=False)
     status = {r["task"]: r["status"] for r in res}
     assert status == {"retrieval": "failed", "order_alignment": "skipped"}
-    assert "ModelUnavailable" in res.failures()["error"].iloc[0]
-    assert "trust_remote_code" in res.failures()["error"].iloc[0]
+    assert "ModelUnavailable" in res.with_status("failed")["error"].iloc[0]
+    assert "trust_remote_code" in res.with_status("failed")["error"].iloc[0]
     assert res.main_frame()["model_category"].tolist() == ["style", "style"]
 
 
@@ -373,7 +373,7 @@ def test_real_smoke_datasets_every_task_family_deterministic(tmp_path, mirror):
     assert {t for name in SMOKE for t in get_spec(name).tasks} == set(FAMILIES.steb())
     a = evaluate("random", list(SMOKE), output_dir=tmp_path / "a", smoke=True,
                  show_progress=False)
-    assert a.ok and not len(a.skipped()), a.skipped()
+    assert a.ok and not len(a.with_status("skipped")), a.with_status("skipped")
     assert {r["task"] for r in a} == set(FAMILIES.steb())
     frame = a.main_frame()
     assert frame["value"].between(0, 1).all() and (frame["model_category"] == "non_neural").all()
@@ -384,6 +384,6 @@ def test_real_smoke_datasets_every_task_family_deterministic(tmp_path, mirror):
     b = evaluate("random", seeded, tasks=["clustering", "probing"], output_dir=tmp_path / "b",
                  smoke=True, show_progress=False)
     again = [(r["task"], r["metrics"], r["per_item"]) for r in b if r["status"] == "ok"]
-    assert len(again) == 3 and len(b.skipped()) == 4  # tasks the other dataset serves
+    assert len(again) == 3 and len(b.with_status("skipped")) == 4  # tasks the other dataset serves
     assert again == [(r["task"], r["metrics"], r["per_item"]) for r in a
                      if r["task"] in ("clustering", "probing")]

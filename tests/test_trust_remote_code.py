@@ -138,12 +138,19 @@ def test_suite_file_opt_in(tmp_path, fake_hub, monkeypatch, capsys) -> None:
 
 
 def test_models_get_remote_code_only_when_they_need_it() -> None:
-    assert runner._encoder_options("LUAR-MUD", True) == {"trust_remote_code": True}
-    assert runner._encoder_options("rrivera1849/LUAR-CRUD", True) == {"trust_remote_code": True}
-    assert runner._encoder_options("LUAR-MUD", False) == {}
-    assert runner._encoder_options("tfidf-char", True) == {}  # runs no repository code
-    assert runner._encoder_options("all-mpnet-base-v2", True) == {}
-    assert runner._encoder_options("some-org/unlisted-model", True) == \
+    from stebkit.runs.encoders import _encoder_options
+    from stebkit.runs.planning import _resolve_models
+
+    def options(name: str, trust: bool) -> dict:
+        (model,) = _resolve_models(name)
+        return _encoder_options(model, trust)
+
+    assert options("LUAR-MUD", True) == {"trust_remote_code": True}
+    assert options("rrivera1849/LUAR-CRUD", True) == {"trust_remote_code": True}
+    assert options("LUAR-MUD", False) == {}
+    assert options("tfidf-char", True) == {}  # runs no repository code
+    assert options("all-mpnet-base-v2", True) == {}
+    assert options("some-org/unlisted-model", True) == \
         {"trust_remote_code": True}
 
 

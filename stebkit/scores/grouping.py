@@ -1,0 +1,195 @@
+"""Dataset groupings of the operational score: the reference's correlation grouping
+(Spearman, Ward), its fixed clusters and declared groupings."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+MIN_RELIABLE_MODELS = 10
+"""Below this many models the correlation grouping is flagged low-confidence."""
+
+DEFAULT_THRESHOLD = 1.0
+"""Ward cut height of the reference's leaderboard (its command-line default)."""
+GROUPING_EXCLUDED_MODELS = ("lftk", "tfidf", "tfidfngrams", "avgs_typetoken_read.yaml",
+                            "tfidf-word", "tfidf-char", "random")
+"""Models left out of the correlation grouping (they are still scored): the reference's
+exclusion list (its LFTK, TF-IDF, TF-IDF n-gram and type-token baselines, in
+``scripts/benchmark_clustering/config.py``), stebkit's TF-IDF baselines and its random
+baseline (chance, not a model whose ranking should shape the groups). Names starting with
+``tfidfngrams`` are left out too."""
+
+def _grouping_excluded(model: str) -> bool:
+    return model in GROUPING_EXCLUDED_MODELS or model.startswith("tfidfngrams")
+
+
+def listed_datasets() -> set[str]:
+    """Every name (stebkit's and the reference's) of a dataset in the reference's cluster
+    file (``stebkit/data/dataset_clusters.yaml``)."""
+    return {a for entries in reference_clusters().values() for e in entries
+            for a in e["aliases"]}
+
+
+def _unlisted(df: pd.DataFrame, include: bool | None) -> tuple[pd.DataFrame, list[str]]:
+    """Leave out the datasets absent from the reference's cluster file (see
+    :func:`operational`'s ``include_unlisted``); return the kept rows and the names."""
+    if include or df.empty:
+        return df, []
+    listed = listed_datasets()
+    out = sorted(set(df["dataset"]) - listed)
+    if include is None and len(out) == df["dataset"].nunique():
+        return df, []  # an offline or custom suite: nothing to follow, score everything
+    return df[~df["dataset"].isin(out)].reset_index(drop=True), out
+
+
+def dataset_correlation(matrix: pd.DataFrame) -> pd.DataFrame:
+    """Pairwise Spearman correlation of the dataset columns across models.
+
+    An undefined correlation (a constant column) counts as 0, as in the reference.
+
+    >>> m = pd.DataFrame({"a": [1, 2, 3], "b": [2, 4, 9], "c": [3, 2, 1]})
+    >>> dataset_correlation(m).round(2).values.tolist()
+    [[1.0, 1.0, -1.0], [1.0, 1.0, -1.0], [-1.0, -1.0, 1.0]]
+    """
+    x = matrix.to_numpy(dtype=float)
+    if np.isnan(x).any():
+        raise ValueError("matrix has missing values; drop incomplete datasets first")
+    from scipy.stats import rankdata
+
+    r = rankdata(x, axis=0)
+    r = r - r.mean(axis=0)
+    norm = np.sqrt((r ** 2).sum(axis=0))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        corr = (r.T @ r) / np.outer(norm, norm)
+    corr = np.where(np.isfinite(corr), corr, 0.0)
+    np.fill_diagonal(corr, 1.0)
+    return pd.DataFrame(np.clip(corr, -1.0, 1.0), index=matrix.columns,
+                        columns=matrix.columns)
+
+
+def dataset_linkage(corr: pd.DataFrame) -> np.ndarray:
+    """Ward linkage of the datasets from their correlation matrix (reference recipe).
+
+    Distance ``clip(1 - rho, 0, 2)``, zero diagonal, symmetrised, condensed with
+    ``squareform`` and linked with ``scipy.cluster.hierarchy.linkage(method="ward")``.
+    """
+    from scipy.cluster.hierarchy import linkage
+    from scipy.spatial.distance import squareform
+
+    dist = np.clip(1.0 - corr.to_numpy(dtype=float), 0.0, 2.0)
+    np.fill_diagonal(dist, 0.0)
+    dist = (dist + dist.T) / 2.0
+    return linkage(squareform(dist, checks=False), method="ward")
+
+
+def correlation_groups(matrix: pd.DataFrame, *, threshold: float = DEFAULT_THRESHOLD
+                       ) -> dict[str, list[str]]:
+    """Group redundant datasets: Ward clusters of Spearman distances cut at ``threshold``.
+
+    Returns ``{"cluster_<k>": [datasets]}`` with scipy's ``fcluster`` labels.
+
+    >>> m = pd.DataFrame({"a": [1, 2, 3, 4], "b": [1, 2, 4, 3], "c": [4, 3, 2, 1]})
+    >>> correlation_groups(m)
+    {'cluster_1': ['a', 'b'], 'cluster_2': ['c']}
+    """
+    cols = list(matrix.columns)
+    if len(cols) < 2:
+        return {"cluster_1": cols} if cols else {}
+    from scipy.cluster.hierarchy import fcluster
+
+    labels = fcluster(dataset_linkage(dataset_correlation(matrix)), t=threshold,
+                      criterion="distance")
+    groups: dict[str, list[str]] = {}
+    for name, lab in zip(cols, labels, strict=True):
+        groups.setdefault(f"cluster_{lab}", []).append(name)
+    return dict(sorted(groups.items()))
+
+
+@lru_cache(maxsize=1)
+def _reference_yaml() -> dict[str, list[dict[str, Any]]]:
+    from importlib.resources import files
+
+    import yaml
+
+    raw = yaml.safe_load((files("stebkit") / "data" / "dataset_clusters.yaml").read_text())
+    out: dict[str, list[dict[str, Any]]] = {}
+    for cluster, body in raw.items():
+        entries: list[dict[str, Any]] = []
+        for item in body["datasets"]:
+            for one in (item if isinstance(item, list) else [item]):
+                entry = {"name": one} if isinstance(one, str) else dict(one)
+                entry.setdefault("oa_metric", None)
+                entry.setdefault("oa_only", False)
+                entries.append(entry)
+        out[cluster] = entries
+    return out
+
+
+def _name_map() -> dict[str, str]:
+    """Reference dataset name -> stebkit dataset name, from the catalogue's specs."""
+    try:
+        from stebkit.datasets.catalogue import SPECS
+    except ImportError:
+        return {}
+    return {s.steb_name: s.name for s in SPECS if s.steb_name}
+
+
+def reference_clusters() -> dict[str, list[dict[str, Any]]]:
+    """The reference's fixed clusters, with dataset names mapped to stebkit names.
+
+    Each entry is ``{"name", "oa_metric", "oa_only", "aliases"}`` (``aliases``: the
+    stebkit and the reference name, both recognised in results); see
+    ``stebkit/data/dataset_clusters.yaml``.
+
+    >>> sorted(reference_clusters())[:3]
+    ['authorship_retrieval', 'authorship_verification', 'demographics']
+    """
+    names = _name_map()
+    return {c: [{**e, "name": names.get(e["name"], e["name"]),
+                 "aliases": (names.get(e["name"], e["name"]), e["name"])} for e in entries]
+            for c, entries in _reference_yaml().items()}
+
+
+def fixed_groups(datasets: Sequence[str]) -> dict[str, list[str]]:
+    """Partition ``datasets`` by the reference's fixed clusters (first listing wins).
+
+    Datasets the reference does not list form one group each.
+
+    >>> fixed_groups(["pan20_authorship_verification_test", "enron_authorship_corpus",
+    ...               "my_offline_set"])  # doctest: +NORMALIZE_WHITESPACE
+    {'authorship_verification': ['enron_authorship_corpus',
+                                 'pan20_authorship_verification_test'],
+     'my_offline_set': ['my_offline_set']}
+    """
+    owner: dict[str, str] = {}
+    for cluster, entries in reference_clusters().items():
+        for e in entries:
+            for alias in e["aliases"]:
+                owner.setdefault(alias, cluster)
+    return _partition(datasets, owner)
+
+
+def _partition(datasets: Sequence[str], owner: Mapping[str, str]) -> dict[str, list[str]]:
+    groups: dict[str, list[str]] = {}
+    for d in sorted(datasets):
+        groups.setdefault(owner.get(d, d), []).append(d)
+    return groups
+
+
+def _declared_groups(datasets: Sequence[str], grouping: Mapping[str, Any]
+                     ) -> dict[str, list[str]]:
+    owner: dict[str, str] = {}
+    for key, value in grouping.items():
+        if isinstance(value, str):
+            owner[key] = value
+        elif isinstance(value, Iterable):
+            for d in value:
+                owner[d] = key
+        else:
+            raise TypeError(f"grouping[{key!r}] must be a group name or a list of datasets, "
+                            f"got {type(value).__name__}")
+    return _partition(datasets, owner)

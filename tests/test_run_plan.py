@@ -1,0 +1,102 @@
+"""One plan per run, one context of settings: what a run resolves, and how often."""
+
+from __future__ import annotations
+
+import collections
+
+import pytest
+
+import stebkit.datasets
+import stebkit.datasets.registry
+import stebkit.encoders.zoo
+from stebkit import executors, runner
+from stebkit.runner import Plan, RunContext
+from stebkit.runs.encoders import _prepare_encoder
+from stebkit.runs.planning import _resolve_models
+
+DATASETS = ["synthetic-authors-en", "synthetic-authors-de"]
+MODELS = ["random", "tfidf-char"]
+
+
+@pytest.fixture
+def lookups(monkeypatch):
+    """Counts of the name resolutions a run makes: dataset names in the registry, model
+    names in the zoo."""
+    counts: collections.Counter = collections.Counter()
+    real_spec = stebkit.datasets.registry.get_spec
+    real_find = stebkit.encoders.zoo._find
+
+    def get_spec(name, *args, **kwargs):
+        if isinstance(name, str):
+            counts["dataset", name] += 1
+        return real_spec(name, *args, **kwargs)
+
+    def find(name):
+        counts["model", name] += 1
+        return real_find(name)
+
+    monkeypatch.setattr(stebkit.datasets.registry, "get_spec", get_spec)
+    monkeypatch.setattr(stebkit.datasets, "get_spec", get_spec)
+    monkeypatch.setattr(stebkit.encoders.zoo, "_find", find)
+    return counts
+
+
+def test_a_sequential_run_resolves_each_dataset_once_and_asks_the_zoo_once_per_step(
+        tmp_path, lookups):
+    res = executors.evaluate(MODELS, DATASETS, tasks=["retrieval", "clustering"], smoke=True,
+                             output_dir=tmp_path, show_progress=False)
+    assert res.ok and len(res) == 2 * 2 * 3  # retrieval e-1, clustering e1 and e2
+    # each dataset name is resolved once, by the plan; each model is looked up once by
+    # the plan (the scoring it asks for) and once when it is built
+    assert lookups == {**{("dataset", d): 1 for d in DATASETS},
+                       **{("model", m): 2 for m in MODELS}}
+    # the same run again: everything is done, so no model is built at all
+    lookups.clear()
+    again = executors.evaluate(MODELS, DATASETS, tasks=["retrieval", "clustering"],
+                               smoke=True, output_dir=tmp_path, show_progress=False)
+    assert again.records == res.records
+    assert lookups == {**{("dataset", d): 1 for d in DATASETS},
+                       **{("model", m): 1 for m in MODELS}}
+
+
+def test_the_plan_holds_what_every_executor_runs(tmp_path):
+    ctx = RunContext(smoke=True, show_progress=False)
+    the_plan = runner.plan(MODELS, DATASETS[:1], tasks=["retrieval"], output_dir=tmp_path,
+                           context=ctx)
+    assert isinstance(the_plan, Plan)
+    assert [(m.name, m.given, m.scoring) for m in the_plan.models] == [
+        ("random", None, "cosine"), ("tfidf-char", None, "cosine")]
+    assert the_plan.models[1].info is stebkit.encoders.zoo.MODELS["tfidf-char"]
+    assert [spec.name for spec, loaded in the_plan.datasets] == DATASETS[:1]
+    assert [(u.model, u.task, u.episode_size) for u in the_plan] == [
+        ("random", "retrieval", -1), ("tfidf-char", "retrieval", -1)]
+    assert the_plan.pending == (True, True)
+    # the executors' units (one model on one dataset) come from the same plan
+    assert [(u.label, u.records, u.pending) for u in executors.submission.units_of(
+        the_plan)] == [(f"{u.model} / {u.spec.name}", (u.path,), True) for u in the_plan]
+    results = runner.run_plan(the_plan, ctx)
+    assert results.ok and [r.model_name for r in results] == MODELS
+    # planned again, nothing is pending
+    assert runner.plan(MODELS, DATASETS[:1], tasks=["retrieval"], output_dir=tmp_path,
+                       context=ctx).pending == (False, False)
+
+
+def test_a_context_holds_the_run_settings_checked_once():
+    ctx = RunContext(seed=7, smoke=True, batch_size=8, sampling="shuffle")
+    assert ctx.protocol == runner.run_protocol(seed=7, smoke=True, batch_size=8,
+                                               sampling="shuffle")
+    with pytest.raises(ValueError, match="overwrite must be one of"):
+        RunContext(overwrite="sometimes")
+    with pytest.raises(ValueError, match="seed must be a non-negative int, got -1"):
+        RunContext(seed=-1)
+    with pytest.raises(ValueError, match="sampling must be one of"):
+        RunContext(sampling="random")
+    with pytest.raises(TypeError, match="a context or settings, not both"):
+        runner.plan("random", DATASETS[0], context=ctx, seed=3)
+    # a context that keeps its models hands the same built model to every evaluation
+    kept = ctx.keeping_encoders()
+    assert kept.keeping_encoders() is kept and ctx.encoders is None
+    (model,) = _resolve_models("tfidf-char")
+    assert _prepare_encoder(model, kept) is _prepare_encoder(model, kept)
+    assert _prepare_encoder(model, ctx) is not _prepare_encoder(model, ctx)
+    assert not hasattr(runner, "_BUILT") and not hasattr(runner, "reuse_encoders")
