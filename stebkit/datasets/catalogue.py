@@ -259,18 +259,20 @@ def _pan_av_options(year: int, part: str) -> dict[str, Any]:
             "known": "known01"}
 
 
-def _pan_av(year: int, part: str, url: str, cite: str) -> DatasetSpec:
-    lang = part.split("_")[-2] if part.endswith(("essays", "novels", "reviews", "articles")) \
-        else part.split("_")[-1]
-    return _verification(steb_name=f"pan{year}_authorship_verification_{part}_test",
-                         description=f"PAN {year} authorship verification test set "
-                                     f"({part.replace('_', ' ')})", label=_AV_LABEL, license=PAN,
-                         citation=cite,
-                         source=_web(f"PAN {year} authorship verification test corpus", url),
-                         languages=(_PAN_LANGS[lang],), reader=pan.read_pan_verification,
-                         tested_on="constructed", reader_version=2,
-                         reader_options=_pan_av_options(year, part))
+def _pan_av_language(part: str) -> str:
+    """The language code of a PAN13-15 corpus part (``english``, ``corpus1_dutch_essays``)."""
+    genre = part.endswith(("essays", "novels", "reviews", "articles"))
+    return _PAN_LANGS[part.split("_")[-2] if genre else part.split("_")[-1]]
 
+
+_PAN_AV = (  # year, Zenodo file, citation, corpus parts
+    (13, _PAN13, "Juola & Stamatatos, 2013 (PAN)", ("english", "greek", "spanish")),
+    (14, _PAN14, "Stamatatos et al., 2014 (PAN)",
+     tuple(f"{corpus}_{genre}" for corpus in ("corpus1", "corpus2")
+           for genre in ("english_essays", "english_novels", "dutch_essays", "dutch_reviews",
+                         "greek_articles", "spanish_articles"))),
+    (15, _PAN15, "Stamatatos et al., 2015 (PAN)", ("english", "dutch", "greek", "spanish")),
+)
 
 _ZENODO = "https://zenodo.org/records/"
 _PAN_SC = {  # year -> (Zenodo file, {level: folder of its validation set}, balance)
@@ -290,14 +292,15 @@ _PAN_SC = {  # year -> (Zenodo file, {level: folder of its validation set}, bala
 
 
 _AV = [
-    *(_pan_av(13, lang, _PAN13, "Juola & Stamatatos, 2013 (PAN)")
-      for lang in ("english", "greek", "spanish")),
-    *(_pan_av(14, f"{corpus}_{genre}", _PAN14, "Stamatatos et al., 2014 (PAN)")
-      for corpus in ("corpus1", "corpus2")
-      for genre in ("english_essays", "english_novels", "dutch_essays", "dutch_reviews",
-                    "greek_articles", "spanish_articles")),
-    *(_pan_av(15, lang, _PAN15, "Stamatatos et al., 2015 (PAN)")
-      for lang in ("english", "dutch", "greek", "spanish")),
+    *(_verification(steb_name=f"pan{year}_authorship_verification_{part}_test",
+                    description=f"PAN {year} authorship verification test set "
+                                f"({part.replace('_', ' ')})",
+                    label=_AV_LABEL, license=PAN, citation=citation,
+                    source=_web(f"PAN {year} authorship verification test corpus", url),
+                    languages=(_pan_av_language(part),), reader=pan.read_pan_verification,
+                    tested_on="constructed", reader_version=2,
+                    reader_options=_pan_av_options(year, part))
+      for year, url, citation, parts in _PAN_AV for part in parts),
     *(_verification(steb_name=f"pan{y}_authorship_verification_test",
                     description=f"PAN 20{y} cross-fandom authorship verification "
                                 "(fanfiction pairs), 250 same + 250 different pairs",
