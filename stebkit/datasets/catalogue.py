@@ -163,25 +163,24 @@ _detection = partial(_steb, category="idiolect", application="ai_text_detection"
 
 _MTD = [
     *(_detection(steb_name=f"machine_text_detection_DetectRL_{d}",
-                 description=f"DetectRL {d.replace('_', ' ')}: human "
-                             "vs. LLM-written texts", label=_GEN_LABEL, license=NO_LICENCE,
+                 description=f"DetectRL {d.replace('_', ' ')}: human vs. LLM-written texts",
+                 label=_GEN_LABEL, license=NO_LICENCE,
                  citation="Wu et al., 2024 (DetectRL, NeurIPS D&B)", source=_detectrl(d),
                  reader=generated.read_detectrl, tested_on="mirror",
                  reader_options={"labels": "generator"})
       for d in ("arxiv", "direct_prompt", "writing_prompt", "xsum", "yelp_review")),
     *(_detection(steb_name=f"machine_text_detection_DetectRL_{d}_attacks",
-                 description=f"DetectRL {d} attacks: human "
-                             "vs. attacked machine text",
+                 description=f"DetectRL {d} attacks: human vs. attacked machine text",
                  label="human or machine (binary), machine text altered by the attack",
                  license=NO_LICENCE, citation="Wu et al., 2024 (DetectRL, NeurIPS D&B)",
                  source=_detectrl(d), reader=generated.read_detectrl, tested_on="mirror",
                  reader_options={"labels": "binary"})
       for d in ("paraphrase", "perturbation", "prompt")),
     *(_detection(steb_name=f"machine_text_detection_M4_{d}",
-                 description=f"M4 {d}: human vs. machine text from "
-                             "several generators", label=_GEN_LABEL, license=NO_LICENCE,
-                 citation="Wang et al., 2024 (M4, EACL)", source=_M4, reader=generated.read_m4,
-                 tested_on="constructed", reader_options={"domain": d})
+                 description=f"M4 {d}: human vs. machine text from several generators",
+                 label=_GEN_LABEL, license=NO_LICENCE, citation="Wang et al., 2024 (M4, EACL)",
+                 source=_M4, reader=generated.read_m4, tested_on="constructed",
+                 reader_options={"domain": d})
       for d in ("arxiv", "peerread", "reddit", "wikihow", "wikipedia")),
     *(_detection(steb_name=f"machine_text_detection_MAGE_{d}",
                  description=f"MAGE {d}: human vs. machine text", label=_GEN_LABEL, license=APACHE,
@@ -190,17 +189,16 @@ _MTD = [
       for d in ("cmv", "eli5", "hswag", "roct", "sci_gen", "squad", "tldr", "wp", "xsum",
                 "yelp")),
     _detection(steb_name="machine_text_detection_PAN24_news",
-               description="PAN 2024 Voight-Kampff generative "
-                           "authorship: human vs. machine news", label=_GEN_LABEL, license=PAN,
-               citation="Bevendorff et al., 2024 (PAN)",
+               description="PAN 2024 Voight-Kampff generative authorship: human vs. machine news",
+               label=_GEN_LABEL, license=PAN, citation="Bevendorff et al., 2024 (PAN)",
                source=_web("pan24-generative-authorship-news (Zenodo 10718757), https://pan.webis.de/"
                            "clef24/pan24-web/generated-content-analysis.html",
                            "https://zenodo.org/records/10718757/files/"
                            "pan24-generative-authorship-news.zip"), reader=pan.read_pan_generated,
                tested_on="constructed", reader_options={"layout": "pan24"}),
     *(_detection(steb_name=f"machine_text_detection_PAN25_26_{d}",
-                 description=f"PAN 2025/26 generative AI detection "
-                             f"(task 1, {d}, validation set): human vs. each generator",
+                 description=f"PAN 2025/26 generative AI detection (task 1, {d}, validation set): "
+                             "human vs. each generator",
                  label="generating model of the text (human for human texts)", license=PAN,
                  citation="Bevendorff et al., 2025 (PAN)",
                  source=_web("pan25-26-generative-ai-detection-task1 (Zenodo 14962653), "
@@ -294,17 +292,17 @@ _PAN_SC = {  # year -> (Zenodo file, {level: folder of its validation set}, bala
 _AV = [
     *(_verification(steb_name=f"pan{year}_authorship_verification_{part}_test",
                     description=f"PAN {year} authorship verification test set "
-                                f"({part.replace('_', ' ')})",
-                    label=_AV_LABEL, license=PAN, citation=citation,
+                                f"({part.replace('_', ' ')})", label=_AV_LABEL, license=PAN,
+                    citation=citation,
                     source=_web(f"PAN {year} authorship verification test corpus", url),
                     languages=(_pan_av_language(part),), reader=pan.read_pan_verification,
                     tested_on="constructed", reader_version=2,
                     reader_options=_pan_av_options(year, part))
       for year, url, citation, parts in _PAN_AV for part in parts),
     *(_verification(steb_name=f"pan{y}_authorship_verification_test",
-                    description=f"PAN 20{y} cross-fandom authorship verification "
-                                "(fanfiction pairs), 250 same + 250 different pairs",
-                    label=_AV_LABEL, license=PAN, citation=f"Kestemont et al., 20{y} (PAN)",
+                    description=f"PAN 20{y} cross-fandom authorship verification (fanfiction "
+                                "pairs), 250 same + 250 different pairs", label=_AV_LABEL,
+                    license=PAN, citation=f"Kestemont et al., 20{y} (PAN)",
                     source=_web(f"pan{y}-authorship-verification-test (Zenodo 5106099), "
                                 f"https://pan.webis.de/clef{y}/pan{y}-web/"
                                 "author-identification.html",
@@ -323,11 +321,11 @@ _AV = [
                               "detection-validation-dataset-2018-01-31.zip"),
                   reader=pan.read_pan18_style_change, tested_on="constructed",
                   reader_options={"folder": "pan18-style-change-detection-validation-"
-                                            "dataset-2018-01-31"}),
+                                  "dataset-2018-01-31"}),
     *(_verification(steb_name=f"pan{y}_style_change_{level}",
-                    description=f"PAN 20{y} multi-author style change "
-                                f"detection ({level}, validation set)", label=_SC_LABEL,
-                    license=PAN, citation=f"Zangerle et al., 20{y} (PAN)",
+                    description=f"PAN 20{y} multi-author style change detection ({level}, "
+                                "validation set)", label=_SC_LABEL, license=PAN,
+                    citation=f"Zangerle et al., 20{y} (PAN)",
                     source=_web(f"pan{y}-style-change/{level}, https://pan.webis.de/clef{y}/pan{y}-web/"
                                 "style-change-detection.html", _ZENODO + _PAN_SC[y][0]),
                     reader=pan.read_pan_style_change, tested_on="constructed",
@@ -361,16 +359,16 @@ _retrieval = partial(_steb, category="idiolect", application="authorship_retriev
                      tasks={"retrieval": PRESET})
 _RET = [
     *(_retrieval(steb_name=f"pan18_cross_domain_authorship_attribution_{lang}",
-                 description=f"PAN 2018 cross-domain "
-                             f"authorship attribution ({lang} fanfiction) as retrieval",
-                 label=_RET_LABEL, license=PAN, citation="Kestemont et al., 2018 (PAN)",
+                 description=f"PAN 2018 cross-domain authorship attribution ({lang} fanfiction) "
+                             "as retrieval", label=_RET_LABEL, license=PAN,
+                 citation="Kestemont et al., 2018 (PAN)",
                  source=_web("pan18 cross-domain authorship attribution test set (Zenodo 3737849), "
                              "https://pan.webis.de/clef18/pan18-web/author-identification.html",
                              f"{_ZENODO}3737849/files/pan18-cross-domain-authorship-attribution-"
                              "dataset.zip"), languages=(_PAN_LANGS[lang],),
                  reader=pan.read_pan18_attribution, tested_on="constructed",
                  reader_options={"chain": ["pan18-cross-domain-authorship-attribution-test-"
-                                           "dataset2-2018-04-20"], "language": code})
+                                 "dataset2-2018-04-20"], "language": code})
       for lang, code in (("english", "en"), ("french", "fr"), ("italian", "it"),
                          ("polish", "pl"), ("spanish", "sp"))),
     _retrieval(steb_name="amazon", description="Amazon reviews by author, query/target split",
@@ -392,8 +390,8 @@ _RET = [
                            gdrive_url("1PVu0BI6rvo9MndcIdHOhRdqm4nfaqgSG")),
                reader=trials.read_retrieval_jsonl, tested_on="constructed"),
     *(_steb(steb_name=f"authbench_attribution_{lang}",
-            description=f"AuthBench authorship attribution ({lang}) as "
-                        "retrieval", category="idiolect", application="authorship_attribution",
+            description=f"AuthBench authorship attribution ({lang}) as retrieval",
+            category="idiolect", application="authorship_attribution",
             tasks={"retrieval": TaskConfig(
                    episode_sizes=None, episodes_per_label=None,
                    submetrics=_AUTHBENCH_SUBMETRICS)}, label=_RET_LABEL, license=NO_LICENCE,
@@ -408,8 +406,8 @@ _RET = [
 # -------------------------------------------------------------------- speaker attribution
 _SPEAKERS = [
     *(_verification(steb_name=f"fisher_speaker_attribution_{sys}_{level}",
-                    description=f"Fisher telephone conversations, "
-                                f"{sys.upper()} transcripts, {level} speaker-verification trials",
+                    description=f"Fisher telephone conversations, {sys.upper()} transcripts, "
+                                f"{level} speaker-verification trials",
                     label="speaker; same=True when both transcripts are one speaker's", license=LDC,
                     citation="Cieri et al., 2004 (Fisher English)",
                     source=Source(local="fisher_speaker_attribution",
@@ -474,16 +472,16 @@ _OBJECT = [
           reader=partial(stel.read_stel, sampling="all"), tested_on="mirror",
           reader_options={"styles": ["formality", "simplicity"]}),
     _steb(steb_name="SynthSTEL_register",
-          description="SynthSTEL register contrasts (formal, polite, sarcastic, "
-                      "...)", category="register", application="style_transfer_evaluation",
+          description="SynthSTEL register contrasts (formal, polite, sarcastic, ...)",
+          category="register", application="style_transfer_evaluation",
           tasks={"order_alignment": PRESET},
           label="contrasted style feature (e.g. 'formal / informal')", license=MIT,
           citation="Patel et al., 2025 (StyleDistance)",
           source=_hub("StyleDistance/synthstel", "train+test"), reader=synthstel.read_synthstel,
           tested_on="constructed", reader_options={"group": "register"}),
     _steb(steb_name="corpus-of-diverse-styles",
-          description="Corpus of Diverse Styles: 11 styles from tweets to "
-                      "Shakespeare", category="register", application="style_transfer_evaluation",
+          description="Corpus of Diverse Styles: 11 styles from tweets to Shakespeare",
+          category="register", application="style_transfer_evaluation",
           tasks={"clustering": TaskConfig(
                  episode_sizes=None, episodes_per_label=None,
                  submetrics={"tweets_vs_switchboard": Submetric(labels=("tweets", "switchboard"))}),
@@ -533,18 +531,17 @@ _OBJECT = [
                       "split validation+test) that the reference loads", *parallel.ASSET_URLS),
           reader=partial(parallel.read_asset, sampling="all"), tested_on="mirror"),
     _steb(steb_name="STEL_feature",
-          description="STEL characteristic quadruples (contraction, emotives, "
-                      "leetspeak, pronouns)", category="linguistic_features",
-          application="style_transfer_evaluation", tasks={"order_alignment": PRESET},
-          label="style characteristic", license=MIT, citation="Wegmann & Nguyen, 2021 (STEL)",
+          description="STEL characteristic quadruples (contraction, emotives, leetspeak, pronouns)",
+          category="linguistic_features", application="style_transfer_evaluation",
+          tasks={"order_alignment": PRESET}, label="style characteristic", license=MIT,
+          citation="Wegmann & Nguyen, 2021 (STEL)",
           source=_web("Data/STEL of https://github.com/nlpsoc/STEL", *stel.STEL_URLS),
           reader=partial(stel.read_stel, sampling="all"), tested_on="mirror",
           reader_options={"styles": ["contraction", "emotives", "nbr_substitution"]}),
     _steb(steb_name="SynthSTEL_feature",
-          description="SynthSTEL linguistic-feature contrasts (contractions, "
-                      "emojis, ...)", category="linguistic_features",
-          application="style_transfer_evaluation", tasks={"order_alignment": PRESET},
-          label="contrasted linguistic feature", license=MIT,
+          description="SynthSTEL linguistic-feature contrasts (contractions, emojis, ...)",
+          category="linguistic_features", application="style_transfer_evaluation",
+          tasks={"order_alignment": PRESET}, label="contrasted linguistic feature", license=MIT,
           citation="Patel et al., 2025 (StyleDistance)",
           source=_hub("StyleDistance/synthstel", "train+test"), reader=synthstel.read_synthstel,
           tested_on="constructed", reader_options={"group": "feature"}),
@@ -619,9 +616,8 @@ _OBJECT = [
             reader_options={"attribute": attr})
       for attr in ("age", "education", "gender", "ethnic", "politics")),
     _steb(steb_name="endive",
-          description="EnDive: SAE sentences of 11 NLU tasks and their translations into "
-                      "five English dialects", category="dialect",
-          application="register_classification",
+          description="EnDive: SAE sentences of 11 NLU tasks and their translations into five "
+                      "English dialects", category="dialect", application="register_classification",
           tasks={"clustering": PRESET, "all_to_all_pairs": PRESET},
           label="dialect (sae, aave, chce, collsge, inde, jame)", license=NO_LICENCE,
           citation="Gupta et al., 2025 (EnDive)",
@@ -660,9 +656,10 @@ _PROBING = [
     _steb(steb_name=f"probing_{domain}",
           description=f"Linguistic-feature probing on {domain} texts",
           category="linguistic_features", application="linguistic_probing",
-          tasks={"probing": PRESET}, label="binned value of a linguistic feature (one probe "
-                "per feature: column 'feature'; split given per text and feature)",
-          license=NO_LICENCE, citation="STEB probing sets",
+          tasks={"probing": PRESET},
+          label="binned value of a linguistic feature (one probe per feature: column 'feature'; "
+                "split given per text and feature)", license=NO_LICENCE,
+          citation="STEB probing sets",
           source=_web(f"STEB probing/{domain}.jsonl release (Google Drive)",
                       gdrive_url(file_id)), reader=probing_jsonl.read_probing_jsonl,
           tested_on="constructed")
