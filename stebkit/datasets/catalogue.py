@@ -57,43 +57,43 @@ __all__ = ["SPECS", "catalogue_name"]
 # ---------------------------------------------------------------------------- licences
 # The PAN releases are plain Zenodo downloads (the reference's download script fetches
 # each with wget/curl, no request or login); only Fisher is released on request.
-PAN = License("PAN shared-task data (Zenodo), for research on the shared tasks",
+_PAN = License("PAN shared-task data (Zenodo), for research on the shared tasks",
               research_only=True, url="https://pan.webis.de/data.html")
-NO_LICENCE = License("no licence stated", research_only=True)
-LDC = License("LDC User Agreement (Fisher English Training Transcripts)", research_only=True,
+_NO_LICENCE = License("no licence stated", research_only=True)
+_LDC = License("LDC User Agreement (Fisher English Training Transcripts)", research_only=True,
               needs_agreement="LDC licence (LDC2004T19, LDC2005T19)",
               url="https://catalog.ldc.upenn.edu/LDC2004T19")
-RADIOTALK = License("RadioTalk corpus terms (research use); the STEB release is a plain "
+_RADIOTALK = License("RadioTalk corpus terms (research use); the STEB release is a plain "
                     "Google Drive download", research_only=True,
                     url="https://github.com/social-machines/RadioTalk")
-MIT = License("MIT")
-APACHE = License("Apache-2.0")
-CC_BY = License("CC-BY-4.0")
-CC_BY_SA = License("CC-BY-SA-4.0")
-CC_BY_NC = License("CC-BY-NC-4.0", non_commercial=True)
-CC_BY_NC_SA_3 = License("CC-BY-NC-SA-3.0", non_commercial=True)
-CC_BY_NC_SA = License("CC-BY-NC-SA-4.0", non_commercial=True)
-BIBLE = License("public domain, except LEB (Lexham English Bible: Lexham Press licence, "
+_MIT = License("MIT")
+_APACHE = License("Apache-2.0")
+_CC_BY = License("CC-BY-4.0")
+_CC_BY_SA = License("CC-BY-SA-4.0")
+_CC_BY_NC = License("CC-BY-NC-4.0", non_commercial=True)
+_CC_BY_NC_SA_3 = License("CC-BY-NC-SA-3.0", non_commercial=True)
+_CC_BY_NC_SA = License("CC-BY-NC-SA-4.0", non_commercial=True)
+_BIBLE = License("public domain, except LEB (Lexham English Bible: Lexham Press licence, "
                 "free use with attribution)")
-MASC = License("MASC open data (CC-BY-3.0 or public domain per text)")
-STEL = License("MIT; the formality items are a public 100-item sample derived from "
+_MASC = License("MASC open data (CC-BY-3.0 or public domain per text)")
+_STEL = License("MIT; the formality items are a public 100-item sample derived from "
                "GYAFC (Yahoo Answers L6 terms)", research_only=True)
-SHAKESPEARE = License("no licence; modern side scraped from study guides", research_only=True)
-PTB = License("StylePTB release; sentences from the Penn Treebank (LDC99T42)",
+_SHAKESPEARE = License("no licence; modern side scraped from study guides", research_only=True)
+_PTB = License("StylePTB release; sentences from the Penn Treebank (LDC99T42)",
               research_only=True)
-PILE = License("MIT (compilation); component licences vary", research_only=True)
-BLOG = License("Blog Authorship Corpus: non-commercial research use", non_commercial=True,
+_PILE = License("MIT (compilation); component licences vary", research_only=True)
+_BLOG = License("Blog Authorship Corpus: non-commercial research use", non_commercial=True,
                research_only=True)
-FCE = License("FCE release: non-commercial research and education", non_commercial=True,
+_FCE = License("FCE release: non-commercial research and education", non_commercial=True,
               research_only=True)
-TWITTER = License("no licence; tweets under the platform's terms", research_only=True)
-AMAZON = License("Amazon review data: academic research use", non_commercial=True,
+_TWITTER = License("no licence; tweets under the platform's terms", research_only=True)
+_AMAZON = License("Amazon review data: academic research use", non_commercial=True,
                  research_only=True)
-AG_NEWS = License("AG's corpus: non-commercial research use", non_commercial=True,
+_AG_NEWS = License("AG's corpus: non-commercial research use", non_commercial=True,
                   research_only=True)
-REUTERS = License("Reuters-21578: free for research use", research_only=True)
-EMOTION = License("educational and research use only", research_only=True)
-YELP = License("Yelp Dataset terms (non-commercial, academic)", non_commercial=True,
+_REUTERS = License("Reuters-21578: free for research use", research_only=True)
+_EMOTION = License("educational and research use only", research_only=True)
+_YELP = License("Yelp Dataset terms (non-commercial, academic)", non_commercial=True,
                research_only=True)
 
 # ----------------------------------------------------------------------------- helpers
@@ -121,7 +121,7 @@ def _steb(*, steb_name: str, source: Source, languages: tuple[str, ...] = ("en",
 
     >>> spec = _steb(steb_name="Toy-Set", description="toy", category="genre",
     ...              application="register_classification", label="genre",
-    ...              license=MIT, tasks={"clustering": PRESET}, reader=print,
+    ...              license=_MIT, tasks={"clustering": PRESET}, reader=print,
     ...              source=Source(urls=(("https://example.org/toy.zip", None),)))
     >>> spec.name, spec.suites, spec.offline, spec.tasks["clustering"].episode_sizes
     ('toy_set', ('steb',), True, None)
@@ -164,7 +164,7 @@ _detection = partial(_steb, category="idiolect", application="ai_text_detection"
 _MTD = [
     *(_detection(steb_name=f"machine_text_detection_DetectRL_{d}",
                  description=f"DetectRL {d.replace('_', ' ')}: human vs. LLM-written texts",
-                 label=_GEN_LABEL, license=NO_LICENCE,
+                 label=_GEN_LABEL, license=_NO_LICENCE,
                  citation="Wu et al., 2024 (DetectRL, NeurIPS D&B)", source=_detectrl(d),
                  reader=generated.read_detectrl, tested_on="mirror",
                  reader_options={"labels": "generator"})
@@ -172,25 +172,25 @@ _MTD = [
     *(_detection(steb_name=f"machine_text_detection_DetectRL_{d}_attacks",
                  description=f"DetectRL {d} attacks: human vs. attacked machine text",
                  label="human or machine (binary), machine text altered by the attack",
-                 license=NO_LICENCE, citation="Wu et al., 2024 (DetectRL, NeurIPS D&B)",
+                 license=_NO_LICENCE, citation="Wu et al., 2024 (DetectRL, NeurIPS D&B)",
                  source=_detectrl(d), reader=generated.read_detectrl, tested_on="mirror",
                  reader_options={"labels": "binary"})
       for d in ("paraphrase", "perturbation", "prompt")),
     *(_detection(steb_name=f"machine_text_detection_M4_{d}",
                  description=f"M4 {d}: human vs. machine text from several generators",
-                 label=_GEN_LABEL, license=NO_LICENCE, citation="Wang et al., 2024 (M4, EACL)",
+                 label=_GEN_LABEL, license=_NO_LICENCE, citation="Wang et al., 2024 (M4, EACL)",
                  source=_M4, reader=generated.read_m4, tested_on="constructed",
                  reader_options={"domain": d})
       for d in ("arxiv", "peerread", "reddit", "wikihow", "wikipedia")),
     *(_detection(steb_name=f"machine_text_detection_MAGE_{d}",
-                 description=f"MAGE {d}: human vs. machine text", label=_GEN_LABEL, license=APACHE,
+                 description=f"MAGE {d}: human vs. machine text", label=_GEN_LABEL, license=_APACHE,
                  citation="Li et al., 2024 (MAGE, ACL)", source=_MAGE, reader=hub_sets.read_mage,
                  tested_on="constructed", reader_options={"domain": d})
       for d in ("cmv", "eli5", "hswag", "roct", "sci_gen", "squad", "tldr", "wp", "xsum",
                 "yelp")),
     _detection(steb_name="machine_text_detection_PAN24_news",
                description="PAN 2024 Voight-Kampff generative authorship: human vs. machine news",
-               label=_GEN_LABEL, license=PAN, citation="Bevendorff et al., 2024 (PAN)",
+               label=_GEN_LABEL, license=_PAN, citation="Bevendorff et al., 2024 (PAN)",
                source=_web("pan24-generative-authorship-news (Zenodo 10718757), https://pan.webis.de/"
                            "clef24/pan24-web/generated-content-analysis.html",
                            "https://zenodo.org/records/10718757/files/"
@@ -199,7 +199,7 @@ _MTD = [
     *(_detection(steb_name=f"machine_text_detection_PAN25_26_{d}",
                  description=f"PAN 2025/26 generative AI detection (task 1, {d}, validation set): "
                              "human vs. each generator",
-                 label="generating model of the text (human for human texts)", license=PAN,
+                 label="generating model of the text (human for human texts)", license=_PAN,
                  citation="Bevendorff et al., 2025 (PAN)",
                  source=_web("pan25-26-generative-ai-detection-task1 (Zenodo 14962653), "
                              "https://pan.webis.de/clef25/pan25-web/generated-content-analysis.html",
@@ -210,7 +210,7 @@ _MTD = [
       for d in ("essays", "fiction", "news")),
     _detection(steb_name="machine_text_detection_PAN25_collaborative",
                description="PAN 2025 human-AI collaborative text classification (dev set)",
-               label="kind of human-AI collaboration behind the text", license=PAN,
+               label="kind of human-AI collaboration behind the text", license=_PAN,
                citation="Bevendorff et al., 2025 (PAN)",
                source=_web("pan25-generative-ai-detection-task2 (Zenodo 14966981), "
                            "https://pan.webis.de/clef25/pan25-web/generated-content-analysis.html",
@@ -220,7 +220,7 @@ _MTD = [
                reader_options={"layout": "task2"}),
     _detection(steb_name="gede_essay_detection",
                description="GEDE: human vs. machine-generated student essays", label=_GEN_LABEL,
-               license=NO_LICENCE, citation="GEDE essay detection",
+               license=_NO_LICENCE, citation="GEDE essay detection",
                source=_web("STEB release gede_essay_detection.tar.gz (Google Drive)",
                            gdrive_url("1c3x_CR44ZCUqHf1dHVPm7K04ZIbTSYoD")),
                reader=generated.read_gede, tested_on="constructed"),
@@ -292,7 +292,7 @@ _PAN_SC = {  # year -> (Zenodo file, {level: folder of its validation set}, bala
 _AV = [
     *(_verification(steb_name=f"pan{year}_authorship_verification_{part}_test",
                     description=f"PAN {year} authorship verification test set "
-                                f"({part.replace('_', ' ')})", label=_AV_LABEL, license=PAN,
+                                f"({part.replace('_', ' ')})", label=_AV_LABEL, license=_PAN,
                     citation=citation,
                     source=_web(f"PAN {year} authorship verification test corpus", url),
                     languages=(_pan_av_language(part),), reader=pan.read_pan_verification,
@@ -302,7 +302,7 @@ _AV = [
     *(_verification(steb_name=f"pan{y}_authorship_verification_test",
                     description=f"PAN 20{y} cross-fandom authorship verification (fanfiction "
                                 "pairs), 250 same + 250 different pairs", label=_AV_LABEL,
-                    license=PAN, citation=f"Kestemont et al., 20{y} (PAN)",
+                    license=_PAN, citation=f"Kestemont et al., 20{y} (PAN)",
                     source=_web(f"pan{y}-authorship-verification-test (Zenodo 5106099), "
                                 f"https://pan.webis.de/clef{y}/pan{y}-web/"
                                 "author-identification.html",
@@ -314,7 +314,7 @@ _AV = [
       for y in (20, 21)),
     _verification(steb_name="pan18_style_change",
                   description="PAN 2018 style change detection (validation set)", label=_SC_LABEL,
-                  license=PAN, citation="Kestemont et al., 2018 (PAN)",
+                  license=_PAN, citation="Kestemont et al., 2018 (PAN)",
                   source=_web("pan18-style-change (Zenodo 3746040), "
                               "https://pan.webis.de/clef18/pan18-web/style-change-detection.html",
                               f"{_ZENODO}3746040/files/pan18-style-change-"
@@ -324,7 +324,7 @@ _AV = [
                                   "dataset-2018-01-31"}),
     *(_verification(steb_name=f"pan{y}_style_change_{level}",
                     description=f"PAN 20{y} multi-author style change detection ({level}, "
-                                "validation set)", label=_SC_LABEL, license=PAN,
+                                "validation set)", label=_SC_LABEL, license=_PAN,
                     citation=f"Zangerle et al., 20{y} (PAN)",
                     source=_web(f"pan{y}-style-change/{level}, https://pan.webis.de/clef{y}/pan{y}-web/"
                                 "style-change-detection.html", _ZENODO + _PAN_SC[y][0]),
@@ -336,7 +336,7 @@ _AV = [
       for level in levels),
     _verification(steb_name="enron_authorship_corpus",
                   description="Enron e-mails of 80 authors, verification pairs", label=_AV_LABEL,
-                  license=CC_BY,
+                  license=_CC_BY,
                   citation="Enron Authorship Verification Corpus (Mendeley Data n77w7mygwg)",
                   source=_web("Enron (80 authors) from Mendeley Data n77w7mygwg",
                               "https://prod-dcd-datasets-public-files-eu-west-1.s3.eu-west-1.amazonaws.com/"
@@ -360,7 +360,7 @@ _retrieval = partial(_steb, category="idiolect", application="authorship_retriev
 _RET = [
     *(_retrieval(steb_name=f"pan18_cross_domain_authorship_attribution_{lang}",
                  description=f"PAN 2018 cross-domain authorship attribution ({lang} fanfiction) "
-                             "as retrieval", label=_RET_LABEL, license=PAN,
+                             "as retrieval", label=_RET_LABEL, license=_PAN,
                  citation="Kestemont et al., 2018 (PAN)",
                  source=_web("pan18 cross-domain authorship attribution test set (Zenodo 3737849), "
                              "https://pan.webis.de/clef18/pan18-web/author-identification.html",
@@ -372,20 +372,20 @@ _RET = [
       for lang, code in (("english", "en"), ("french", "fr"), ("italian", "it"),
                          ("polish", "pl"), ("spanish", "sp"))),
     _retrieval(steb_name="amazon", description="Amazon reviews by author, query/target split",
-               label=_RET_LABEL, license=AMAZON,
+               label=_RET_LABEL, license=_AMAZON,
                citation="Ni et al., 2019; Rivera-Soto et al., 2021",
                source=_web("STEB amazon_retrieval.tar.gz (Google Drive), from the Amazon review "
                            "data", gdrive_url("1HFWoFk3V7vqM_DbZzd8ixecdbjHp29c4")),
                reader=trials.read_retrieval_jsonl, tested_on="constructed"),
     _retrieval(steb_name="fanfiction",
                description="Fanfiction stories by author, query/target split", label=_RET_LABEL,
-               license=NO_LICENCE, citation="Bischoff et al., 2020; Rivera-Soto et al., 2021",
+               license=_NO_LICENCE, citation="Bischoff et al., 2020; Rivera-Soto et al., 2021",
                source=_web("STEB fanfiction_retrieval.tar.gz (Google Drive)",
                            gdrive_url("1imzUA2kg4782WnYWxlKICyk1MmPCCtsV")),
                reader=trials.read_retrieval_jsonl, tested_on="constructed"),
     _retrieval(steb_name="stackexchange_retrieval",
                description="Stack Exchange posts by author, query/target split", label=_RET_LABEL,
-               license=CC_BY_SA, citation="Rivera-Soto et al., 2021",
+               license=_CC_BY_SA, citation="Rivera-Soto et al., 2021",
                source=_web("STEB stackexchange_retrieval.tar.gz (Google Drive)",
                            gdrive_url("1PVu0BI6rvo9MndcIdHOhRdqm4nfaqgSG")),
                reader=trials.read_retrieval_jsonl, tested_on="constructed"),
@@ -394,7 +394,7 @@ _RET = [
             category="idiolect", application="authorship_attribution",
             tasks={"retrieval": TaskConfig(
                    episode_sizes=None, episodes_per_label=None,
-                   submetrics=_AUTHBENCH_SUBMETRICS)}, label=_RET_LABEL, license=NO_LICENCE,
+                   submetrics=_AUTHBENCH_SUBMETRICS)}, label=_RET_LABEL, license=_NO_LICENCE,
             citation="AuthBench (multilingual authorship attribution)",
             source=_hub("MaoXun/AuthBench", "test", note="configs queries, candidates and "
                         "ground_truth of the test split, one language"), languages=(lang,),
@@ -408,8 +408,8 @@ _SPEAKERS = [
     *(_verification(steb_name=f"fisher_speaker_attribution_{sys}_{level}",
                     description=f"Fisher telephone conversations, {sys.upper()} transcripts, "
                                 f"{level} speaker-verification trials",
-                    label="speaker; same=True when both transcripts are one speaker's", license=LDC,
-                    citation="Cieri et al., 2004 (Fisher English)",
+                    label="speaker; same=True when both transcripts are one speaker's",
+                    license=_LDC, citation="Cieri et al., 2004 (Fisher English)",
                     source=Source(local="fisher_speaker_attribution",
                                   note=f"the STEB trial file {sys}_test_{level}_trials.npy, "
                                        "built from the Fisher English transcripts "
@@ -419,7 +419,7 @@ _SPEAKERS = [
       for sys in ("bbn", "ldc") for level in ("base", "hard", "harder")),
     _verification(steb_name="radiotalk",
                   description="RadioTalk talk-radio transcripts, speaker verification pairs",
-                  label="speaker; same=True when one speaker said both", license=RADIOTALK,
+                  label="speaker; same=True when one speaker said both", license=_RADIOTALK,
                   citation="Beeferman et al., 2019 (RadioTalk)",
                   source=_web("STEB radiotalk.tar.gz (Google Drive), from the RadioTalk corpus",
                               gdrive_url("1NHgHZDlMB9Yh9SGQdSTjz_CNLZZqGCuW")),
@@ -433,7 +433,7 @@ _OBJECT = [
           description="CORE: web registers of English (narrative, opinion, how-to, ...)",
           category="genre", application="register_classification",
           tasks={"clustering": PRESET, "all_to_all_pairs": PRESET},
-          label="register of the web page", license=CC_BY_SA,
+          label="register of the web page", license=_CC_BY_SA,
           citation="Egbert et al., 2015; Laippala et al., 2022",
           source=_web("TurkuNLP CORE corpus (train, dev and test .tsv.gz of its master branch)"
                       + _UNPINNED,
@@ -442,8 +442,8 @@ _OBJECT = [
           tested_on="constructed"),
     _steb(steb_name="x_genre", description="X-GENRE English genre dataset (CORE and FTD parts)",
           category="genre", application="register_classification",
-          tasks={"clustering": PRESET, "all_to_all_pairs": PRESET}, label="genre", license=CC_BY_SA,
-          citation="Kuzman et al., 2023 (X-GENRE)",
+          tasks={"clustering": PRESET, "all_to_all_pairs": PRESET}, label="genre",
+          license=_CC_BY_SA, citation="Kuzman et al., 2023 (X-GENRE)",
           source=_hub("TajaKuzmanPungersek/X-GENRE-text-genre-dataset", "train+test+dev",
                       note="every split (train, test, dev); GINCO rows are Slovenian and left "
                            "out"), reader=hub_sets.read_x_genre, tested_on="constructed",
@@ -452,14 +452,14 @@ _OBJECT = [
           description="MASC 3.0.0 written and spoken genres, 150 passages each", category="genre",
           application="register_classification",
           tasks={"clustering": PRESET, "all_to_all_pairs": PRESET}, label="genre (MASC folder)",
-          license=MASC, citation="Ide et al., 2010 (MASC)",
+          license=_MASC, citation="Ide et al., 2010 (MASC)",
           source=_web("MASC-3.0.0 from https://anc.org/data/masc/downloads/",
                       "https://www.anc.org/MASC/download/MASC-3.0.0.zip"),
           reader=text_files.read_masc, tested_on="constructed", reader_version=2),
     _steb(steb_name="the_pile", description="The Pile: 1,000 documents per source subset",
           category="genre", application="register_classification",
           tasks={"clustering": PRESET, "all_to_all_pairs": PRESET},
-          label="Pile subset (e.g. ArXiv, Github, PubMed)", license=PILE,
+          label="Pile subset (e.g. ArXiv, Github, PubMed)", license=_PILE,
           citation="Gao et al., 2020 (The Pile)", source=_hub("ArmelR/the-pile-splitted", "train",
                       note="one Hub config per Pile subset, streamed"),
           reader=hub_sets.read_the_pile, tested_on="constructed",
@@ -467,7 +467,7 @@ _OBJECT = [
     _steb(steb_name="STEL_register", description="STEL formality and simplicity quadruples",
           category="register", application="style_transfer_evaluation",
           tasks={"order_alignment": PRESET}, label="style dimension (formality, simplicity)",
-          license=STEL, citation="Wegmann & Nguyen, 2021 (STEL)",
+          license=_STEL, citation="Wegmann & Nguyen, 2021 (STEL)",
           source=_web("Data/STEL of https://github.com/nlpsoc/STEL", *stel.STEL_URLS),
           reader=partial(stel.read_stel, sampling="all"), tested_on="mirror",
           reader_options={"styles": ["formality", "simplicity"]}),
@@ -475,7 +475,7 @@ _OBJECT = [
           description="SynthSTEL register contrasts (formal, polite, sarcastic, ...)",
           category="register", application="style_transfer_evaluation",
           tasks={"order_alignment": PRESET},
-          label="contrasted style feature (e.g. 'formal / informal')", license=MIT,
+          label="contrasted style feature (e.g. 'formal / informal')", license=_MIT,
           citation="Patel et al., 2025 (StyleDistance)",
           source=_hub("StyleDistance/synthstel", "train+test"), reader=synthstel.read_synthstel,
           tested_on="constructed", reader_options={"group": "register"}),
@@ -486,7 +486,7 @@ _OBJECT = [
                  episode_sizes=None, episodes_per_label=None,
                  submetrics={"tweets_vs_switchboard": Submetric(labels=("tweets", "switchboard"))}),
                  "all_to_all_pairs": PRESET, "order_alignment": PRESET},
-          label="style (source corpus)", license=NO_LICENCE,
+          label="style (source corpus)", license=_NO_LICENCE,
           citation="Krishna et al., 2020 (STRAP)",
           source=_hub("billray110/corpus-of-diverse-styles", "train",
                       note="each row: a styled text (position 0) and its neutral paraphrase"),
@@ -494,7 +494,7 @@ _OBJECT = [
     _steb(steb_name="graded_formality",
           description="Sentences rewritten at graded formality levels", category="register",
           application="style_transfer_evaluation", tasks={"order_alignment": PRESET},
-          label="formality", license=NO_LICENCE,
+          label="formality", license=_NO_LICENCE,
           citation="STEB graded formality (GPT-5-mini generated)",
           source=_web("STEB graded_formality_generated_gpt-5-mini.zip (Google Drive)",
                       gdrive_url("1TKtgg-6j2Yd-GTfiq0nnHRPcZC-VpGnu")),
@@ -503,7 +503,7 @@ _OBJECT = [
     _steb(steb_name="OneStopEnglishCorpus",
           description="OneStopEnglish articles at three reading levels", category="register",
           application="style_transfer_evaluation", tasks={"order_alignment": PRESET},
-          label="reading level (elementary to advanced)", license=CC_BY_SA,
+          label="reading level (elementary to advanced)", license=_CC_BY_SA,
           citation="Vajjala & Lučić, 2018 (OneStopEnglish)",
           source=_web("Texts-SeparatedByReadingLevel from "
                       "https://github.com/nishkalavallabhi/OneStopEnglishCorpus",
@@ -512,7 +512,7 @@ _OBJECT = [
             description=f"Stanford politeness corpus ({site.title()} requests)",
             category="register", application="register_classification",
             tasks={"clustering": PRESET, "all_to_all_pairs": PRESET},
-            label="politeness (polite, neutral, impolite)", license=CC_BY,
+            label="politeness (polite, neutral, impolite)", license=_CC_BY,
             citation="Danescu-Niculescu-Mizil et al., 2013",
             source=_web(f"corpora/{csv}.annotated.csv of https://github.com/sudhof/politeness, "
                         f"the requests behind ConvoKit's {slug} (https://zissou.infosci.cornell."
@@ -525,7 +525,7 @@ _OBJECT = [
     _steb(steb_name="ASSET", description="ASSET: Wikipedia sentences and their simplifications",
           category="register", application="style_transfer_evaluation",
           tasks={"order_alignment": PRESET}, label="complexity (0 = original, 1 = simplified)",
-          license=CC_BY_NC, citation="Alva-Manchego et al., 2020 (ASSET)",
+          license=_CC_BY_NC, citation="Alva-Manchego et al., 2020 (ASSET)",
           source=_web("dataset/asset.{valid,test}.* of https://github.com/facebookresearch/"
                       "asset, the files of the Hub's facebook/asset (config simplification, "
                       "split validation+test) that the reference loads", *parallel.ASSET_URLS),
@@ -533,7 +533,7 @@ _OBJECT = [
     _steb(steb_name="STEL_feature",
           description="STEL characteristic quadruples (contraction, emotives, leetspeak, pronouns)",
           category="linguistic_features", application="style_transfer_evaluation",
-          tasks={"order_alignment": PRESET}, label="style characteristic", license=MIT,
+          tasks={"order_alignment": PRESET}, label="style characteristic", license=_MIT,
           citation="Wegmann & Nguyen, 2021 (STEL)",
           source=_web("Data/STEL of https://github.com/nlpsoc/STEL", *stel.STEL_URLS),
           reader=partial(stel.read_stel, sampling="all"), tested_on="mirror",
@@ -541,21 +541,21 @@ _OBJECT = [
     _steb(steb_name="SynthSTEL_feature",
           description="SynthSTEL linguistic-feature contrasts (contractions, emojis, ...)",
           category="linguistic_features", application="style_transfer_evaluation",
-          tasks={"order_alignment": PRESET}, label="contrasted linguistic feature", license=MIT,
+          tasks={"order_alignment": PRESET}, label="contrasted linguistic feature", license=_MIT,
           citation="Patel et al., 2025 (StyleDistance)",
           source=_hub("StyleDistance/synthstel", "train+test"), reader=synthstel.read_synthstel,
           tested_on="constructed", reader_options={"group": "feature"}),
     _steb(steb_name="parallel_shakespeare",
           description="Shakespeare lines and their modern paraphrases", category="time",
           application="style_transfer_evaluation", tasks={"order_alignment": PRESET},
-          label="Early Modern vs. modern English", license=SHAKESPEARE, citation="Xu et al., 2012",
+          label="Early Modern vs. modern English", license=_SHAKESPEARE, citation="Xu et al., 2012",
           source=_web("data/align/plays/merged of https://github.com/cocoxu/Shakespeare",
                       *parallel.SHAKESPEARE_URLS),
           reader=partial(parallel.read_shakespeare, sampling="all"), tested_on="mirror"),
     _steb(steb_name="StylePTB",
           description="StylePTB single-transform sentence pairs (15 subtypes)",
           category="linguistic_features", application="style_transfer_evaluation",
-          tasks={"order_alignment": PRESET}, label="syntactic/lexical transform", license=PTB,
+          tasks={"order_alignment": PRESET}, label="syntactic/lexical transform", license=_PTB,
           citation="Lyu et al., 2021 (StylePTB)",
           source=_web("fulldata.h16 of https://github.com/lvyiwei1/StylePTB (the file all "
                       "single-transform splits are cut from)" + _UNPINNED,
@@ -564,7 +564,7 @@ _OBJECT = [
     _steb(steb_name="bible_versions", description="Eight English Bible translations, verse-aligned",
           category="time", application="register_classification",
           tasks={"clustering": PRESET, "all_to_all_pairs": PRESET},
-          label="Bible version (ASV, BBE, DARBY, DRA, KJV, LEB, WEB, YLT)", license=BIBLE,
+          label="Bible version (ASV, BBE, DARBY, DRA, KJV, LEB, WEB, YLT)", license=_BIBLE,
           citation="Carlson et al., 2018",
           source=_web("Data/Bibles from https://github.com/keithecarlson/StyleTransferBibleData",
                       *bible.bible_urls()), reader=partial(bible.read_bible, sampling="all"),
@@ -572,7 +572,7 @@ _OBJECT = [
     _steb(steb_name="ceeces", description="Early English correspondence (CEECES 1 and 2) by period",
           category="time", application="register_classification",
           tasks={"clustering": PRESET, "all_to_all_pairs": PRESET},
-          label="period of the letter (20-year span)", license=CC_BY,
+          label="period of the letter (20-year span)", license=_CC_BY,
           citation="CEEC-400 sampler, University of Helsinki",
           source=_web("CEECES1/CEECES2 TEI releases on Zenodo (records 6411789, 5887101)",
                       *(f"{_ZENODO}{rec}/files/{leaf}" for rec, n in (("6411789", 1),
@@ -585,7 +585,7 @@ _OBJECT = [
                           for rec, n in (("6411789", 1), ("5887101", 2))]}),
     *(_steb(steb_name=f"blog_{attr}", description=f"Blog Authorship Corpus posts by author {attr}",
             category="demographics", application="authorship_attribution",
-            tasks={"clustering": PRESET, "all_to_all_pairs": PRESET}, label=lab, license=BLOG,
+            tasks={"clustering": PRESET, "all_to_all_pairs": PRESET}, label=lab, license=_BLOG,
             citation="Schler et al., 2006",
             source=_hub("barilan/blog_authorship_corpus", "train+validation"), reader=read_hub,
             reader_options={"label": attr, "label_map": mapping, "remote_code": True,
@@ -599,7 +599,7 @@ _OBJECT = [
           category="demographics", application="authorship_attribution",
           tasks={"clustering": TaskConfig(episode_sizes=None, episodes_per_label=100),
                  "all_to_all_pairs": TaskConfig(episode_sizes=None, episodes_per_label=100)},
-          label="writer's first language", license=FCE, citation="Yannakoudakis et al., 2011",
+          label="writer's first language", license=_FCE, citation="Yannakoudakis et al., 2011",
           source=_web("fce-released-dataset from https://ilexir.co.uk/datasets/index.html",
                       "https://s3-eu-west-1.amazonaws.com/ilexir-website-media/"
                       "fce-released-dataset.zip"), reader=xml_corpora.read_fce,
@@ -608,7 +608,7 @@ _OBJECT = [
             description=f"PASTEL persona-written stories by annotator {attr}",
             category="demographics", application="authorship_attribution",
             tasks={"clustering": PRESET, "all_to_all_pairs": PRESET}, label=f"annotator {attr}",
-            license=NO_LICENCE, citation="Kang & Hovy, 2019 (PASTEL)",
+            license=_NO_LICENCE, citation="Kang & Hovy, 2019 (PASTEL)",
             source=_web("the stories/ folder (train, dev, test) of the data archive of "
                         "https://github.com/dykang/PASTEL" + _UNPINNED,
                         "https://github.com/dykang/PASTEL/raw/master/data/data_v2.zip"),
@@ -619,7 +619,7 @@ _OBJECT = [
           description="EnDive: SAE sentences of 11 NLU tasks and their translations into five "
                       "English dialects", category="dialect", application="register_classification",
           tasks={"clustering": PRESET, "all_to_all_pairs": PRESET},
-          label="dialect (sae, aave, chce, collsge, inde, jame)", license=NO_LICENCE,
+          label="dialect (sae, aave, chce, collsge, inde, jame)", license=_NO_LICENCE,
           citation="Gupta et al., 2025 (EnDive)",
           source=_hub("abhaygupta1266/logic_bench_yn", "AAVE",
                       note="one Hub dataset per NLU task (abhaygupta1266/<task>), one split per "
@@ -628,7 +628,7 @@ _OBJECT = [
           reader_options={"tasks": list(hub_sets.ENDIVE_TASKS), "subsample_seed": 42}),
     _steb(steb_name="twitter_aave_sae", description="Parallel AAVE tweets and SAE rewrites",
           category="dialect", application="style_transfer_evaluation",
-          tasks={"order_alignment": PRESET}, label="AAVE (position 0) vs. SAE", license=TWITTER,
+          tasks={"order_alignment": PRESET}, label="AAVE (position 0) vs. SAE", license=_TWITTER,
           citation="Groenwold et al., 2020",
           source=_web("EMNLP-AAVE-files/aave_samples.txt and sae_samples.txt of the paper's "
                       "supplementary material (ACL Anthology)",
@@ -638,7 +638,7 @@ _OBJECT = [
     _steb(steb_name="eWAVE", description="eWAVE example sentences from varieties of English",
           category="dialect", application="register_classification",
           tasks={"clustering": PRESET, "all_to_all_pairs": PRESET}, label="variety of English",
-          license=CC_BY, citation="Kortmann et al., 2020 (eWAVE)",
+          license=_CC_BY, citation="Kortmann et al., 2020 (eWAVE)",
           source=_web("cldf/examples.csv and cldf/languages.csv from "
                       "https://github.com/cldf-datasets/ewave",
                       *(f"https://raw.githubusercontent.com/cldf-datasets/ewave/"
@@ -658,7 +658,7 @@ _PROBING = [
           category="linguistic_features", application="linguistic_probing",
           tasks={"probing": PRESET},
           label="binned value of a linguistic feature (one probe per feature: column 'feature'; "
-                "split given per text and feature)", license=NO_LICENCE,
+                "split given per text and feature)", license=_NO_LICENCE,
           citation="STEB probing sets",
           source=_web(f"STEB probing/{domain}.jsonl release (Google Drive)",
                       gdrive_url(file_id)), reader=probing_jsonl.read_probing_jsonl,
@@ -672,29 +672,29 @@ _semantic = partial(_steb, category="semantic_control", application="semantic_co
                     tested_on="constructed", reader_version=2)
 _SEMANTIC = [
     _semantic(steb_name="20_Newsgroups_Fixed", description="20 Newsgroups posts (cleaned)",
-              label="newsgroup (topic)", license=NO_LICENCE, citation="Lang, 1995",
+              label="newsgroup (topic)", license=_NO_LICENCE, citation="Lang, 1995",
               source=_hub("rungalileo/20_Newsgroups_Fixed", "test"),
               reader_options={"max_per_label": None}),
     _semantic(steb_name="ag_news", description="AG news articles", label="news topic",
-              license=AG_NEWS, citation="Zhang et al., 2015", source=_hub("ag_news", "test"),
+              license=_AG_NEWS, citation="Zhang et al., 2015", source=_hub("ag_news", "test"),
               reader_options={"max_per_label": None}),
     _semantic(steb_name="reuters21578", description="Reuters-21578 newswire (ModLewis split)",
-              label="first topic", license=REUTERS, citation="Lewis, 1997",
+              label="first topic", license=_REUTERS, citation="Lewis, 1997",
               source=_hub("reuters21578", "test", name="ModLewis"),
               reader_options={"label": "topics", "remote_code": True, "max_per_label": None}),
     _semantic(steb_name="emotion", description="English tweets labelled with emotions",
-              label="emotion", license=EMOTION, citation="Saravia et al., 2018",
+              label="emotion", license=_EMOTION, citation="Saravia et al., 2018",
               source=_hub("emotion", "test"), reader_options={"max_per_label": None}),
     _semantic(steb_name="financial_phrasebank", description="Financial news sentences",
-              label="sentiment", license=CC_BY_NC_SA_3, citation="Malo et al., 2014",
+              label="sentiment", license=_CC_BY_NC_SA_3, citation="Malo et al., 2014",
               source=_hub("FinanceMTEB/financial_phrasebank", "test"),
               reader_options={"max_per_label": None}),
     _semantic(steb_name="twitter-airline-sentiment", description="Tweets about US airlines",
-              label="sentiment", license=CC_BY_NC_SA, citation="Crowdflower, 2015",
+              label="sentiment", license=_CC_BY_NC_SA, citation="Crowdflower, 2015",
               source=_hub("osanseviero/twitter-airline-sentiment", "train"),
               reader_options={"label": "airline_sentiment", "max_per_label": None}),
-    _semantic(steb_name="yelp_polarity", description="Yelp reviews", label="polarity", license=YELP,
-              citation="Zhang et al., 2015", source=_hub("yelp_polarity", "test"),
+    _semantic(steb_name="yelp_polarity", description="Yelp reviews", label="polarity",
+              license=_YELP, citation="Zhang et al., 2015", source=_hub("yelp_polarity", "test"),
               reader_options={"max_per_label": None}),
 ]
 
