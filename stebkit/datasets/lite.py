@@ -123,9 +123,10 @@ _CITE = {
 }
 
 
-_lite = partial(DatasetSpec, offline=True, suites=LITE_SUITES,
+_lite = partial(DatasetSpec, languages=("en",), offline=True, suites=LITE_SUITES,
                 tested_on="mirror")  # tests/test_lite.py reads every lite dataset from the mirror
-"""A lite dataset: a :class:`DatasetSpec` in the lite and smoke suites, loadable offline."""
+"""A lite dataset: a :class:`DatasetSpec` in the lite and smoke suites, loadable offline,
+English unless its ``languages`` say otherwise."""
 
 
 def _stel() -> list[DatasetSpec]:
@@ -149,7 +150,7 @@ def _stel() -> list[DatasetSpec]:
                                      "Order alignment samples 80 sequences per label, not the "
                                      "preset's 100: repeated sequences count once, as in the "
                                      "reference, and two sets keep only 82-83 distinct ones.",
-                         languages=("en",), source=_source(rf"/{stem}\.tsv$"), license=MIT,
+                         source=_source(rf"/{stem}\.tsv$"), license=MIT,
                          label="style characteristic (position 0 = with it)",
                          tasks={"order_alignment": _STEL_ORDER}, category="linguistic_features",
                          application="style_transfer_evaluation", citation=_CITE["stel"],
@@ -173,18 +174,17 @@ def _bible() -> list[DatasetSpec]:
         _lite(name="bible-versions",
               description="Seven parallel English Bible versions (ASV, BBE, DARBY, DRA, KJV, WEB, "
                           "YLT); 30 spans, each cut from every version, so content is controlled. "
-                          f"{_BIBLE_NOTE} {_LABELLED_NOTE}", languages=("en",), source=src,
-              license=_BIBLE_LICENCE, label="Bible version", tasks=_LABELLED, category="time",
+                          f"{_BIBLE_NOTE} {_LABELLED_NOTE}", source=src, license=_BIBLE_LICENCE,
+              label="Bible version", tasks=_LABELLED, category="time",
               application="register_classification", citation=_CITE["bible"],
-              reader=_seeded("bible:read_bible"),
-              reader_options={"design": "versions",
+              reader=_seeded("bible:read_bible"), reader_options={"design": "versions",
                               "versions": ("KJV", "ASV", "BBE", "DARBY", "DRA", "WEB", "YLT"),
                               "spans": 30, "smoke_spans": 20, "smoke_versions": ("KJV", "WEB")}),
         _lite(name="bible-eras",
               description="The same span in four versions ordered by date: KJV (1611), ASV "
                           "(1901), BBE (1949/1965), WEB (2000); 60 sequences (seeded), position 0 "
                           f"= oldest. {_BIBLE_NOTE} Order alignment: 60 sequences instead of the "
-                          "preset's 100.", languages=("en",), source=src, license=_BIBLE_LICENCE,
+                          "preset's 100.", source=src, license=_BIBLE_LICENCE,
               label="era of the translation (0 = oldest)",
               tasks={"order_alignment": TaskConfig(episode_sizes=(1,), episodes_per_label=60)},
               category="time", application="style_transfer_evaluation", citation=_CITE["bible"],
@@ -200,8 +200,7 @@ def _parallel() -> list[DatasetSpec]:
               description="ASSET test set: 100 Wikipedia sentences (seeded), each with one of its "
                           "ten crowd simplifications drawn with the seed; position 0 = "
                           "simplified, 1 = original, as the reference. Order alignment uses the "
-                          "preset.", languages=("en",),
-              source=_source(r"/asset/.*/dataset/asset\.test\."),
+                          "preset.", source=_source(r"/asset/.*/dataset/asset\.test\."),
               license=License("CC-BY-NC-4.0", non_commercial=True,
                               url="https://creativecommons.org/licenses/by-nc/4.0/"),
               label="simplicity (position 0 = simplified)", tasks={"order_alignment": _ORDER},
@@ -212,7 +211,7 @@ def _parallel() -> list[DatasetSpec]:
               description="Shakespeare lines and their modern paraphrases (SparkNotes/eNotes), "
                           "100 pairs (seeded) of 8-120 words; identical pairs dropped. Position 0 "
                           "= Early Modern original, 1 = modern. Order alignment uses the preset.",
-              languages=("en",), source=_source(r"/cocoxu/Shakespeare/"),
+              source=_source(r"/cocoxu/Shakespeare/"),
               license=License("unspecified; modern side scraped from SparkNotes/eNotes",
                               research_only=True),
               label="Early Modern English (position 0 = original)",
@@ -274,7 +273,7 @@ def _authorship() -> list[DatasetSpec]:
               description="Federalist Papers by Hamilton, Madison and Jay (the 12 disputed and 3 "
                           "joint papers are left out), 20 passages of 60-120 words per author "
                           f"(seeded), spread over the author's papers. {_LABELLED_NOTE}",
-              languages=("en",), source=_source(r"/cmu\.textstat/.*\.rda$"),
+              source=_source(r"/cmu\.textstat/.*\.rda$"),
               license=License("MIT (package); texts in the public domain"), label="author",
               tasks=_LABELLED, category="idiolect", application="authorship_attribution",
               citation=_CITE["federalist"], reader=_Reader("federalist:read_federalist"),
@@ -283,10 +282,9 @@ def _authorship() -> list[DatasetSpec]:
               description="State of the Union addresses 1945-2006, 11 presidents: 5 passages of a "
                           "president's first address are the query, 5 of the second the target. "
                           "Speeches were often ghost-written: the label is the speaker. Preset "
-                          "retrieval configuration.", languages=("en",),
-              source=_source(r"/state_union\.zip$"), license=PUBLIC_DOMAIN, label="president",
-              tasks={"retrieval": _RETRIEVAL}, category="idiolect",
-              application="authorship_retrieval", citation=_CITE["nltk"],
+                          "retrieval configuration.", source=_source(r"/state_union\.zip$"),
+              license=PUBLIC_DOMAIN, label="president", tasks={"retrieval": _RETRIEVAL},
+              category="idiolect", application="authorship_retrieval", citation=_CITE["nltk"],
               reader=_Reader("nltk_zip:read_nltk"),
               reader_options={"corpus": "state_union", "design": "retrieval", "per_side": 5,
                               "smoke_per_side": 2}),
@@ -297,7 +295,7 @@ def _registers() -> list[DatasetSpec]:
     return [
         _lite(name="brown-genre",
               description="Brown Corpus (1961), 15 genres, 20 untagged passages per genre. "
-                          f"{_LABELLED_NOTE}", languages=("en",), source=_source(r"/brown\.zip$"),
+                          f"{_LABELLED_NOTE}", source=_source(r"/brown\.zip$"),
               license=License("non-commercial use (NLTK descriptor)", non_commercial=True),
               label="genre", tasks=_LABELLED, category="genre",
               application="register_classification", citation=_CITE["brown"],
@@ -307,7 +305,7 @@ def _registers() -> list[DatasetSpec]:
         _lite(name="masc-register",
               description="MASC (written and spoken), 20 registers/genres (email, spam, blog, "
                           f"court transcript, ...), 20 untagged passages each. {_LABELLED_NOTE}",
-              languages=("en",), source=_source(r"/masc_tagged\.zip$"),
+              source=_source(r"/masc_tagged\.zip$"),
               license=License("MASC: research, education and development, including commercial"),
               label="register", tasks=_LABELLED, category="register",
               application="register_classification", citation=_CITE["masc"],
@@ -317,8 +315,7 @@ def _registers() -> list[DatasetSpec]:
         _lite(name="webtext-register",
               description="NLTK webtext: firefox forum, overheard NY, Pirates script, Grail "
                           f"script, singles ads, wine diary; 20 passages each. {_LABELLED_NOTE}",
-              languages=("en",), source=_source(r"/webtext\.zip$"),
-              license=License("unspecified (none stated)",
+              source=_source(r"/webtext\.zip$"), license=License("unspecified (none stated)",
                               research_only=True), label="source/register", tasks=_LABELLED,
               category="register", application="register_classification", citation=_CITE["nltk"],
               reader=_Reader("nltk_zip:read_nltk"),
@@ -328,7 +325,7 @@ def _registers() -> list[DatasetSpec]:
               description="NPS Chat sessions (2006) by the age group of the room: teens, 20s, "
                           "30s, 40s, adults; runs of consecutive posts (system lines left out) "
                           "form 60-120-word passages, 20 per age group; user names (which name "
-                          f"the room) are masked. {_LABELLED_NOTE}", languages=("en",),
+                          f"the room) are masked. {_LABELLED_NOTE}",
               source=_source(r"/nps_chat\.zip$"),
               license=License("non-commercial, non-profit educational and research use",
                               non_commercial=True, research_only=True),
@@ -341,16 +338,16 @@ def _registers() -> list[DatasetSpec]:
               description="UD English-EWT web genres (answers, email, newsgroup, reviews, "
                           "weblog): the first 30 documents per genre by file name, cut into "
                           "60-120-word passages (shorter documents whole); 20 texts per genre. "
-                          f"{_LABELLED_NOTE}", languages=("en",),
-              source=_source(r"/UD_English-EWT/.*\.conllu$"), license=CC_BY_SA, label="web genre",
-              tasks=_LABELLED, category="genre", application="register_classification",
-              citation=_CITE["ewt"], reader=_Reader("conllu:read_ud"),
+                          f"{_LABELLED_NOTE}", source=_source(r"/UD_English-EWT/.*\.conllu$"),
+              license=CC_BY_SA, label="web genre", tasks=_LABELLED, category="genre",
+              application="register_classification", citation=_CITE["ewt"],
+              reader=_Reader("conllu:read_ud"),
               reader_options={"design": "genre", "per_label": 20, "smoke_per_label": 20,
                               "smoke_labels": 2}),
         _lite(name="ud-gum-genre",
               description="UD English-GUM, 15 genres (academic ... conversation, vlog, whow), "
                           f"60-120-word passages, 20 per genre. {_LABELLED_NOTE}",
-              languages=("en",), source=_source(r"/UD_English-GUM/.*\.conllu$"),
+              source=_source(r"/UD_English-GUM/.*\.conllu$"),
               license=License("CC-BY-NC-SA-4.0", non_commercial=True), label="genre",
               tasks=_LABELLED, category="genre", application="register_classification",
               citation=_CITE["gum"], reader=_Reader("conllu:read_ud"),
@@ -358,7 +355,7 @@ def _registers() -> list[DatasetSpec]:
                               "smoke_labels": 2}),
         _lite(name="politeness-community",
               description="Stanford Politeness requests from Wikipedia editors vs Stack Exchange "
-                          f"users, 20 per community. {_LABELLED_NOTE}", languages=("en",),
+                          f"users, 20 per community. {_LABELLED_NOTE}",
               source=_source(r"/politeness/.*\.annotated\.csv$"), license=License("Apache-2.0"),
               label="community", tasks=_LABELLED, category="register",
               application="register_classification", citation=_CITE["politeness"],
@@ -367,7 +364,7 @@ def _registers() -> list[DatasetSpec]:
         _lite(name="politeness-level",
               description="Stanford Politeness requests in five quintiles of the normalised "
                           "politeness score (both communities), 40 per quintile, with a 60/20/20 "
-                          "stratified split for probing (preset configuration).", languages=("en",),
+                          "stratified split for probing (preset configuration).",
               source=_source(r"/politeness/.*\.annotated\.csv$"), license=License("Apache-2.0"),
               label="politeness quintile", tasks={"probing": _PROBE}, category="register",
               application="linguistic_probing", citation=_CITE["politeness"],
@@ -408,7 +405,6 @@ def _detection() -> list[DatasetSpec]:
                                      "sentence) is removed from both sides; texts are the leading "
                                      "60-120 words; pairs left with < 30 words are dropped. 20 "
                                      f"texts per writer (seeded). {_LABELLED_NOTE}",
-                         languages=("en",),
                          source=_source(rf"/fast-detect-gpt/.*/{stem}_[^/]*\.raw_data\.json$"),
                          license=License("MIT (repository); source datasets keep their own terms"),
                          label="writer (human or generator)", tasks=_LABELLED, category="idiolect",
@@ -440,18 +436,17 @@ def _detection() -> list[DatasetSpec]:
                           "gpt4, claude-instant, bloomz-7b, flan-t5-11b), 20 essays each, leading "
                           "60-120 words (the human-written first sentence of gpt2-xl essays "
                           "removed). Machine-only: the human essays are not released. "
-                          f"{_LABELLED_NOTE}", languages=("en",),
-              source=_source(r"/ArguGPT/.*\.csv$"), license=NO_LICENCE, label="generator",
-              tasks=_LABELLED, category="idiolect", application="ai_text_detection",
-              citation=_CITE["argugpt"], reader=_Reader("detection:read_detection"),
+                          f"{_LABELLED_NOTE}", source=_source(r"/ArguGPT/.*\.csv$"),
+              license=NO_LICENCE, label="generator", tasks=_LABELLED, category="idiolect",
+              application="ai_text_detection", citation=_CITE["argugpt"],
+              reader=_Reader("detection:read_detection"),
               reader_options={"kind": "argugpt", "per_label": 20, "smoke_per_label": 20,
                               "smoke_labels": 2}),
         _lite(name="gum-summaries",
               description="One-sentence summaries of GUM documents by humans and by "
                           "claude-3.5-sonnet, gpt4o, Llama-3.2-3B, Meta-Llama-3-8B and Qwen2.5-7B "
                           "(post-edited machine summaries dropped); 20 per writer. "
-                          f"{_LABELLED_NOTE}", languages=("en",),
-              source=_source(r"/UD_English-GUM/.*\.conllu$"),
+                          f"{_LABELLED_NOTE}", source=_source(r"/UD_English-GUM/.*\.conllu$"),
               license=License("CC-BY-NC-SA-4.0", non_commercial=True),
               label="writer (human or generator)", tasks=_LABELLED, category="idiolect",
               application="ai_text_detection", citation=_CITE["gum"],
