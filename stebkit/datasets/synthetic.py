@@ -624,8 +624,9 @@ def author_pairs(authors: pd.DataFrame, *, seed: int = 42) -> pd.DataFrame:
 _N_AUTHORS = {False: 6, True: 3}
 _ORDER_GROUPS = 16
 _SMOKE_ORDER = ("uppercase", "leetspeak", "emoji")
-_AUTHOR_TASKS = {"clustering": TaskConfig((1, 2), 5), "all_to_all_pairs": TaskConfig((1, 2), 5),
-                 "retrieval": TaskConfig((-1,), 1)}
+_AUTHOR_TASKS = {"clustering": TaskConfig(episode_sizes=(1, 2), episodes_per_label=5),
+                 "all_to_all_pairs": TaskConfig(episode_sizes=(1, 2), episodes_per_label=5),
+                 "retrieval": TaskConfig(episode_sizes=(-1,), episodes_per_label=1)}
 
 
 def read_order(spec: DatasetSpec, *, seed: int = 42, smoke: bool = False) -> pd.DataFrame:
@@ -656,33 +657,35 @@ _LICENSE = License("Apache-2.0")
 
 def _specs(language: str) -> list[DatasetSpec]:
     suites = ("synthetic", "smoke") if language == "en" else ("synthetic",)
-    common = {"languages": (language,), "source": _GENERATED, "license": _LICENSE,
-              "offline": True, "suites": suites, "tested_on": "generated"}
+    synthetic = partial(DatasetSpec, languages=(language,), source=_GENERATED,
+                        license=_LICENSE, offline=True, suites=suites, tested_on="generated")
     return [
-        DatasetSpec(
+        synthetic(
             name=f"synthetic-order-{language}",
             description=(f"Pool sentences ({language}) and their transformed twins: one label "
                          f"per transformation, {_ORDER_GROUPS} sets of (transformed, plain) "
                          "each, plus a same-style, different-content distractor per set."),
             label="style transformation",
-            tasks={"order_alignment": TaskConfig((1,), _ORDER_GROUPS)},
+            tasks={"order_alignment": TaskConfig(episode_sizes=(1,),
+                                                 episodes_per_label=_ORDER_GROUPS)},
             category="linguistic_features", application="style_transfer_evaluation",
-            reader=read_order, **common),
-        DatasetSpec(
+            reader=read_order),
+        synthetic(
             name=f"synthetic-authors-{language}",
             description=(f"{_N_AUTHORS[False]} synthetic authors ({language}): fixed bundles "
                          "of 2-4 transformations applied to disjoint pool sentences; half of "
                          "each author's texts are retrieval queries, half targets."),
             label="synthetic author", tasks=_AUTHOR_TASKS,
             category="idiolect", application="authorship_attribution",
-            reader=read_authors, **common),
-        DatasetSpec(
+            reader=read_authors),
+        synthetic(
             name=f"synthetic-author-pairs-{language}",
             description=(f"Same/different-author pairs of the {_N_AUTHORS[False]} synthetic "
                          f"authors ({language})."),
-            label="synthetic author", tasks={"predefined_pairs": TaskConfig((1,), 2)},
+            label="synthetic author",
+            tasks={"predefined_pairs": TaskConfig(episode_sizes=(1,), episodes_per_label=2)},
             category="idiolect", application="authorship_verification",
-            reader=read_author_pairs, **common),
+            reader=read_author_pairs),
     ]
 
 
