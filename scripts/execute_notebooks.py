@@ -6,7 +6,9 @@ figures are written into ``figures/``. The executed notebook is then stored in p
 ready to commit, after three steps:
 
 1. paths under the repository are shown relative to it and the home folder as ``~``
-   (outputs print where results and figures are; a reader's machine is not this one);
+   (outputs print where results and figures are; a reader's machine is not this one), and
+   a warning raised by a cell's own code loses the location the kernel gives it (its
+   temporary file of the cell, e.g. ``/tmp/ipykernel_7/123.py:2:``);
 2. per-cell execution timestamps are dropped (they change at every run), and so are
    progress-bar widgets (a stored notebook keeps no widget state: they would show as an
    empty bar at 0 %);
@@ -35,6 +37,9 @@ HOME = Path.home()
 MACHINE_PATHS = re.compile(r"(?<![\w.])(?:/work/|/root/|/home/|/Users/|/tmp/|[A-Z]:\\)")
 """An absolute path of some machine in an output."""
 WIDGET = "application/vnd.jupyter.widget-view+json"
+KERNEL_CELL_FILE = re.compile(
+    r"(?:/tmp|/var/folders/[^/\s]+/[^/\s]+/T)/ipykernel_\d+/\d+\.py:\d+: ")
+"""Where a kernel says a cell's own warning comes from: the cell's temporary file."""
 FAST_TRACES = ("fast mode: True", "STEBKIT_FAST=1")
 MAX_BYTES = 2_000_000
 """Largest stored notebook: outputs hold PNG figures and small tables, not data."""
@@ -47,7 +52,10 @@ def relative_paths(text: str, root: Path = ROOT, home: Path = HOME) -> str:
     'figures: figures | results: .'
     >>> relative_paths("cache /h/.cache/stebkit", Path("/r/p"), Path("/h"))
     'cache ~/.cache/stebkit'
+    >>> relative_paths("/tmp/ipykernel_7/123.py:2: UserWarning: few models", Path("/r"))
+    'UserWarning: few models'
     """
+    text = KERNEL_CELL_FILE.sub("", text)
     text = re.sub(re.escape(str(root)) + r"/", "", text)
     text = re.sub(re.escape(str(root)) + r"(?![\w/])", ".", text)
     return re.sub(re.escape(str(home)) + r"(?=/|\b)", "~", text)

@@ -1,4 +1,5 @@
-"""Every notebook runs top to bottom in fast mode, and is stored without outputs."""
+"""Every notebook runs top to bottom in fast mode, and is stored with the outputs of one
+full-mode execution (``make figures``: no error, no machine path, no fast-mode trace)."""
 
 from __future__ import annotations
 
@@ -7,18 +8,60 @@ import time
 from pathlib import Path
 
 import pytest
+import repo_scripts
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 EXECUTED = ROOT / ".cache" / "executed" / "fast"  # reused by the website build (docs/)
 
 
+def _store_tool():
+    return repo_scripts.load("scripts/execute_notebooks.py")
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
-def test_notebook_is_stored_without_outputs(path):
+def test_notebook_is_stored_with_its_full_mode_outputs(path):
     nb = json.loads(path.read_text(encoding="utf-8"))
-    dirty = [i for i, c in enumerate(nb["cells"])
-             if c["cell_type"] == "code" and (c.get("outputs") or c.get("execution_count"))]
-    assert not dirty, f"{path.name}: cells {dirty} keep outputs; strip them before committing"
+    problems = _store_tool().stored_output_problems(nb, path.name)
+    assert not problems, "\n".join(problems)
+
+
+def test_storing_makes_paths_relative_and_refuses_what_is_unfit(tmp_path):
+    tool = _store_tool()
+    root, home = Path("/work/project"), Path("/root")
+    nb = {"cells": [
+        {"cell_type": "code", "source": ["print(RESULTS)"], "execution_count": 1,
+         "metadata": {"execution": {"iopub.execute_input": "2026-12-01T00:00:00Z"}},
+         "outputs": [{"output_type": "stream", "name": "stdout",
+                      "text": ["results: /work/project/results/lite | root /work/project\n",
+                               "cache: /root/.cache/stebkit\n"]},
+                     {"output_type": "stream", "name": "stderr",
+                      "text": ["/tmp/ipykernel_42/3141.py:2: UserWarning: few models\n"]}]},
+        {"cell_type": "code", "source": ["plot()"], "execution_count": 2,
+         "outputs": [{"output_type": "display_data", "metadata": {},
+                      "data": {"text/plain": ["saved /work/project/figures/a.png"],
+                               "image/png": "iVBORw0KGgo="}},
+                     {"output_type": "display_data", "metadata": {},
+                      "data": {"application/vnd.jupyter.widget-view+json": {"model_id": "a"},
+                               "text/plain": ["Encoding:   0%|          | 0/40"]}}]}]}
+    cleaned = tool.clean(json.loads(json.dumps(nb)), root, home)
+    assert cleaned["cells"][0]["outputs"][0]["text"] == [
+        "results: results/lite | root .\n", "cache: ~/.cache/stebkit\n"]
+    assert cleaned["cells"][0]["outputs"][1]["text"] == ["UserWarning: few models\n"]
+    assert [o["data"] for o in cleaned["cells"][1]["outputs"]] == [{
+        "text/plain": ["saved figures/a.png"], "image/png": "iVBORw0KGgo="}]  # no widget
+    assert "execution" not in cleaned["cells"][0]["metadata"]
+    assert tool.stored_output_problems(cleaned, "nb") == []
+    assert tool.stored_output_problems(nb, "nb") == [
+        "nb, cell 1: machine path '/work/' in an output",
+        "nb, cell 1: machine path '/tmp/' in an output",
+        "nb, cell 2: machine path '/work/' in an output"]
+    nb["cells"][1]["execution_count"] = 3
+    nb["cells"][1]["outputs"] = [{"output_type": "error", "ename": "ValueError",
+                                  "traceback": []}]
+    problems = tool.stored_output_problems(tool.clean(nb, root, home), "nb")
+    assert problems == ["nb: not one top-to-bottom execution (execution counts [1, 3]...)",
+                        "nb, cell 2: an error output (ValueError)"]
 
 
 @pytest.mark.notebook
