@@ -367,9 +367,9 @@ def test_a_dead_worker_counts_its_units_as_status_does(tmp_path, monkeypatch, ca
 # written, the job says so and waits, to be cancelled by the test
 _WAIT_WHEN_DONE = '''
 import os, time
-from stebkit import executors
+from stebkit.executors import worker
 
-_run_job = executors.run_job
+_run_job = worker.run_job
 
 
 def run_job(payload):
@@ -380,7 +380,7 @@ def run_job(payload):
     return out
 
 
-executors.run_job = run_job
+worker.run_job = run_job
 '''
 
 
