@@ -58,7 +58,8 @@ from stebkit.results import (
     per_item,
     write_record,
 )
-from stebkit.runs.context import OVERWRITE, RunContext
+from stebkit.runs import context as run_context
+from stebkit.runs.context import OVERWRITE, RunContext, run_protocol
 from stebkit.runs.encoders import (
     _embeds_episodes,
     _for_language,
@@ -85,7 +86,7 @@ from stebkit.tasks import TaskFamily
 from stebkit.tasks.inputs import TaskInput, keep_texts, restrict
 
 __all__ = [
-    "OVERWRITE", "N_RESAMPLES", "CONFIDENCE", "SMOKE_EPISODES_PER_LABEL", "COLLAPSE_WARN",
+    "OVERWRITE", "SMOKE_EPISODES_PER_LABEL", "COLLAPSE_WARN",
     "RunContext", "PlannedModel", "Plan", "Unit", "plan", "needs_run", "ProtocolMismatch",
     "other_settings", "check_resume", "resume_protocol", "model_scoring", "evaluate", "run",
     "run_plan", "progress_interval", "run_protocol", "run_model_dataset", "stops_the_run",
@@ -94,8 +95,6 @@ __all__ = [
 
 log = logging.getLogger("stebkit.runner")
 
-N_RESAMPLES = 1000
-CONFIDENCE = 0.95
 COLLAPSE_WARN = 0.1
 """A record warns when more than this share of its distinct texts (or, for encoders that
 embed episodes themselves, of its items) share one identical vector."""
@@ -208,8 +207,9 @@ def _run_unit(unit: Unit, ti: TaskInput, item_emb: np.ndarray, record: dict[str,
     record.update(metrics=metrics, counts=counts, chosen=chosen,
                   higher_is_better=family.metrics.get(main, True),
                   # None when a dataset's main metric is not the one the bootstrap resamples
-                  ci=family.bootstrap(result, seed=seed, n_resamples=N_RESAMPLES,
-                                      confidence=CONFIDENCE)
+                  ci=family.bootstrap(result, seed=seed,
+                                      n_resamples=run_context.N_RESAMPLES,
+                                      confidence=run_context.CONFIDENCE)
                   if main == family.main_metric else None,
                   episodes_per_label=ti.episodes_per_label,
                   n_items=len(ids) or ti.n_items, n_texts=len(ti.texts),
@@ -482,18 +482,6 @@ def _evaluate_preset(preset: str, models: Any, datasets: Any, context: RunContex
     if not records and not unavailable:
         raise ValueError(f"preset {preset!r} has nothing to run on the datasets {names}")
     return Results(records, root=Path(output_dir))
-
-
-def run_protocol(*, seed: int = 42, smoke: bool = False, batch_size: int = 32,
-                 sampling: str = "reference") -> dict[str, Any]:
-    """The run-wide protocol settings stored in every record (and compared on resume).
-
-    >>> run_protocol()["sampling"]
-    'reference'
-    """
-    return {"seed": int(seed), "smoke": bool(smoke), "batch_size": int(batch_size),
-            "sampling": sampling,
-            "bootstrap": {"resamples": N_RESAMPLES, "level": CONFIDENCE}}
 
 
 def run_model_dataset(model: str, encoder: Any, units: Sequence[Unit], *,

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from stebkit import cli, runner
+from stebkit import cli
 from stebkit.results import Results
 
 
 @pytest.fixture(autouse=True)
 def fewer_resamples(monkeypatch):
-    monkeypatch.setattr(runner, "N_RESAMPLES", 100)
+    monkeypatch.setattr("stebkit.runs.context.N_RESAMPLES", 100)
 
 
 def test_datasets_lists_the_suite(capsys):

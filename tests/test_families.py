@@ -52,7 +52,7 @@ def toy_family():
 
 @pytest.fixture(autouse=True)
 def fewer_resamples(monkeypatch):
-    monkeypatch.setattr(runner, "N_RESAMPLES", 200)
+    monkeypatch.setattr("stebkit.runs.context.N_RESAMPLES", 200)
 
 
 def test_the_registry_is_the_one_source_of_task_names_presets_and_main_metrics():

@@ -24,7 +24,7 @@ from stebkit.runner import evaluate
 
 @pytest.fixture(autouse=True)
 def fewer_resamples(monkeypatch):
-    monkeypatch.setattr(runner, "N_RESAMPLES", 50)
+    monkeypatch.setattr("stebkit.runs.context.N_RESAMPLES", 50)
 
 
 class HashEncoder(BaseEncoder):

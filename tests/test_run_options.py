@@ -14,7 +14,7 @@ AUTHORS = "synthetic-authors-en"
 
 @pytest.fixture(autouse=True)
 def fewer_resamples(monkeypatch):
-    monkeypatch.setattr(runner, "N_RESAMPLES", 50)
+    monkeypatch.setattr("stebkit.runs.context.N_RESAMPLES", 50)
 
 
 def test_presets_are_the_references() -> None:

@@ -11,7 +11,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from stebkit import runner
 from stebkit.datasets.spec import Dataset, DatasetSpec, License, Source, TaskConfig
 from stebkit.encoders.base import BaseEncoder
 from stebkit.results import Results, read_record, record_path
@@ -24,7 +23,7 @@ MARKERS = "qwxzjk"
 @pytest.fixture(autouse=True)
 def fewer_resamples(monkeypatch):
     """100 bootstrap resamples instead of 1000 keep these tests fast."""
-    monkeypatch.setattr(runner, "N_RESAMPLES", 100)
+    monkeypatch.setattr("stebkit.runs.context.N_RESAMPLES", 100)
 
 
 class MarkerEncoder(BaseEncoder):

@@ -11,6 +11,7 @@ from test_robustness_records import write_benchmark
 
 from stebkit import cli, runner
 from stebkit.results import Results
+from stebkit.runs import context as run_context
 from stebkit.steb_format import (
     REFERENCE_METRICS,
     export_steb,
@@ -28,12 +29,12 @@ DATASETS = ["synthetic-authors-en", "synthetic-author-pairs-en", "synthetic-orde
 def smoke_run(tmp_path_factory, mirror):
     """One smoke run of the random model on datasets covering all six STEB tasks."""
     out = tmp_path_factory.mktemp("smoke") / "results"
-    old, runner.N_RESAMPLES = runner.N_RESAMPLES, 50
+    old, run_context.N_RESAMPLES = run_context.N_RESAMPLES, 50
     try:
         res = runner.evaluate("random", DATASETS, smoke=True, output_dir=out,
                               show_progress=False)
     finally:
-        runner.N_RESAMPLES = old
+        run_context.N_RESAMPLES = old
     assert res.ok and {r["task"] for r in res if r["status"] == "ok"} == set(REFERENCE_METRICS)
     return out
 

@@ -78,7 +78,7 @@ def test_opting_in_loads_with_remote_code(fake_hub) -> None:
 
 
 def test_evaluate_stops_before_any_work_without_opt_in(tmp_path, fake_hub, monkeypatch) -> None:
-    monkeypatch.setattr(runner, "N_RESAMPLES", 50)
+    monkeypatch.setattr("stebkit.runs.context.N_RESAMPLES", 50)
     with pytest.raises(RemoteCodeRefused, match="'reuters21578'"):
         runner.evaluate("random", ["ag_news", "reuters21578"], tasks=["clustering"],
                         smoke=True, output_dir=tmp_path, show_progress=False)
@@ -89,7 +89,7 @@ def test_evaluate_stops_before_any_work_without_opt_in(tmp_path, fake_hub, monke
 
 
 def test_cli_flag_and_message(tmp_path, fake_hub, capsys, monkeypatch) -> None:
-    monkeypatch.setattr(runner, "N_RESAMPLES", 50)
+    monkeypatch.setattr("stebkit.runs.context.N_RESAMPLES", 50)
     argv = ["run", "--models", "random", "--datasets", "blog_age", "--tasks", "clustering",
             "--smoke", "--output", str(tmp_path / "r"), "--figures", str(tmp_path / "f"),
             "--no-progress"]
@@ -111,7 +111,7 @@ def _suite(tmp_path, run: str, source: str = "{hf: someone/scripted, remote_code
 def test_suite_file_opt_in(tmp_path, fake_hub, monkeypatch, capsys) -> None:
     from stebkit.suites import SuiteError, load_suite
 
-    monkeypatch.setattr(runner, "N_RESAMPLES", 50)
+    monkeypatch.setattr("stebkit.runs.context.N_RESAMPLES", 50)
     refused = load_suite(_suite(tmp_path, ""))
     assert refused.run == {} and get_spec("scripted-set").needs_remote_code
     with pytest.raises(RemoteCodeRefused, match="'scripted-set'.*'someone/scripted'"):

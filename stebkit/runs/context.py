@@ -17,6 +17,24 @@ made with other settings (seed, smoke, sampling, episodes per label: :func:`chec
 ``never``: never replace an existing file; ``always``: recompute everything."""
 
 
+N_RESAMPLES = 1000
+"""Bootstrap resamples behind every record's interval."""
+CONFIDENCE = 0.95
+"""Coverage of every record's interval."""
+
+
+def run_protocol(*, seed: int = 42, smoke: bool = False, batch_size: int = 32,
+                 sampling: str = "reference") -> dict[str, Any]:
+    """The run-wide protocol settings stored in every record (and compared on resume).
+
+    >>> run_protocol()["sampling"], run_protocol()["bootstrap"]
+    ('reference', {'resamples': 1000, 'level': 0.95})
+    """
+    return {"seed": int(seed), "smoke": bool(smoke), "batch_size": int(batch_size),
+            "sampling": sampling,
+            "bootstrap": {"resamples": N_RESAMPLES, "level": CONFIDENCE}}
+
+
 @dataclass(frozen=True)
 class RunContext:
     """The settings every unit of one run shares, checked once (arguments as
@@ -82,9 +100,7 @@ class RunContext:
     @property
     def protocol(self) -> dict[str, Any]:
         """The run-wide protocol settings stored in every record
-        (:func:`stebkit.runner.run_protocol`)."""
-        from stebkit.runner import run_protocol
-
+        (:func:`run_protocol`)."""
         return run_protocol(seed=self.seed, smoke=self.smoke, batch_size=self.batch_size,
                             sampling=self.sampling)
 
