@@ -35,8 +35,9 @@ test: setup
 test-fast: setup
 	STEBKIT_FAST=1 $(PY) -m pytest -m "not slow and not notebook and not site" -x -q
 
-# Every notebook executed in full mode and stored with its outputs (paths relative, checked
-# for errors and fast-mode traces); their figures are written into figures/. With the
+# Every notebook executed in full mode into .cache/executed/full (paths relative, checked for
+# errors and fast-mode traces; notebooks/ stays without outputs, the website renders these
+# copies with `make docs FULL=1`); their figures are written into figures/. With the
 # records of `make demo` in results/lite, its figures are copied there too.
 figures: setup
 	$(PY) scripts/execute_notebooks.py

@@ -1,9 +1,10 @@
-"""Execute the notebooks in full mode and store them with their outputs: ``make figures``.
+"""Execute the notebooks in full mode for the figures and the website: ``make figures``.
 
 Each ``notebooks/NN_*.ipynb`` is executed from its folder with ``STEBKIT_FAST=0`` (the
 lite records of ``make demo`` in ``results/lite``, all models, full resamples), so its
-figures are written into ``figures/``. The executed notebook is then stored in place,
-ready to commit, after three steps:
+figures are written into ``figures/``. The notebooks in ``notebooks/`` stay stored without
+outputs; the executed copy is kept in ``.cache/executed/full/``, where ``make docs FULL=1``
+renders it, after three steps:
 
 1. paths under the repository are shown relative to it and the home folder as ``~``
    (outputs print where results and figures are; a reader's machine is not this one), and
@@ -14,9 +15,7 @@ ready to commit, after three steps:
    empty bar at 0 %);
 3. the stored outputs are checked (:func:`stored_output_problems`): no error, no
    machine path, no trace of a fast-mode run, a bounded size. A problem stops with the
-   notebook and the cell, and nothing is stored for that notebook.
-
-The executed copy is also kept in ``.cache/executed/full/`` for ``make docs FULL=1``.
+   notebook and the cell, and no copy is kept for that notebook.
 
 Usage: ``python scripts/execute_notebooks.py [NOTEBOOK ...]`` (default: all).
 """
@@ -140,7 +139,7 @@ def _site_builder() -> Any:
 
 
 def execute_and_store(path: Path, site_builder: Any) -> None:
-    """Execute ``path`` in full mode and store it in place with its cleaned outputs."""
+    """Execute ``path`` in full mode and keep the copy with its cleaned outputs."""
     import nbformat
 
     from stebkit._io import write_text
@@ -150,8 +149,9 @@ def execute_and_store(path: Path, site_builder: Any) -> None:
     nb = clean(json.loads(executed.read_text(encoding="utf-8")))
     problems = stored_output_problems(nb, path.name)
     if problems:
-        raise SystemExit("error: not stored:\n  " + "\n  ".join(problems))
-    write_text(path, nbformat.writes(nbformat.from_dict(nb)) + "\n")
+        executed.unlink()
+        raise SystemExit("error: not kept:\n  " + "\n  ".join(problems))
+    write_text(executed, nbformat.writes(nbformat.from_dict(nb)) + "\n")
 
 
 def main(argv: list[str]) -> int:
@@ -164,7 +164,8 @@ def main(argv: list[str]) -> int:
         except site_builder.BuildError as err:
             print(f"error: {err}", file=sys.stderr)
             return 1
-    print(f"{len(paths)} notebooks stored with their outputs; figures in figures/")
+    print(f"{len(paths)} notebooks executed into {EXECUTED.relative_to(ROOT)}; figures in "
+          "figures/")
     return 0
 
 
