@@ -43,9 +43,9 @@ figures: setup
 	$(PY) scripts/execute_notebooks.py
 	@if [ -d results/lite/figures ]; then cp results/lite/figures/lite_*.pdf results/lite/figures/lite_*.png figures/; fi
 
-# The website in build/site: the notebooks with their committed outputs (those stored
-# without outputs executed in fast mode; FULL=1: full mode, reusing the executions of
-# `make figures`), the API, CLI and dataset references, the leaderboard, the course page.
+# The website in build/site: the notebooks executed in fast mode (FULL=1: full mode, the
+# published site, reusing the executions of `make figures`), the API, CLI and dataset
+# references, the leaderboard, the course page.
 docs: setup
 	$(PY) docs/build_site.py $(if $(filter 1,$(FULL)),--full,)
 

@@ -9,13 +9,14 @@ and a larger tool chain for the same result.)
 
 Steps:
 
-1. a notebook ``notebooks/NN_*.ipynb`` stored with its outputs (the committed full-mode
-   execution) is rendered as it is, without running it: that is the published site. A
-   notebook stored without outputs is executed in fast mode (``STEBKIT_FAST=1``;
-   ``--full``: full mode), or an executed copy under ``.cache/executed/<mode>/`` whose
-   cells equal the stored notebook's (written by the notebook tests or ``make figures``)
-   is reused; its page says it is a fast-mode execution. A failing cell stops the build
-   with the notebook, the cell number and the error;
+1. every notebook ``notebooks/NN_*.ipynb`` is stored without outputs, so each page shows an
+   execution: an executed copy under ``.cache/executed/<mode>/`` whose cells equal the
+   stored notebook's (the full-mode ones written by ``make figures``, the fast-mode ones by
+   the notebook tests) is reused, otherwise the notebook is executed in fast mode
+   (``STEBKIT_FAST=1``; ``--full``: full mode, the published site). A failing cell stops
+   the build with the notebook, the cell number and the error. Each execution is shown
+   as a reader elsewhere would see it (:func:`clean`: paths relative to the repository,
+   the home folder as ``~``, no timing or widget state), and a fast-mode page says so;
 2. pages are generated into ``build/docs-src``: the README as home page, the API and CLI
    references, the dataset catalogue, the leaderboard of ``make demo`` (from the
    committed ``docs/data/lite_leaderboard.csv``) beside the published one, the course page
@@ -45,6 +46,8 @@ DOCS = ROOT / "docs"
 NOTEBOOKS = ROOT / "notebooks"
 SOLUTIONS = DOCS / "solutions"
 EXECUTED = ROOT / ".cache" / "executed"
+FAST_FIGURES = ROOT / ".cache" / "figures-fast"
+"""Where fast-mode executions write their figures: ``figures/`` keeps the full-mode ones."""
 SRC = ROOT / "build" / "docs-src"
 SITE = ROOT / "build" / "site"
 TEACHING_NOTEBOOKS = ("00", "01", "02", "03", "04", "05", "07", "08")
@@ -67,6 +70,14 @@ API_MODULES = (
 )
 
 
+HOME = Path.home()
+MACHINE_PATHS = re.compile(r"(?<![\w.])(?:/work/|/root/|/home/|/Users/|/tmp/|[A-Z]:\\)")
+"""An absolute path of some machine in an output."""
+WIDGET = "application/vnd.jupyter.widget-view+json"
+KERNEL_CELL_FILE = re.compile(
+    r"(?:/tmp|/var/folders/[^/\s]+/[^/\s]+/T)/ipykernel_\d+/\d+\.py:\d+: ")
+"""Where a kernel says a cell's own warning comes from: the cell's temporary file."""
+
 class BuildError(RuntimeError):
     """The site cannot be built; the message names the notebook, cell or page at fault."""
 
@@ -87,6 +98,56 @@ def _cells_signature(nb: dict) -> list[tuple[str, str]]:
     """Cell types and code: an execution stays valid when only markdown changes."""
     return [(c["cell_type"], _source(c) if c["cell_type"] == "code" else "")
             for c in nb["cells"]]
+
+
+def relative_paths(text: str, root: Path = ROOT, home: Path = HOME) -> str:
+    """``text`` with paths under ``root`` relative to it and ``home`` shown as ``~``.
+
+    >>> relative_paths("figures: /r/p/figures | results: /r/p", Path("/r/p"), Path("/h"))
+    'figures: figures | results: .'
+    >>> relative_paths("cache /h/.cache/stebkit", Path("/r/p"), Path("/h"))
+    'cache ~/.cache/stebkit'
+    >>> relative_paths("/tmp/ipykernel_7/123.py:2: UserWarning: few models", Path("/r"))
+    'UserWarning: few models'
+    """
+    text = KERNEL_CELL_FILE.sub("", text)
+    text = re.sub(re.escape(str(root)) + r"/", "", text)
+    text = re.sub(re.escape(str(root)) + r"(?![\w/])", ".", text)
+    return re.sub(re.escape(str(home)) + r"(?=/|\b)", "~", text)
+
+
+def _clean_value(value: Any, root: Path, home: Path) -> Any:
+    if isinstance(value, str):
+        return relative_paths(value, root, home)
+    if isinstance(value, list):
+        return [_clean_value(v, root, home) for v in value]
+    if isinstance(value, dict):
+        return {k: _clean_value(v, root, home) for k, v in value.items()}
+    return value
+
+
+def clean(nb: dict, root: Path | None = None, home: Path | None = None) -> dict:
+    """An executed notebook as a reader elsewhere sees it: relative paths in text outputs
+    (:func:`relative_paths`; default: this repository and home folder), no timing, no
+    widget views or state (images, base64 data, are left as they are).
+
+    The site renders every execution so, and ``make figures`` keeps its copies so.
+    """
+    root, home = ROOT if root is None else root, HOME if home is None else home
+    nb.get("metadata", {}).pop("widgets", None)
+    for cell in nb["cells"]:
+        cell.get("metadata", {}).pop("execution", None)
+        if "outputs" in cell:
+            cell["outputs"] = [o for o in cell["outputs"] if WIDGET not in o.get("data", {})]
+        for out in cell.get("outputs", []):
+            if "text" in out:
+                out["text"] = _clean_value(out["text"], root, home)
+            for mime, data in out.get("data", {}).items():
+                if mime.startswith("text/") or mime.endswith("json"):
+                    out["data"][mime] = _clean_value(data, root, home)
+            if out.get("output_type") == "error":
+                out["traceback"] = _clean_value(out.get("traceback", []), root, home)
+    return nb
 
 
 def _errors(nb: dict) -> list[int]:
@@ -130,7 +191,7 @@ def execute_notebook(path: Path, *, full: bool, output: Path, timeout: int = 180
 
     env = {"STEBKIT_FAST": "0" if full else "1"}
     if not full:  # fast-mode figures must not overwrite the full-mode ones in figures/
-        env["STEBKIT_FIGURES"] = str(ROOT / ".cache" / "figures-fast")
+        env["STEBKIT_FIGURES"] = str(FAST_FIGURES)
     saved = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
     client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
@@ -159,19 +220,12 @@ def execute_notebook(path: Path, *, full: bool, output: Path, timeout: int = 180
     return output
 
 
-def has_outputs(nb: dict) -> bool:
-    """Whether a stored notebook carries the outputs of an execution (committed)."""
-    return any(c.get("outputs") for c in nb["cells"] if c["cell_type"] == "code")
-
-
 def rendered_notebooks(*, full: bool, pattern: str = "[0-9][0-9]_*.ipynb"
                        ) -> list[tuple[Path, str]]:
-    """``(notebook, how)`` of every notebook the site renders.
+    """``(executed copy, mode)`` of every notebook the site renders.
 
-    A notebook stored with its outputs (the full-mode executions committed in
-    ``notebooks/``) is rendered as stored, ``how`` ``"committed"``. One stored without
-    outputs is executed in fast mode (``full``: full mode), or an executed copy whose code
-    is current is reused; ``how`` is its mode (its markdown is taken from the stored
+    Each notebook is executed in fast mode (``full``: full mode), or an executed copy of
+    that mode whose code is current is reused (its markdown is taken from the stored
     notebook in :func:`generate`).
     """
     mode = "full" if full else "fast"
@@ -180,14 +234,6 @@ def rendered_notebooks(*, full: bool, pattern: str = "[0-9][0-9]_*.ipynb"
     if not paths:
         raise BuildError(f"no notebook matches notebooks/{pattern}")
     for path in paths:
-        stored = json.loads(path.read_text(encoding="utf-8"))
-        if has_outputs(stored):
-            if _errors(stored):
-                raise BuildError(f"{path.relative_to(ROOT)}: the stored outputs hold an "
-                                 "error; execute it again in full mode and commit it")
-            print(f"rendering the stored outputs of {path.name}", flush=True)
-            out.append((path, "committed"))
-            continue
         copy = reusable_execution(path, mode)
         if copy is None:
             start = time.perf_counter()
@@ -203,8 +249,8 @@ def rendered_notebooks(*, full: bool, pattern: str = "[0-9][0-9]_*.ipynb"
 FAST_NOTE = ('<div class="admonition note"><p class="admonition-title">A fast-mode '
              'execution</p><p>This page shows the notebook executed in fast mode '
              '(<code>STEBKIT_FAST=1</code>: the smoke data, fewer models) for a test build; '
-             'the published site shows its full-mode execution, committed in '
-             '<code>notebooks/</code>.</p></div>')
+             'the published site shows its full-mode execution (<code>make figures</code>, then '
+             '<code>make docs FULL=1</code>).</p></div>')
 
 
 # ----------------------------------------------------------------------------- pages
@@ -467,18 +513,14 @@ def generate(*, full: bool, pattern: str = "[0-9][0-9]_*.ipynb") -> list[dict[st
     (SRC / "figures").mkdir()
     nav = []
     for copy, how in rendered:
-        nb = json.loads(copy.read_text(encoding="utf-8"))
-        if how != "committed":
-            stored = json.loads((NOTEBOOKS / copy.name).read_text(encoding="utf-8"))
-            for cell, current in zip(nb["cells"], stored["cells"], strict=True):
-                if cell["cell_type"] == "markdown":
-                    cell["source"] = current["source"]
+        nb = clean(json.loads(copy.read_text(encoding="utf-8")))
+        stored = json.loads((NOTEBOOKS / copy.name).read_text(encoding="utf-8"))
+        for cell, current in zip(nb["cells"], stored["cells"], strict=True):
+            if cell["cell_type"] == "markdown":
+                cell["source"] = current["source"]
         if how == "fast":
             nb["cells"].insert(1, {"cell_type": "markdown", "metadata": {},
                                    "source": FAST_NOTE})
-        # Widget state (progress bars) would make the page load the widget manager from a
-        # CDN; without it the outputs show their plain-text form, and the site stays offline.
-        nb["metadata"].pop("widgets", None)
         if copy.stem[:2] in TEACHING_NOTEBOOKS:
             nb["cells"].append({"cell_type": "markdown", "metadata": {}, "source":
                                 f"*Solutions: [Teaching stylometry with stebkit]"

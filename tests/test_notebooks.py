@@ -19,6 +19,10 @@ def _store_tool():
     return repo_scripts.load("scripts/execute_notebooks.py")
 
 
+def _site_builder():
+    return repo_scripts.load("docs/build_site.py")
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_notebook_is_stored_without_outputs(path):
     nb = json.loads(path.read_text(encoding="utf-8"))
@@ -45,7 +49,7 @@ def test_storing_makes_paths_relative_and_refuses_what_is_unfit(tmp_path):
                      {"output_type": "display_data", "metadata": {},
                       "data": {"application/vnd.jupyter.widget-view+json": {"model_id": "a"},
                                "text/plain": ["Encoding:   0%|          | 0/40"]}}]}]}
-    cleaned = tool.clean(json.loads(json.dumps(nb)), root, home)
+    cleaned = _site_builder().clean(json.loads(json.dumps(nb)), root, home)
     assert cleaned["cells"][0]["outputs"][0]["text"] == [
         "results: results/lite | root .\n", "cache: ~/.cache/stebkit\n"]
     assert cleaned["cells"][0]["outputs"][1]["text"] == ["UserWarning: few models\n"]
@@ -60,20 +64,21 @@ def test_storing_makes_paths_relative_and_refuses_what_is_unfit(tmp_path):
     nb["cells"][1]["execution_count"] = 3
     nb["cells"][1]["outputs"] = [{"output_type": "error", "ename": "ValueError",
                                   "traceback": []}]
-    problems = tool.stored_output_problems(tool.clean(nb, root, home), "nb")
+    problems = tool.stored_output_problems(_site_builder().clean(nb, root, home), "nb")
     assert problems == ["nb: not one top-to-bottom execution (execution counts [1, 3]...)",
                         "nb, cell 2: an error output (ValueError)"]
 
 
 @pytest.mark.notebook
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
-def test_notebook_executes_in_fast_mode(path, tmp_path, monkeypatch):
+def test_notebook_executes_in_fast_mode(path, monkeypatch):
     import nbformat
     from nbclient import NotebookClient
 
     monkeypatch.setenv("STEBKIT_FAST", "1")
-    # Fast-mode figures go to a scratch folder: figures/ keeps those of the full runs.
-    monkeypatch.setenv("STEBKIT_FIGURES", str(tmp_path))
+    # Fast-mode figures go to a scratch folder (as the website's fast build puts them):
+    # figures/ keeps those of the full runs.
+    monkeypatch.setenv("STEBKIT_FIGURES", str(_site_builder().FAST_FIGURES))
     nb = nbformat.read(path, as_version=4)
     start = time.perf_counter()
     NotebookClient(nb, timeout=600, kernel_name="python3",

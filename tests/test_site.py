@@ -1,10 +1,10 @@
-"""The website as a reader sees it: one build per test session (notebooks stored with
-their outputs are rendered as committed; the others executed in fast mode, reusing the
-executions of ``test_notebooks.py``, which the ``site`` marker runs first); every internal
-link is a file that exists (the site opens from file://); headless Chromium opens every
-page at 1280 and 800 px: no console error, every image loaded, no raw reStructuredText
-marker or figure repr, no table wider than its container. Screenshots go to
-``.cache/docs-shots/``.
+"""The website as a reader sees it: one build per test session (the notebooks executed in
+fast mode, reusing the executions of ``test_notebooks.py``, which the ``site`` marker runs
+first; the full-mode build of the published site is checked on constructed notebooks);
+every internal link is a file that exists (the site opens from file://); headless
+Chromium opens every page at 1280 and 800 px: no console error, every image loaded, no
+raw reStructuredText marker or figure repr, no table wider than its container.
+Screenshots go to ``.cache/docs-shots/``.
 """
 
 from __future__ import annotations
@@ -255,7 +255,7 @@ RAW_MARKERS = re.compile(r":(?:func|class|data|mod|meth|attr|exc|obj):`|>>>|"
                          r"<Figure size \d+x\d+|^!!! |\]\[|```", re.MULTILINE)
 FIGURE_REPR = re.compile(r"<Figure size \d+x\d+ with \d+ Axes>")
 """A figure shown as its text form in a notebook output: it was not rendered as an image."""
-MACHINE_PATHS = repo_scripts.load("scripts/execute_notebooks.py").MACHINE_PATHS
+MACHINE_PATHS = repo_scripts.load("docs/build_site.py").MACHINE_PATHS
 
 
 def reader_problems(tools: _DevTools, page: str, width: int) -> list[str]:
@@ -350,13 +350,11 @@ def test_api_page_renders_docstring_examples_as_code(site):
 
 
 @pytest.mark.site
-def test_committed_notebook_outputs_show_no_machine_paths_or_fast_mode(site, browser):
-    """The outputs a reader sees of each notebook stored with its outputs."""
-    build_site = _build_site_module()
-    committed = [p for p in build_site.notebook_paths()
-                 if build_site.has_outputs(json.loads(p.read_text(encoding="utf-8")))]
+def test_notebook_pages_show_outputs_without_machine_paths(site, browser):
+    """The outputs a reader sees of each notebook: present, cleaned of this machine's
+    paths, and (in this fast-mode test build) saying they are a fast-mode execution."""
     problems = []
-    for path in committed:
+    for path in _build_site_module().notebook_paths():
         tools, _ = _open(browser, (site / "notebooks" / f"{path.stem}.html").as_uri())
         try:
             text = _js(tools, "Array.from(document.querySelectorAll('.jp-OutputArea-output'))"
@@ -369,8 +367,8 @@ def test_committed_notebook_outputs_show_no_machine_paths_or_fast_mode(site, bro
                      for m in MACHINE_PATHS.finditer(text)][:3]
         if not text.strip():
             problems.append(f"{path.name}: no output is shown")
-        if "fast mode: True" in text or "A fast-mode execution" in page:
-            problems.append(f"{path.name}: its stored outputs are a fast-mode execution")
+        if "A fast-mode execution" not in page:
+            problems.append(f"{path.name}: a fast-mode page that does not say so")
     assert not problems, "\n".join(problems)
 
 
@@ -483,42 +481,60 @@ def test_leaderboard_page_reads_what_the_cli_writes(tmp_path, monkeypatch):
     assert page.count("| LUAR-CRUD |") == 1  # the published table beside
 
 
-def test_stored_outputs_are_rendered_without_executing(tmp_path, monkeypatch):
-    """A notebook committed with outputs is rendered as stored; one without is executed."""
+def test_full_build_renders_the_kept_full_mode_executions(tmp_path, monkeypatch):
+    """``make docs FULL=1`` renders the copies ``make figures`` keeps while their code is
+    current, executes a notebook whose code changed, cleans every page and marks only
+    fast-mode pages."""
     import nbformat
-    from nbformat.v4 import new_code_cell, new_notebook, new_output
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
     build_site = _build_site_module()
-    monkeypatch.setattr(build_site, "NOTEBOOKS", tmp_path / "notebooks")
-    monkeypatch.setattr(build_site, "ROOT", tmp_path)
-    monkeypatch.setattr(build_site, "EXECUTED", tmp_path / "executed")
+    for name, value in (("NOTEBOOKS", tmp_path / "notebooks"), ("ROOT", tmp_path),
+                        ("EXECUTED", tmp_path / "executed"), ("SRC", tmp_path / "src")):
+        monkeypatch.setattr(build_site, name, value)
+    for page in ("home_page", "teaching_page", "api_page", "cli_page", "catalogue_page",
+                 "leaderboard_page"):
+        monkeypatch.setattr(build_site, page, lambda: "# page\n")
     (tmp_path / "notebooks").mkdir()
-    done = new_code_cell("1 + 1", outputs=[new_output("execute_result", {"text/plain": "2"},
-                                                      execution_count=1)])
-    nbformat.write(new_notebook(cells=[done]), tmp_path / "notebooks" / "01_done.ipynb")
-    nbformat.write(new_notebook(cells=[new_code_cell("1 + 1")]),
-                   tmp_path / "notebooks" / "02_new.ipynb")
+    for name in ("DATA_LICENSES.md", "docs/pages/about.md", "docs/pages/stebkit.css"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x\n")
+    monkeypatch.setattr(build_site, "DOCS", tmp_path / "docs")
+    cells = [new_markdown_cell("# 90 · Kept: a kept execution"), new_code_cell("print(RESULTS)")]
+    for stem in ("90_kept", "91_changed"):
+        nbformat.write(new_notebook(cells=cells), tmp_path / "notebooks" / f"{stem}.ipynb")
+    printed = new_output("stream", name="stdout", text=f"records in {tmp_path}/results/lite\n")
+    kept = new_notebook(cells=[new_markdown_cell("# an older heading"),
+                               new_code_cell("print(RESULTS)", outputs=[printed],
+                                             execution_count=1)])
+    (tmp_path / "executed" / "full").mkdir(parents=True)
+    nbformat.write(kept, tmp_path / "executed" / "full" / "90_kept.ipynb")
+    kept.cells[1].source = "print(OLD_NAME)"  # its code is not the stored notebook's now
+    nbformat.write(kept, tmp_path / "executed" / "full" / "91_changed.ipynb")
     executed = []
 
     def execute(path, *, full, output):
         executed.append((path.name, full))
+        nb = nbformat.read(path, as_version=4)
+        nb.cells[1].outputs, nb.cells[1].execution_count = [printed], 1
         output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_text(path.read_text())
+        nbformat.write(nb, output)
         return output
 
     monkeypatch.setattr(build_site, "execute_notebook", execute)
-    rendered = build_site.rendered_notebooks(full=False)
-    assert [(p.name, how) for p, how in rendered] == [("01_done.ipynb", "committed"),
-                                                       ("02_new.ipynb", "fast")]
-    assert rendered[0][0] == tmp_path / "notebooks" / "01_done.ipynb"
-    assert executed == [("02_new.ipynb", False)]
-    errored = new_code_cell("1 / 0", outputs=[new_output("error", ename="ZeroDivisionError",
-                                                          evalue="division by zero",
-                                                          traceback=[])])
-    nbformat.write(new_notebook(cells=[errored]), tmp_path / "notebooks" / "01_done.ipynb")
-    with pytest.raises(build_site.BuildError, match=r"notebooks/01_done\.ipynb: the stored "
-                                                    r"outputs hold an error"):
-        build_site.rendered_notebooks(full=False)
+    rendered = build_site.rendered_notebooks(full=True)
+    assert [(p.relative_to(tmp_path).as_posix(), how) for p, how in rendered] == [
+        ("executed/full/90_kept.ipynb", "full"), ("executed/full/91_changed.ipynb", "full")]
+    assert executed == [("91_changed.ipynb", True)]
+    build_site.generate(full=True)
+    page = json.loads((tmp_path / "src" / "notebooks" / "90_kept.ipynb").read_text())
+    assert build_site.FAST_NOTE not in json.dumps(page)
+    assert "".join(page["cells"][0]["source"]) == "# 90 · Kept: a kept execution"  # current
+    assert "".join(page["cells"][1]["outputs"][0]["text"]) == "records in results/lite\n"
+    monkeypatch.setattr(build_site, "EXECUTED", tmp_path / "none")
+    build_site.generate(full=False)
+    page = json.loads((tmp_path / "src" / "notebooks" / "90_kept.ipynb").read_text())
+    assert page["cells"][1]["source"] == build_site.FAST_NOTE
 
 
 def test_docstring_markup_becomes_markdown():
