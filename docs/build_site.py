@@ -60,6 +60,7 @@ API_MODULES = (
     ("stebkit.tasks", "Task families"),
     ("stebkit.runner", "Runner"),
     ("stebkit.results", "Result records"),
+    ("stebkit.record_items", "Per-item values of a record"),
     ("stebkit.scores", "STEB scores and leaderboards"),
     ("stebkit.plots", "Figures"),
     ("stebkit.suites", "Your own suites"),

@@ -67,7 +67,7 @@ def imported_names(path: Path) -> list[tuple[int, str]]:
 
 def folder_of(module: str) -> str | None:
     """``"datasets"`` ... for a module of a folder, ``"<top>"`` for another stebkit module
-    (HELPERS: None), None outside stebkit."""
+    or package (HELPERS: None), None outside stebkit."""
     parts = module.split(".")
     if parts[0] != "stebkit" or len(parts) == 1:
         return None
@@ -75,7 +75,8 @@ def folder_of(module: str) -> str | None:
         return parts[1]
     if parts[1] in HELPERS:
         return None
-    return "<top>" if (PACKAGE / f"{parts[1]}.py").exists() else None
+    module, package = PACKAGE / f"{parts[1]}.py", PACKAGE / parts[1] / "__init__.py"
+    return "<top>" if module.exists() or package.exists() else None
 
 
 def edges() -> list[tuple[str, str, str]]:
@@ -112,6 +113,15 @@ def test_the_import_reader_sees_lazy_relative_and_string_imports(tmp_path, monke
     found = sorted({(s, d) for s, d, _ in edges()})
     assert found == [("datasets", "<top>"), ("datasets", "encoders"), ("datasets", "tasks"),
                      ("datasets", "train")]
+
+
+def test_top_level_packages_count_as_top_like_top_level_modules():
+    assert folder_of("stebkit.runner") == "<top>"
+    for name in ("plots", "suites", "scores", "executors", "runs"):
+        assert (PACKAGE / name / "__init__.py").exists(), name
+        assert folder_of(f"stebkit.{name}") == "<top>", name
+        assert folder_of(f"stebkit.{name}.anything") == "<top>", name
+    assert folder_of("stebkit.datasets.spec") == "datasets" and folder_of("stebkit._io") is None
 
 
 @pytest.mark.parametrize("folder", sorted(FORBIDDEN))

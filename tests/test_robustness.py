@@ -351,9 +351,10 @@ def test_02_a_suite_dataset_cannot_replace_a_built_in_one(tmp_path):
 def test_12_15_suite_fields_are_checked_before_any_work(tmp_path, field, message,
                                                           monkeypatch):
     from stebkit import suites
+    from stebkit.suites import records
 
     read = []
-    monkeypatch.setattr(suites, "_read_table", lambda *a, **k: read.append(a))
+    monkeypatch.setattr(records, "_read_table", lambda *a, **k: read.append(a))
     suite = _suite(tmp_path, f"name: my-greetings-12, task: clustering, "
                              f"source: {{path: d.csv}}, {field}")
     with pytest.raises(suites.SuiteError) as err:

@@ -375,7 +375,7 @@ def test_add_local_refuses_a_name_no_dataset_uses(tmp_path, monkeypatch, capsys)
 def test_pandas_reads_what_the_csv_check_accepts(tmp_path):
     """The strict check and pandas agree on a file with a byte-order mark, quoted
     separators, doubled quotes, a text over two lines and blank lines."""
-    from stebkit.suites import _text_columns
+    from stebkit.suites.tables import _text_columns
 
     text = ('\ufefftext,label\n"Hello, there.",a\n"She said ""hi"".",b\n\n"Two\nlines",a\n'
             'Plain "quote" inside,b\n')

@@ -56,11 +56,11 @@ def _builder_calls(tree: ast.Module, builders: set[str]) -> list[ast.Call]:
             and _name(node.func) in builders]
 
 
-@pytest.mark.parametrize("module", [*DATASET_MODULES, "suites.py"])
+@pytest.mark.parametrize("module", [*DATASET_MODULES, "suites/loading.py"])
 def test_every_spec_is_built_with_keywords_only(module):
     tree = _tree(module)
     builders, factories = _builders(tree)
-    if module == "suites.py":  # the suite reader turns a file's entry into a spec
+    if module == "suites/loading.py":  # the suite reader turns a file's entry into a spec
         builders, factories = {"DatasetSpec"}, []
     calls = _builder_calls(tree, builders)
     assert calls, f"{module}: no DatasetSpec declaration found"

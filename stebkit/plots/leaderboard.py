@@ -1,0 +1,237 @@
+"""Models compared by score: :func:`figure1` (the STEB paper's Figure 1),
+:func:`interval_bars` (per dataset, with intervals) and :func:`rank_resolution` (tiers of
+indistinguishable models)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from stebkit.plots.layout import (
+    _LINE,
+    _TICK_FONT,
+    COLUMN_WIDTH,
+    PAGE_WIDTH,
+    _legend_below,
+    _legend_rows,
+    _rows,
+    _text_width,
+    _title,
+    _width,
+)
+from stebkit.plots.style import (
+    GREY,
+    OKABE_ITO,
+    Plot,
+    _figure,
+    _finish,
+    _ordered_categories,
+    _rc,
+    category_color,
+)
+
+
+def _chance_mask(df: pd.DataFrame) -> pd.Series:
+    """Rows of the chance level (the leaderboard's ``chance`` column, else the random
+    baseline by name)."""
+    if "chance" in df.columns:
+        return df["chance"].fillna(False).astype(bool)
+    return df["model"].isin(("random",)) if "model" in df.columns else \
+        pd.Series(False, index=df.index)
+
+
+def _chance_lines(ax: Any, chance: pd.DataFrame, score: str, scale: float, *,
+                  vertical: bool) -> None:
+    """The chance level as a dashed line (a reference, not a contender)."""
+    for _, row in chance.iterrows():
+        value = row[score] * scale
+        if not np.isfinite(value):
+            continue
+        draw = ax.axvline if vertical else ax.axhline
+        draw(value, color="0.35", linestyle="--", linewidth=1.0,
+             label=f"chance level ({row['model']})")
+
+
+def figure1(leaderboard_df: pd.DataFrame, *, directory: str | os.PathLike[str] | None = "auto",
+            stem: str = "figure1_steb_by_category", score: str = "steb_score",
+            scale: float = 100.0, title: str | None = None, mark_best: bool = False) -> Plot:
+    """STEB score by model category: each model a point with its interval, grouped and
+    coloured by category (the STEB paper's Figure 1). The chance level (the random
+    baseline) is a dashed line, not a point among the models.
+
+    The figure is a page wide; with many models its rows move closer (the 40 published
+    models fit at 8 pt), and past what fits at :data:`MIN_FONT_SIZE` it asks for a subset.
+
+    Parameters
+    ----------
+    leaderboard_df : DataFrame
+        :func:`stebkit.scores.leaderboard` output (``model``, ``model_category``,
+        ``score`` and optionally ``<score>`` interval columns).
+    directory, stem
+        Where to save (None: do not save).
+    score : str
+        Column to plot (e.g. ``"definitional_score"``).
+    scale : float
+        Multiplier of the scores (100: percentages, as in the paper).
+    mark_best : bool
+        Mark the best model of each category with a star (as the paper's Figure 1).
+    """
+    base = score.removesuffix("_score")
+    need = {"model", score}
+    if not need <= set(leaderboard_df.columns):
+        raise ValueError(f"leaderboard_df needs columns {sorted(need)}; got "
+                         f"{list(leaderboard_df.columns)}")
+    df = leaderboard_df.copy()
+    if "model_category" not in df:
+        df["model_category"] = "other"
+    df["model_category"] = df["model_category"].fillna("other")
+    df = df[df[score].notna()]
+    chance = df[_chance_mask(df)]
+    df = df[~_chance_mask(df)]
+    cats = _ordered_categories(df["model_category"].tolist())
+    gap = 0.8
+    keys = [*cats, *(["best in its category"] if mark_best else []),
+            *(f"chance level ({m})" for m in chance["model"])]
+    # the legend goes right of the axes when the model names leave room, else below them
+    legend_w = _text_width([*keys, "model category"], _TICK_FONT) + 0.5
+    below = _text_width(df["model"], _TICK_FONT) + legend_w + 2.2 > PAGE_WIDTH
+    ncol, legend_rows = _legend_rows(keys, PAGE_WIDTH - 0.3, _TICK_FONT) if below else (1, 0)
+    legend_h = (legend_rows + 1) * _TICK_FONT * _LINE / 72 + 0.2 if below else 0.0
+    title, title_h = _title(title, PAGE_WIDTH, 11.0)
+    overhead = 0.9 + title_h + legend_h
+    height, size = _rows(len(df) + gap * max(len(cats) - 1, 0), overhead, what="figure1")
+    import matplotlib as mpl
+
+    with mpl.rc_context(_rc()):
+        fig, ax = _figure(PAGE_WIDTH, height)
+        y, ticks, labels = 0.0, [], []
+        for cat in reversed(cats):
+            part = df[df["model_category"] == cat].sort_values(score)
+            ys = y + np.arange(len(part))
+            x = part[score].to_numpy(dtype=float) * scale
+            lo_col, hi_col = f"{base}_ci_low", f"{base}_ci_high"
+            if lo_col in part and hi_col in part:
+                lo = part[lo_col].to_numpy(dtype=float) * scale
+                hi = part[hi_col].to_numpy(dtype=float) * scale
+                err = np.vstack([np.clip(x - lo, 0, None), np.clip(hi - x, 0, None)])
+                err = np.where(np.isfinite(err), err, 0.0)
+            else:
+                err = None
+            ax.errorbar(x, ys, xerr=err, fmt="o", color=category_color(cat),
+                        elinewidth=1.2, capsize=2.5, markersize=min(5.0, size * 0.6),
+                        label=cat)
+            if mark_best and len(part):
+                ax.scatter(x[-1:], ys[-1:], marker="*", s=min(180, size ** 2 * 2.2),
+                           color=category_color(cat), edgecolors="black", linewidths=0.8,
+                           zorder=5, label="best in its category" if y == 0 else None)
+            ticks.extend(ys)
+            labels.extend(part["model"].tolist())
+            y += len(part) + gap
+        ax.set_yticks(ticks, labels, fontsize=size)
+        ax.set_ylim(-0.7, max(y - gap, 1) - 0.3)
+        ax.grid(axis="y", visible=False)
+        _chance_lines(ax, chance, score, scale, vertical=True)
+        name = "STEB score" if base == "steb" else f"{base.replace('_', ' ')} score"
+        ax.set_xlabel(name + (" (×100)" if scale == 100 else ""))
+        handles, names = ax.get_legend_handles_labels()
+        if below:
+            ax.legend(handles[::-1], names[::-1], title="model category", ncol=ncol,
+                      loc="upper center", bbox_to_anchor=(0.5, 0),
+                      borderaxespad=0.5 * 72 / _TICK_FONT)  # below the x axis's labels
+        else:
+            ax.legend(handles[::-1], names[::-1], title="model category", loc="center left",
+                      bbox_to_anchor=(1.01, 0.5))
+        if title:
+            ax.set_title(title)
+    return _finish(fig, stem, directory)
+
+
+def interval_bars(table: pd.DataFrame, *, directory: str | os.PathLike[str] | None = "auto",
+                  stem: str = "interval_bars", colors: Mapping[str, str] | None = None,
+                  xlabel: str = "score with 95 % bootstrap CI", xlim: tuple[float, float] = (0, 1),
+                  title: str | None = None) -> Plot:
+    """Horizontal bars with interval whiskers: one group per dataset, one bar per model
+    (a page wide, the legend below).
+
+    ``table`` is a records frame (``Results.main_frame()``) with ``model``, ``dataset``,
+    ``value``, ``ci_low`` and ``ci_high``; models keep their first-appearance order (or the
+    order of ``colors``), datasets are sorted.
+
+    >>> t = pd.DataFrame({"model": ["a", "b"], "dataset": ["d", "d"], "value": [0.6, 0.4],
+    ...                   "ci_low": [0.5, 0.3], "ci_high": [0.7, 0.5]})
+    >>> len(interval_bars(t, directory=None).figure.axes[0].patches)
+    2
+    """
+    missing = {"model", "dataset", "value", "ci_low", "ci_high"} - set(table.columns)
+    if missing:
+        raise ValueError(f"table lacks column(s) {sorted(missing)}; pass Results.main_frame()")
+    models = list(colors) if colors else list(dict.fromkeys(table["model"]))
+    sets = sorted(table["dataset"].unique())
+    ncol, legend_rows = _legend_rows(models, PAGE_WIDTH - 0.3, 8.0)
+    title, title_h = _title(title, PAGE_WIDTH, 11.0)
+    overhead = 0.8 + legend_rows * 8.0 * _LINE / 72 + title_h
+    height, size = _rows(len(sets), overhead, what="interval_bars",
+                         pitch=max(0.35, 0.12 * len(models)))
+    import matplotlib as mpl
+
+    with mpl.rc_context(_rc()):
+        fig, ax = _figure(PAGE_WIDTH, height)
+        bar = 0.8 / max(1, len(models))
+        for k, model in enumerate(models):
+            rows = table[table["model"] == model].set_index("dataset").reindex(sets)
+            y = np.arange(len(sets)) + (k - (len(models) - 1) / 2) * bar
+            err = np.vstack([rows["value"] - rows["ci_low"], rows["ci_high"] - rows["value"]])
+            kw = {"color": colors[model]} if colors else {}
+            ax.barh(y, rows["value"], bar, xerr=err, label=model, error_kw={"lw": 0.8}, **kw)
+        ax.set_yticks(np.arange(len(sets)), sets, fontsize=size)
+        ax.invert_yaxis()
+        ax.set(xlabel=xlabel, xlim=xlim)
+        _legend_below(fig, ax, PAGE_WIDTH)
+        if title:
+            ax.set_title(title)
+    return _finish(fig, stem, directory)
+
+
+def rank_resolution(table: pd.DataFrame, *, directory: str | os.PathLike[str] | None = "auto",
+                    stem: str = "rank_resolution", scale: float = 100.0,
+                    title: str | None = None) -> Plot:
+    """Models in rank order with tiers of indistinguishable models shaded alternately.
+
+    ``table`` is :func:`stebkit.quality.rank_resolution` output; a dashed line marks
+    every separable step between adjacent ranks.
+    """
+    need = {"model", "score", "tier", "separable"}
+    if not need <= set(table.columns):
+        raise ValueError(f"table needs columns {sorted(need)} "
+                         "(stebkit.quality.rank_resolution output)")
+    t = table.reset_index(drop=True)
+    y = np.arange(len(t))[::-1]
+    labels = [f"{m}  (tier {k})" for m, k in zip(t["model"], t["tier"], strict=True)]
+    title, title_h = _title(title, COLUMN_WIDTH)
+    height, size = _rows(len(t), 0.8 + title_h, what="rank_resolution")
+    import matplotlib as mpl
+
+    with mpl.rc_context(_rc()):
+        fig, ax = _figure(_width(_text_width(labels, size) + 2.2), height)
+        for k, tier in enumerate(sorted(t["tier"].unique())):
+            rows = y[t["tier"].to_numpy() == tier]
+            if k % 2 == 0:
+                ax.axhspan(rows.min() - 0.5, rows.max() + 0.5, color=GREY, alpha=0.15,
+                           linewidth=0)
+        colors = [category_color(c) for c in t["model_category"]] if "model_category" in t \
+            else [OKABE_ITO[4]] * len(t)
+        ax.scatter(t["score"] * scale, y, color=colors, zorder=3)
+        for i, sep in enumerate(t["separable"]):
+            if sep is True:
+                ax.axhline(y[i] - 0.5, color="black", linestyle="--", linewidth=0.8)
+        ax.set_yticks(y, labels, fontsize=size)
+        ax.set_ylim(-0.6, len(t) - 0.4)
+        ax.grid(axis="y", visible=False)
+        ax.set_xlabel("score" + (" (×100)" if scale == 100 else ""))
+        if title:
+            ax.set_title(title, fontsize=9)
+    return _finish(fig, stem, directory)
