@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from test_robustness_records import write_benchmark
 
-from stebkit import cli, runner
+import stebkit
+from stebkit import cli
 from stebkit.results import Results
 from stebkit.runs import context as run_context
 from stebkit.steb_format import (
@@ -31,7 +32,7 @@ def smoke_run(tmp_path_factory, mirror):
     out = tmp_path_factory.mktemp("smoke") / "results"
     old, run_context.N_RESAMPLES = run_context.N_RESAMPLES, 50
     try:
-        res = runner.evaluate("random", DATASETS, smoke=True, output_dir=out,
+        res = stebkit.evaluate("random", DATASETS, smoke=True, output_dir=out,
                               show_progress=False)
     finally:
         run_context.N_RESAMPLES = old
