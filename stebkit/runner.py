@@ -52,12 +52,12 @@ import numpy as np
 from stebkit.datasets.spec import Dataset, Submetric, expand_submetrics
 from stebkit.errors import StebkitError
 from stebkit.results import (
-    SCHEMA,
     UNDEFINED,
     Record,
     Results,
     check_metrics,
     check_record,
+    new_record,
     per_item,
     write_record,
 )
@@ -137,16 +137,12 @@ def _dataset_meta(unit: Unit) -> dict[str, Any]:
 
 def _skeleton(unit: Unit, protocol: dict[str, Any], model: dict[str, Any],
               dataset: dict[str, Any]) -> dict[str, Any]:
-    from stebkit import __version__
-
-    return {"schema": SCHEMA, "stebkit_version": __version__, "model": model, "dataset": dataset,
-            "task": unit.task, "episode_size": unit.episode_size,
-            "episodes_per_label": unit.episodes_per_label, "seed": protocol["seed"],
-            "protocol": {**protocol, "task": unit.task, "episode_size": unit.episode_size,
-                         "episodes_per_label": unit.episodes_per_label},
-            "main_metric": unit.spec.main_metric or unit.family.main_metric, "metrics": {},
-            "ci": None, "n_items": 0,
-            "per_item": {"ids": [], "values": []}, "runtime_s": 0.0, "date": _now()}
+    return new_record(model=model, dataset=dataset, task=unit.task,
+                      episode_size=unit.episode_size,
+                      episodes_per_label=unit.episodes_per_label, seed=protocol["seed"],
+                      protocol=protocol,
+                      main_metric=unit.spec.main_metric or unit.family.main_metric,
+                      n_items=0, runtime_s=0.0, date=_now())
 
 
 def _failed(record: dict[str, Any], err: BaseException, started: float) -> dict[str, Any]:
