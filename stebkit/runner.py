@@ -390,7 +390,7 @@ def _run_preset(the_plan: PresetPlan, context: RunContext) -> Results:
     records = []
     for entry in the_plan.plans:
         records += run_plan(entry, context).records
-    for problem in the_plan.unavailable:  # stacklevel: the caller of stebkit.evaluate
+    for problem in the_plan.unavailable:  # attributed to stebkit.evaluate (stacklevel 4)
         warnings.warn(f"preset {the_plan.preset!r}: {problem}; that entry is not run",
                       UserWarning, stacklevel=4)
     if not records and not the_plan.unavailable:

@@ -44,6 +44,9 @@ from stebkit.executors.worker import run_job
 
 if TYPE_CHECKING:
     from stebkit.results import Results
+    from stebkit.runs.context import RunContext
+    from stebkit.runs.planning import Plan, PresetPlan
+
 
 class JobsFailed(StebkitError):
     """Jobs ended without finishing their units; ``results`` holds what was written."""
@@ -76,8 +79,8 @@ def plan_units(models: Any, datasets: Any, *, output_dir: str | os.PathLike = "r
     return _planned(models, datasets, Path(output_dir), context, options)[1]
 
 
-def _planned(models: Any, datasets: Any, root: Path, context: Any, options: dict[str, Any]
-             ) -> tuple[Any, list[Unit], tuple[str, ...]]:
+def _planned(models: Any, datasets: Any, root: Path, context: RunContext,
+             options: dict[str, Any]) -> tuple[Plan | PresetPlan, list[Unit], tuple[str, ...]]:
     """The run planned once (:func:`stebkit.runner.plan_run`), its units and the entries of
     its preset it cannot run."""
     from stebkit.runner import PresetPlan, plan_run
@@ -88,7 +91,7 @@ def _planned(models: Any, datasets: Any, root: Path, context: Any, options: dict
     return the_plan, units_of(the_plan), ()
 
 
-def units_of(the_plan: Any) -> list[Unit]:
+def units_of(the_plan: Plan) -> list[Unit]:
     """The units (one model on one dataset) of a :class:`stebkit.runner.Plan`, in its
     order, each with its record files and whether one of them is pending."""
     units: dict[tuple[str, str], Unit] = {}
@@ -99,7 +102,7 @@ def units_of(the_plan: Any) -> list[Unit]:
     return list(units.values())
 
 
-def preset_units(the_plan: Any) -> list[Unit]:
+def preset_units(the_plan: PresetPlan) -> list[Unit]:
     """The units of a preset run (a :class:`stebkit.runner.PresetPlan`): a unit holds the
     records of every entry of the preset on its dataset, models outer, datasets inner (in
     the order given), as a run without a preset."""
@@ -295,8 +298,8 @@ def evaluate(
     return results
 
 
-def _sequential(models: Any, datasets: Any, root: Path, context: Any,
-                options: dict[str, Any]) -> Any:
+def _sequential(models: Any, datasets: Any, root: Path, context: RunContext,
+                options: dict[str, Any]) -> Results:
     """The sequential executor: the run planned once (:func:`stebkit.runner.plan_run`), its
     units saved for :func:`status`, and run in this process
     (:func:`stebkit.runner.run_plan`)."""
