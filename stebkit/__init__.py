@@ -8,8 +8,8 @@ The public face, imported lazily so that ``import stebkit`` stays fast:
 
 - :func:`load_dataset` — a benchmark dataset as records (``stebkit.datasets``)
 - :func:`get_encoder` — any model of the zoo (``stebkit.encoders``)
-- :func:`evaluate` — models x datasets x tasks, results on disk (``stebkit.runner``),
-  in this process, local workers or SLURM jobs (``stebkit.executors``)
+- :func:`evaluate` — models x datasets x tasks, results on disk, in this process
+  (``stebkit.runner``), local workers or SLURM jobs (``stebkit.executors``)
 - :func:`leaderboard` — operational and definitional STEB scores (``stebkit.scores``)
 - :func:`published_leaderboard` — the published STEB leaderboard (``stebkit.published``)
 - ``stebkit.tasks`` — the task families as pure functions of embeddings

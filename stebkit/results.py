@@ -167,6 +167,35 @@ def _jsonable(value: Any) -> Any:
     return str(value)
 
 
+def new_record(*, model: Mapping[str, Any], dataset: Mapping[str, Any], task: str,
+               episode_size: int, episodes_per_label: int | str | None, seed: int | None,
+               protocol: Mapping[str, Any], main_metric: str, n_items: int | None,
+               metrics: Mapping[str, Any] | None = None, **fields: Any) -> dict[str, Any]:
+    """The fields of a new record, in the order every record has them: the schema and
+    stebkit version, the model and dataset metadata, the task and its episodes, the seed,
+    the protocol (``protocol`` with the task and episodes), the main metric, ``metrics``,
+    no interval and no per-item values yet, then ``fields`` (a run's timing, an import's
+    status...). The one constructor of records, for a run and for an import.
+
+    >>> rec = new_record(model={"name": "m"}, dataset={"name": "d"}, task="retrieval",
+    ...                  episode_size=-1, episodes_per_label=1, seed=42,
+    ...                  protocol={"seed": 42}, main_metric="mrr", n_items=0, status="ok")
+    >>> list(rec)[:4], list(rec)[-3:]
+    (['schema', 'stebkit_version', 'model', 'dataset'], ['n_items', 'per_item', 'status'])
+    >>> rec["protocol"]
+    {'seed': 42, 'task': 'retrieval', 'episode_size': -1, 'episodes_per_label': 1}
+    """
+    from stebkit import __version__
+
+    return {"schema": SCHEMA, "stebkit_version": __version__, "model": model,
+            "dataset": dataset, "task": task, "episode_size": episode_size,
+            "episodes_per_label": episodes_per_label, "seed": seed,
+            "protocol": {**protocol, "task": task, "episode_size": episode_size,
+                         "episodes_per_label": episodes_per_label},
+            "main_metric": main_metric, "metrics": dict(metrics or {}), "ci": None,
+            "n_items": n_items, "per_item": {"ids": [], "values": []}, **fields}
+
+
 def write_record(path: str | os.PathLike, record: Mapping[str, Any]) -> Path:
     """Write ``record`` as JSON atomically (NaN and infinities become ``null``), after
     checking it as :meth:`Record.from_json` does: a record with a bad value is never

@@ -14,11 +14,14 @@ The run has three seams, each a public function:
    family's task function runs and its main metric gets a bootstrap interval;
 3. each record is written atomically as soon as it is done.
 
-:func:`evaluate` chains them with the settings of one :class:`RunContext` (seed, smoke,
-batch size, device, overwrite, cache, trust, and the models it keeps built);
-:func:`run_plan` runs a plan in this process, as the sequential executor and each job
-of the local and SLURM executors do (:mod:`stebkit.executors`). The plan, the context and
-the models live in :mod:`stebkit.runs`; every public name is importable from here.
+:func:`run` chains them with the settings of one :class:`RunContext` (seed, smoke,
+batch size, device, overwrite, cache, trust, and the models it keeps built):
+:func:`plan_run` plans the run once (a preset's entries with :func:`plan_preset`) and
+:func:`run_plan` runs the plan in this process, as the sequential executor and each job
+of the local and SLURM executors do. :func:`stebkit.evaluate` (:mod:`stebkit.executors`)
+is the public entry point: it makes the context from its arguments and hands the plan to
+an executor. The plan, the context and the models live in :mod:`stebkit.runs`; every
+public name is importable from here.
 
 A failure is recorded (``status: "failed"``, with the error) and the run goes on, except
 a fault of the machine that every result would hit (a full disk, a read-only cache:
@@ -49,12 +52,12 @@ import numpy as np
 from stebkit.datasets.spec import Dataset, Submetric, expand_submetrics
 from stebkit.errors import StebkitError
 from stebkit.results import (
-    SCHEMA,
     UNDEFINED,
     Record,
     Results,
     check_metrics,
     check_record,
+    new_record,
     per_item,
     write_record,
 )
@@ -71,15 +74,16 @@ from stebkit.runs.planning import (
     SMOKE_EPISODES_PER_LABEL,
     Plan,
     PlannedModel,
+    PresetPlan,
     ProtocolMismatch,
     Unit,
-    _as_list,
-    _zoo_entry,
     check_resume,
     model_scoring,
     needs_run,
     other_settings,
     plan,
+    plan_preset,
+    planned_model,
     resume_protocol,
 )
 from stebkit.tasks import TaskFamily
@@ -87,9 +91,10 @@ from stebkit.tasks.inputs import TaskInput, keep_texts, restrict
 
 __all__ = [
     "OVERWRITE", "SMOKE_EPISODES_PER_LABEL", "COLLAPSE_WARN",
-    "RunContext", "PlannedModel", "Plan", "Unit", "plan", "needs_run", "ProtocolMismatch",
-    "other_settings", "check_resume", "resume_protocol", "model_scoring", "evaluate", "run",
-    "run_plan", "progress_interval", "run_protocol", "run_model_dataset", "stops_the_run",
+    "RunContext", "PlannedModel", "Plan", "PresetPlan", "Unit", "plan", "plan_preset",
+    "planned_model", "plan_run", "needs_run", "ProtocolMismatch", "other_settings",
+    "check_resume", "resume_protocol", "model_scoring", "run", "run_plan",
+    "progress_interval", "run_protocol", "run_model_dataset", "stops_the_run",
     "collapsed_share",
 ]
 
@@ -132,16 +137,12 @@ def _dataset_meta(unit: Unit) -> dict[str, Any]:
 
 def _skeleton(unit: Unit, protocol: dict[str, Any], model: dict[str, Any],
               dataset: dict[str, Any]) -> dict[str, Any]:
-    from stebkit import __version__
-
-    return {"schema": SCHEMA, "stebkit_version": __version__, "model": model, "dataset": dataset,
-            "task": unit.task, "episode_size": unit.episode_size,
-            "episodes_per_label": unit.episodes_per_label, "seed": protocol["seed"],
-            "protocol": {**protocol, "task": unit.task, "episode_size": unit.episode_size,
-                         "episodes_per_label": unit.episodes_per_label},
-            "main_metric": unit.spec.main_metric or unit.family.main_metric, "metrics": {},
-            "ci": None, "n_items": 0,
-            "per_item": {"ids": [], "values": []}, "runtime_s": 0.0, "date": _now()}
+    return new_record(model=model, dataset=dataset, task=unit.task,
+                      episode_size=unit.episode_size,
+                      episodes_per_label=unit.episodes_per_label, seed=protocol["seed"],
+                      protocol=protocol,
+                      main_metric=unit.spec.main_metric or unit.family.main_metric,
+                      n_items=0, runtime_s=0.0, date=_now())
 
 
 def _failed(record: dict[str, Any], err: BaseException, started: float) -> dict[str, Any]:
@@ -260,126 +261,57 @@ def _run_submetrics(unit: Unit, ti: TaskInput, item_emb: np.ndarray, record: dic
     record["submetrics"] = out
 
 
-def evaluate(
-    models: Any,
-    datasets: Any = None,
-    *,
-    tasks: Sequence[str] | None = None,
-    output_dir: str | os.PathLike = "results",
-    overwrite: str = "only-missing",
-    seed: int = 42,
-    smoke: bool = False,
-    episode_sizes: Sequence[int] | Mapping[str, Sequence[int]] | None = None,
-    batch_size: int = 32,
-    show_progress: bool = True,
-    cache_embeddings: bool = True,
-    sampling: str = "reference",
-    trust_remote_code: bool = False,
-    episodes_per_label: int | Mapping[str, int] | None = None,
-    device: str | None = None,
-    preset: str | None = None,
-) -> Results:
-    """Evaluate every model on every dataset, task and episode size; write one record each.
+def plan_run(models: Any, datasets: Any, context: RunContext, *,
+             tasks: Sequence[str] | None = None, output_dir: str | os.PathLike = "results",
+             episode_sizes: Any = None, episodes_per_label: Any = None,
+             preset: str | None = None) -> Plan | PresetPlan:
+    """The run of :func:`stebkit.evaluate` planned once, with the settings of ``context``:
+    a :class:`Plan` (:func:`plan`), or with a ``preset`` the plan of each of its entries
+    (:func:`plan_preset`).
 
-    Parameters
-    ----------
-    models : str, encoder, or a list of them
-        Zoo names (built with :func:`stebkit.encoders.get_encoder` only if some record is
-        missing) or encoder objects (anything with ``encode(texts)``).
-    datasets : str, Dataset, or a list of them
-        Catalogue names (loaded with :func:`stebkit.datasets.load_dataset`) or Datasets
-        (optional with a ``preset``, which names its own).
-    tasks : list of str, optional
-        Task families to run; default: those each dataset serves. A requested task a
-        dataset does not serve gets a ``"skipped"`` record with the reason.
-    output_dir : path, default "results"
-        Root of the record files ``<model>/<dataset>/<task>__e<size>.json``.
-    overwrite : {"only-missing", "never", "always"}
-        ``only-missing`` computes combinations without a valid record (missing, failed,
-        or made from another dataset fingerprint) and raises :class:`ProtocolMismatch`,
-        before any work, when successful records were made with another seed, smoke
-        setting, sampling or episodes per label; ``never`` leaves every existing file
-        alone; ``always`` recomputes everything. (A new model revision is not detected:
-        use ``always``.)
-    seed : int, default 42
-        Seeds dataset sampling, the task functions, the bootstrap and (with
-        ``sampling="shuffle"``) episode sampling.
-    smoke : bool, default False
-        Load the small smoke version of each dataset.
-    episode_sizes : list of int, or dict task -> list of int, optional
-        Override the datasets' episode sizes (a list applies to every task except
-        predefined pairs and probing, which use single texts).
-    batch_size : int, default 32
-        Encoding batch size (clustering's mini-batch stays 32, as the reference's).
-    show_progress : bool, default True
-        Show a progress bar over the records.
-    cache_embeddings : bool, default True
-        Encode through the on-disk embedding cache (:func:`stebkit.encoders.cached`).
-    sampling : {"reference", "shuffle"}, default "reference"
-        How episodes pick their texts: the reference's first N texts of each label in
-        record order, or the first N after a seeded shuffle
-        (:meth:`stebkit.tasks.TaskFamily.build`).
-    trust_remote_code : bool, default False
-        Allow models and datasets that run code from their repository (LUAR, gte,
-        jina; the Hub loading scripts of ``blog_age``, ``blog_gender``,
-        ``reuters21578``). Without it such a dataset stops the run before any work,
-        with a message naming it, and such a model's results are recorded as failed.
-    episodes_per_label : int, or dict task -> int, optional
-        Override the datasets' episodes per label (the reference's
-        ``n_episodes_per_class``; predefined pairs, probing and retrieval with size -1
-        use every text whatever it is).
-    device : str, optional
-        Torch device of the neural encoders (``"cpu"``, ``"cuda"``, ``"cuda:1"``,
-        ``"mps"``); default: a GPU when there is one. Non-neural baselines ignore it.
-    preset : {"benchmark", "fast"}, optional
-        Run one of the reference's presets (:mod:`stebkit.presets`): its tasks, datasets
-        and episode configuration; ``datasets`` (when given) restricts it.
-
-    Returns
-    -------
-    Results
-        Every record of this run's combinations (read back from ``output_dir``);
-        ``Results.ok`` is False when one failed.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> res = evaluate("random", "synthetic-authors-en", tasks=["retrieval"], smoke=True,
-    ...                output_dir=tempfile.mkdtemp(), show_progress=False)
-    >>> res.ok, res.main_frame()[["model", "dataset", "task", "metric"]].values.tolist()
-    (True, [['random', 'synthetic-authors-en', 'retrieval', 'mrr']])
+    >>> ctx = RunContext(smoke=True)
+    >>> len(plan_run("random", "synthetic-authors-en", ctx, output_dir="unused"))
+    5
+    >>> p = plan_run("random", "synthetic-authors-en", ctx, preset="benchmark",
+    ...              output_dir="unused")
+    >>> [(e[0].task, len(e)) for e in p.plans][:2], p.unavailable
+    ([('clustering', 3), ('all_to_all_pairs', 3)], ())
     """
-    context = RunContext(seed=seed, smoke=smoke, batch_size=batch_size, sampling=sampling,
-                         overwrite=overwrite, device=device, cache_embeddings=cache_embeddings,
-                         trust_remote_code=trust_remote_code, show_progress=show_progress)
-    return run(models, datasets, context, tasks=tasks, output_dir=output_dir,
-               episode_sizes=episode_sizes, episodes_per_label=episodes_per_label,
-               preset=preset)
+    if preset:
+        return plan_preset(preset, models, datasets, context=context, tasks=tasks,
+                           episode_sizes=episode_sizes, episodes_per_label=episodes_per_label,
+                           output_dir=output_dir)
+    if datasets is None:
+        raise ValueError("datasets is missing: pass dataset names or Datasets (or a preset)")
+    return plan(models, datasets, tasks=tasks, episode_sizes=episode_sizes,
+                output_dir=output_dir, episodes_per_label=episodes_per_label, context=context)
 
 
 def run(models: Any, datasets: Any, context: RunContext, *,
         tasks: Sequence[str] | None = None, output_dir: str | os.PathLike = "results",
         episode_sizes: Any = None, episodes_per_label: Any = None,
         preset: str | None = None) -> Results:
-    """:func:`evaluate` with the settings of ``context``: plan the run once
-    (:func:`plan`) and run it in this process (:func:`run_plan`); a ``preset`` runs each of
-    its entries so, its models built once."""
-    if preset is not None:
-        return _evaluate_preset(
-            preset, models, datasets, context, tasks=tasks, output_dir=output_dir,
-            episode_sizes=episode_sizes, episodes_per_label=episodes_per_label)
-    if datasets is None:
-        raise ValueError("datasets is missing: pass dataset names or Datasets (or a preset)")
-    return run_plan(plan(models, datasets, tasks=tasks, episode_sizes=episode_sizes,
-                         output_dir=output_dir, episodes_per_label=episodes_per_label,
-                         context=context), context)
+    """Plan the run once with the settings of ``context`` (:func:`plan_run`) and run it in
+    this process (:func:`run_plan`): the engine behind :func:`stebkit.evaluate`, and what
+    each local or SLURM job runs on its units.
+
+    >>> import tempfile
+    >>> res = run("random", "synthetic-authors-en", RunContext(smoke=True, show_progress=False),
+    ...           tasks=["retrieval"], output_dir=tempfile.mkdtemp())
+    >>> res.ok, res.main_frame()[["model", "dataset", "task", "metric"]].values.tolist()
+    (True, [['random', 'synthetic-authors-en', 'retrieval', 'mrr']])
+    """
+    return run_plan(plan_run(models, datasets, context, tasks=tasks, output_dir=output_dir,
+                             episode_sizes=episode_sizes,
+                             episodes_per_label=episodes_per_label, preset=preset), context)
 
 
-def run_plan(the_plan: Plan, context: RunContext) -> Results:
+def run_plan(the_plan: Plan | PresetPlan, context: RunContext) -> Results:
     """Run the pending units of ``the_plan`` in this process, model after model (each
     built once, only when one of its units is pending and served), and return every
     record of the plan (read back from its folder): the sequential executor, and what
-    each local or SLURM job runs on its units.
+    each local or SLURM job runs on its units. A preset's plan (:class:`PresetPlan`) runs
+    entry after entry, each model built once for all of them.
 
     >>> import tempfile
     >>> ctx = RunContext(smoke=True, show_progress=False)
@@ -388,6 +320,8 @@ def run_plan(the_plan: Plan, context: RunContext) -> Results:
     >>> run_plan(p, ctx).main_frame()[["model", "task", "metric"]].values.tolist()
     [['random', 'retrieval', 'mrr']]
     """
+    if isinstance(the_plan, PresetPlan):
+        return _run_preset(the_plan, context)
     from stebkit.datasets.hub import check_remote_code
 
     for spec, loaded_ds in the_plan.datasets:
@@ -450,38 +384,20 @@ def progress_interval() -> float:
     return 0.1 if getattr(sys.stderr, "isatty", bool)() else 30.0
 
 
-def _evaluate_preset(preset: str, models: Any, datasets: Any, context: RunContext, *,
-                     tasks: Any, episode_sizes: Any, episodes_per_label: Any,
-                     output_dir: Any) -> Results:
-    """:func:`evaluate` of every entry of a preset into one results folder."""
-    from stebkit.presets import preset_entries, resolve_datasets
-
-    entries = preset_entries(preset)
-    if episode_sizes is not None or episodes_per_label is not None:
-        raise ValueError(f"preset {preset!r} sets the episode sizes and episodes per label; "
-                         "give either a preset or episode_sizes/episodes_per_label")
-    names = None if datasets is None else [d.name if isinstance(d, Dataset) else d
-                                           for d in _as_list(datasets)]
-    wanted = None if tasks is None else _as_list(tasks)
-    unavailable: list[str] = []
-    records = []
+def _run_preset(the_plan: PresetPlan, context: RunContext) -> Results:
+    """:func:`run_plan` of every entry of a preset into one results folder."""
     context = context.keeping_encoders()  # each model loads once for all the entries
-    for entry in entries:
-        if wanted is not None and entry.task not in wanted:
-            continue
-        chosen = resolve_datasets(entry, names, unavailable)
-        if not chosen:
-            continue
-        res = run(models, chosen, context, tasks=[entry.task], output_dir=output_dir,
-                  episode_sizes={entry.task: list(entry.episode_sizes)},
-                  episodes_per_label=entry.episodes_per_label)
-        records += res.records
-    for problem in unavailable:
-        warnings.warn(f"preset {preset!r}: {problem}; that entry is not run", UserWarning,
-                      stacklevel=4)
-    if not records and not unavailable:
-        raise ValueError(f"preset {preset!r} has nothing to run on the datasets {names}")
-    return Results(records, root=Path(output_dir))
+    records = []
+    for entry in the_plan.plans:
+        records += run_plan(entry, context).records
+    for problem in the_plan.unavailable:  # attributed to stebkit.evaluate (stacklevel 4)
+        warnings.warn(f"preset {the_plan.preset!r}: {problem}; that entry is not run",
+                      UserWarning, stacklevel=4)
+    if not records and not the_plan.unavailable:
+        names = None if the_plan.datasets is None else list(the_plan.datasets)
+        raise ValueError(f"preset {the_plan.preset!r} has nothing to run on the datasets "
+                         f"{names}")
+    return Results(records, root=the_plan.root)
 
 
 def run_model_dataset(model: str, encoder: Any, units: Sequence[Unit], *,
@@ -532,7 +448,7 @@ def run_model_dataset(model: str, encoder: Any, units: Sequence[Unit], *,
         raise ValueError(f"run_model_dataset: units must all be of model {model!r} and one "
                          f"dataset, got {sorted(names)}")
     given = None if encoder is None or isinstance(encoder, str) else encoder
-    planned = PlannedModel(model, given, _zoo_entry(model), model_scoring(model, given))
+    planned = planned_model(model, given)
     encoder = _prepare_encoder(planned, context)
     written: list[Path] = []
 

@@ -402,30 +402,24 @@ def import_steb(root: str | os.PathLike[str], results: str | os.PathLike[str], *
 
 def _imported(it: Mapping[str, Any], name: str, spec: Any) -> dict[str, Any]:
     """The stebkit record of one scanned reference file (:func:`scan_steb`)."""
-    from stebkit import __version__
-    from stebkit.results import SCHEMA
+    from stebkit.results import new_record
 
     metrics = dict(it["metrics"])
     submetrics = metrics.pop("submetrics", None)
     if it["task"] == "probing":
         metrics["accuracy"] = metrics["average"]
-    record = {
-        "schema": SCHEMA, "stebkit_version": __version__,
-        "model": {"name": it["model"], "revision": "unknown",
-                  "category": _model_category(it["model"])},
-        "dataset": {"name": name, "steb_name": it["dataset"],
-                    "category": spec.category if spec else "other",
-                    "languages": list(spec.languages) if spec else [],
-                    "application": spec.application if spec else "custom"},
-        "task": it["task"], "episode_size": it["episode_size"],
-        "episodes_per_label": it["episodes_per_label"], "seed": None,
-        "protocol": {"source": "STEB result file", "file": str(it["path"]),
-                     "task": it["task"], "episode_size": it["episode_size"],
-                     "episodes_per_label": it["episodes_per_label"]},
-        "main_metric": _main_metric(it["task"]), "metrics": metrics, "ci": None,
-        "n_items": None, "per_item": {"ids": [], "values": []}, "status": "ok",
-        "warnings": [],
-    }
+    record = new_record(
+        model={"name": it["model"], "revision": "unknown",
+               "category": _model_category(it["model"])},
+        dataset={"name": name, "steb_name": it["dataset"],
+                 "category": spec.category if spec else "other",
+                 "languages": list(spec.languages) if spec else [],
+                 "application": spec.application if spec else "custom"},
+        task=it["task"], episode_size=it["episode_size"],
+        episodes_per_label=it["episodes_per_label"], seed=None,
+        protocol={"source": "STEB result file", "file": str(it["path"])},
+        main_metric=_main_metric(it["task"]), metrics=metrics, n_items=None, status="ok",
+        warnings=[])
     if submetrics:
         record["submetrics"] = submetrics
     return record

@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pytest
 
+from stebkit import evaluate as run_sequential
 from stebkit import executors
 from stebkit.cli import main
 from stebkit.executors import claim_path, read_claim, status
-from stebkit.runner import evaluate as run_sequential
 
 # the leaderboards of these small runs warn (two models; a model without results)
 pytestmark = [pytest.mark.filterwarnings("ignore:.*correlation grouping needs:UserWarning"),
@@ -89,16 +89,16 @@ _COUNT_BUILDS = '''
 import os
 from stebkit.encoders import zoo
 
-_build = zoo.get_encoder
+_build = zoo.build_encoder
 
 
-def get_encoder(name, **options):
+def build_encoder(name, info, /, **options):
     with open(os.environ["STEBKIT_TEST_BUILDS"], "a") as fh:
         fh.write(f"{os.getpid()} {name}\\n")
-    return _build(name, **options)
+    return _build(name, info, **options)
 
 
-zoo.get_encoder = get_encoder
+zoo.build_encoder = build_encoder
 '''
 
 
@@ -136,7 +136,7 @@ def test_local_executor_identical_to_sequential(reference, tmp_path, monkeypatch
 
 _TASK_NUMBERS = """
 import json, sys, tempfile
-from stebkit.runner import evaluate
+from stebkit import evaluate
 res = evaluate(["function-words"], ["informal-genre"], tasks=["all_to_all_pairs"],
                output_dir=tempfile.mkdtemp(), show_progress=False, cache_embeddings=False)
 print(json.dumps([r["metrics"] for r in res], sort_keys=True))

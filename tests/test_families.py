@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from test_runner import MarkerEncoder, authors_dataset, spec
 
-from stebkit import runner
+import stebkit
 from stebkit.datasets.spec import Dataset, TaskConfig
 from stebkit.results import Results, item_details
 from stebkit.scores import leaderboard
@@ -102,7 +102,7 @@ def test_a_toy_family_declared_once_runs_through_evaluate_records_bootstrap_lead
             out = super().encode(texts)
             return out[:, ::-1].copy() + np.arange(out.shape[1], dtype=np.float32)
 
-    res = runner.evaluate([MarkerEncoder(), Shifted()], data, output_dir=tmp_path,
+    res = stebkit.evaluate([MarkerEncoder(), Shifted()], data, output_dir=tmp_path,
                           show_progress=False, cache_embeddings=False)
     assert res.ok and len(res) == 4
     records = {(r["model"]["name"], r["episode_size"]): r for r in res}

@@ -331,7 +331,7 @@ def test_the_runner_scores_an_l1_model_by_l1_in_pair_tasks_and_clustering_only(t
     from sklearn.metrics import roc_auc_score
     from test_runner import MarkerEncoder, authors_dataset
 
-    from stebkit import runner
+    import stebkit
     from stebkit.results import Results
 
     class L1Marker(MarkerEncoder):
@@ -339,7 +339,7 @@ def test_the_runner_scores_an_l1_model_by_l1_in_pair_tasks_and_clustering_only(t
         scoring = "l1"
 
     data = authors_dataset()
-    res = runner.evaluate([L1Marker()], [data], output_dir=tmp_path,
+    res = stebkit.evaluate([L1Marker()], [data], output_dir=tmp_path,
                           tasks=["all_to_all_pairs", "clustering", "retrieval"],
                           cache_embeddings=False)
     by_task = {r["task"]: r for r in Results(res).records}
@@ -374,7 +374,7 @@ def test_label_submetrics_rescore_the_items_of_their_labels(tmp_path):
     """corpus-of-diverse-styles declares clustering on tweets and switchboard only."""
     from test_runner import MarkerEncoder, authors_dataset, spec
 
-    from stebkit import runner
+    import stebkit
     from stebkit.datasets.spec import Dataset, Submetric, TaskConfig
     from stebkit.results import Results
 
@@ -382,7 +382,7 @@ def test_label_submetrics_rescore_the_items_of_their_labels(tmp_path):
     cfg = TaskConfig((1,), 3, {"a_vs_b": Submetric(labels=("a", "b")),
                                "missing": Submetric(labels=("zz",))})
     data = Dataset(spec("toy_sub", {"clustering": cfg}), base.records, "fp-sub")
-    res = runner.evaluate([MarkerEncoder()], [data], output_dir=tmp_path,
+    res = stebkit.evaluate([MarkerEncoder()], [data], output_dir=tmp_path,
                           cache_embeddings=False)
     rec = Results(res).records[0]
     ti = FAMILIES["clustering"].build(base.records, episode_size=1, episodes_per_label=3)
@@ -399,7 +399,7 @@ def test_field_submetrics_with_query_sides_keep_every_target(tmp_path):
     """AuthBench length buckets: queries of one bucket against the whole target pool."""
     from test_runner import spec
 
-    from stebkit import runner
+    import stebkit
     from stebkit.datasets.spec import Dataset, Submetric, TaskConfig
     from stebkit.results import Results
 
@@ -418,7 +418,7 @@ def test_field_submetrics_with_query_sides_keep_every_target(tmp_path):
     cfg = TaskConfig((-1,), 1, {"length_{value}": Submetric(field="bucket", sides="query")})
     data = Dataset(spec("toy_buckets", {"retrieval": cfg}, category="idiolect"), records,
                    "fp-b")
-    res = runner.evaluate([Fixed()], [data], output_dir=tmp_path, cache_embeddings=False)
+    res = stebkit.evaluate([Fixed()], [data], output_dir=tmp_path, cache_embeddings=False)
     rec = Results(res).records[0]
     # by hand: 'long' keeps query qa2 (author a, looks like b) and both targets -> rank 2;
     # author b has no long query

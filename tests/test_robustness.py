@@ -15,11 +15,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from stebkit import runner
+from stebkit import evaluate, runner
 from stebkit.datasets.spec import Dataset, DatasetSpec, License, Source, TaskConfig
 from stebkit.encoders.base import BaseEncoder
 from stebkit.results import Results, read_record, safe_name
-from stebkit.runner import evaluate
 
 
 @pytest.fixture(autouse=True)

@@ -10,6 +10,7 @@ import os
 
 import pytest
 
+import stebkit
 from stebkit import cli, runner
 from stebkit.results import Record, Results, read_record, record_path, write_record
 from stebkit.steb_format import export_steb, import_steb, scan_steb
@@ -105,7 +106,7 @@ def test_11_a_bad_value_is_recomputed_on_resume_and_named_by_the_leaderboard(
         tmp_path, capsys, bad, shown) -> None:
     out = tmp_path / "results"
     kwargs = dict(tasks=["retrieval"], smoke=True, output_dir=out, show_progress=False)
-    runner.evaluate("random", ["synthetic-authors-en"], **kwargs)
+    stebkit.evaluate("random", ["synthetic-authors-en"], **kwargs)
     (path,) = out.rglob("*.json")
     good = json.loads(path.read_text())
     path.write_text(json.dumps({**good, "metrics": {**good["metrics"], "mrr": bad}}))
@@ -115,7 +116,7 @@ def test_11_a_bad_value_is_recomputed_on_resume_and_named_by_the_leaderboard(
     assert cli.main(["leaderboard", str(out)]) == 2
     message = capsys.readouterr().err
     assert str(path) in message and "'metrics.mrr'" in message and "Traceback" not in message
-    runner.evaluate("random", ["synthetic-authors-en"], **kwargs)  # resumes: recomputed
+    stebkit.evaluate("random", ["synthetic-authors-en"], **kwargs)  # resumes: recomputed
     again = json.loads(path.read_text())
     assert again["metrics"] == good["metrics"] and again["status"] == "ok"
 
@@ -177,7 +178,7 @@ def test_11_an_undefined_metric_is_recorded_as_failed_not_ok(tmp_path, monkeypat
                           result.details), messages
 
     monkeypatch.setattr(runner, "_evaluate", undefined)
-    res = runner.evaluate("random", ["synthetic-authors-en"], tasks=["retrieval"], smoke=True,
+    res = stebkit.evaluate("random", ["synthetic-authors-en"], tasks=["retrieval"], smoke=True,
                           output_dir=tmp_path, show_progress=False)
     (rec,) = res.records
     assert rec["status"] == "failed"
@@ -187,7 +188,7 @@ def test_11_an_undefined_metric_is_recorded_as_failed_not_ok(tmp_path, monkeypat
 
 def test_11_record_parses_and_gives_back_the_same_bytes(tmp_path) -> None:
     out = tmp_path / "results"
-    runner.evaluate("random", ["synthetic-authors-en"], tasks=["clustering"], smoke=True,
+    stebkit.evaluate("random", ["synthetic-authors-en"], tasks=["clustering"], smoke=True,
                     output_dir=out, show_progress=False)
     for path in out.rglob("*.json"):
         raw = json.loads(path.read_text())

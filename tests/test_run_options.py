@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+import stebkit
 from stebkit import cli, runner
 from stebkit.preflight import preflight
 from stebkit.presets import preset_entries
@@ -33,17 +34,17 @@ def test_presets_are_the_references() -> None:
 
 
 def test_episodes_per_label_in_the_api(tmp_path) -> None:
-    res = runner.evaluate("random", AUTHORS, tasks=["clustering"], smoke=True,
+    res = stebkit.evaluate("random", AUTHORS, tasks=["clustering"], smoke=True,
                           episode_sizes=[1], episodes_per_label=3, output_dir=tmp_path,
                           show_progress=False)
     (rec,) = list(res)
     assert rec["episodes_per_label"] == 3 and rec["n_items"] == 3 * 3  # 3 authors
-    res = runner.evaluate("random", AUTHORS, tasks=["clustering"], smoke=True,
+    res = stebkit.evaluate("random", AUTHORS, tasks=["clustering"], smoke=True,
                           episode_sizes=[1], episodes_per_label={"clustering": 2},
                           output_dir=tmp_path / "b", show_progress=False)
     assert [r["n_items"] for r in res] == [6]
     with pytest.raises(ValueError, match="episodes_per_label: 0 is not a positive int"):
-        runner.evaluate("random", AUTHORS, episodes_per_label=0, output_dir=tmp_path / "c")
+        stebkit.evaluate("random", AUTHORS, episodes_per_label=0, output_dir=tmp_path / "c")
 
 
 def test_device_reaches_torch_encoders_only(tmp_path) -> None:
@@ -56,26 +57,26 @@ def test_device_reaches_torch_encoders_only(tmp_path) -> None:
     assert enc.device_name == "cpu"
     assert not hasattr(_prepare_encoder(tfidf, on_cpu), "device_name")
     with pytest.raises(ValueError, match="device 'gpu0' is not a torch device name"):
-        runner.evaluate("random", AUTHORS, device="gpu0", output_dir=tmp_path)
+        stebkit.evaluate("random", AUTHORS, device="gpu0", output_dir=tmp_path)
     assert not list(tmp_path.rglob("*.json"))
 
 
 def test_benchmark_preset_restricted_to_given_datasets(tmp_path) -> None:
-    res = runner.evaluate("random", [AUTHORS], preset="benchmark", smoke=True,
+    res = stebkit.evaluate("random", [AUTHORS], preset="benchmark", smoke=True,
                           output_dir=tmp_path, show_progress=False)
     got = sorted((r["task"], r["episode_size"]) for r in res)
     assert got == [("all_to_all_pairs", 1), ("all_to_all_pairs", 2), ("all_to_all_pairs", 5),
                    ("clustering", 1), ("clustering", 2), ("clustering", 5),
                    ("retrieval", -1)]
     with pytest.raises(ValueError, match="give either a preset or episode_sizes"):
-        runner.evaluate("random", [AUTHORS], preset="benchmark", episode_sizes=[1],
+        stebkit.evaluate("random", [AUTHORS], preset="benchmark", episode_sizes=[1],
                         output_dir=tmp_path)
 
 
 def test_fast_preset_names_the_entry_it_cannot_run(tmp_path) -> None:
     with pytest.warns(UserWarning, match="preset 'fast': clustering on 'sms_spam': not in "
                                          "the stebkit catalogue"):
-        res = runner.evaluate("random", ["amazon"], preset="fast", output_dir=tmp_path,
+        res = stebkit.evaluate("random", ["amazon"], preset="fast", output_dir=tmp_path,
                               show_progress=False)
     (rec,) = list(res)  # offline here: the Hub dataset fails, with the preset's protocol
     assert (rec["task"], rec["episode_size"], rec["episodes_per_label"]) == \

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import collections
+import json
 
 import pytest
 
+import stebkit
 import stebkit.datasets
 import stebkit.datasets.registry
 import stebkit.encoders.zoo
 from stebkit import executors, runner
 from stebkit.runner import Plan, RunContext
+from stebkit.runs import planning
 from stebkit.runs.encoders import _prepare_encoder
 from stebkit.runs.planning import _resolve_models
 
@@ -41,15 +44,15 @@ def lookups(monkeypatch):
     return counts
 
 
-def test_a_sequential_run_resolves_each_dataset_once_and_asks_the_zoo_once_per_step(
+def test_a_sequential_run_resolves_each_dataset_once_and_asks_the_zoo_once_per_model(
         tmp_path, lookups):
     res = executors.evaluate(MODELS, DATASETS, tasks=["retrieval", "clustering"], smoke=True,
                              output_dir=tmp_path, show_progress=False)
     assert res.ok and len(res) == 2 * 2 * 3  # retrieval e-1, clustering e1 and e2
-    # each dataset name is resolved once, by the plan; each model is looked up once by
-    # the plan (the scoring it asks for) and once when it is built
+    # each dataset name is resolved once, by the plan; each model is looked up once, by
+    # the plan (its entry gives the scoring it asks for and builds it)
     assert lookups == {**{("dataset", d): 1 for d in DATASETS},
-                       **{("model", m): 2 for m in MODELS}}
+                       **{("model", m): 1 for m in MODELS}}
     # the same run again: everything is done, so no model is built at all
     lookups.clear()
     again = executors.evaluate(MODELS, DATASETS, tasks=["retrieval", "clustering"],
@@ -100,3 +103,34 @@ def test_a_context_holds_the_run_settings_checked_once():
     assert _prepare_encoder(model, kept) is _prepare_encoder(model, kept)
     assert _prepare_encoder(model, ctx) is not _prepare_encoder(model, ctx)
     assert not hasattr(runner, "_BUILT") and not hasattr(runner, "reuse_encoders")
+
+
+def test_a_preset_run_plans_each_entry_once_and_asks_the_zoo_once_per_model(
+        tmp_path, lookups, monkeypatch):
+    entries: collections.Counter = collections.Counter()
+    real_plan = planning._plan
+
+    def counting_plan(models, specs, tasks, *args, **kwargs):
+        entries[tuple(tasks)] += 1
+        return real_plan(models, specs, tasks, *args, **kwargs)
+
+    monkeypatch.setattr(planning, "_plan", counting_plan)
+    options = {"preset": "benchmark", "tasks": ["retrieval", "clustering"], "smoke": True}
+    res = stebkit.evaluate(MODELS, DATASETS, output_dir=tmp_path, show_progress=False,
+                           **options)
+    # retrieval e-1 and clustering e1, e2, e5 (the preset's sizes) per model and dataset
+    assert res.ok and len(res) == 2 * 2 * (1 + 3)
+    # the units listed for `stebkit status` and the records run come from one planning
+    assert entries == {("clustering",): 1, ("retrieval",): 1}
+    assert {k: n for k, n in lookups.items() if k[0] == "model"} == {
+        ("model", m): 1 for m in MODELS}
+    saved = [json.loads(line) for line in
+             (tmp_path / "jobs" / "plan.jsonl").read_text().splitlines()]
+    assert [(u["model"], u["dataset"]) for u in saved] == [
+        (m, d) for m in MODELS for d in DATASETS]
+    # listing the units plans each entry once too
+    entries.clear()
+    units = executors.plan_units(MODELS, DATASETS[::-1], output_dir=tmp_path, **options)
+    assert entries == {("clustering",): 1, ("retrieval",): 1}
+    assert [(u.model, u.dataset, len(u.records), u.pending) for u in units] == [
+        (m, d, 4, False) for m in MODELS for d in DATASETS[::-1]]

@@ -11,10 +11,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from stebkit import evaluate
 from stebkit.datasets.spec import Dataset, DatasetSpec, License, Source, TaskConfig
 from stebkit.encoders.base import BaseEncoder
 from stebkit.results import Results, read_record, record_path
-from stebkit.runner import ProtocolMismatch, evaluate
+from stebkit.runner import ProtocolMismatch
 from stebkit.tasks import FAMILIES
 
 MARKERS = "qwxzjk"

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from test_robustness_records import write_benchmark
 
-from stebkit import cli, runner
+import stebkit
+from stebkit import cli
 from stebkit.results import Results
 from stebkit.runs import context as run_context
 from stebkit.steb_format import (
@@ -31,7 +32,7 @@ def smoke_run(tmp_path_factory, mirror):
     out = tmp_path_factory.mktemp("smoke") / "results"
     old, run_context.N_RESAMPLES = run_context.N_RESAMPLES, 50
     try:
-        res = runner.evaluate("random", DATASETS, smoke=True, output_dir=out,
+        res = stebkit.evaluate("random", DATASETS, smoke=True, output_dir=out,
                               show_progress=False)
     finally:
         run_context.N_RESAMPLES = old
@@ -261,3 +262,30 @@ def test_submetrics_travel_both_ways(tmp_path) -> None:
     back = Results.load(tmp_path / "records").records[0]
     assert back["submetrics"] == rec["submetrics"]
     assert back["metrics"] == {"v_measure": 0.25}
+
+
+# the field order of the records stebkit wrote before runs and imports shared one
+# constructor (stebkit.results.new_record)
+_RECORD_HEAD = ["schema", "stebkit_version", "model", "dataset", "task", "episode_size",
+                "episodes_per_label", "seed", "protocol", "main_metric", "metrics", "ci",
+                "n_items", "per_item"]
+
+
+def test_run_and_imported_records_keep_their_fields_in_order(smoke_run, tmp_path) -> None:
+    for path in sorted(smoke_run.rglob("*.json")):
+        rec = json.loads(path.read_text())
+        assert list(rec)[:16] == [*_RECORD_HEAD, "runtime_s", "date"], path
+        assert list(rec["protocol"])[:10] == [
+            "seed", "smoke", "batch_size", "sampling", "bootstrap", "served", "pooling",
+            "task", "episode_size", "episodes_per_label"], path
+    steb = tmp_path / "steb" / "STEL_register" / "m" / "1_100" / "order_alignment"
+    steb.mkdir(parents=True)
+    (steb / "metrics.json").write_text(json.dumps(
+        {"acc_mean": 0.5, "distractor_acc_mean": 0.25, "submetrics": {"x": {"acc_mean": 0.5}}}))
+    (written,) = import_steb(tmp_path / "steb", tmp_path / "records")
+    rec = json.loads(written.read_text())
+    assert list(rec) == [*_RECORD_HEAD, "status", "warnings", "submetrics"]
+    assert list(rec["protocol"]) == ["source", "file", "task", "episode_size",
+                                     "episodes_per_label"]
+    assert (rec["seed"], rec["n_items"], rec["ci"], rec["per_item"]) == (
+        None, None, None, {"ids": [], "values": []})

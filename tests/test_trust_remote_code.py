@@ -5,7 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from stebkit import cli, runner
+import stebkit
+from stebkit import cli
 from stebkit.datasets import get_spec, list_datasets, load_dataset
 from stebkit.datasets import hub as hub_module
 from stebkit.errors import RemoteCodeRefused
@@ -80,10 +81,10 @@ def test_opting_in_loads_with_remote_code(fake_hub) -> None:
 def test_evaluate_stops_before_any_work_without_opt_in(tmp_path, fake_hub, monkeypatch) -> None:
     monkeypatch.setattr("stebkit.runs.context.N_RESAMPLES", 50)
     with pytest.raises(RemoteCodeRefused, match="'reuters21578'"):
-        runner.evaluate("random", ["ag_news", "reuters21578"], tasks=["clustering"],
+        stebkit.evaluate("random", ["ag_news", "reuters21578"], tasks=["clustering"],
                         smoke=True, output_dir=tmp_path, show_progress=False)
     assert not list(tmp_path.rglob("*.json")) and fake_hub == []
-    res = runner.evaluate("random", "blog_gender", tasks=["clustering"], smoke=True,
+    res = stebkit.evaluate("random", "blog_gender", tasks=["clustering"], smoke=True,
                           output_dir=tmp_path, show_progress=False, trust_remote_code=True)
     assert res.ok and len(res) == 3 and fake_hub[0]["trust_remote_code"] is True
 

@@ -416,7 +416,22 @@ def get_encoder(name: str, **options: Any) -> Any:
     """
     if not isinstance(name, str) or not name:
         raise TypeError(f"name must be a non-empty str, got {name!r}")
-    info = _find(name)
+    return build_encoder(name, _find(name), **options)
+
+
+def build_encoder(name: str, info: ModelInfo | None, /, **options: Any) -> Any:
+    """Build the model ``name`` from its zoo entry ``info``, already looked up (the entry
+    of the name or of its Hub id; None: ``name`` is a local model directory or another
+    Hub id), as :func:`get_encoder` builds it; a run looks each model up once and builds
+    it from the entry its plan holds.
+
+    >>> build_encoder("function-words", MODELS["function-words"], language="de").name
+    'function-words-de'
+    >>> build_encoder("no-such-model", None)
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown model 'no-such-model'. See stebkit.encoders.list_models(); ...
+    """
     if info is not None:
         return _build(info, options)
     path = Path(name).expanduser()

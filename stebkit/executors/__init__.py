@@ -1,11 +1,11 @@
 """Where an evaluation runs: in this process, in local worker processes, or on SLURM.
 
-The work of :func:`stebkit.runner.evaluate` is cut into **units**: one model on one
+The work of :func:`evaluate` (``stebkit.evaluate``) is cut into **units**: one model on one
 dataset (every task and episode size of that pair, one record each). Three executors run
 the pending units:
 
 ``sequential`` (the default)
-    :func:`stebkit.runner.evaluate` in this process, as before.
+    :func:`stebkit.runner.run_plan` in this process.
 ``local``
     ``jobs`` worker processes on this machine. They share one ordered list of units and
     take them in small chunks of one model, so a slow model does not hold the others

@@ -14,11 +14,11 @@ import sys
 import time
 import uuid
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from stebkit.errors import StebkitError
 from stebkit.executor_config import (
@@ -42,8 +42,10 @@ from stebkit.executors.slurm import _SLURM_ACTIVE, _first_lines, check_slurm, jo
 from stebkit.executors.states import _unit_state
 from stebkit.executors.worker import run_job
 
-_EVALUATE_KEYS = ("tasks", "overwrite", "seed", "smoke", "episode_sizes", "batch_size",
-                  "cache_embeddings", "sampling")
+if TYPE_CHECKING:
+    from stebkit.results import Results
+    from stebkit.runs.context import RunContext
+    from stebkit.runs.planning import Plan, PresetPlan
 
 
 class JobsFailed(StebkitError):
@@ -58,10 +60,10 @@ def plan_units(models: Any, datasets: Any, *, output_dir: str | os.PathLike = "r
                **kwargs: Any) -> list[Unit]:
     """The units of an evaluation, in order (models outer, datasets inner).
 
-    ``kwargs`` are those of :func:`stebkit.runner.evaluate` (tasks, overwrite, seed,
-    smoke, episode_sizes, episodes_per_label, batch_size, sampling, preset; the others do
-    not change the plan). With a ``preset``, a unit holds the records of every entry of
-    the preset that runs its dataset, each with the entry's episode configuration.
+    ``kwargs`` are those of :func:`stebkit.evaluate` (tasks, overwrite, seed, smoke,
+    episode_sizes, episodes_per_label, batch_size, sampling, preset; the others do not
+    change the plan). With a ``preset``, a unit holds the records of every entry of the
+    preset that runs its dataset, each with the entry's episode configuration.
 
     Examples
     --------
@@ -71,15 +73,25 @@ def plan_units(models: Any, datasets: Any, *, output_dir: str | os.PathLike = "r
     >>> [(u.label, len(u.records), u.pending) for u in units]
     [('random / synthetic-authors-en', 1, True), ('tfidf-char / synthetic-authors-en', 1, True)]
     """
-    from stebkit.runner import RunContext, plan
+    from stebkit.runs.context import RunContext
 
-    if kwargs.get("preset"):
-        return _preset_units(models, datasets, output_dir=output_dir, **kwargs)
-    context, options = RunContext.split({k: v for k, v in kwargs.items() if k != "preset"})
-    return units_of(plan(models, datasets, output_dir=output_dir, context=context, **options))
+    context, options = RunContext.split(kwargs)
+    return _planned(models, datasets, Path(output_dir), context, options)[1]
 
 
-def units_of(the_plan: Any) -> list[Unit]:
+def _planned(models: Any, datasets: Any, root: Path, context: RunContext,
+             options: dict[str, Any]) -> tuple[Plan | PresetPlan, list[Unit], tuple[str, ...]]:
+    """The run planned once (:func:`stebkit.runner.plan_run`), its units and the entries of
+    its preset it cannot run."""
+    from stebkit.runner import PresetPlan, plan_run
+
+    the_plan = plan_run(models, datasets, context, output_dir=root, **options)
+    if isinstance(the_plan, PresetPlan):
+        return the_plan, preset_units(the_plan), the_plan.unavailable
+    return the_plan, units_of(the_plan), ()
+
+
+def units_of(the_plan: Plan) -> list[Unit]:
     """The units (one model on one dataset) of a :class:`stebkit.runner.Plan`, in its
     order, each with its record files and whether one of them is pending."""
     units: dict[tuple[str, str], Unit] = {}
@@ -90,63 +102,118 @@ def units_of(the_plan: Any) -> list[Unit]:
     return list(units.values())
 
 
-def _preset_units(models: Any, datasets: Any, *, output_dir: str | os.PathLike, preset: str,
-                  unavailable: list[str] | None = None, **kwargs: Any) -> list[Unit]:
-    """The units of a preset run (as :func:`stebkit.runner.evaluate` with ``preset``
-    runs it: each entry's task on the entry's datasets, restricted to ``datasets`` when
-    given); the entries it cannot run are added to ``unavailable``."""
-    from stebkit.presets import preset_entries, resolve_datasets
-    from stebkit.runs.planning import _as_list
-
-    entries = preset_entries(preset)
-    if kwargs.get("episode_sizes") is not None or kwargs.get("episodes_per_label") is not None:
-        raise ValueError(f"preset {preset!r} sets the episode sizes and episodes per label; "
-                         "give either a preset or episode_sizes/episodes_per_label")
-    names = None if datasets is None else [getattr(d, "name", d) for d in _as_list(datasets)]
-    wanted = None if kwargs.get("tasks") is None else _as_list(kwargs["tasks"])
+def preset_units(the_plan: PresetPlan) -> list[Unit]:
+    """The units of a preset run (a :class:`stebkit.runner.PresetPlan`): a unit holds the
+    records of every entry of the preset on its dataset, models outer, datasets inner (in
+    the order given), as a run without a preset."""
     merged: dict[tuple[str, str], Unit] = {}
-    for entry in entries:
-        if wanted is not None and entry.task not in wanted:
-            continue
-        chosen = resolve_datasets(entry, names, [] if unavailable is None else unavailable)
-        if not chosen:
-            continue
-        for u in plan_units(models, chosen, output_dir=output_dir, **{
-                **kwargs, "tasks": [entry.task],
-                "episode_sizes": {entry.task: list(entry.episode_sizes)},
-                "episodes_per_label": entry.episodes_per_label}):
+    for entry in the_plan.plans:
+        for u in units_of(entry):
             have = merged.setdefault((u.model, u.dataset), Unit(u.model, u.dataset, (), False))
             have.records = (*have.records, *u.records)
             have.pending = have.pending or u.pending
-    # models outer, datasets inner (in the order given), as a run without a preset
     model_rank = {m: k for k, m in enumerate(dict.fromkeys(m for m, _ in merged))}
     dataset_rank = {d: k for k, d in enumerate(dict.fromkeys(
-        [*(names or []), *(d for _, d in merged)]))}
+        [*(the_plan.datasets or []), *(d for _, d in merged)]))}
     return sorted(merged.values(), key=lambda u: (model_rank[u.model], dataset_rank[u.dataset]))
 
 
 # --------------------------------------------------------------------------- evaluate
 
 
-def evaluate(models: Any, datasets: Any, *, output_dir: str | os.PathLike = "results",
-             executor: Any = None, show_progress: bool = True, **kwargs: Any) -> Any:
-    """:func:`stebkit.runner.evaluate` through an executor (``stebkit.evaluate``).
+def evaluate(
+    models: Any,
+    datasets: Any = None,
+    *,
+    tasks: Sequence[str] | None = None,
+    output_dir: str | os.PathLike = "results",
+    overwrite: str = "only-missing",
+    seed: int = 42,
+    smoke: bool = False,
+    episode_sizes: Sequence[int] | Mapping[str, Sequence[int]] | None = None,
+    batch_size: int = 32,
+    show_progress: bool = True,
+    cache_embeddings: bool = True,
+    sampling: str = "reference",
+    trust_remote_code: bool = False,
+    episodes_per_label: int | Mapping[str, int] | None = None,
+    device: str | None = None,
+    preset: str | None = None,
+    executor: Any = None,
+) -> Results:
+    """Evaluate every model on every dataset, task and episode size; write one record each
+    (``stebkit.evaluate``).
+
+    The run is planned once (:func:`stebkit.runner.plan`): the combinations whose record
+    is already there are skipped before a model is loaded or a text encoded, so an
+    interrupted run resumes where it stopped. The executor runs the rest in this process
+    (:func:`stebkit.runner.run_plan`), in local worker processes or in SLURM jobs.
 
     Parameters
     ----------
-    models, datasets, output_dir, show_progress, **kwargs
-        As :func:`stebkit.runner.evaluate`. Other executors than ``sequential`` take
-        model and dataset *names* (objects cannot travel to another process); datasets of
-        suite files are loaded again in each job.
+    models : str, encoder, or a list of them
+        Zoo names (built with :func:`stebkit.encoders.get_encoder` only if some record is
+        missing) or encoder objects (anything with ``encode(texts)``).
+    datasets : str, Dataset, or a list of them
+        Catalogue names (loaded with :func:`stebkit.datasets.load_dataset`) or Datasets
+        (optional with a ``preset``, which names its own).
+    tasks : list of str, optional
+        Task families to run; default: those each dataset serves. A requested task a
+        dataset does not serve gets a ``"skipped"`` record with the reason.
+    output_dir : path, default "results"
+        Root of the record files ``<model>/<dataset>/<task>__e<size>.json``.
+    overwrite : {"only-missing", "never", "always"}
+        ``only-missing`` computes combinations without a valid record (missing, failed,
+        or made from another dataset fingerprint) and raises
+        :class:`stebkit.runner.ProtocolMismatch`, before any work, when successful
+        records were made with another seed, smoke setting, sampling or episodes per
+        label; ``never`` leaves every existing file alone; ``always`` recomputes
+        everything. (A new model revision is not detected: use ``always``.)
+    seed : int, default 42
+        Seeds dataset sampling, the task functions, the bootstrap and (with
+        ``sampling="shuffle"``) episode sampling.
+    smoke : bool, default False
+        Load the small smoke version of each dataset.
+    episode_sizes : list of int, or dict task -> list of int, optional
+        Override the datasets' episode sizes (a list applies to every task except
+        predefined pairs and probing, which use single texts).
+    batch_size : int, default 32
+        Encoding batch size (clustering's mini-batch stays 32, as the reference's).
+    show_progress : bool, default True
+        Show a progress bar over the records (over the units with other executors).
+    cache_embeddings : bool, default True
+        Encode through the on-disk embedding cache (:func:`stebkit.encoders.cached`).
+    sampling : {"reference", "shuffle"}, default "reference"
+        How episodes pick their texts: the reference's first N texts of each label in
+        record order, or the first N after a seeded shuffle
+        (:meth:`stebkit.tasks.TaskFamily.build`).
+    trust_remote_code : bool, default False
+        Allow models and datasets that run code from their repository (LUAR, gte,
+        jina; the Hub loading scripts of ``blog_age``, ``blog_gender``,
+        ``reuters21578``). Without it such a dataset stops the run before any work,
+        with a message naming it, and such a model's results are recorded as failed.
+    episodes_per_label : int, or dict task -> int, optional
+        Override the datasets' episodes per label (the reference's
+        ``n_episodes_per_class``; predefined pairs, probing and retrieval with size -1
+        use every text whatever it is).
+    device : str, optional
+        Torch device of the neural encoders (``"cpu"``, ``"cuda"``, ``"cuda:1"``,
+        ``"mps"``); default: a GPU when there is one. Non-neural baselines ignore it.
+    preset : {"benchmark", "fast"}, optional
+        Run one of the reference's presets (:mod:`stebkit.presets`): its tasks, datasets
+        and episode configuration; ``datasets`` (when given) restricts it.
     executor : str, mapping or ExecutorConfig, optional
-        ``"sequential"`` (default), ``"local"`` or ``"slurm"``, or a mapping with the
-        fields of :class:`ExecutorConfig` (``{"kind": "local", "jobs": 4}``).
+        ``"sequential"`` (default: in this process), ``"local"`` or ``"slurm"``, or a
+        mapping with the fields of :class:`ExecutorConfig` (``{"kind": "local", "jobs":
+        4}``). Other executors than ``sequential`` take model and dataset *names*
+        (objects cannot travel to another process); datasets of suite files are loaded
+        again in each job.
 
     Returns
     -------
     Results
-        The records of the planned units found in ``output_dir`` (with ``wait=False``:
-        those written so far).
+        Every record of this run's combinations (read back from ``output_dir``; with
+        ``wait=False``: those written so far); ``Results.ok`` is False when one failed.
 
     Raises
     ------
@@ -160,30 +227,38 @@ def evaluate(models: Any, datasets: Any, *, output_dir: str | os.PathLike = "res
     --------
     >>> import tempfile
     >>> res = evaluate("random", "synthetic-authors-en", tasks=["retrieval"], smoke=True,
+    ...                output_dir=tempfile.mkdtemp(), show_progress=False)
+    >>> res.ok, res.main_frame()[["model", "dataset", "task", "metric"]].values.tolist()
+    (True, [['random', 'synthetic-authors-en', 'retrieval', 'mrr']])
+    >>> res = evaluate("random", "synthetic-authors-en", tasks=["retrieval"], smoke=True,
     ...                output_dir=tempfile.mkdtemp(), executor="local",
     ...                show_progress=False)
     >>> res.ok, len(res)
     (True, 1)
     """
     from stebkit.results import Record, Results
+    from stebkit.runs.context import RunContext
 
     config = executor_config(executor)
-    unknown = sorted(set(kwargs) - set(_EVALUATE_KEYS) - _extra_evaluate_keys())
-    if unknown:
-        raise TypeError(f"evaluate() got unexpected keyword argument(s) {unknown}")
     root = Path(output_dir)
+    settings = {"overwrite": overwrite, "seed": seed, "smoke": smoke,
+                "batch_size": batch_size, "cache_embeddings": cache_embeddings,
+                "sampling": sampling, "trust_remote_code": trust_remote_code,
+                "device": device}
+    options = {"tasks": tasks, "episode_sizes": episode_sizes,
+               "episodes_per_label": episodes_per_label, "preset": preset}
     if config.kind == "sequential":
-        return _sequential(models, datasets, root, {**kwargs, "show_progress": show_progress})
-    names = _names(models, "models"), (None if datasets is None and kwargs.get("preset")
+        return _sequential(models, datasets, root,
+                           RunContext(**settings, show_progress=show_progress), options)
+    names = _names(models, "models"), (None if datasets is None and preset
                                        else _names(datasets, "datasets"))
-    unavailable: list[str] = []
-    units = plan_units(names[0], names[1], output_dir=root, **kwargs,
-                       **({"unavailable": unavailable} if kwargs.get("preset") else {}))
+    _, units, unavailable = _planned(names[0], names[1], root, RunContext(**settings),
+                                     options)
     for problem in unavailable:  # as a sequential preset run says it
-        warnings.warn(f"preset {kwargs['preset']!r}: {problem}; that entry is not run",
+        warnings.warn(f"preset {preset!r}: {problem}; that entry is not run",
                       UserWarning, stacklevel=2)
     if not units and not unavailable:
-        raise ValueError(f"nothing to run: the preset {kwargs.get('preset')!r} has no entry "
+        raise ValueError(f"nothing to run: the preset {preset!r} has no entry "
                          f"on the datasets {names[1]}")
     _save_plan(root, units)
     todo, busy = [], []
@@ -197,8 +272,7 @@ def evaluate(models: Any, datasets: Any, *, output_dir: str | os.PathLike = "res
               file=sys.stderr)
     suite_files = sorted({str(f) for f in map(_suite_file, {u.dataset for u in units})
                           if f is not None})
-    evaluate_kwargs = {**{k: v for k, v in kwargs.items()}, "output_dir": str(root.resolve())}
-    evaluate_kwargs.setdefault("overwrite", "only-missing")
+    evaluate_kwargs = {**settings, **options, "output_dir": str(root.resolve())}
     submission = _Submission(root, config, [u for u, _ in todo], evaluate_kwargs, suite_files,
                              run=f"{datetime.now(timezone.utc):%Y%m%dT%H%M%S}-"
                                  f"{uuid.uuid4().hex[:6]}")
@@ -224,36 +298,16 @@ def evaluate(models: Any, datasets: Any, *, output_dir: str | os.PathLike = "res
     return results
 
 
-def _sequential(models: Any, datasets: Any, root: Path, kwargs: dict[str, Any]) -> Any:
-    """The sequential executor: the run planned once (:func:`stebkit.runner.plan`), its
+def _sequential(models: Any, datasets: Any, root: Path, context: RunContext,
+                options: dict[str, Any]) -> Results:
+    """The sequential executor: the run planned once (:func:`stebkit.runner.plan_run`), its
     units saved for :func:`status`, and run in this process
     (:func:`stebkit.runner.run_plan`)."""
     from stebkit import runner
 
-    context, options = runner.RunContext.split(kwargs)
-    if not options.get("preset") and datasets is not None:
-        options.pop("preset", None)
-        the_plan = runner.plan(models, datasets, output_dir=root, context=context, **options)
-        _save_plan(root, units_of(the_plan))
-        return runner.run_plan(the_plan, context)
-    try:  # a preset's records of other settings: refused before any entry runs
-        _save_plan(root, plan_units(models, datasets, output_dir=root, **kwargs))
-    except runner.ProtocolMismatch:
-        raise
-    except (ValueError, TypeError):  # bad input: the run says why
-        pass
-    return runner.run(models, datasets, context, output_dir=root, **options)
-
-
-def _extra_evaluate_keys() -> set[str]:
-    """Keyword arguments :func:`stebkit.runner.evaluate` accepts besides the usual ones."""
-    import inspect
-
-    from stebkit import runner
-
-    params = inspect.signature(runner.evaluate).parameters
-    return {k for k, p in params.items() if p.kind is p.KEYWORD_ONLY} - {
-        "output_dir", "show_progress"}
+    the_plan, units, _ = _planned(models, datasets, root, context, options)
+    _save_plan(root, units)
+    return runner.run_plan(the_plan, context)
 
 
 def _names(values: Any, what: str) -> list[str]:

@@ -54,9 +54,9 @@ def run_job(payload: Mapping[str, Any]) -> dict[str, Any]:
     """Run the units of one job (a SLURM array task or a local worker).
 
     ``payload``: ``run`` (id of the submission), ``units`` (``[model, dataset]`` pairs, in
-    order), ``evaluate`` (arguments of :func:`stebkit.runner.evaluate`, ``output_dir``
+    order), ``evaluate`` (arguments of :func:`stebkit.evaluate`, ``output_dir``
     included), ``suite_files`` (suite files to load first), ``chunk`` (units of one model
-    run per :func:`~stebkit.runner.evaluate` call; default: all of them), ``offset``
+    run per :func:`~stebkit.runner.run` call; default: all of them), ``offset``
     (where in ``units`` this worker starts) and ``cpus`` (CPUs to pin the process to).
     Units another live process holds, or that this submission already finished, are
     passed over. Each model is built (and its weights loaded) once per job, and dropped

@@ -38,7 +38,7 @@ def run_protocol(*, seed: int = 42, smoke: bool = False, batch_size: int = 32,
 @dataclass(frozen=True)
 class RunContext:
     """The settings every unit of one run shares, checked once (arguments as
-    :func:`evaluate`); :func:`evaluate` makes one from its arguments.
+    :func:`stebkit.evaluate`); :func:`stebkit.evaluate` makes one from its arguments.
 
     ``encoders`` keeps the models built by name, keyed by ``(name, options, device)``,
     for every evaluation with this context that names them: a worker that evaluates one
@@ -86,7 +86,7 @@ class RunContext:
     @classmethod
     def split(cls, options: Mapping[str, Any]) -> tuple[RunContext, dict[str, Any]]:
         """A context from the settings among ``options`` (keyword arguments of
-        :func:`evaluate`), and the other options (what to plan: tasks, episode sizes,
+        :func:`stebkit.evaluate`), and the other options (what to plan: tasks, episode sizes,
         episodes per label, output folder, preset).
 
         >>> ctx, rest = RunContext.split({"seed": 7, "tasks": ["retrieval"]})

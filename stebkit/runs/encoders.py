@@ -23,7 +23,7 @@ def _embeds_episodes(encoder: Any) -> bool:
 
 
 def _encoder_options(model: PlannedModel, trust_remote_code: bool) -> dict[str, Any]:
-    """Options for ``get_encoder(name)``: ``trust_remote_code`` reaches only the models that
+    """Options for building ``model``: ``trust_remote_code`` reaches only the models that
     run their own code (zoo entries marked so, and Hub ids or folders outside the zoo)."""
     info = model.info
     if trust_remote_code and (info is None or info.remote_code):
@@ -39,8 +39,9 @@ def _on_device(encoder: Any, device: str | None) -> Any:
 
 
 def _prepare_encoder(model: PlannedModel, ctx: RunContext) -> Any:
-    """Build a zoo model by name (weights load lazily, on the first encode), on the
-    context's device; a model the context keeps (:attr:`RunContext.encoders`) is built once.
+    """Build a model by name from the zoo entry its plan holds (weights load lazily, on
+    the first encode), on the context's device; a model the context keeps
+    (:attr:`RunContext.encoders`) is built once.
 
     Unknown names raise ``ValueError`` now, before anything runs; a model that cannot be
     had here (:class:`stebkit.errors.ModelUnavailable`, e.g. one that needs remote code
@@ -50,7 +51,7 @@ def _prepare_encoder(model: PlannedModel, ctx: RunContext) -> Any:
     device = ctx.device
     if model.given is not None:
         return _on_device(model.given, device)
-    from stebkit.encoders import get_encoder
+    from stebkit.encoders.zoo import build_encoder
     from stebkit.errors import ModelUnavailable
 
     options = _encoder_options(model, ctx.trust_remote_code)
@@ -59,7 +60,7 @@ def _prepare_encoder(model: PlannedModel, ctx: RunContext) -> Any:
     if kept is not None and key in kept:
         return kept[key]
     try:
-        encoder = _on_device(get_encoder(model.name, **options), device)
+        encoder = _on_device(build_encoder(model.name, model.info, **options), device)
     except ModelUnavailable as err:
         encoder = err
     if kept is not None:

