@@ -35,7 +35,7 @@ from typing import Any
 import pandas as pd
 
 from ._files import load_json, source_tree
-from ._steb import frame, parallel_rows, smoke_cut
+from ._steb import frame, set_records, smoke_cut
 from .text import report_dropped, text_lines
 
 __all__ = ["STYLEPTB_CODES", "equal_chunks", "read_aave_sae", "read_masc", "read_pastel",
@@ -117,7 +117,7 @@ def read_styleptb(spec: Any, *, seed: int = 42, smoke: bool = False) -> pd.DataF
             continue
         sets.append((STYLEPTB_CODES[code], [target, source]))
     report_dropped(spec.name, skipped, skipped + len(sets), "pairs with a blank side")
-    return smoke_cut(frame(parallel_rows(sets), ("text", "label", "group", "position")), smoke)
+    return set_records(sets, smoke)
 
 
 def read_aave_sae(spec: Any, *, seed: int = 42, smoke: bool = False) -> pd.DataFrame:
@@ -133,7 +133,7 @@ def read_aave_sae(spec: Any, *, seed: int = 42, smoke: bool = False) -> pd.DataF
                          f"{len(sae)}; the two files must be line-aligned")
     sets = [("aave", [a, s]) for a, s in zip(aave, sae, strict=True) if a and s]
     report_dropped(spec.name, len(aave) - len(sets), len(aave), "pairs with a blank side")
-    return smoke_cut(frame(parallel_rows(sets), ("text", "label", "group", "position")), smoke)
+    return set_records(sets, smoke)
 
 
 def read_pastel(spec: Any, *, seed: int = 42, smoke: bool = False) -> pd.DataFrame:
