@@ -9,13 +9,13 @@ interval of a family's main metric):
 =====================  ============================================================
 family                 resampled unit -> statistic
 =====================  ============================================================
-``clustering``         texts -> V-measure of the fixed clustering on the resample
+``clustering``         episodes -> V-measure of the fixed clustering on the resample
 ``all_to_all_pairs``   pairs -> ROC AUC
 ``predefined_pairs``   pairs -> ROC AUC
 ``retrieval``          queries -> mean of ``per_query_rr``
 ``order_alignment``    pairs of sequences -> mean of ``distractor_acc``
 ``stel``               items -> mean of ``stel_correct``
-``probing``            test texts -> mean of ``test_correct``
+``probing``            test texts -> mean over features of each one's ``test_correct``
 ``classification``     test texts -> macro-F1 of ``test_true`` vs ``test_pred``
 ``retrieval_ndcg``     queries -> mean of the per-query ``ndcg``
 =====================  ============================================================
