@@ -61,8 +61,6 @@ SUITES = ("lite", "smoke", "synthetic", "steb")
 are the command line's ``--suite`` choices and may not name a suite file's suite."""
 
 
-
-
 def _ensure_loaded() -> None:
     if _state["loaded"] or _state["loading"]:
         return

@@ -323,7 +323,7 @@ class DatasetSpec:
 
         check_name(self.name, "dataset")  # it becomes part of cache and record paths
         # the task names are checked against the task families where a spec is registered
-        # or run (stebkit.tasks.check_tasks): the datasets know no task family
+        # or run (stebkit.tasks.FAMILIES.check_tasks): the datasets know no task family
         if self.category not in CATEGORIES:
             raise ValueError(f"dataset {self.name!r}: unknown category {self.category!r}; "
                              f"choose one of {CATEGORIES}")

@@ -9,13 +9,13 @@ interval of a family's main metric):
 =====================  ============================================================
 family                 resampled unit -> statistic
 =====================  ============================================================
-``clustering``         texts -> V-measure of the fixed clustering on the resample
+``clustering``         episodes -> V-measure of the fixed clustering on the resample
 ``all_to_all_pairs``   pairs -> ROC AUC
 ``predefined_pairs``   pairs -> ROC AUC
 ``retrieval``          queries -> mean of ``per_query_rr``
 ``order_alignment``    pairs of sequences -> mean of ``distractor_acc``
 ``stel``               items -> mean of ``stel_correct``
-``probing``            test texts -> mean of ``test_correct``
+``probing``            test texts -> mean over features of each one's ``test_correct``
 ``classification``     test texts -> macro-F1 of ``test_true`` vs ``test_pred``
 ``retrieval_ndcg``     queries -> mean of the per-query ``ndcg``
 =====================  ============================================================
@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from .family import FAMILIES
-from .resampling import Statistic, check_resampling, percentile
+from .resampling import Statistic, check_resampling, percentile, quantile_interval
 
 
 def task_statistic(task: str, result: Mapping) -> tuple[int, Statistic]:
@@ -129,11 +129,10 @@ def paired_bootstrap(a: object, b: object, *, task: str | None = None,
     for r in range(n_resamples):
         idx = rng.integers(0, n_a, n_a)
         diffs[r] = stat_a(idx) - stat_b(idx)
-    alpha = (1 - confidence) / 2
-    low, high = np.nanquantile(diffs, [alpha, 1 - alpha])
+    low, high = quantile_interval(diffs, confidence)
     full = np.arange(n_a)
     p = 2 * min(np.mean(diffs <= 0), np.mean(diffs >= 0))
-    return {"diff": stat_a(full) - stat_b(full), "low": float(low), "high": float(high),
+    return {"diff": stat_a(full) - stat_b(full), "low": low, "high": high,
             "p_value": float(min(1.0, p))}
 
 
@@ -178,9 +177,8 @@ def paired_bootstrap_mean(pairs: Sequence[tuple[object, object]], *, task: str |
             idx = rng.integers(0, n, n)
             total += stat_a(idx) - stat_b(idx)
         diffs[r] = total / len(strata)
-    alpha = (1 - confidence) / 2
-    low, high = np.nanquantile(diffs, [alpha, 1 - alpha])
+    low, high = quantile_interval(diffs, confidence)
     full = float(np.mean([sa(np.arange(n)) - sb(np.arange(n)) for n, sa, sb in strata]))
     p = 2 * min(np.mean(diffs <= 0), np.mean(diffs >= 0))
-    return {"diff": full, "low": float(low), "high": float(high),
+    return {"diff": full, "low": low, "high": high,
             "p_value": float(min(1.0, p)), "n_datasets": len(strata)}

@@ -63,7 +63,6 @@ def check_scoring(scoring: object) -> str:
     return str(scoring)
 
 
-
 def auto_episodes(smallest_label: int, episode_size: int, *, low: int = 25,
                   high: int = 200) -> int:
     """Episodes per label under the reference's ``"auto"`` rule.

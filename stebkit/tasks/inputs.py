@@ -213,6 +213,16 @@ def _valid_rows(records: Any, columns: Sequence[str]) -> tuple[Any, dict[str, in
     return records[ok], counts
 
 
+def _checked_sides(rows: Any) -> np.ndarray:
+    """The ``side`` of every row; a ValueError names the values that are not a side."""
+    sides = rows["side"].astype(str).to_numpy()
+    bad = ~np.isin(sides, SIDES)
+    if bad.any():
+        raise ValueError(f"records['side'] must be 'query' or 'target'; found "
+                         f"{sorted(set(sides[bad].tolist()))[:5]}")
+    return sides
+
+
 def _seeded_order(n: int, seed: int) -> np.ndarray:
     return np.random.default_rng(seed).permutation(n)
 

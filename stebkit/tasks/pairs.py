@@ -275,7 +275,6 @@ def predefined_pairs(emb_a: np.ndarray, emb_b: np.ndarray, same: np.ndarray, *,
                       {"scores": scores, "same": y})
 
 
-
 def _weighted_auc(scores: np.ndarray, positive: np.ndarray) -> tuple[int, Statistic]:
     """AUC of a resample of ``(scores, positive)`` in O(n) per resample (ties count 1/2)."""
     order = np.argsort(scores, kind="stable")

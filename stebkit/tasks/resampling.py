@@ -1,8 +1,10 @@
 """The percentile bootstrap kernel: a statistic of item indices, resampled with a seed.
 
-Both the families' intervals (:meth:`stebkit.tasks.TaskFamily.bootstrap`) and the
-public functions of :mod:`stebkit.tasks.bootstrap` resample through :func:`percentile`,
-so an interval is computed one way whichever door it is asked through.
+Both the families' intervals (:meth:`stebkit.tasks.TaskFamily.bootstrap`) and
+:func:`stebkit.tasks.bootstrap_ci` resample through :func:`percentile`, so an interval is
+computed one way whichever door it is asked through; the paired comparisons of
+:mod:`stebkit.tasks.bootstrap` resample differences and take their interval with the same
+:func:`quantile_interval`.
 
 >>> import numpy as np
 >>> v = np.array([0.0, 1.0] * 50)
@@ -29,6 +31,17 @@ def check_resampling(n_resamples: int, confidence: float) -> None:
         raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
 
 
+def quantile_interval(values: np.ndarray, confidence: float) -> tuple[float, float]:
+    """The central ``confidence`` interval of resampled ``values`` (NaN values left out).
+
+    >>> quantile_interval(np.array([np.nan, *range(101)]), 0.5)
+    (25.0, 75.0)
+    """
+    alpha = (1 - confidence) / 2
+    low, high = np.nanquantile(values, [alpha, 1 - alpha])
+    return float(low), float(high)
+
+
 def percentile(n: int, statistic: Statistic, *, n_resamples: int = 1000,
                confidence: float = 0.95, seed: int = 42) -> dict[str, float]:
     """Percentile interval of ``statistic`` over ``n_resamples`` resamples of ``n`` items.
@@ -39,7 +52,6 @@ def percentile(n: int, statistic: Statistic, *, n_resamples: int = 1000,
     check_resampling(n_resamples, confidence)
     rng = np.random.default_rng(seed)
     values = np.array([statistic(rng.integers(0, n, n)) for _ in range(n_resamples)])
-    alpha = (1 - confidence) / 2
-    low, high = np.nanquantile(values, [alpha, 1 - alpha])
-    return {"estimate": statistic(np.arange(n)), "low": float(low), "high": float(high),
+    low, high = quantile_interval(values, confidence)
+    return {"estimate": statistic(np.arange(n)), "low": low, "high": high,
             "std": float(np.nanstd(values))}

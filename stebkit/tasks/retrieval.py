@@ -17,7 +17,16 @@ from stebkit.datasets.spec import RECORD_COLUMNS
 
 from . import _checks
 from .family import Statistic, TaskFamily, mean_of
-from .inputs import SIDES, TaskInput, _report, _require, _sample, _Texts, _valid_rows
+from .inputs import (
+    SIDES,
+    TaskInput,
+    _checked_sides,
+    _report,
+    _require,
+    _sample,
+    _Texts,
+    _valid_rows,
+)
 from .result import TaskResult
 
 #: Cut-offs of the reported ``recall@k`` values.
@@ -159,11 +168,7 @@ def build_retrieval(records: Any, task: str, episode_size: int, episodes_per_lab
     """Retrieval: episodes per (label, side); labels must appear on both sides."""
     _require(records, ["text", "label", "side"], task)
     rows, invalid = _valid_rows(records, ["label", "side"])
-    sides = rows["side"].astype(str).to_numpy()
-    bad_side = ~np.isin(sides, SIDES)
-    if bad_side.any():
-        raise ValueError(f"records['side'] must be 'query' or 'target'; found "
-                         f"{sorted(set(sides[bad_side].tolist()))[:5]}")
+    sides = _checked_sides(rows)
     labels = rows["label"].astype(str).to_numpy()
     texts = rows["text"].to_numpy()
     keys = list(zip(labels.tolist(), sides.tolist(), strict=True))

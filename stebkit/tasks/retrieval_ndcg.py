@@ -22,7 +22,7 @@ from stebkit.datasets.spec import RECORD_COLUMNS
 
 from . import _checks
 from .family import Statistic, TaskFamily, mean_of
-from .inputs import SIDES, TaskInput, _report, _require, _Texts, _valid_rows
+from .inputs import TaskInput, _checked_sides, _report, _require, _Texts, _valid_rows
 from .result import TaskResult
 from .retrieval import query_ids
 
@@ -158,10 +158,7 @@ def build_ranked(records: Any, task: str, episode_size: int, episodes_per_label:
                          f"got {episode_size}")
     _require(records, ["text", "side", "group", "relevance"], task)
     rows, invalid = _valid_rows(records, ["side", "group"])
-    sides = rows["side"].astype(str).to_numpy()
-    if not np.isin(sides, SIDES).all():
-        raise ValueError(f"records['side'] must be 'query' or 'target'; found "
-                         f"{sorted(set(sides[~np.isin(sides, SIDES)].tolist()))[:5]}")
+    sides = _checked_sides(rows)
     queries, targets = rows[sides == "query"], rows[sides == "target"]
     column = {g: j for j, g in enumerate(targets["group"].astype(str))}
     relevance = np.zeros((len(queries), len(targets)))

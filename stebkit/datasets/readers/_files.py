@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import DataUnavailable
-from .text import decode
+from .text import decode, file_lines
 
 __all__ = ["Tree", "file_lines", "json_lines", "load_json", "open_source", "require_keys",
            "source_tree"]
@@ -215,14 +215,3 @@ def require_keys(row: Any, keys: tuple[str, ...], where: str) -> None:
     if missing:
         raise ValueError(f"{where} lacks the field(s) {missing}; it has {sorted(row)[:10]}. "
                          f"The file is not in the layout this reader expects.")
-
-
-def file_lines(text: str) -> list[str]:
-    """The lines of a text file as Python iterates them (universal newlines), without
-    their line ends.
-
-    >>> file_lines("a\\r\\nb\\u2028c\\n"), file_lines("a\\n\\nb")
-    (['a', 'b\\u2028c'], ['a', '', 'b'])
-    """
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    return lines[:-1] if lines and lines[-1] == "" else lines

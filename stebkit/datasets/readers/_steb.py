@@ -60,6 +60,20 @@ def frame(rows: list[dict], columns: Sequence[str] = ("text", "label")) -> pd.Da
     return out
 
 
+SET_COLUMNS = ("text", "label", "group", "position")
+"""The leading columns of order-alignment records (:func:`set_records`)."""
+
+
+def set_records(sets: Iterable[tuple[str, Sequence[str]]], smoke: bool) -> pd.DataFrame:
+    """Order-alignment records of ``(label, [text at position 0, 1, ...])`` sets
+    (:func:`parallel_rows`, columns :data:`SET_COLUMNS` first), cut by :func:`smoke_cut`.
+
+    >>> set_records([("aave", ["yo", "hello"])], smoke=False).values.tolist()
+    [['yo', 'aave', 'g000000', 0], ['hello', 'aave', 'g000000', 1]]
+    """
+    return smoke_cut(frame(parallel_rows(sets), SET_COLUMNS), smoke)
+
+
 def smoke_cut(records: pd.DataFrame, smoke: bool, n: int = SMOKE_ITEMS) -> pd.DataFrame:
     """With ``smoke``, keep the first ``n`` pairs, or ``n`` sets / texts per label (and side).
 

@@ -83,6 +83,7 @@ def bible_urls(versions: Iterable[str] = BIBLE_VERSIONS) -> tuple[str, ...]:
     return tuple(f"{_BIBLE}/{v}/{book}/{book}{c}.txt" for v in versions
                  for book, n in _BOOKS.items() for c in range(1, n + 1))
 
+
 _PATH = re.compile(r"/Bibles/(?P<version>[A-Z]+)/(?P<book>[^/]+)/(?P=book)(?P<chapter>\d+)\.txt$")
 _VERSE = re.compile(r"^\s*(\d+)\s+(.*\S)\s*$")
 

@@ -93,11 +93,6 @@ def detect_language(text: str) -> str:
     return best if ratios[best] >= 0.08 else "unknown"
 
 
-def _drop_words(text: str, k: int) -> str:
-    """``text`` without its first ``k`` whitespace-separated words."""
-    return " ".join(text.split()[k:])
-
-
 def strip_shared_prefix(human: str, machine: str, limit: int = 400) -> tuple[str, str]:
     """Remove the common word prefix and the rest of the sentence it ends in; at most
     ``limit`` words after the prefix are kept.

@@ -22,7 +22,6 @@ DetectRL (``read_detectrl``)
 
 from __future__ import annotations
 
-import json
 import posixpath
 from typing import Any
 
@@ -109,11 +108,7 @@ def read_detectrl(spec: Any, *, seed: int = 42, smoke: bool = False) -> pd.DataF
     """DetectRL test records labelled by generator or human/llm (module docstring)."""
     del seed
     [(url, path)] = spec_files(spec).items()
-    try:
-        data = json.loads(read_text(path, name=url))
-    except json.JSONDecodeError as err:
-        raise ValueError(f"{url} line {err.lineno} is not valid JSON ({err.msg}); the file "
-                         f"is damaged or truncated: delete it to download it again") from None
+    data = load_json(read_text(path, name=url), url)
     if not isinstance(data, list):
         raise ValueError(f"{url}: expected a JSON list of records, got "
                          f"{type(data).__name__}")

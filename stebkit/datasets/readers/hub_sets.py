@@ -47,7 +47,7 @@ from typing import Any
 import pandas as pd
 
 from .. import hub
-from ._steb import frame, parallel_rows, smoke_cut
+from ._steb import frame, set_records, smoke_cut
 from .text import report_dropped
 
 __all__ = ["ENDIVE_DIALECTS", "ENDIVE_TASKS", "mage_label", "read_authbench", "read_cds",
@@ -268,7 +268,7 @@ def read_cds(spec: Any, *, seed: int = 42, smoke: bool = False) -> pd.DataFrame:
             continue
         sets.append((str(label), texts))
     report_dropped(spec.name, skipped, len(table), "rows without text or style")
-    return smoke_cut(frame(parallel_rows(sets), ("text", "label", "group", "position")), smoke)
+    return set_records(sets, smoke)
 
 
 def read_x_genre(spec: Any, *, seed: int = 42, smoke: bool = False) -> pd.DataFrame:

@@ -46,7 +46,7 @@ from typing import Any
 import pandas as pd
 
 from ._records import is_seeded, sequences
-from ._steb import frame, parallel_rows, smoke_cut
+from ._steb import set_records
 from .text import (
     folded,
     n_words,
@@ -89,8 +89,6 @@ ONESTOP_URLS = _onestop_urls()
 
 ASSET_URLS = tuple(f"{_ASSET}/asset.{split}.{part}" for split in ("valid", "test")
                    for part in ("orig", *(f"simp.{i}" for i in range(10))))
-
-_SETS = ("text", "label", "group", "position")
 
 
 def read_lines(path: Path) -> list[str]:
@@ -141,7 +139,7 @@ def _all_asset(spec: Any, smoke: bool) -> pd.DataFrame:
                 sets.append(("simple", (chosen, original)))
     report_dropped(spec.name, total - len(sets), total,
                    "rows with an empty original or chosen simplification")
-    return smoke_cut(frame(parallel_rows(sets), _SETS), smoke)
+    return set_records(sets, smoke)
 
 
 def _seeded_asset(spec: Any, seed: int, smoke: bool) -> pd.DataFrame:
@@ -198,7 +196,7 @@ def _all_shakespeare(spec: Any, smoke: bool) -> pd.DataFrame:
                  if o and m and folded(o) != folded(m)]
     report_dropped(spec.name, total - len(sets), total,
                    "line pairs with an empty side or no change beyond case and spacing")
-    return smoke_cut(frame(parallel_rows(sets), _SETS), smoke)
+    return set_records(sets, smoke)
 
 
 def _seeded_shakespeare(spec: Any, seed: int, smoke: bool) -> pd.DataFrame:
@@ -265,4 +263,4 @@ def read_onestop(spec: Any, *, seed: int = 42, smoke: bool = False) -> pd.DataFr
     report_dropped(spec.name, undecodable, 3 * len(names), "files that are not UTF-8")
     report_dropped(spec.name, total - len(sets), total,
                    "line sets with a missing or empty line")
-    return smoke_cut(frame(parallel_rows(sets), _SETS), smoke)
+    return set_records(sets, smoke)

@@ -41,7 +41,7 @@ from typing import Any
 import pandas as pd
 
 from ._records import is_seeded, sequences
-from ._steb import frame, parallel_rows, smoke_cut
+from ._steb import set_records
 from .text import read_text, report_dropped, require_columns, rng_for, spec_files
 
 __all__ = ["STEL_URLS", "quadruple_records", "quadruples", "read_quadruples", "read_stel"]
@@ -302,5 +302,4 @@ def _all_pairs(spec: Any, smoke: bool) -> pd.DataFrame:
     report_dropped(spec.name, no_pair, rows, "rows whose ID gives no ordered pair")
     report_dropped(spec.name, duplicates, len(sets) + duplicates,
                    "pairs already seen for the same style type")
-    return smoke_cut(frame(parallel_rows(sets), ("text", "label", "group", "position")),
-                     smoke)
+    return set_records(sets, smoke)

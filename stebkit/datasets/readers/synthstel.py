@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 
 from .. import hub
-from ._steb import frame, parallel_rows, smoke_cut
+from ._steb import set_records
 from .text import report_dropped
 
 __all__ = ["REGISTER_FEATURES", "read_synthstel", "synthstel_sets"]
@@ -70,5 +70,4 @@ def read_synthstel(spec: Any, *, seed: int = 42, smoke: bool = False) -> pd.Data
     table = loaded if isinstance(loaded, pd.DataFrame) else loaded.to_pandas()
     sets, incomplete = synthstel_sets(table, spec.reader_options["group"])
     report_dropped(spec.name, incomplete, len(table), "rows with an empty text or feature")
-    return smoke_cut(frame(parallel_rows(sets), ("text", "label", "group", "position")),
-                     smoke)
+    return set_records(sets, smoke)

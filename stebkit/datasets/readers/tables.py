@@ -32,7 +32,7 @@ from typing import Any
 import pandas as pd
 
 from ._files import Tree, file_lines, open_source, source_tree
-from ._steb import frame, parallel_rows, smoke_cut
+from ._steb import frame, set_records, smoke_cut
 from .text import report_dropped
 
 __all__ = ["CORE_REGISTERS", "read_core", "read_ewave", "read_graded_formality"]
@@ -127,4 +127,4 @@ def read_graded_formality(spec: Any, *, seed: int = 42, smoke: bool = False) -> 
             label = row["source"] if row.get("source") is not None else "formality"
             sets.append((label.strip(), texts))
     report_dropped(spec.name, skipped, total, "rows with a blank level")
-    return smoke_cut(frame(parallel_rows(sets), ("text", "label", "group", "position")), smoke)
+    return set_records(sets, smoke)

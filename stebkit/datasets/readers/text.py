@@ -113,8 +113,19 @@ def read_text(path: Path, encoding: str = "utf-8", name: str | None = None) -> s
     return decode(data, str(path) if name is None else name, encoding)
 
 
+def file_lines(text: str) -> list[str]:
+    """The lines of a text file as Python iterates them (universal newlines), without
+    their line ends.
+
+    >>> file_lines("a\\r\\nb\\u2028c\\n"), file_lines("a\\n\\nb")
+    (['a', 'b\\u2028c'], ['a', '', 'b'])
+    """
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return lines[:-1] if lines and lines[-1] == "" else lines
+
+
 def text_lines(text: str) -> list[str]:
-    """The lines Python's text mode yields for ``text``, each stripped.
+    """The lines Python's text mode yields for ``text`` (:func:`file_lines`), each stripped.
 
     ``\\r\\n`` and ``\\r`` end lines like ``\\n``; no other character does (unlike
     :meth:`str.splitlines`), and a final newline adds no empty line.
@@ -122,10 +133,7 @@ def text_lines(text: str) -> list[str]:
     >>> text_lines("a \\r\\nb\\u2028c\\n\\n")
     ['a', 'b\\u2028c', '']
     """
-    parts = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    if parts[-1] == "":
-        parts.pop()
-    return [p.strip() for p in parts]
+    return [line.strip() for line in file_lines(text)]
 
 
 def folded(text: str) -> str:

@@ -34,9 +34,9 @@ from typing import Any
 
 import pandas as pd
 
-from ._files import file_lines, load_json, source_tree
-from ._steb import frame, parallel_rows, smoke_cut
-from .text import report_dropped
+from ._files import load_json, source_tree
+from ._steb import frame, set_records, smoke_cut
+from .text import report_dropped, text_lines
 
 __all__ = ["STYLEPTB_CODES", "equal_chunks", "read_aave_sae", "read_masc", "read_pastel",
            "read_styleptb"]
@@ -117,7 +117,7 @@ def read_styleptb(spec: Any, *, seed: int = 42, smoke: bool = False) -> pd.DataF
             continue
         sets.append((STYLEPTB_CODES[code], [target, source]))
     report_dropped(spec.name, skipped, skipped + len(sets), "pairs with a blank side")
-    return smoke_cut(frame(parallel_rows(sets), ("text", "label", "group", "position")), smoke)
+    return set_records(sets, smoke)
 
 
 def read_aave_sae(spec: Any, *, seed: int = 42, smoke: bool = False) -> pd.DataFrame:
@@ -126,14 +126,14 @@ def read_aave_sae(spec: Any, *, seed: int = 42, smoke: bool = False) -> pd.DataF
     sides = []
     for leaf in ("aave_samples.txt", "sae_samples.txt"):
         member = tree.find(f"*{leaf}", what=leaf)
-        sides.append((member, [line.strip() for line in file_lines(tree.text(member))]))
+        sides.append((member, text_lines(tree.text(member))))
     (a_name, aave), (s_name, sae) = sides
     if len(aave) != len(sae):
         raise ValueError(f"{tree.label}: {a_name} has {len(aave)} lines but {s_name} has "
                          f"{len(sae)}; the two files must be line-aligned")
     sets = [("aave", [a, s]) for a, s in zip(aave, sae, strict=True) if a and s]
     report_dropped(spec.name, len(aave) - len(sets), len(aave), "pairs with a blank side")
-    return smoke_cut(frame(parallel_rows(sets), ("text", "label", "group", "position")), smoke)
+    return set_records(sets, smoke)
 
 
 def read_pastel(spec: Any, *, seed: int = 42, smoke: bool = False) -> pd.DataFrame:
