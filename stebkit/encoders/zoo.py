@@ -265,11 +265,6 @@ DEFAULT_OFFLINE_ZOO: list[str] = [
 """Models ``stebkit run --suite lite`` evaluates by default (SmolLM2 is opt-in)."""
 
 
-def offline_names() -> list[str]:
-    """Names of the models whose weights ship in packages (or that need none)."""
-    return [*DEFAULT_OFFLINE_ZOO, "smollm2-135m", "all-mpnet-base-v2"]
-
-
 def default_models() -> list[str]:
     """The models ``stebkit run`` evaluates when ``--models`` is not given: the offline
     zoo (:data:`DEFAULT_OFFLINE_ZOO`) plus the style model once ``stebkit train`` has
