@@ -418,7 +418,8 @@ def _run_run(args: argparse.Namespace) -> int:
 
 def _did_not_run(failures: Any, unavailable: Any) -> str:
     """What did not run and why, in one line: the datasets whose data could not be loaded
-    and the failed results, by model (``failures``: :meth:`Results.failures`)."""
+    and the failed results, by model (``failures``: :meth:`Results.with_status` of
+    ``"failed"``)."""
     parts = []
     if unavailable.any():
         first = failures[unavailable].iloc[0]
