@@ -221,9 +221,8 @@ def execute_notebook(path: Path, *, full: bool, output: Path, timeout: int = 180
     return output
 
 
-def rendered_notebooks(*, full: bool, pattern: str = "[0-9][0-9]_*.ipynb"
-                       ) -> list[tuple[Path, str]]:
-    """``(executed copy, mode)`` of every notebook the site renders.
+def rendered_notebooks(*, full: bool, pattern: str = "[0-9][0-9]_*.ipynb") -> list[Path]:
+    """The executed copy of every notebook the site renders.
 
     Each notebook is executed in fast mode (``full``: full mode), or an executed copy of
     that mode whose code is current is reused (its markdown is taken from the stored
@@ -243,7 +242,7 @@ def rendered_notebooks(*, full: bool, pattern: str = "[0-9][0-9]_*.ipynb"
             print(f"  {path.name}: {time.perf_counter() - start:.0f} s", flush=True)
         else:
             print(f"reusing the {mode}-mode execution of {path.name}", flush=True)
-        out.append((copy, mode))
+        out.append(copy)
     return out
 
 
@@ -513,13 +512,13 @@ def generate(*, full: bool, pattern: str = "[0-9][0-9]_*.ipynb") -> list[dict[st
     (SRC / "notebooks").mkdir(parents=True)
     (SRC / "figures").mkdir()
     nav = []
-    for copy, how in rendered:
+    for copy in rendered:
         nb = clean(json.loads(copy.read_text(encoding="utf-8")))
         stored = json.loads((NOTEBOOKS / copy.name).read_text(encoding="utf-8"))
         for cell, current in zip(nb["cells"], stored["cells"], strict=True):
             if cell["cell_type"] == "markdown":
                 cell["source"] = current["source"]
-        if how == "fast":
+        if not full:
             nb["cells"].insert(1, {"cell_type": "markdown", "metadata": {},
                                    "source": FAST_NOTE})
         if copy.stem[:2] in TEACHING_NOTEBOOKS:
