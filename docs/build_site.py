@@ -117,6 +117,16 @@ def relative_paths(text: str, root: Path = ROOT, home: Path = HOME) -> str:
     return re.sub(re.escape(str(home)) + r"(?=/|\b)", "~", text)
 
 
+def is_text(mime: str) -> bool:
+    """Whether an output's ``data`` of type ``mime`` is text a reader sees (what
+    :func:`clean` cleans), not an image.
+
+    >>> [is_text(m) for m in ("text/plain", "application/json", "image/png")]
+    [True, True, False]
+    """
+    return mime.startswith("text/") or mime.endswith("json")
+
+
 def _clean_value(value: Any, root: Path, home: Path) -> Any:
     if isinstance(value, str):
         return relative_paths(value, root, home)
@@ -144,7 +154,7 @@ def clean(nb: dict, root: Path | None = None, home: Path | None = None) -> dict:
             if "text" in out:
                 out["text"] = _clean_value(out["text"], root, home)
             for mime, data in out.get("data", {}).items():
-                if mime.startswith("text/") or mime.endswith("json"):
+                if is_text(mime):
                     out["data"][mime] = _clean_value(data, root, home)
             if out.get("output_type") == "error":
                 out["traceback"] = _clean_value(out.get("traceback", []), root, home)

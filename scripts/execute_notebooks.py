@@ -40,8 +40,7 @@ MAX_BYTES = 2_000_000
 
 def _text_of(output: dict) -> str:
     parts = [output.get("text", "")]
-    parts += [v for k, v in output.get("data", {}).items()
-              if k.startswith("text/") or k.endswith("json")]
+    parts += [v for k, v in output.get("data", {}).items() if site_builder().is_text(k)]
     return "".join("".join(p) if isinstance(p, list) else json.dumps(p)
                    if not isinstance(p, str) else p for p in parts)
 
