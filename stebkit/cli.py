@@ -606,7 +606,8 @@ def _only_models(results: Any, models: Sequence[str]) -> Any:
     if unknown:
         raise ValueError(f"--models: no records of {unknown} in {results.root}; its models "
                          f"are {present}")
-    return Results([r for r in results if r.model_name in set(models)], root=results.root)
+    wanted = set(models)
+    return Results([r for r in results if r.model_name in wanted], root=results.root)
 
 
 def _print_summary(board: Any, file: Any = None) -> None:
