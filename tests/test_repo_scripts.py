@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import doctest
+import sys
 
 import pytest
 import repo_scripts
@@ -13,8 +14,10 @@ SCRIPTS = ("docs/build_site.py", "docs/griffe_markup.py", "scripts/execute_noteb
 
 
 @pytest.mark.parametrize("script", SCRIPTS)
-def test_docstring_examples_of_the_script_hold(script):
+def test_docstring_examples_of_the_script_hold(script, monkeypatch):
     module = repo_scripts.load(script)
+    # doctest keeps the examples of the objects whose module is the one in sys.modules
+    monkeypatch.setitem(sys.modules, module.__name__, module)
     failed, tried = doctest.testmod(module, report=False)
     assert tried > 0, f"{script}: no docstring example found"
     assert failed == 0, f"{script}: {failed} of {tried} docstring examples fail (run " \
