@@ -117,6 +117,16 @@ def relative_paths(text: str, root: Path = ROOT, home: Path = HOME) -> str:
     return re.sub(re.escape(str(home)) + r"(?=/|\b)", "~", text)
 
 
+def is_text(mime: str) -> bool:
+    """Whether an output's ``data`` of type ``mime`` is text a reader sees (what
+    :func:`clean` cleans), not an image.
+
+    >>> [is_text(m) for m in ("text/plain", "application/json", "image/png")]
+    [True, True, False]
+    """
+    return mime.startswith("text/") or mime.endswith("json")
+
+
 def _clean_value(value: Any, root: Path, home: Path) -> Any:
     if isinstance(value, str):
         return relative_paths(value, root, home)
@@ -144,7 +154,7 @@ def clean(nb: dict, root: Path | None = None, home: Path | None = None) -> dict:
             if "text" in out:
                 out["text"] = _clean_value(out["text"], root, home)
             for mime, data in out.get("data", {}).items():
-                if mime.startswith("text/") or mime.endswith("json"):
+                if is_text(mime):
                     out["data"][mime] = _clean_value(data, root, home)
             if out.get("output_type") == "error":
                 out["traceback"] = _clean_value(out.get("traceback", []), root, home)
@@ -221,9 +231,8 @@ def execute_notebook(path: Path, *, full: bool, output: Path, timeout: int = 180
     return output
 
 
-def rendered_notebooks(*, full: bool, pattern: str = "[0-9][0-9]_*.ipynb"
-                       ) -> list[tuple[Path, str]]:
-    """``(executed copy, mode)`` of every notebook the site renders.
+def rendered_notebooks(*, full: bool, pattern: str = "[0-9][0-9]_*.ipynb") -> list[Path]:
+    """The executed copy of every notebook the site renders.
 
     Each notebook is executed in fast mode (``full``: full mode), or an executed copy of
     that mode whose code is current is reused (its markdown is taken from the stored
@@ -243,7 +252,7 @@ def rendered_notebooks(*, full: bool, pattern: str = "[0-9][0-9]_*.ipynb"
             print(f"  {path.name}: {time.perf_counter() - start:.0f} s", flush=True)
         else:
             print(f"reusing the {mode}-mode execution of {path.name}", flush=True)
-        out.append((copy, mode))
+        out.append(copy)
     return out
 
 
@@ -513,13 +522,13 @@ def generate(*, full: bool, pattern: str = "[0-9][0-9]_*.ipynb") -> list[dict[st
     (SRC / "notebooks").mkdir(parents=True)
     (SRC / "figures").mkdir()
     nav = []
-    for copy, how in rendered:
+    for copy in rendered:
         nb = clean(json.loads(copy.read_text(encoding="utf-8")))
         stored = json.loads((NOTEBOOKS / copy.name).read_text(encoding="utf-8"))
         for cell, current in zip(nb["cells"], stored["cells"], strict=True):
             if cell["cell_type"] == "markdown":
                 cell["source"] = current["source"]
-        if how == "fast":
+        if not full:
             nb["cells"].insert(1, {"cell_type": "markdown", "metadata": {},
                                    "source": FAST_NOTE})
         if copy.stem[:2] in TEACHING_NOTEBOOKS:

@@ -12,7 +12,7 @@ renders it, after three steps:
    is not this one), and a warning raised by a cell's own code loses the location the
    kernel gives it (its temporary file of the cell, e.g. ``/tmp/ipykernel_7/123.py:2:``);
 2. per-cell execution timestamps are dropped (they change at every run), and so are
-   progress-bar widgets (a stored notebook keeps no widget state: they would show as an
+   progress-bar widgets (a kept copy has no widget state: they would show as an
    empty bar at 0 %);
 3. the kept outputs are checked (:func:`stored_output_problems`): no error, no
    machine path, no trace of a fast-mode run, a bounded size. A problem stops with the
@@ -35,19 +35,19 @@ NOTEBOOKS = ROOT / "notebooks"
 EXECUTED = ROOT / ".cache" / "executed" / "full"
 FAST_TRACES = ("fast mode: True", "STEBKIT_FAST=1")
 MAX_BYTES = 2_000_000
-"""Largest stored notebook: outputs hold PNG figures and small tables, not data."""
+"""Largest kept execution: outputs hold PNG figures and small tables, not data."""
 
 
 def _text_of(output: dict) -> str:
     parts = [output.get("text", "")]
-    parts += [v for k, v in output.get("data", {}).items()
-              if k.startswith("text/") or k.endswith("json")]
+    parts += [v for k, v in output.get("data", {}).items() if site_builder().is_text(k)]
     return "".join("".join(p) if isinstance(p, list) else json.dumps(p)
                    if not isinstance(p, str) else p for p in parts)
 
 
 def stored_output_problems(nb: dict, name: str) -> list[str]:
-    """What makes a stored notebook unfit to publish, one line each (empty: fit).
+    """What makes an executed notebook (the cleaned copy kept for the website) unfit to
+    publish, one line each (empty: fit).
 
     >>> nb = {"cells": [{"cell_type": "code", "source": "print(1)", "execution_count": 1,
     ...                  "outputs": [{"output_type": "stream", "text": "/tmp/x fast mode: True"}]}]}

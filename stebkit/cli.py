@@ -418,7 +418,8 @@ def _run_run(args: argparse.Namespace) -> int:
 
 def _did_not_run(failures: Any, unavailable: Any) -> str:
     """What did not run and why, in one line: the datasets whose data could not be loaded
-    and the failed results, by model (``failures``: :meth:`Results.failures`)."""
+    and the failed results, by model (``failures``: :meth:`Results.with_status` of
+    ``"failed"``)."""
     parts = []
     if unavailable.any():
         first = failures[unavailable].iloc[0]
@@ -605,7 +606,8 @@ def _only_models(results: Any, models: Sequence[str]) -> Any:
     if unknown:
         raise ValueError(f"--models: no records of {unknown} in {results.root}; its models "
                          f"are {present}")
-    return Results([r for r in results if r.model_name in set(models)], root=results.root)
+    wanted = set(models)
+    return Results([r for r in results if r.model_name in wanted], root=results.root)
 
 
 def _print_summary(board: Any, file: Any = None) -> None:

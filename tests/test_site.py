@@ -523,8 +523,8 @@ def test_full_build_renders_the_kept_full_mode_executions(tmp_path, monkeypatch)
 
     monkeypatch.setattr(build_site, "execute_notebook", execute)
     rendered = build_site.rendered_notebooks(full=True)
-    assert [(p.relative_to(tmp_path).as_posix(), how) for p, how in rendered] == [
-        ("executed/full/90_kept.ipynb", "full"), ("executed/full/91_changed.ipynb", "full")]
+    assert [p.relative_to(tmp_path).as_posix() for p in rendered] == [
+        "executed/full/90_kept.ipynb", "executed/full/91_changed.ipynb"]
     assert executed == [("91_changed.ipynb", True)]
     build_site.generate(full=True)
     page = json.loads((tmp_path / "src" / "notebooks" / "90_kept.ipynb").read_text())

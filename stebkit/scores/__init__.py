@@ -52,7 +52,7 @@ Intervals are percentile bootstrap intervals over datasets. Operational: a two-s
 inside each group, with replacement (tasks themselves are fixed). Definitional: resample
 the datasets inside every cluster column (clusters and axes are fixed by the
 definition). The grouping is kept fixed, and the same draw serves every model, so
-replicates are paired across mode
+replicates are paired across models.
 
 The package's modules, by concern: :mod:`~stebkit.scores.inputs` (the results frame,
 exclusions, episode sizes), :mod:`~stebkit.scores.grouping` (dataset groupings),

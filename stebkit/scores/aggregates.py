@@ -23,11 +23,6 @@ from stebkit.scores.grouping import (
     reference_clusters,
 )
 from stebkit.scores.inputs import (
-    _CATEGORY_CLUSTER,
-    _DEF_CLUSTERS,
-    _OA,
-    _OA_ACC,
-    _OA_DISTRACTOR,
     DEFAULT_EXCLUDE,
     DEFINITIONAL_COLUMNS,
     MissingResultsWarning,
@@ -41,6 +36,21 @@ from stebkit.scores.inputs import (
 from stebkit.tasks import FAMILIES
 
 log = logging.getLogger("stebkit.scores")
+
+# stebkit definitional category -> the reference's cluster name.
+_CATEGORY_CLUSTER = {
+    "genre": "genre", "register": "register", "time": "time",
+    "demographics": "demographics", "dialect": "dialect", "idiolect": "idiolect",
+    "linguistic_features": "predefined_features", "style_vs_content": "style_vs_content",
+}
+# definitional column -> reference cluster
+_DEF_CLUSTERS = {**{c: c for c in OBJECT_OF_STUDY},
+                 "linguistic_features": "predefined_features",
+                 "content_independence": "style_vs_content"}
+_OA = "order_alignment"
+_OA_ACC = "acc_mean"
+_OA_DISTRACTOR = "distractor_acc_mean"
+
 
 def _nanmean(x: np.ndarray, axis: int) -> np.ndarray:
     """Mean ignoring NaN; NaN where every value is NaN (no warning)."""

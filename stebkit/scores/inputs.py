@@ -17,26 +17,14 @@ log = logging.getLogger("stebkit.scores")
 
 DEFAULT_EXCLUDE = ("non_english", "semantic_control")
 """Default dataset exclusions, as the reference's (non-English and semantic sets)."""
+
+
 class MissingResultsWarning(UserWarning):
     """Some model lacks a result (missing, failed or skipped) that the others have."""
 
 
 DEFINITIONAL_COLUMNS = (*OBJECT_OF_STUDY, *DEFINITIONAL_AXES, "definitional_score")
 """The definitional score columns of a leaderboard (the published file's order)."""
-
-# stebkit definitional category -> the reference's cluster name.
-_CATEGORY_CLUSTER = {
-    "genre": "genre", "register": "register", "time": "time",
-    "demographics": "demographics", "dialect": "dialect", "idiolect": "idiolect",
-    "linguistic_features": "predefined_features", "style_vs_content": "style_vs_content",
-}
-# definitional column -> reference cluster
-_DEF_CLUSTERS = {**{c: c for c in OBJECT_OF_STUDY},
-                 "linguistic_features": "predefined_features",
-                 "content_independence": "style_vs_content"}
-_OA = "order_alignment"
-_OA_ACC = "acc_mean"
-_OA_DISTRACTOR = "distractor_acc_mean"
 
 
 def main_frame(results: Any, *, keep_missing: bool = False) -> pd.DataFrame:

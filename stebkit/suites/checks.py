@@ -331,7 +331,7 @@ def _check_entry(entry: Any, doc: _Doc, index: int, seen: set[str]) -> dict[str,
                        "'split' (fractions for a seeded split), not both")
     if "splits" in entry:
         splits = entry["splits"]
-        if not isinstance(splits, Mapping) or not set(splits) <= {"train", "validation", "test"} \
+        if not isinstance(splits, Mapping) or not set(splits) <= set(SPLITS) \
                 or not all(isinstance(v, (str, int)) and not isinstance(v, bool)
                            for v in splits.values()):
             raise doc.fail(where, "splits must map train/validation/test to the values of "
