@@ -142,7 +142,8 @@ def clean(nb: dict, root: Path | None = None, home: Path | None = None) -> dict:
     (:func:`relative_paths`; default: this repository and home folder), no timing, no
     widget views or state (images, base64 data, are left as they are).
 
-    The site renders every execution so, and ``make figures`` keeps its copies so.
+    :func:`execute_notebook` writes every executed copy so: the site renders them as they
+    are, and ``make figures`` keeps them.
     """
     root, home = ROOT if root is None else root, HOME if home is None else home
     nb.get("metadata", {}).pop("widgets", None)
@@ -183,7 +184,8 @@ def reusable_execution(path: Path, mode: str) -> Path | None:
 
 
 def execute_notebook(path: Path, *, full: bool, output: Path, timeout: int = 1800) -> Path:
-    """Execute ``path`` (cwd: its folder) and write the executed copy to ``output``.
+    """Execute ``path`` (cwd: its folder) and write the executed copy, cleaned
+    (:func:`clean`), to ``output``.
 
     Raises :class:`BuildError` naming the notebook, the failing cell (1-based, as Jupyter
     shows it), the cell's first line and the error.
@@ -227,7 +229,7 @@ def execute_notebook(path: Path, *, full: bool, output: Path, timeout: int = 180
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
-    write_text(output, nbformat.writes(nb))
+    write_text(output, nbformat.writes(clean(nb)))
     return output
 
 
@@ -523,7 +525,7 @@ def generate(*, full: bool, pattern: str = "[0-9][0-9]_*.ipynb") -> list[dict[st
     (SRC / "figures").mkdir()
     nav = []
     for copy in rendered:
-        nb = clean(json.loads(copy.read_text(encoding="utf-8")))
+        nb = json.loads(copy.read_text(encoding="utf-8"))
         stored = json.loads((NOTEBOOKS / copy.name).read_text(encoding="utf-8"))
         for cell, current in zip(nb["cells"], stored["cells"], strict=True):
             if cell["cell_type"] == "markdown":
@@ -653,8 +655,8 @@ def _repair_notebook_toc(site: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--full", action="store_true",
-                        help="execute the notebooks stored without outputs in full mode "
-                             "(default: fast mode)")
+                        help="show the full-mode executions (those of `make figures`, or "
+                             "executed now), the published site (default: fast mode)")
     parser.add_argument("--site", type=Path, default=SITE, help="output folder of the site")
     parser.add_argument("--notebooks", default="[0-9][0-9]_*.ipynb",
                         help="glob of the notebooks to include (default: all)")

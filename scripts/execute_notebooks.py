@@ -88,24 +88,33 @@ def site_builder() -> Any:
 
 
 def execute_and_store(path: Path, builder: Any) -> None:
-    """Execute ``path`` in full mode (``builder``: :func:`site_builder`) and keep the copy
-    with its cleaned outputs."""
-    import nbformat
-
-    from stebkit._io import write_text
-
+    """Execute ``path`` in full mode (``builder``: :func:`site_builder`, whose execution
+    writes the cleaned copy) and keep the copy only if it is fit to publish."""
     executed = builder.execute_notebook(path, full=True, output=EXECUTED / path.name,
                                         timeout=-1)
-    nb = builder.clean(json.loads(executed.read_text(encoding="utf-8")))
-    problems = stored_output_problems(nb, path.name)
+    problems = stored_output_problems(json.loads(executed.read_text(encoding="utf-8")),
+                                      path.name)
     if problems:
         executed.unlink()
         raise SystemExit("error: not kept:\n  " + "\n  ".join(problems))
-    write_text(executed, nbformat.writes(nbformat.from_dict(nb)) + "\n")
+
+
+def notebook_paths(argv: list[str]) -> list[Path]:
+    """The notebooks named on the command line (default: all), each a numbered notebook
+    of this repository's ``notebooks/``; anything else is refused with its name."""
+    if not argv:
+        return sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+    paths = [Path(a).resolve() for a in argv]
+    bad = [a for a, p in zip(argv, paths, strict=True)
+           if p.parent != NOTEBOOKS or not p.is_file() or p.suffix != ".ipynb"]
+    if bad:
+        raise SystemExit(f"error: not a notebook of {NOTEBOOKS.relative_to(ROOT)}/: "
+                         f"{', '.join(bad)}; name files such as notebooks/00_quickstart.ipynb")
+    return paths
 
 
 def main(argv: list[str]) -> int:
-    paths = [Path(a).resolve() for a in argv] or sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+    paths = notebook_paths(argv)
     builder = site_builder()
     for path in paths:
         print(f"== {path.relative_to(ROOT)} (full mode)", flush=True)

@@ -69,6 +69,17 @@ def test_storing_makes_paths_relative_and_refuses_what_is_unfit(tmp_path):
                         "nb, cell 2: an error output (ValueError)"]
 
 
+def test_make_figures_names_what_is_not_a_notebook(tmp_path):
+    tool = _store_tool()
+    (tmp_path / "00_quickstart.ipynb").write_text("{}")
+    with pytest.raises(SystemExit, match=r"not a notebook of notebooks/: \S*missing\.ipynb, "
+                                         r"\S*00_quickstart\.ipynb; name files such as"):
+        tool.notebook_paths([str(tmp_path / "missing.ipynb"),
+                             str(tmp_path / "00_quickstart.ipynb")])
+    assert tool.notebook_paths([str(NOTEBOOKS[0])]) == [NOTEBOOKS[0]]
+    assert tool.notebook_paths([]) == NOTEBOOKS
+
+
 @pytest.mark.notebook
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_notebook_executes_in_fast_mode(path):

@@ -503,7 +503,8 @@ def test_full_build_renders_the_kept_full_mode_executions(tmp_path, monkeypatch)
     cells = [new_markdown_cell("# 90 · Kept: a kept execution"), new_code_cell("print(RESULTS)")]
     for stem in ("90_kept", "91_changed"):
         nbformat.write(new_notebook(cells=cells), tmp_path / "notebooks" / f"{stem}.ipynb")
-    printed = new_output("stream", name="stdout", text=f"records in {tmp_path}/results/lite\n")
+    # as execute_notebook writes it (cleaned: test_executed_copies_are_cleaned)
+    printed = new_output("stream", name="stdout", text="records in results/lite\n")
     kept = new_notebook(cells=[new_markdown_cell("# an older heading"),
                                new_code_cell("print(RESULTS)", outputs=[printed],
                                              execution_count=1)])
@@ -554,6 +555,26 @@ def test_docstring_markup_becomes_markdown():
         "Load it with `load_suite` or `Results`.", "", "The format:", "",
         "```text", "name: x", "datasets: []", "```", "", "Examples", "--------",
         ">>> 1 + 1", "2"]
+
+
+def test_executed_copies_are_cleaned(tmp_path, monkeypatch):
+    """A real execution: the copy shows paths relative to the repository, and a cell's
+    warning without the kernel's temporary file of the cell."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    build_site = _build_site_module()
+    monkeypatch.setattr(build_site, "ROOT", tmp_path)
+    cells = [new_code_cell("import os, warnings\nprint('here:', os.getcwd())"),
+             new_code_cell("warnings.warn('few models')")]
+    path = tmp_path / "notebooks" / "98_paths.ipynb"
+    path.parent.mkdir()
+    nbformat.write(new_notebook(cells=cells), path)
+    out = build_site.execute_notebook(path, full=False, output=tmp_path / "out.ipynb")
+    nb = nbformat.read(out, as_version=4)
+    assert nb.cells[0].outputs[0].text == "here: notebooks\n"
+    assert nb.cells[1].outputs[0].text == "UserWarning: few models\n  warnings.warn('few models')\n"
+    assert "execution" not in nb.cells[0].metadata
 
 
 def test_failing_notebook_names_notebook_and_cell(tmp_path, monkeypatch):
