@@ -78,6 +78,7 @@ from stebkit.runs.planning import (
     ProtocolMismatch,
     Unit,
     check_resume,
+    existing_record,
     model_scoring,
     needs_run,
     other_settings,
@@ -92,8 +93,8 @@ from stebkit.tasks.inputs import TaskInput, keep_texts, restrict
 __all__ = [
     "OVERWRITE", "SMOKE_EPISODES_PER_LABEL", "COLLAPSE_WARN",
     "RunContext", "PlannedModel", "Plan", "PresetPlan", "Unit", "plan", "plan_preset",
-    "planned_model", "plan_run", "needs_run", "ProtocolMismatch", "other_settings",
-    "check_resume", "resume_protocol", "model_scoring", "run", "run_plan",
+    "planned_model", "plan_run", "existing_record", "needs_run", "ProtocolMismatch",
+    "other_settings", "check_resume", "resume_protocol", "model_scoring", "run", "run_plan",
     "progress_interval", "run_protocol", "run_model_dataset", "stops_the_run",
     "collapsed_share",
 ]

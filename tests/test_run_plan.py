@@ -62,6 +62,30 @@ def test_a_sequential_run_resolves_each_dataset_once_and_asks_the_zoo_once_per_m
                        **{("model", m): 1 for m in MODELS}}
 
 
+def test_planning_a_resumed_run_reads_each_record_there_once(tmp_path, monkeypatch):
+    ctx = RunContext(smoke=True, show_progress=False)
+    done = runner.run_plan(runner.plan(MODELS, DATASETS, tasks=["retrieval"], context=ctx,
+                                       output_dir=tmp_path), ctx)
+    reads: collections.Counter = collections.Counter()
+    real_read = planning.read_record
+
+    def read_record(path):
+        reads[path] += 1
+        return real_read(path)
+
+    monkeypatch.setattr(planning, "read_record", read_record)
+    again = runner.plan(MODELS, DATASETS, tasks=["retrieval", "clustering"], context=ctx,
+                        output_dir=tmp_path)
+    assert sorted(reads.values()) == [1] * len(done)  # the four retrieval records, once each
+    assert [u.task for u, due in zip(again.units, again.pending, strict=True) if not due] == [
+        "retrieval"] * len(done)
+    reads.clear()  # nothing to decide from a record: none is read
+    for overwrite in ("always", "never"):
+        runner.plan(MODELS, DATASETS, tasks=["retrieval"], output_dir=tmp_path,
+                    context=RunContext(smoke=True, overwrite=overwrite))
+    assert not reads
+
+
 def test_the_plan_holds_what_every_executor_runs(tmp_path):
     ctx = RunContext(smoke=True, show_progress=False)
     the_plan = runner.plan(MODELS, DATASETS[:1], tasks=["retrieval"], output_dir=tmp_path,

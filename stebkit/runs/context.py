@@ -13,7 +13,8 @@ from stebkit.tasks.inputs import SAMPLING
 OVERWRITE = ("only-missing", "never", "always")
 """``only-missing``: compute what has no valid record (missing, failed, or made from
 other dataset records or scored another way), and refuse to replace a successful record
-made with other settings (seed, smoke, sampling, episodes per label: :func:`check_resume`);
+made with other settings (seed, smoke, sampling, episodes per label:
+:func:`stebkit.runs.planning.check_resume`);
 ``never``: never replace an existing file; ``always``: recompute everything."""
 
 

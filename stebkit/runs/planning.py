@@ -1,5 +1,5 @@
 """The plan of a run: its models, datasets and units, resolved once (:func:`plan`), and
-which units are pending (:func:`needs_run`, :func:`check_resume`)."""
+which units are pending (:func:`existing_record`, :func:`needs_run`, :func:`check_resume`)."""
 
 from __future__ import annotations
 
@@ -254,9 +254,11 @@ def _plan(models: list[PlannedModel], specs: list[tuple[DatasetSpec, Any]],
                                       spec.serves(task), prints[spec.name],
                                       find_record(root, model.name, spec.name, task, size)))
                     protocols.append(resume_protocol(units[-1], base, model.scoring))
-    check_resume(list(zip(units, protocols, strict=True)), ctx.overwrite)
-    pending = tuple(needs_run(u, ctx.overwrite, p) for u, p in zip(units, protocols,
-                                                                   strict=True))
+    # each record already there read once, and only where it decides something
+    found = [existing_record(u) if ctx.overwrite == "only-missing" else None for u in units]
+    check_resume(list(zip(units, protocols, found, strict=True)), ctx.overwrite)
+    pending = tuple(needs_run(u, ctx.overwrite, p, r)
+                    for u, p, r in zip(units, protocols, found, strict=True))
     return Plan(tuple(models), tuple(specs), tuple(units), tuple(protocols), pending, root)
 
 
@@ -321,20 +323,30 @@ def plan_preset(preset: str, models: Any, datasets: Any = None, *, context: RunC
                       None if names is None else tuple(names), root)
 
 
-def needs_run(unit: Unit, overwrite: str, protocol: Mapping[str, Any]) -> bool:
-    """Whether ``unit`` must be (re)computed under ``overwrite`` (see :data:`OVERWRITE`):
-    its record is missing, failed, or made with another dataset fingerprint or protocol
-    (``protocol``: :func:`resume_protocol`, compared on seed, episodes per label, smoke,
-    served, sampling and the scoring of the model's embeddings)."""
+def existing_record(unit: Unit) -> Mapping[str, Any] | None:
+    """The record of ``unit`` already in its results folder, or None when there is none
+    or it cannot be read as one (a resumed run then computes it again)."""
+    if not unit.path.exists():
+        return None
+    try:
+        return read_record(unit.path)
+    except (ValueError, OSError):
+        return None
+
+
+def needs_run(unit: Unit, overwrite: str, protocol: Mapping[str, Any],
+              record: Mapping[str, Any] | None) -> bool:
+    """Whether ``unit`` must be (re)computed under ``overwrite``
+    (:data:`stebkit.runs.context.OVERWRITE`): its record (``record``:
+    :func:`existing_record`) is missing, unreadable, failed, or made with another dataset
+    fingerprint or protocol (``protocol``: :func:`resume_protocol`, compared on seed,
+    episodes per label, smoke, served, sampling and the scoring of the model's
+    embeddings)."""
     if overwrite == "always" or not unit.path.exists():
         return True
     if overwrite == "never":
         return False
-    try:
-        record = read_record(unit.path)
-    except (ValueError, OSError):
-        return True
-    if record.get("status") == "failed":
+    if record is None or record.get("status") == "failed":
         return True
     if record.get("dataset", {}).get("fingerprint") != unit.fingerprint:
         return True  # the dataset's records changed (reader, sources, seed or size)
@@ -352,30 +364,27 @@ class ProtocolMismatch(StebkitError, ValueError):
     """A run would replace results made with other settings (seed, smoke, ...)."""
 
 
-def other_settings(unit: Unit, protocol: Mapping[str, Any]) -> str | None:
-    """How the successful record of ``unit`` already on disk differs from ``protocol``
-    (:func:`resume_protocol`) in the settings a user chooses (seed, smoke, sampling,
-    episodes per label), or None (no such record, or the same settings)."""
-    try:
-        record = read_record(unit.path)
-    except (ValueError, OSError):
-        return None
-    old = record.get("protocol")
-    if record.get("status") != "ok" or not isinstance(old, Mapping):
+def other_settings(record: Mapping[str, Any] | None, protocol: Mapping[str, Any]) -> str | None:
+    """How a successful ``record`` already on disk (:func:`existing_record`) differs from
+    ``protocol`` (:func:`resume_protocol`) in the settings a user chooses (seed, smoke,
+    sampling, episodes per label), or None (no such record, or the same settings)."""
+    old = None if record is None else record.get("protocol")
+    if record is None or record.get("status") != "ok" or not isinstance(old, Mapping):
         return None
     diffs = [f"{k} {old.get(k)!r} there, {protocol[k]!r} in this run" for k in _SETTINGS
              if k in protocol and old.get(k) != protocol[k]]
     return ", ".join(diffs) or None
 
 
-def check_resume(pending: Sequence[tuple[Unit, Mapping[str, Any]]], overwrite: str) -> None:
+def check_resume(pending: Sequence[tuple[Unit, Mapping[str, Any], Mapping[str, Any] | None]],
+                 overwrite: str) -> None:
     """Refuse (:class:`ProtocolMismatch`) to replace, under ``overwrite="only-missing"``,
     a successful record made with other settings than this run's: its numbers change only
     when the user asks (``overwrite="always"``, ``--overwrite always``). ``pending``:
-    each unit with its :func:`resume_protocol`."""
+    each unit with its :func:`resume_protocol` and its :func:`existing_record`."""
     if overwrite != "only-missing":
         return
-    found = [(u, d) for u, p in pending if u.path.exists() and (d := other_settings(u, p))]
+    found = [(u, d) for u, p, r in pending if (d := other_settings(r, p))]
     if not found:
         return
     unit, diff = found[0]
