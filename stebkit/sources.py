@@ -154,6 +154,29 @@ def locate(url: str) -> Path | None:
     return None
 
 
+def read_manifest(path: str | os.PathLike[str]) -> tuple[tuple[str, str], ...]:
+    """The ``(url, sha256)`` rows of a manifest file: one ``URL SHA256`` per line; blank
+    lines and ``#`` comments are skipped, any other line is an error naming the file and
+    the line.
+
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "manifest.txt"
+    >>> _ = p.write_text("# url sha256\\nhttps://h/a.txt 0a1b\\n\\n")
+    >>> read_manifest(p)
+    (('https://h/a.txt', '0a1b'),)
+    """
+    path = Path(path)
+    rows = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        fields = line.split()
+        if len(fields) != 2:
+            raise ValueError(f"{path} line {number}: expected 'URL SHA256', got {line[:80]!r}")
+        rows.append((fields[0], fields[1]))
+    return tuple(rows)
+
+
 def file_sha256(path: str | os.PathLike[str]) -> str:
     """Hex sha256 of a file, remembered per ``(path, size, mtime)``.
 

@@ -424,3 +424,15 @@ def test_agreement_data_message_then_add_local_then_variable(env, tmp_path, monk
         sources.local_source(NAME, request="x")
     assert main(["datasets", "--add-local", NAME, str(tmp_path / "nope")]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_a_manifest_line_that_is_not_url_and_sha256_is_named(tmp_path):
+    from stebkit.sources import read_manifest
+
+    path = tmp_path / "manifest.txt"
+    path.write_text("https://h/a.txt 0a1b\n   \nhttps://h/b.txt\n")
+    with pytest.raises(ValueError, match=r"manifest\.txt line 3: expected 'URL SHA256', got "
+                                         r"'https://h/b\.txt'"):
+        read_manifest(path)
+    path.write_text("# url sha256\nhttps://h/a.txt 0a1b\n   \n")
+    assert read_manifest(path) == (("https://h/a.txt", "0a1b"),)

@@ -25,6 +25,8 @@ from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
+from stebkit.sources import read_manifest
+
 from .spec import DatasetSpec, License, Source, TaskConfig
 
 LITE_SUITES = ("lite", "smoke")
@@ -58,12 +60,7 @@ def _seeded(target: str) -> _Reader:
 
 @lru_cache(maxsize=1)
 def _manifest() -> tuple[tuple[str, str], ...]:
-    rows = []
-    for line in _MANIFEST.read_text(encoding="utf-8").splitlines():
-        if line and not line.startswith("#"):
-            url, sha = line.split()
-            rows.append((url, sha))
-    return tuple(rows)
+    return read_manifest(_MANIFEST)
 
 
 def _source(*patterns: str, note: str = "") -> Source:

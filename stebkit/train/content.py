@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from stebkit.datasets.readers.bible import BIBLE_VERSIONS
+from stebkit.sources import read_manifest
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -68,18 +69,9 @@ Press's licence, free use with attribution) is read only because the reference's
 ``bible_versions`` evaluation set uses all eight
 (:data:`stebkit.datasets.readers.bible.BIBLE_VERSIONS`)."""
 
-_BIBLE_PATH = re.compile(r"/Bibles/(?P<version>[A-Z]+)/(?P<book>[^/]+)/(?P=book)(?P<ch>\d+)\.txt$")
-
-
 @cache
 def _manifest() -> tuple[tuple[str, str], ...]:
-    path = Path(__file__).with_name("content_manifest.txt")
-    rows = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip() and not line.startswith("#"):
-            url, sha = line.split()
-            rows.append((url, sha))
-    return tuple(rows)
+    return read_manifest(Path(__file__).with_name("content_manifest.txt"))
 
 
 def _files(pattern: str) -> list[tuple[str, Path]]:
@@ -119,13 +111,14 @@ def _norm(text: str) -> str:
 
 
 def _bible_units() -> list[tuple[str, str, str]]:
-    from stebkit.datasets.readers.bible import read_chapter
+    from stebkit.datasets.readers.bible import CHAPTER_PATH, read_chapter
 
     chapters: dict[tuple[str, int], dict[str, dict[int, str]]] = {}
     for url, path in _files(r"/Data/Bibles/"):
-        m = _BIBLE_PATH.search(url)
+        m = CHAPTER_PATH.search(url)
         if m and m["version"] in TRAINING_BIBLE_VERSIONS:
-            chapters.setdefault((m["book"], int(m["ch"])), {})[m["version"]] = read_chapter(path)
+            key = (m["book"], int(m["chapter"]))
+            chapters.setdefault(key, {})[m["version"]] = read_chapter(path)
     rows = []
     for (book, ch), by_version in sorted(chapters.items()):
         if set(by_version) != set(TRAINING_BIBLE_VERSIONS):

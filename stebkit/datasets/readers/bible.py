@@ -84,7 +84,9 @@ def bible_urls(versions: Iterable[str] = BIBLE_VERSIONS) -> tuple[str, ...]:
                  for book, n in _BOOKS.items() for c in range(1, n + 1))
 
 
-_PATH = re.compile(r"/Bibles/(?P<version>[A-Z]+)/(?P<book>[^/]+)/(?P=book)(?P<chapter>\d+)\.txt$")
+CHAPTER_PATH = re.compile(
+    r"/Bibles/(?P<version>[A-Z]+)/(?P<book>[^/]+)/(?P=book)(?P<chapter>\d+)\.txt$")
+"""The URL path of one chapter file of one version: ``version``, ``book``, ``chapter``."""
 _VERSE = re.compile(r"^\s*(\d+)\s+(.*\S)\s*$")
 
 
@@ -110,7 +112,7 @@ def read_aligned(spec: Any) -> pd.DataFrame:
     chapters: dict[tuple[str, int], dict[str, dict[int, str]]] = {}
     versions: list[str] = list(spec.reader_options["versions"])
     for url, path in spec_files(spec).items():
-        m = _PATH.search(url)
+        m = CHAPTER_PATH.search(url)
         if not m or m["version"] not in versions:
             continue
         key = (m["book"], int(m["chapter"]))
