@@ -31,17 +31,6 @@ def test_models_lists_the_zoo(capsys):
     assert all(name in out for name in DEFAULT_OFFLINE_ZOO) and "LUAR-MUD" in out
 
 
-def test_default_models_are_the_offline_zoo_plus_the_trained_style_model(monkeypatch):
-    from stebkit.encoders import DEFAULT_OFFLINE_ZOO, zoo
-    from stebkit.train import STYLE_MODEL_NAME
-
-    assert zoo.default_models()[:len(DEFAULT_OFFLINE_ZOO)] == list(DEFAULT_OFFLINE_ZOO)
-    monkeypatch.setattr(zoo, "is_available", lambda name: name == STYLE_MODEL_NAME)
-    assert zoo.default_models() == [*DEFAULT_OFFLINE_ZOO, STYLE_MODEL_NAME]
-    monkeypatch.setattr(zoo, "is_available", lambda name: False)  # not trained here
-    assert zoo.default_models() == list(DEFAULT_OFFLINE_ZOO)
-
-
 @pytest.mark.parametrize("argv, match", [
     (["run", "--models", "random", "--datasets", "bible-versionz"],
      "unknown dataset 'bible-versionz'; closest known names: ['bible-versions'"),

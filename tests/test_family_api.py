@@ -179,7 +179,8 @@ def test_order_alignment_probing_ndcg_and_stel_equal_their_pure_functions():
         items[:, 0], items[:, 1], items[:, 2], items[:, 3], np.ones(5, np.int64)).metrics
 
 
-def test_every_family_bootstrap_reproduces_its_main_metric_on_all_items():
+def test_the_family_statistic_reproduces_the_main_metric_on_all_items():
+    # through the family object; every task's statistic: test_tasks_bootstrap.py
     cases = {"clustering": (labelled(), 2, 4), "all_to_all_pairs": (labelled(), 1, 5)}
     for name, (records, size, per_label) in cases.items():
         fam = FAMILIES[name]

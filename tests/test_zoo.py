@@ -190,3 +190,14 @@ def test_trained_style_model_is_found_where_stebkit_train_saves_it(tmp_path, mon
     text = ["A sentence to embed."]
     base = get_encoder("all-MiniLM-L6-v2").encode(text)
     assert np.allclose(enc.encode(text), base, atol=1e-5)
+
+
+def test_default_models_are_the_offline_zoo_plus_the_trained_style_model(monkeypatch):
+    from stebkit.encoders import DEFAULT_OFFLINE_ZOO, zoo
+    from stebkit.train import STYLE_MODEL_NAME
+
+    assert zoo.default_models()[:len(DEFAULT_OFFLINE_ZOO)] == list(DEFAULT_OFFLINE_ZOO)
+    monkeypatch.setattr(zoo, "is_available", lambda name: name == STYLE_MODEL_NAME)
+    assert zoo.default_models() == [*DEFAULT_OFFLINE_ZOO, STYLE_MODEL_NAME]
+    monkeypatch.setattr(zoo, "is_available", lambda name: False)  # not trained here
+    assert zoo.default_models() == list(DEFAULT_OFFLINE_ZOO)
