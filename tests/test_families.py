@@ -9,6 +9,7 @@ import pytest
 from test_runner import MarkerEncoder, authors_dataset, spec
 
 import stebkit
+import stebkit.suites  # noqa: F401  (before any family is registered)
 from stebkit.datasets.spec import Dataset, TaskConfig
 from stebkit.results import Results, item_details
 from stebkit.scores import leaderboard
@@ -160,3 +161,17 @@ def test_stel_is_a_complete_family_from_records_to_record():
     assert result["accuracy"] == direct["accuracy"] == 1.0
     n, stat = FAMILIES["stel"].statistic(result["details"])
     assert n == 4 and stat(np.arange(n)) == 1.0
+
+
+def test_a_suite_file_may_declare_a_family_registered_after_import(toy_family, tmp_path):
+    from stebkit.datasets import load_dataset
+    from stebkit.suites import load_suite  # imported at the top of this file, before the toy
+
+    (tmp_path / "d.csv").write_text("text,label\n" + "".join(
+        f"text {i},{'ab'[i % 2]}\n" for i in range(12)))
+    (tmp_path / "suite.yaml").write_text(
+        "name: toy-suite\ndatasets:\n"
+        "  - {name: toy-nn, task: nearest_neighbour, source: {path: d.csv}}\n")
+    suite = load_suite(tmp_path / "suite.yaml")
+    assert list(suite.specs[0].tasks) == ["nearest_neighbour"]
+    assert len(load_dataset("toy-nn", cache=False).records) == 12

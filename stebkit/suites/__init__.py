@@ -67,7 +67,6 @@ from stebkit.suites.checks import (
     GRANTS,
     RUN_OPTIONS,
     SOURCE_KEYS,
-    SUITE_TASKS,
     TASK_METRICS,
     TOP_KEYS,
     Request,
@@ -77,7 +76,6 @@ from stebkit.suites.loading import Suite, load_suite, suite_file
 
 __all__ = [
     "SuiteError",
-    "SUITE_TASKS",
     "TASK_METRICS",
     "TOP_KEYS",
     "SOURCE_KEYS",
