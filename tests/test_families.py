@@ -163,10 +163,18 @@ def test_stel_is_a_complete_family_from_records_to_record():
     assert n == 4 and stat(np.arange(n)) == 1.0
 
 
-def test_a_suite_file_may_declare_a_family_registered_after_import(toy_family, tmp_path):
-    from stebkit.datasets import load_dataset
-    from stebkit.suites import load_suite  # imported at the top of this file, before the toy
+def test_a_suite_file_may_declare_a_family_registered_after_import(toy_family, tmp_path,
+                                                                   monkeypatch):
+    from stebkit.datasets import load_dataset, registry
+    from stebkit.suites import (
+        load_suite,  # imported at the top of this file, before the toy
+        loading,
+    )
 
+    # the toy dataset leaves the registries with the toy family (the catalogue stays valid)
+    registry.list_datasets()  # the built-in suites loaded into the registry kept
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    monkeypatch.setattr(loading, "_REGISTERED_FROM", dict(loading._REGISTERED_FROM))
     (tmp_path / "d.csv").write_text("text,label\n" + "".join(
         f"text {i},{'ab'[i % 2]}\n" for i in range(12)))
     (tmp_path / "suite.yaml").write_text(
