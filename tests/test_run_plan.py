@@ -158,3 +158,13 @@ def test_a_preset_run_plans_each_entry_once_and_asks_the_zoo_once_per_model(
     assert entries == {("clustering",): 1, ("retrieval",): 1}
     assert [(u.model, u.dataset, len(u.records), u.pending) for u in units] == [
         (m, d, 4, False) for m in MODELS for d in DATASETS[::-1]]
+
+
+@pytest.mark.parametrize("executor", ["sequential", "local"])
+def test_a_preset_with_nothing_to_run_is_refused_alike_by_every_executor(tmp_path, executor):
+    with pytest.raises(ValueError, match=r"^preset 'benchmark' has nothing to run on the "
+                                         r"datasets \['synthetic-authors-en'\]$"):
+        stebkit.evaluate("random", ["synthetic-authors-en"], preset="benchmark",
+                         tasks=["stel"], smoke=True, output_dir=tmp_path, executor=executor,
+                         show_progress=False)
+    assert not any(tmp_path.rglob("*.json"))  # refused before any work

@@ -13,7 +13,6 @@ import subprocess
 import sys
 import time
 import uuid
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -80,15 +79,14 @@ def plan_units(models: Any, datasets: Any, *, output_dir: str | os.PathLike = "r
 
 
 def _planned(models: Any, datasets: Any, root: Path, context: RunContext,
-             options: dict[str, Any]) -> tuple[Plan | PresetPlan, list[Unit], tuple[str, ...]]:
-    """The run planned once (:func:`stebkit.runner.plan_run`), its units and the entries of
-    its preset it cannot run."""
+             options: dict[str, Any]) -> tuple[Plan | PresetPlan, list[Unit]]:
+    """The run planned once (:func:`stebkit.runner.plan_run`) and its units."""
     from stebkit.runner import PresetPlan, plan_run
 
     the_plan = plan_run(models, datasets, context, output_dir=root, **options)
     if isinstance(the_plan, PresetPlan):
-        return the_plan, preset_units(the_plan), the_plan.unavailable
-    return the_plan, units_of(the_plan), ()
+        return the_plan, preset_units(the_plan)
+    return the_plan, units_of(the_plan)
 
 
 def units_of(the_plan: Plan) -> list[Unit]:
@@ -252,14 +250,9 @@ def evaluate(
                            RunContext(**settings, show_progress=show_progress), options)
     names = _names(models, "models"), (None if datasets is None and preset
                                        else _names(datasets, "datasets"))
-    _, units, unavailable = _planned(names[0], names[1], root, RunContext(**settings),
-                                     options)
-    for problem in unavailable:  # as a sequential preset run says it
-        warnings.warn(f"preset {preset!r}: {problem}; that entry is not run",
-                      UserWarning, stacklevel=2)
-    if not units and not unavailable:
-        raise ValueError(f"nothing to run: the preset {preset!r} has no entry "
-                         f"on the datasets {names[1]}")
+    the_plan, units = _planned(names[0], names[1], root, RunContext(**settings), options)
+    if preset:
+        the_plan.announce(stacklevel=2)  # as a sequential preset run says it
     _save_plan(root, units)
     todo, busy = [], []
     for u in units:
@@ -305,7 +298,7 @@ def _sequential(models: Any, datasets: Any, root: Path, context: RunContext,
     (:func:`stebkit.runner.run_plan`)."""
     from stebkit import runner
 
-    the_plan, units, _ = _planned(models, datasets, root, context, options)
+    the_plan, units = _planned(models, datasets, root, context, options)
     _save_plan(root, units)
     return runner.run_plan(the_plan, context)
 

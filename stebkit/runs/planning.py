@@ -4,6 +4,7 @@ which units are pending (:func:`existing_record`, :func:`needs_run`, :func:`chec
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -274,6 +275,17 @@ class PresetPlan:
     unavailable: tuple[str, ...]
     datasets: tuple[str, ...] | None
     root: Path
+
+    def announce(self, *, stacklevel: int) -> None:
+        """Warn of each entry the run leaves out, and refuse (``ValueError``) a preset
+        with nothing to run on its datasets; every executor says it so."""
+        for problem in self.unavailable:
+            warnings.warn(f"preset {self.preset!r}: {problem}; that entry is not run",
+                          UserWarning, stacklevel=stacklevel + 1)
+        if not self.plans and not self.unavailable:
+            names = None if self.datasets is None else list(self.datasets)
+            raise ValueError(f"preset {self.preset!r} has nothing to run on the datasets "
+                             f"{names}")
 
 
 def plan_preset(preset: str, models: Any, datasets: Any = None, *, context: RunContext,
