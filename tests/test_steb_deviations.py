@@ -112,9 +112,11 @@ def test_fisher_sides_are_their_first_utterance(built, tmp_path, monkeypatch):
             allow_pickle=True)
     monkeypatch.setenv("STEBKIT_LOCAL_FISHER_SPEAKER_ATTRIBUTION", str(folder))
     records, report = read("fisher_speaker_attribution_bbn_base")
-    assert records[["text", "label"]].values.tolist() == [
-        ["uh hi", "trial_0_1"], ["7", "trial_0_1"], ["so", "trial_1_0"],
-        ["well", "trial_1_0"]]
+    # the later reference loader's labels: its pair task reads same from "_true"
+    assert records[["text", "label", "same"]].values.tolist() == [
+        ["uh hi", "trial_0_true", True], ["7", "trial_0_true", True],
+        ["so", "trial_1_false", False], ["well", "trial_1_false", False]]
+    assert [lab.endswith("_true") for lab in records["label"]] == records["same"].tolist()
     assert any("dropped 4 of 8 items (utterances after the first" in m for m in report)
 
 
@@ -123,19 +125,31 @@ def test_fisher_sides_are_their_first_utterance(built, tmp_path, monkeypatch):
 _BLOG = ("barilan/blog_authorship_corpus", None, "train+validation")
 
 
-def test_blog_sets_keep_empty_and_blank_posts(hub_data):
+def test_blog_sets_drop_empty_posts_and_keep_whitespace_only_ones(hub_data):
+    # the reference's blog loader skips a falsy text: None and "" go, "   \n" stays
     texts = ["a post", "", "   \n", None, "last"]
     hub_data[_BLOG] = FakeSplit({"text": texts, "age": [15, 25, 35, 15, 44],
                                  "gender": ["male", "female", "male", "female", "male"]})
     for name in ("blog_age", "blog_gender"):
         records, report = read(name, trust_remote_code=True)
-        assert records["text"].tolist() == ["a post", "", "   \n", "last"]
+        assert records["text"].tolist() == ["a post", "   \n", "last"]
         assert report == [
             f"{name}: dropped 1 of 5 rows with a missing text or label",
-            f"{name}: kept 2 of 4 items (rows with an empty or whitespace-only text, as "
-            f"the reference keeps them; reader option blank_texts='drop' leaves them out)"]
+            f"{name}: dropped 1 of 4 items (rows with an empty text, as the reference's "
+            f"blog loader skips them (reader option blank_texts='drop_empty'))",
+            f"{name}: kept 1 of 3 items (rows with a whitespace-only text, as the "
+            f"reference's blog loader keeps them; reader option blank_texts='drop' leaves "
+            f"them out)"]
     records, _ = read("blog_age", trust_remote_code=True)
-    assert records["label"].tolist() == ["10s", "20s", "30s", "30s"]
+    assert records["label"].tolist() == ["10s", "30s", "30s"]
+
+
+def test_other_hub_sets_keep_empty_texts(hub_data):
+    hub_data["emotion", None, "test"] = FakeSplit(
+        {"text": ["happy", "", " "], "label": [1, 0, 1]},
+        names={"label": ["sadness", "joy"]})
+    records, _ = read("emotion")
+    assert sorted(records["text"]) == ["", " ", "happy"]
 
 
 def test_reuters_keeps_blank_texts_and_the_drop_option_leaves_them_out(hub_data):
@@ -271,3 +285,68 @@ def test_masc_skips_dot_files_and_reads_lines_as_text_mode(built):
     assert "".join(records["text"]) == "Bee\n" * 100
     assert report == ["masc_text_genre: dropped 2 of 3 items (text files named or filed "
                       "under a name starting with '.', which the reference's glob skips)"]
+
+
+# ------------------------------------------------------- text-mode line ends (\r\n)
+
+_CRLF = "line one\r\nline two\rline three\r\n"
+_LF = "line one\nline two\nline three\n"
+
+
+@pytest.mark.parametrize("name,chain,pid,known", [
+    ("pan13_authorship_verification_english_test",
+     ["pan13-authorship-verification-test-corpus2-2013-05-29.zip"], "EN001", "known01.txt"),
+    ("pan14_authorship_verification_corpus1_english_essays_test",
+     ["pan14-authorship-verification-test-corpus1-2014-04-22.zip",
+      "pan14-author-verification-test-corpus1-english-essays-2014-04-22.zip"], "EE001",
+     "known01.txt"),
+    ("pan15_authorship_verification_english_test",
+     ["pan15-authorship-verification-test-dataset2-2015-04-19.zip",
+      "pan15-authorship-verification-test-dataset2-english-2015-04-19.zip"], "EN001",
+     "known01.txt"),
+    ("enron_authorship_corpus", ["Enron (80 authors)"], "Ann.smith[Y]",
+     "known - Ann - Mail_1.txt"),
+])
+def test_verification_texts_are_read_in_text_mode(built, name, chain, pid, known):
+    folder = chain[-1].removesuffix(".zip")
+    unknown = "unknown.txt" if name.startswith("pan") else "unknown - X - Mail_2.txt"
+    files = {f"{folder}/truth.txt": f"{pid} Y\r\n",
+             f"{folder}/{pid}/{known}": _CRLF, f"{folder}/{pid}/{unknown}": "a\r\rb"}
+    if name.startswith("pan"):
+        for step in reversed(chain[1:]):
+            files = {step: files}
+        files = {chain[0]: files}
+    built.put_spec(name, files)
+    records, _ = read(name)
+    assert records["text"].tolist() == [_LF, "a\n\nb"]
+
+
+def test_pan18_style_change_positions_count_text_mode_characters(built):
+    folder = "pan18-style-change-detection-validation-dataset-2018-01-31"
+    built.put_spec("pan18_style_change", {
+        f"{folder}/problem-1.txt": "ab\r\ncd\r\nef",  # text mode: "ab\ncd\nef"
+        f"{folder}/problem-1.truth": json.dumps({"changes": True, "positions": [3, 6]})})
+    records, _ = read("pan18_style_change")
+    assert records["text"].tolist() == ["ab\n", "cd\n"]
+
+
+def test_pan18_attribution_texts_are_read_in_text_mode(built):
+    folder = "pan18-cross-domain-authorship-attribution-test-dataset2-2018-04-20"
+    gt = {"ground_truth": [{"unknown-text": "unknown00001.txt", "true-author": "candidate00001"}]}
+    built.put_spec("pan18_cross_domain_authorship_attribution_english", {f"{folder}.zip": {
+        f"{folder}/collection-info.json": json.dumps([{"problem-name": "problem00001",
+                                                       "language": "en"}]),
+        f"{folder}/problem00001/ground-truth.json": json.dumps(gt),
+        f"{folder}/problem00001/candidate00001/known00001.txt": _CRLF,
+        f"{folder}/problem00001/unknown/unknown00001.txt": "q\r\n"}})
+    records, _ = read("pan18_cross_domain_authorship_attribution_english")
+    assert records["text"].tolist() == [_LF, "q\n"]
+
+
+def test_graded_formality_reads_line_ends_in_text_mode(built):
+    folder = "graded_formality_generated_gpt-5-mini"
+    built.put_spec("graded_formality", {f"{folder}/tweets.csv": (
+        "model,source,input,level1,level2,level3,level4\r\n"
+        'm,tweet,"hey\r\nu",b,c,d,"e\rf"\r\n')})
+    records, _ = read("graded_formality")
+    assert records["text"].tolist() == ["hey\nu", "b", "c", "d", "e\nf"]

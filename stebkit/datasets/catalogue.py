@@ -296,7 +296,7 @@ _AV = [
                     citation=citation,
                     source=_web(f"PAN {year} authorship verification test corpus", url),
                     languages=(_pan_av_language(part),), reader=pan.read_pan_verification,
-                    tested_on="constructed", reader_version=2,
+                    tested_on="constructed", reader_version=3,
                     reader_options=_pan_av_options(year, part))
       for year, url, citation, parts in _PAN_AV for part in parts),
     *(_verification(steb_name=f"pan{y}_authorship_verification_test",
@@ -319,7 +319,7 @@ _AV = [
                               "https://pan.webis.de/clef18/pan18-web/style-change-detection.html",
                               f"{_ZENODO}3746040/files/pan18-style-change-"
                               "detection-validation-dataset-2018-01-31.zip"),
-                  reader=pan.read_pan18_style_change, tested_on="constructed",
+                  reader=pan.read_pan18_style_change, tested_on="constructed", reader_version=2,
                   reader_options={"folder": "pan18-style-change-detection-validation-"
                                   "dataset-2018-01-31"}),
     *(_verification(steb_name=f"pan{y}_style_change_{level}",
@@ -341,7 +341,7 @@ _AV = [
                   source=_web("Enron (80 authors) from Mendeley Data n77w7mygwg",
                               "https://prod-dcd-datasets-public-files-eu-west-1.s3.eu-west-1.amazonaws.com/"
                               "f0527105-2774-423e-80ca-cc692b70b6cb"),
-                  reader=pan.read_pan_verification, tested_on="constructed",
+                  reader=pan.read_pan_verification, tested_on="constructed", reader_version=2,
                   reader_options={"chain": ["Enron (80 authors)"], "known": "all", "known_ext": "",
                                   "unknown": "first", "truth_encoding": "utf-8-sig"}),
 ]
@@ -366,7 +366,7 @@ _RET = [
                              "https://pan.webis.de/clef18/pan18-web/author-identification.html",
                              f"{_ZENODO}3737849/files/pan18-cross-domain-authorship-attribution-"
                              "dataset.zip"), languages=(_PAN_LANGS[lang],),
-                 reader=pan.read_pan18_attribution, tested_on="constructed",
+                 reader=pan.read_pan18_attribution, tested_on="constructed", reader_version=2,
                  reader_options={"chain": ["pan18-cross-domain-authorship-attribution-test-"
                                  "dataset2-2018-04-20"], "language": code})
       for lang, code in (("english", "en"), ("french", "fr"), ("italian", "it"),
@@ -414,7 +414,7 @@ _SPEAKERS = [
                                   note=f"the STEB trial file {sys}_test_{level}_trials.npy, "
                                        "built from the Fisher English transcripts "
                                        "(LDC2004T19, LDC2005T19)"),
-                    reader=trials.read_speaker_trials, tested_on="constructed", reader_version=2,
+                    reader=trials.read_speaker_trials, tested_on="constructed", reader_version=3,
                     reader_options={"format": "npy", "file": f"{sys}_test_{level}_trials.npy"})
       for sys in ("bbn", "ldc") for level in ("base", "hard", "harder")),
     _verification(steb_name="radiotalk",
@@ -498,7 +498,7 @@ _OBJECT = [
           citation="STEB graded formality (GPT-5-mini generated)",
           source=_web("STEB graded_formality_generated_gpt-5-mini.zip (Google Drive)",
                       gdrive_url("1TKtgg-6j2Yd-GTfiq0nnHRPcZC-VpGnu")),
-          reader=tables.read_graded_formality, tested_on="constructed", reader_version=2,
+          reader=tables.read_graded_formality, tested_on="constructed", reader_version=3,
           reader_options={"folder": "graded_formality_generated_gpt-5-mini"}),
     _steb(steb_name="OneStopEnglishCorpus",
           description="OneStopEnglish articles at three reading levels", category="register",
@@ -589,7 +589,8 @@ _OBJECT = [
             citation="Schler et al., 2006",
             source=_hub("barilan/blog_authorship_corpus", "train+validation"), reader=read_hub,
             reader_options={"label": attr, "label_map": mapping, "remote_code": True,
-                            "max_per_label": None}, tested_on="constructed", reader_version=2)
+                            "max_per_label": None, "blank_texts": "drop_empty"},
+            tested_on="constructed", reader_version=3)
       for attr, lab, mapping in (
           ("age", "age group (10s: 13-17, 20s: 23-27, 30s: 33-47)",
            {**{a: "10s" for a in range(13, 18)}, **{a: "20s" for a in range(23, 28)},

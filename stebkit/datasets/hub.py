@@ -30,10 +30,13 @@ take from each row is declared as data in ``spec.reader_options`` and applied by
     ``[config name, ...]``: read this split of each config and concatenate them (for
     datasets published as one config per part); otherwise ``source.hf_name`` is used.
 ``blank_texts``
-    ``"keep"`` (the default) or ``"drop"``: what to do with rows whose text is empty or
-    only whitespace. The reference keeps them (its row handler skips only a missing
-    text), so they are kept and counted in the load report (a ``DroppedRowsWarning``
-    saying how many were kept); ``"drop"`` leaves them out, counted.
+    ``"keep"`` (the default), ``"drop"`` or ``"drop_empty"``: what to do with rows whose
+    text is empty or only whitespace. The reference keeps them (its row handler skips
+    only a missing text), so they are kept and counted in the load report (a
+    ``DroppedRowsWarning`` saying how many were kept); ``"drop"`` leaves them out,
+    counted. ``"drop_empty"`` (``blog_age``, ``blog_gender``) is the reference's blog
+    loader, which skips a falsy text: empty texts (``""``) are left out, counted, and
+    whitespace-only ones kept, counted.
 ``remote_code``
     True for script-based datasets: loading runs code from the dataset's repository, so
     it happens only when the user opts in (``trust_remote_code=True`` to
@@ -62,7 +65,7 @@ import pandas as pd
 from .._io import write_text
 from ..errors import DataUnavailable, RemoteCodeRefused
 from ..sources import cache_dir, is_offline
-from .readers.text import DroppedRowsWarning, is_absent, is_blank, report_kept
+from .readers.text import DroppedRowsWarning, is_absent, is_blank, report_dropped, report_kept
 
 __all__ = ["BLANK_TEXTS", "blank_texts", "check_remote_code", "collecting_commits",
            "dataset_commits", "hub_configs", "hub_records", "keeps_blank_texts", "load_hub",
@@ -71,7 +74,7 @@ __all__ = ["BLANK_TEXTS", "blank_texts", "check_remote_code", "collecting_commit
 
 DEFAULT_MAX_PER_LABEL = 500
 SMOKE_PER_LABEL = 20
-BLANK_TEXTS = ("keep", "drop")
+BLANK_TEXTS = ("keep", "drop", "drop_empty")
 """Values of the ``blank_texts`` reader option (the first is the default)."""
 _TRUSTED: ContextVar[bool] = ContextVar("stebkit_trust_remote_code", default=False)
 
@@ -386,7 +389,8 @@ def read_hub(spec: Any, *, seed: int = 42, smoke: bool = False) -> pd.DataFrame:
 
 
 def blank_texts(options: Mapping[str, Any], dataset: str = "dataset") -> str:
-    """The ``blank_texts`` option of a Hub reader: ``"keep"`` unless set to ``"drop"``.
+    """The ``blank_texts`` option of a Hub reader: ``"keep"`` unless set otherwise
+    (:data:`BLANK_TEXTS`).
 
     >>> blank_texts({}), blank_texts({"blank_texts": "drop"})
     ('keep', 'drop')
@@ -399,14 +403,14 @@ def blank_texts(options: Mapping[str, Any], dataset: str = "dataset") -> str:
 
 
 def keeps_blank_texts(spec: Any) -> bool:
-    """Whether the records of ``spec`` keep their empty and whitespace-only texts: those of
+    """Whether the records of ``spec`` keep their whitespace-only texts: those of
     :func:`read_hub`, unless its ``blank_texts`` option is ``"drop"``.
 
     >>> from stebkit.datasets import get_spec
     >>> keeps_blank_texts(get_spec("emotion")), keeps_blank_texts(get_spec("ASSET"))
     (True, False)
     """
-    return spec.reader is read_hub and blank_texts(spec.reader_options, spec.name) == "keep"
+    return spec.reader is read_hub and blank_texts(spec.reader_options, spec.name) != "drop"
 
 
 def _first(value: Any) -> Any:
@@ -453,7 +457,8 @@ def hub_records(frame: pd.DataFrame, options: Mapping[str, Any], *,
     labels = labels.map(lambda v: None if is_blank(v) else str(v)).reset_index(drop=True)
     text_cols = list(options.get("parallel", [options.get("text", "text")]))
     texts = pd.DataFrame({c: frame[c].map(_first) for c in text_cols})
-    keep_blank = blank_texts(options, dataset) == "keep"
+    mode = blank_texts(options, dataset)
+    keep_blank = mode != "drop"
     bad = labels.isna().to_numpy() | texts.map(
         is_absent if keep_blank else is_blank).any(axis=1).to_numpy()
     if bad.any():
@@ -462,14 +467,23 @@ def hub_records(frame: pd.DataFrame, options: Mapping[str, Any], *,
                       + ("" if keep_blank else " (blank texts included: blank_texts='drop')"),
                       DroppedRowsWarning, stacklevel=2)
     texts, labels = texts[~bad].reset_index(drop=True), labels[~bad].reset_index(drop=True)
+    if mode == "drop_empty":
+        empty = texts.map(lambda v: isinstance(v, str) and not v).any(axis=1).to_numpy()
+        report_dropped(dataset, int(empty.sum()), len(texts), "rows with an empty text, as "
+                       "the reference's blog loader skips them (reader option "
+                       "blank_texts='drop_empty')")
+        texts = texts[~empty].reset_index(drop=True)
+        labels = labels[~empty].reset_index(drop=True)
     cap = SMOKE_PER_LABEL if smoke else options.get("max_per_label", DEFAULT_MAX_PER_LABEL)
     keep_rows = _cap_per_label(labels, cap, seed)
     texts, labels = texts.iloc[keep_rows].reset_index(drop=True), labels.iloc[keep_rows]
     labels = labels.reset_index(drop=True)
     if keep_blank:
+        which = ("a whitespace-only text, as the reference's blog loader keeps them"
+                 if mode == "drop_empty" else
+                 "an empty or whitespace-only text, as the reference keeps them")
         report_kept(dataset, int(texts.map(is_blank).any(axis=1).sum()), len(texts),
-                    "rows with an empty or whitespace-only text, as the reference keeps "
-                    "them; reader option blank_texts='drop' leaves them out")
+                    f"rows with {which}; reader option blank_texts='drop' leaves them out")
     if "parallel" not in options:
         return pd.DataFrame({"text": texts.iloc[:, 0].astype(str), "label": labels})
     rows = [{"text": str(texts.iat[i, j]), "label": labels[i], "group": str(i),

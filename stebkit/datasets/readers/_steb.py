@@ -18,13 +18,14 @@ SMOKE_ITEMS = 20
 """Items (texts per label, pairs, or parallel sets per label) kept with ``smoke=True``."""
 
 
-def trial_label(pid: Any, same: bool, *, yes: str = "true", no: str = "false") -> str:
-    """The reference's label of a predefined pair.
+def trial_label(pid: Any, same: bool) -> str:
+    """The reference's label of a predefined pair (its pair task reads ``same`` from the
+    ``_true`` ending).
 
-    >>> trial_label("EN001", True), trial_label(3, False, yes="1", no="0")
-    ('trial_EN001_true', 'trial_3_0')
+    >>> trial_label("EN001", True), trial_label(3, False)
+    ('trial_EN001_true', 'trial_3_false')
     """
-    return f"trial_{pid}_{yes if same else no}"
+    return f"trial_{pid}_{'true' if same else 'false'}"
 
 
 def pair_rows(pid: str, same: bool, label: str, first: str, second: str) -> list[dict]:

@@ -13,12 +13,16 @@ eWAVE (``read_ewave``)
     than two examples are left out (both counted).
 Graded formality (``read_graded_formality``)
     Every ``*.csv`` of the release folder, in the order the archive holds them (the
-    order unzip creates them in): the reference globs the unpacked folder unsorted
-    (``Path.glob``), so it reads the files in the file system's listing order, which is
-    this order where a folder lists in creation order; sorted names are not the
-    reference's order. ``input`` and ``level1``..``level4`` form one ordered set, from
-    the informal input (position 0) to the most formal rewrite; the label is the row's
-    ``source`` (e.g. tweet). Rows with a blank level are skipped (counted).
+    order unzip creates them in), which is fixed. The reference's order is not: it
+    globs the unpacked folder unsorted (``Path.glob``), so it reads the files in the
+    file system's listing order, which differs between file systems (creation order on
+    some, hash order on ext4, name order on others) and may change when the folder is
+    copied; the archive order is what it gets where a folder lists in creation order.
+    The files are read as the reference's text-mode ``open`` reads them (``\\r\\n``
+    and a lone ``\\r`` become ``\\n``, inside quoted fields too). ``input`` and
+    ``level1``..``level4`` form one ordered set, from the informal input (position 0)
+    to the most formal rewrite; the label is the row's ``source`` (e.g. tweet). Rows
+    with a blank level are skipped (counted).
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ import pandas as pd
 
 from ._files import Tree, file_lines, open_source, source_tree
 from ._steb import frame, set_records, smoke_cut
-from .text import report_dropped
+from .text import report_dropped, text_mode
 
 __all__ = ["CORE_REGISTERS", "read_core", "read_ewave", "read_graded_formality"]
 
@@ -58,8 +62,14 @@ CORE_REGISTERS: dict[str, str] = {
 """CORE sub-register codes and the reference's names for them (Laippala et al., 2022)."""
 
 
-def _csv_rows(tree: Tree, name: str, needed: tuple[str, ...], **kwargs: Any) -> list[dict]:
-    reader = csv.DictReader(io.StringIO(tree.text(name), newline=""), **kwargs)
+def _csv_rows(tree: Tree, name: str, needed: tuple[str, ...], *,
+              universal_newlines: bool = False) -> list[dict]:
+    """The rows of CSV member ``name``; with ``universal_newlines`` its line ends are first
+    read as text mode reads them (:func:`~.text.text_mode`), as an ``open`` without
+    ``newline=""`` does."""
+    text = tree.text(name)
+    text = text_mode(text) if universal_newlines else text
+    reader = csv.DictReader(io.StringIO(text, newline=""))
     missing = [c for c in needed if c not in (reader.fieldnames or [])]
     if missing:
         raise ValueError(f"{tree.label}: {name} lacks the column(s) {missing}; it has "
@@ -118,7 +128,7 @@ def read_graded_formality(spec: Any, *, seed: int = 42, smoke: bool = False) -> 
         tree.find(f"*{folder}/*.csv", what="CSV file")
     sets, skipped, total = [], 0, 0
     for name in names:
-        for row in _csv_rows(tree, name, _LEVELS):
+        for row in _csv_rows(tree, name, _LEVELS, universal_newlines=True):
             total += 1
             texts = [(row.get(c) or "").strip() for c in _LEVELS]
             if not all(texts):

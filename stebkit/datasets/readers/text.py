@@ -113,6 +113,16 @@ def read_text(path: Path, encoding: str = "utf-8", name: str | None = None) -> s
     return decode(data, str(path) if name is None else name, encoding)
 
 
+def text_mode(text: str) -> str:
+    """``text`` with its line ends as Python's text mode reads a file (universal
+    newlines): ``\\r\\n`` and a lone ``\\r`` become ``\\n``; no other character changes.
+
+    >>> text_mode("a\\r\\nb\\rc\\n\\u2028")
+    'a\\nb\\nc\\n\\u2028'
+    """
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
 def file_lines(text: str) -> list[str]:
     """The lines of a text file as Python iterates them (universal newlines), without
     their line ends.
@@ -120,7 +130,7 @@ def file_lines(text: str) -> list[str]:
     >>> file_lines("a\\r\\nb\\u2028c\\n"), file_lines("a\\n\\nb")
     (['a', 'b\\u2028c'], ['a', '', 'b'])
     """
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    lines = text_mode(text).split("\n")
     return lines[:-1] if lines and lines[-1] == "" else lines
 
 

@@ -15,7 +15,10 @@ Speaker trials (``read_speaker_trials``)
     or another label are skipped (counted). As the reference, each side stays a list of
     utterances and the pair task encodes its first element: a side's text is its first
     kept utterance, and the later utterances are not encoded (counted). Labels are the
-    reference's ``trial_<index>_<true|false>`` (Fisher: ``_1``/``_0``).
+    reference's ``trial_<index>_<true|false>``, Fisher's too: its later loader
+    (``steb/loaders/fisher.py`` at commit 7e89bb3) writes ``_true``/``_false`` where the
+    first wrote ``_1``/``_0``, and the reference's pair task tests
+    ``endswith("_true")``.
 """
 
 from __future__ import annotations
@@ -72,13 +75,12 @@ def _utterances(value: Any) -> list[str]:
     return [str(u) for u in items if isinstance(u, (str, int, float)) and str(u).strip()]
 
 
-def trial_records(trials: list[Any], sides: tuple[str, str], suffixes: tuple[str, str],
-                  dataset: str) -> pd.DataFrame:
+def trial_records(trials: list[Any], sides: tuple[str, str], dataset: str) -> pd.DataFrame:
     """Pair records from speaker trials (see the module docstring).
 
     >>> trial_records([{"label": 1, "a": [" ", "hi", "there"], "b": ["yo"]},
-    ...                {"label": 0, "a": [], "b": ["x"]}], ("a", "b"), ("true", "false"),
-    ...               "toy")[["text", "label", "same"]].values.tolist()
+    ...                {"label": 0, "a": [], "b": ["x"]}], ("a", "b"), "toy")[
+    ...     ["text", "label", "same"]].values.tolist()
     [['hi', 'trial_0_true', True], ['yo', 'trial_0_true', True]]
     """
     rows, skipped, kept, later = [], 0, 0, 0
@@ -92,8 +94,7 @@ def trial_records(trials: list[Any], sides: tuple[str, str], suffixes: tuple[str
         same = label == 1
         kept += len(first) + len(second)
         later += len(first) + len(second) - 2
-        rows += pair_rows(str(index), same, trial_label(index, same, yes=suffixes[0],
-                                                        no=suffixes[1]), first[0], second[0])
+        rows += pair_rows(str(index), same, trial_label(index, same), first[0], second[0])
     report_dropped(dataset, skipped, len(trials), "trials without a 0/1 label or with an "
                    "empty side")
     report_dropped(dataset, later, kept, "utterances after the first of a side: the "
@@ -113,18 +114,18 @@ def read_speaker_trials(spec: Any, *, seed: int = 42, smoke: bool = False) -> pd
         except (ValueError, OSError, EOFError) as err:
             raise ValueError(f"dataset {spec.name!r}: {path} is not a NumPy trial array "
                              f"({err})") from err
-        sides, suffixes = ("call 1", "call 2"), ("1", "0")
+        sides = ("call 1", "call 2")
     else:
         tree = source_tree(spec)
         name = tree.find(f"*{opts['file']}", what=opts["file"])
         trials = load_json(tree.text(name), f"{tree.label}: {name}")
-        sides, suffixes = ("speaker 1", "speaker 2"), ("true", "false")
+        sides = ("speaker 1", "speaker 2")
     if not isinstance(trials, list):
         raise ValueError(f"dataset {spec.name!r}: the trial file holds a "
                          f"{type(trials).__name__}, expected a list of trials")
     if trials and isinstance(trials[0], dict):
         require_keys(trials[0], ("label", *sides), f"dataset {spec.name!r}: trial 0")
-    return smoke_cut(trial_records(trials, sides, suffixes, spec.name), smoke)
+    return smoke_cut(trial_records(trials, sides, spec.name), smoke)
 
 
 def _local_file(spec: Any, leaf: str) -> Any:
