@@ -287,6 +287,25 @@ def test_masc_skips_dot_files_and_reads_lines_as_text_mode(built):
                       "under a name starting with '.', which the reference's glob skips)"]
 
 
+def test_masc_words_option_is_the_word_chunk_version(built):
+    root = "MASC-3.0.0/data/written"
+    words = [f"w{i}" for i in range(300)]
+    built.put_spec("masc_text_genre", {
+        f"{root}/letters/a.txt": " ".join(words[:100]) + "\r\n",
+        f"{root}/letters/b.txt": "\n".join(words[100:]) + "\n"})
+    spec = get_spec("masc_text_genre")
+    by_words = dataclasses.replace(spec, reader_options={"chunks": "words"})
+    records = load_dataset(by_words, cache=False).records
+    # 300 words in 150 runs of two, joined with one space (commit e5d6ebc's cut)
+    assert records["text"].tolist() == [f"w{2 * i} w{2 * i + 1}" for i in range(150)]
+    chars, _ = read("masc_text_genre")  # the default: character ranges, newlines kept
+    assert "".join(chars["text"]) == " ".join(words[:100]) + "\n\n" + "\n".join(
+        words[100:]) + "\n"
+    wrong = dataclasses.replace(spec, reader_options={"chunks": "paragraphs"})
+    with pytest.raises(ValueError, match="chunks='paragraphs' must be one of"):
+        load_dataset(wrong, cache=False)
+
+
 # ------------------------------------------------------- text-mode line ends (\r\n)
 
 _CRLF = "line one\r\nline two\rline three\r\n"

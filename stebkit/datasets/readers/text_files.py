@@ -4,11 +4,20 @@ MASC (``read_masc``)
     ``data/spoken/<genre>/**.txt`` and ``data/written/<genre>/**.txt`` of MASC 3.0.0:
     the files of a genre (the folder under ``spoken``/``written``; nested folders such
     as e-mail's belong to it), in sorted path order, read as text mode reads them
-    (``\\r\\n`` and ``\\r`` become ``\\n``), are joined with a newline and the result is
-    cut into 150 contiguous character ranges of equal length (the reference's 150
-    samples per genre). Genres in sorted order. As the reference's recursive glob,
-    files and folders below the genre whose name starts with ``.`` are left out
-    (counted).
+    (``\\r\\n`` and ``\\r`` become ``\\n``), give the reference's 150 samples per
+    genre; genres in sorted order. As the reference's recursive glob, files and folders
+    below the genre whose name starts with ``.`` are left out (counted).
+    ``reader_options["chunks"]`` chooses the cut, one per stored version of the
+    reference's ``steb/steb_datasets/masc_text_genre/loader.py``:
+    ``"characters"`` (the default; commit 07110ea) joins the files with a newline and
+    cuts the result into 150 contiguous character ranges of equal length, whitespace
+    kept; ``"words"`` (commit e5d6ebc) joins them with a space, splits on whitespace
+    and joins each of 150 equal runs of words with single spaces. Neither can be shown
+    to be the newer by content: the reference's dataset configuration, dataset loader
+    and tests do not depend on the cut, and both give exactly 150 samples per genre.
+    The default stays the character ranges, the cut stebkit has always used, so stored
+    MASC results stay comparable. A third stored version (blank-line blocks grouped up
+    to a per-genre word target, at most 150 per genre) is not offered.
 StylePTB (``read_styleptb``)
     ``fulldata.h16``: a sequence of lines read as triplets ``<code>``, ``<source>``,
     ``<target>`` at every line whose first three characters are one of the 15 kept
@@ -36,12 +45,14 @@ import pandas as pd
 
 from ._files import load_json, source_tree
 from ._steb import frame, set_records, smoke_cut
-from .text import report_dropped, text_lines
+from .text import report_dropped, text_lines, text_mode
 
-__all__ = ["STYLEPTB_CODES", "equal_chunks", "read_aave_sae", "read_masc", "read_pastel",
-           "read_styleptb"]
+__all__ = ["MASC_CHUNKS", "STYLEPTB_CODES", "equal_chunks", "equal_word_chunks",
+           "read_aave_sae", "read_masc", "read_pastel", "read_styleptb"]
 
 MASC_SAMPLES = 150
+MASC_CHUNKS = ("characters", "words")
+"""Values of MASC's ``chunks`` reader option (the first is the default)."""
 
 
 def equal_chunks(text: str, n: int) -> list[str]:
@@ -54,8 +65,24 @@ def equal_chunks(text: str, n: int) -> list[str]:
     return [text[i * size // n:(i + 1) * size // n] for i in range(n)]
 
 
+def equal_word_chunks(text: str, n: int) -> list[str]:
+    """The words of ``text`` (split on whitespace) cut into ``n`` contiguous runs of
+    (almost) equal length, each joined with single spaces.
+
+    >>> equal_word_chunks("a b\\nc  d e", 2)
+    ['a b', 'c d e']
+    """
+    words = text.split()
+    size = len(words)
+    return [" ".join(words[i * size // n:(i + 1) * size // n]) for i in range(n)]
+
+
 def read_masc(spec: Any, *, seed: int = 42, smoke: bool = False) -> pd.DataFrame:
     """MASC passages, 150 per genre."""
+    chunks = spec.reader_options.get("chunks", MASC_CHUNKS[0])
+    if chunks not in MASC_CHUNKS:
+        raise ValueError(f"dataset {spec.name!r}: reader option chunks={chunks!r} must be "
+                         f"one of {MASC_CHUNKS}")
     tree = source_tree(spec)
     genres: dict[str, list[str]] = {}
     hidden = 0
@@ -76,19 +103,11 @@ def read_masc(spec: Any, *, seed: int = 42, smoke: bool = False) -> pd.DataFrame
                    "reference's glob skips")
     rows = []
     for genre in sorted(genres):
-        joined = "\n".join(_text_mode(tree.text(n, errors="replace"))
-                           for n in sorted(genres[genre]))
-        rows += [{"text": chunk, "label": genre} for chunk in equal_chunks(joined, MASC_SAMPLES)]
+        texts = [text_mode(tree.text(n, errors="replace")) for n in sorted(genres[genre])]
+        cut = (equal_chunks("\n".join(texts), MASC_SAMPLES) if chunks == "characters"
+               else equal_word_chunks(" ".join(texts), MASC_SAMPLES))
+        rows += [{"text": chunk, "label": genre} for chunk in cut]
     return smoke_cut(frame(rows), smoke)
-
-
-def _text_mode(text: str) -> str:
-    """``text`` with its line ends as Python's text mode reads them.
-
-    >>> _text_mode("a\\r\\nb\\rc\\n")
-    'a\\nb\\nc\\n'
-    """
-    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 STYLEPTB_CODES: dict[str, str] = {
