@@ -305,12 +305,9 @@ def cli_page() -> str:
     return "\n".join(lines)
 
 
-def _md_cell(value: object) -> str:
-    return str(value).replace("|", "\\|").replace("\n", " ")
-
-
 def catalogue_page() -> str:
     from stebkit.datasets import get_spec, list_datasets
+    from stebkit.escape import markdown_cell
 
     names = list_datasets()
     rows, n_off = [], 0
@@ -318,8 +315,8 @@ def catalogue_page() -> str:
         spec = get_spec(name)
         offline = spec.offline and not spec.source.is_hub
         n_off += offline
-        rows.append("| " + " | ".join(_md_cell(v) for v in (
-            f"`{spec.name}`", ", ".join(spec.tasks), ", ".join(spec.languages), spec.category,
+        rows.append("| " + " | ".join(markdown_cell(v) for v in (
+            spec.name, ", ".join(spec.tasks), ", ".join(spec.languages), spec.category,
             spec.license.name, "yes" if offline else "no (Hub)", ", ".join(spec.suites))) + " |")
     return "\n".join([
         "# Dataset catalogue", "",
@@ -362,9 +359,9 @@ def _table(board: Any, columns: list[str]) -> str:
 
     keep = [c for c in columns if c in board.columns and board[c].notna().any()]
     extra = [c for c in board.columns if c.endswith(("_ci_low", "_ci_high")) or c == "chance"]
-    shown = board[keep + extra].assign(model=board["model"].str.replace("_", "_<wbr>"))
-    header, *rows = to_markdown(shown).splitlines()
-    rows = [re.sub(r" \[([^],]+), ([^]]+)\]", r"<br>[\1,&nbsp;\2]", row) for row in rows]
+    header, *rows = to_markdown(board[keep + extra]).splitlines()  # names escaped
+    rows = [re.sub(r" \[([^],]+), ([^]]+)\]", r"<br>[\1,&nbsp;\2]", row).replace("_", "_<wbr>")
+            for row in rows]
     return "\n".join([header.replace("_", " "), *rows])
 
 
@@ -409,6 +406,7 @@ def leaderboard_page() -> str:
     and the chance level), the published leaderboard beside it, and their figures."""
     import stebkit
     from stebkit.datasets import get_spec, list_datasets
+    from stebkit.escape import markdown_cell
     from stebkit.published import DEFINITIONAL_AXES, OBJECT_OF_STUDY, TASK_COLUMNS, source_note
 
     board = read_lite_leaderboard()
@@ -420,9 +418,10 @@ def leaderboard_page() -> str:
     both = board[~board["chance"]].merge(pub, on="model", suffixes=("", "_published"))
     beside = ["| model | lite rank | lite STEB score | published rank | published STEB score |",
               "|---|---|---|---|---|"]
-    beside += [f"| {r.model} | {r.rank} | {r.steb_score * 100:.2f}<br>[{r.steb_ci_low * 100:.2f},"
-               f"&nbsp;{r.steb_ci_high * 100:.2f}] | {r.rank_published} | "
-               f"{r.steb_score_published * 100:.2f} |" for r in both.itertuples()]
+    beside += [f"| {markdown_cell(r.model)} | {r.rank} | {r.steb_score * 100:.2f}<br>"
+               f"[{r.steb_ci_low * 100:.2f},&nbsp;{r.steb_ci_high * 100:.2f}] | "
+               f"{r.rank_published} | {r.steb_score_published * 100:.2f} |"
+               for r in both.itertuples()]
     lite = list_datasets(suite="lite")
     languages = {lang for name in lite for lang in get_spec(name).languages}
     lines = [
@@ -434,7 +433,8 @@ def leaderboard_page() -> str:
         f"`{_shown(LITE_LEADERBOARD)}`, written from `results/lite` by "
         "`make leaderboard-data`). Scores are ×100; the STEB scores carry their 95 % "
         "bootstrap interval over datasets, the best of each column is in bold. The row "
-        f"**{', '.join(chance['model'])} (chance level)** is the random baseline: a "
+        f"**{', '.join(map(markdown_cell, chance['model']))} (chance level)** is the random "
+        "baseline: a "
         "reference line, not ranked; a score inside its interval is not better than "
         "chance." + ("" if "stebkit-style-minilm" in models else
                      " This run is without the trained style model (`stebkit train` adds "

@@ -9,8 +9,11 @@ over the target. On any error the temporary file is removed.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import reprlib
+import stat
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -86,7 +89,7 @@ def check_name(name: object, what: str = "name") -> str:
 segment); use letters, digits and - _ . (and / between parts)
     """
     if not isinstance(name, str) or not name.strip():
-        raise ValueError(f"a {what} name must be a non-empty string, got {name!r}")
+        raise ValueError(f"a {what} name must be a non-empty string, got {shown(name)}")
     if _BAD_NAME.search(name):
         why = "a control character or backslash"
     elif name.startswith(("/", "~")) or re.match(r"^[A-Za-z]:", name):
@@ -96,7 +99,7 @@ segment); use letters, digits and - _ . (and / between parts)
             else "an empty segment"
     else:
         return name
-    raise ValueError(f"{what} name {name!r} could reach outside its folder ({why}); use "
+    raise ValueError(f"{what} name {shown(name)} could reach outside its folder ({why}); use "
                      "letters, digits and - _ . (and / between parts)")
 
 
@@ -116,6 +119,25 @@ def inside(root: str | os.PathLike[str], *parts: str | os.PathLike[str]) -> Path
         rel = Path(*parts).as_posix()
         raise ValueError(f"path {rel!r} would leave its folder {base}")
     return target
+
+
+def remove_stray_temps(path: str | os.PathLike[str]) -> None:
+    """Remove the temporary files :func:`atomic_file` left beside ``path`` when its
+    process was killed (``.<name>.<8 characters>.tmp``); nothing else is touched.
+
+    >>> import tempfile, pathlib
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (root / ".a.json.k3j_x9q2.tmp").write_text("{"), (root / "b.tmp").write_text("")
+    >>> remove_stray_temps(root / "a.json"); sorted(p.name for p in root.iterdir())
+    ['b.tmp']
+    """
+    path = Path(path)
+    stray = re.compile(rf"\.{re.escape(path.name)}\.[a-z0-9_]{{8}}\.tmp")
+    if not path.parent.is_dir():
+        return
+    for entry in os.scandir(path.parent):
+        if stray.fullmatch(entry.name) and entry.is_file(follow_symlinks=False):
+            Path(entry.path).unlink(missing_ok=True)
 
 
 def files_under(root: str | os.PathLike[str], pattern: str) -> list[Path]:
@@ -148,3 +170,104 @@ def files_under(root: str | os.PathLike[str], pattern: str) -> list[Path]:
                              f"it points to, or remove it")
         out += [here / f for f in files if fnmatch.fnmatchcase(f, pattern)]
     return sorted(out)
+
+
+UNTRUSTED_LIMIT = 16 * 2**20
+"""The most bytes read from a file stebkit did not write (a record, a ``metrics.json``):
+such files are a few kilobytes."""
+
+_SHORT = reprlib.Repr()
+_SHORT.maxstring = _SHORT.maxother = 80
+_SHORT.maxlist = _SHORT.maxdict = 6
+
+
+def shown(value: object) -> str:
+    """``repr(value)``, shortened for a message (:mod:`reprlib`): a long value is not
+    echoed whole.
+
+    >>> shown("ari"), shown(7.5)
+    ("'ari'", '7.5')
+    >>> len(shown("x" * 10**6)) <= 80
+    True
+    """
+    return _SHORT.repr(value)
+
+
+def read_untrusted(path: str | os.PathLike[str], *, limit: int = UNTRUSTED_LIMIT,
+                   fix: str = "replace it with a copy of the file, or remove it") -> bytes:
+    """The bytes of ``path``, a file stebkit did not write, read safely: a regular file
+    with one link, at most ``limit`` bytes. A symbolic link, a FIFO, a device, a folder, a
+    file with several hard links or a larger file is refused (ValueError naming the file,
+    what it is, and ``fix``), never followed, waited on or read without end.
+
+    >>> import tempfile, pathlib
+    >>> file = pathlib.Path(tempfile.mkdtemp()) / "r.json"
+    >>> _ = file.write_text("{}")
+    >>> read_untrusted(file)
+    b'{}'
+    >>> read_untrusted("/dev/null")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: /dev/null: not a regular file (a character device); replace it with ...
+    """
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | \
+        getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as err:
+        if err.errno == errno.ELOOP:
+            raise ValueError(f"{path}: a symbolic link; stebkit does not follow links in a "
+                             f"folder it did not write; {fix}") from None
+        raise
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError(f"{path}: not a regular file ({_kind(info.st_mode)}); {fix}")
+        if info.st_nlink != 1:
+            raise ValueError(f"{path}: a file with {info.st_nlink} hard links (another name "
+                             f"could change it); {fix}")
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > limit:
+            raise ValueError(f"{path}: larger than {limit:,} bytes, far more than such a "
+                             f"file holds; {fix}")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _kind(mode: int) -> str:
+    kinds = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"),
+             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+             (stat.S_ISSOCK, "a socket"))
+    return next((name for test, name in kinds if test(mode)), "not a plain file")
+
+
+def read_json(path: str | os.PathLike[str], *, fix: str, what: str = "valid JSON") -> Any:
+    """The JSON value of ``path``, a file stebkit did not write (:func:`read_untrusted`):
+    a ValueError names the file, says it is not ``what`` and why (not UTF-8 JSON, or
+    nested too deeply to parse), and ``fix``.
+
+    >>> import tempfile, pathlib
+    >>> file = pathlib.Path(tempfile.mkdtemp()) / "m.json"
+    >>> _ = file.write_text("[" * 100_000 + "]" * 100_000)
+    >>> read_json(file, fix="remove it")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: .../m.json: not valid JSON (nested too deeply); remove it
+    """
+    import json
+
+    data = read_untrusted(path, fix=fix)
+    try:
+        return json.loads(data.decode("utf-8"))
+    except RecursionError:
+        why = "nested too deeply"
+    except (ValueError, UnicodeDecodeError) as err:  # JSONDecodeError is a ValueError
+        why = shown(str(err))[1:-1]
+    raise ValueError(f"{path}: not {what} ({why}); {fix}")

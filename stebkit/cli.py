@@ -626,6 +626,8 @@ def _run_leaderboard(args: argparse.Namespace) -> int:
     from stebkit.results import Results
 
     results = Results.load(args.results)
+    for note in results.notes:
+        print(f"stebkit: note: {note}", file=sys.stderr)
     if args.models:
         results = _only_models(results, args.models)
     board = scores.leaderboard(results)
@@ -647,7 +649,9 @@ def _run_leaderboard(args: argparse.Namespace) -> int:
     elif args.format == "latex":
         text = scores.to_latex(board)
     else:
-        text = board.to_csv(index=False)
+        from stebkit.escape import csv_frame
+
+        text = csv_frame(board).to_csv(index=False)
     if args.output:
         write_text(args.output, text.rstrip("\n") + "\n")
         print(f"leaderboard written to {args.output}")

@@ -52,9 +52,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from stebkit._io import shown as _shown
 from stebkit.record_items import item_details, per_item  # noqa: F401 (re-exported)
+from stebkit.record_schema import SCHEMA, upgrade_record  # noqa: F401 (re-exported)
 
-SCHEMA = 2
 STATUSES = ("ok", "failed", "skipped")
 _STATUS_DETAIL = {"ok": None, "failed": "error", "skipped": "reason"}
 """The field that says why a record has its status (:meth:`Results.with_status`)."""
@@ -247,62 +248,6 @@ def read_record(path: str | os.PathLike) -> dict[str, Any]:
     return Record.read(path).to_json()
 
 
-# schema 1 -> 2: scalar entries of ``metrics`` that are counts or chosen settings, and
-# metric names that changed (per task).
-_V1_COUNTS = ("n_pos", "n_neg", "n_queries", "n_queries_dropped", "n_targets_dropped",
-              "n_pairs", "n_queries_without_relevant")
-_V1_RENAMES: Mapping[str, Mapping[str, str]] = {
-    "probing": {"val_accuracy": "validation_score"},
-    "classification": {"val_macro_f1": "validation_score"},
-    "stel": {"stel_acc": "accuracy", "stel_or_content_acc": "or_content_accuracy"},
-}
-
-
-def upgrade_record(record: dict[str, Any], *, where: str = "record") -> dict[str, Any]:
-    """A record in the current schema; older schemas are converted, unknown ones refused.
-
-    >>> old = {"schema": 1, "task": "probing", "main_metric": "accuracy", "status": "ok",
-    ...        "metrics": {"accuracy": 0.5, "val_accuracy": 0.6, "l2": 0.001}}
-    >>> new = upgrade_record(old)
-    >>> new["schema"], new["metrics"], new["chosen"], new["converted_from"]
-    (2, {'accuracy': 0.5, 'validation_score': 0.6}, {'regularisation': 0.001}, 1)
-    >>> upgrade_record({"schema": 7})  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    ValueError: record: field 'schema' is 7, which this stebkit cannot read (it reads ...
-    """
-    version = record.get("schema")
-    if version == SCHEMA:
-        return record
-    if version != 1:
-        raise ValueError(f"{where}: field 'schema' is {version!r}, which this stebkit cannot "
-                         f"read (it reads schemas 1 and {SCHEMA}); upgrade stebkit or rerun "
-                         "the evaluation")
-    out = dict(record)
-    task = out.get("task")
-    metrics = dict(out.get("metrics") or {}) if isinstance(out.get("metrics"), Mapping) \
-        else out.get("metrics")
-    counts: dict[str, int] = {}
-    chosen: dict[str, Any] = {}
-    if isinstance(metrics, dict):
-        for key in _V1_COUNTS:
-            if key in metrics:
-                value = metrics.pop(key)
-                counts[key] = int(value) if value is not None else 0
-        if task == "probing" and "l2" in metrics:
-            chosen["regularisation"] = metrics.pop("l2")
-        if task == "classification" and "C" in metrics:
-            c = metrics.pop("C")
-            chosen.update(C=c, regularisation=None if not c else 1.0 / c)
-        renames = _V1_RENAMES.get(task, {})
-        metrics = {renames.get(k, k): v for k, v in metrics.items()}
-        out["metrics"] = metrics
-        main = out.get("main_metric")
-        out["main_metric"] = renames.get(main, main)
-    out.update(schema=SCHEMA, counts=counts, chosen=chosen, converted_from=1)
-    return out
-
-
 def _number(value: Any) -> bool:
     """A JSON number (not a bool)."""
     return isinstance(value, (int, float)) and not isinstance(value, bool)
@@ -366,13 +311,13 @@ delete the file to recompute it
         return None
     low, high = metric_range(task, name)
     if not _number(value):
-        shown = f"{value!r} (a {type(value).__name__}, not a number)" if value is not None \
-            else "null (NaN or missing)"
-        why = f"is {shown}"
+        what = f"{_shown(value)} (a {type(value).__name__}, not a number)" \
+            if value is not None else "null (NaN or missing)"
+        why = f"is {what}"
     elif not math.isfinite(value):
-        why = f"is {value!r}, not a finite number"
+        why = f"is {_shown(value)}, not a finite number"
     elif not low - _SLACK <= value <= high + _SLACK:
-        why = f"is {value!r}, outside its range [{low:g}, {high:g}]"
+        why = f"is {_shown(value)}, outside its range [{low:g}, {high:g}]"
     else:
         return value
     raise _fail(where, field_name or f"metrics.{name}", why, fix)
@@ -402,7 +347,7 @@ def _count(value: Any) -> bool:
 
 
 def _fail(where: str, field_name: str, message: str, fix: str = RECOMPUTE) -> ValueError:
-    return ValueError(f"{where}: field {field_name!r} {message}; {fix}")
+    return ValueError(f"{where}: field {_shown(field_name)} {message}; {fix}")
 
 
 @dataclass(frozen=True, eq=False)
@@ -479,8 +424,10 @@ delete the file to recompute it
 
     @classmethod
     def read(cls, path: str | os.PathLike) -> Record:
-        """Read one record file (never a symbolic link) and check it (:meth:`from_json`);
-        a ValueError names the file, the field and the value.
+        """Read one record file and check it (:meth:`from_json`); a ValueError names the
+        file, the field and the value. The file is read as untrusted
+        (:func:`stebkit._io.read_untrusted`): a regular file with one link, at most 16 MB,
+        never a symbolic link, FIFO or device.
 
         >>> import tempfile, pathlib
         >>> file = pathlib.Path(tempfile.mkdtemp()) / "r.json"
@@ -491,16 +438,10 @@ delete the file to recompute it
         >>> rec.status, rec["reason"], rec == json.loads(file.read_text())
         ('skipped', 'does not serve', True)
         """
-        path = Path(path)
-        if path.is_symlink():
-            raise ValueError(f"{path}: a symbolic link; stebkit does not follow links in a "
-                             f"results folder; {RECOMPUTE}, or replace it with a copy of the "
-                             "file")
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as err:
-            raise ValueError(f"{path}: not a JSON result record ({err}); delete it to "
-                             "recompute") from None
+        from stebkit._io import read_json
+
+        data = read_json(path, what="a JSON result record",
+                         fix=f"{RECOMPUTE}, or replace it with a copy of the file")
         return cls.from_json(data, where=str(path))
 
     @classmethod
@@ -522,32 +463,37 @@ delete the file to recompute it
             _name(data, key, where, fix)
         task = data.get("task")
         if not isinstance(task, str) or not task:
-            raise fail("task", f"is {task!r}, not a task name")
+            raise fail("task", f"is {_shown(task)}, not a task name")
         status = data.get("status")
         if status not in STATUSES:
-            raise fail("status", f"is {status!r}, not one of {list(STATUSES)}")
+            raise fail("status", f"is {_shown(status)}, not one of {list(STATUSES)}")
         size = data.get("episode_size")
         if isinstance(size, bool) or not isinstance(size, int) or not (size == -1 or size >= 1):
-            raise fail("episode_size", f"is {size!r}, not a positive int or -1")
+            raise fail("episode_size", f"is {_shown(size)}, not a positive int or -1")
         per_label = data.get("episodes_per_label")
         if per_label is not None and per_label != "auto" and not (
                 _count(per_label) and per_label >= 1):
-            raise fail("episodes_per_label", f"is {per_label!r}, not a positive int")
+            raise fail("episodes_per_label", f"is {_shown(per_label)}, not a positive int")
         main = data.get("main_metric")
         if main is not None and not isinstance(main, str):
-            raise fail("main_metric", f"is {main!r}, not a metric name")
+            raise fail("main_metric", f"is {_shown(main)}, not a metric name")
+        expected = main_metric_of(task, data["dataset"]["name"])
+        if main is not None and expected is not None and main != expected:
+            raise fail("main_metric", f"is {_shown(main)}, but the main metric of "
+                       f"{_shown(data['dataset']['name'])} ({task}) is {expected!r}: a "
+                       "record does not choose its own score")
         ok = status == "ok"
         metrics = check_metrics(task, data.get("metrics") or {}, where=where,
                                 missing_ok=not ok, fix=fix)
         if ok and (main is None or main not in metrics):
-            raise fail("main_metric", f"is {main!r}, which is not among the record's "
+            raise fail("main_metric", f"is {_shown(main)}, which is not among the record's "
                         f"metrics {sorted(metrics)}")
         counts = _mapping(data, "counts", where, fix)
         bad = {k: v for k, v in counts.items() if not _count(v)}
         if bad:
-            raise fail("counts", f"holds {bad}; counts are non-negative ints")
+            raise fail("counts", f"holds {_shown(bad)}; counts are non-negative ints")
         if data.get("n_items") is not None and not _count(data["n_items"]):
-            raise fail("n_items", f"is {data['n_items']!r}, not a non-negative int")
+            raise fail("n_items", f"is {_shown(data['n_items'])}, not a non-negative int")
         ci = data.get("ci")
         if ci is not None:
             if not isinstance(ci, Mapping):
@@ -555,19 +501,37 @@ delete the file to recompute it
             for key in ("low", "high"):
                 if ci.get(key) is not None and not (_number(ci[key]) and
                                                     math.isfinite(ci[key])):
-                    raise fail(f"ci.{key}", f"is {ci[key]!r}, not a finite number")
+                    raise fail(f"ci.{key}", f"is {_shown(ci[key])}, not a finite number")
         check_submetrics(task, data.get("submetrics"), where=where, fix=fix)
         warnings = data.get("warnings") or []
         if not isinstance(warnings, list) or not all(isinstance(w, str) for w in warnings):
             raise fail("warnings", "must be a list of strings")
         error = data.get("error")
         if error is not None and not isinstance(error, str):
-            raise fail("error", f"is {error!r}, not a message")
+            raise fail("error", f"is {_shown(error)}, not a message")
         return cls(model=data["model"], dataset=data["dataset"], task=task,
                    episode_size=size, episodes_per_label=per_label, status=status,
                    main_metric=main, metrics=metrics, counts=counts, ci=ci,
                    protocol=_mapping(data, "protocol", where, fix), error=error,
                    warnings=tuple(warnings), fields=data)
+
+
+def main_metric_of(task: str, dataset: str) -> str | None:
+    """The main metric of ``task`` on ``dataset``: the one the registered dataset declares
+    (a suite's ``main_metric``), else the task family's; None for a family this stebkit
+    does not know. A record's own ``main_metric`` must be this one (:meth:`Record.from_json`).
+
+    >>> main_metric_of("clustering", "federalist-authorship"), main_metric_of("x", "d")
+    ('v_measure', None)
+    """
+    from stebkit.datasets.registry import declared_main_metric
+    from stebkit.tasks import FAMILIES
+
+    family = FAMILIES.get(task)
+    if family is None:
+        return None
+    declared = declared_main_metric(dataset)
+    return declared if declared in family.metrics else family.main_metric
 
 
 def _name(data: Mapping[str, Any], key: str, where: str, fix: str) -> str:
@@ -622,9 +586,14 @@ delete the file to recompute it
             continue
         if "n_items" in sub and not _count(sub["n_items"]):
             raise _fail(where, f"{field_name}.n_items",
-                        f"is {sub['n_items']!r}, not a non-negative int", fix)
+                        f"is {_shown(sub['n_items'])}, not a non-negative int", fix)
         check_metrics(task, {k: v for k, v in sub.items() if k != "n_items"}, where=where,
                       prefix=f"{field_name}.", fix=fix)
+
+
+def _folders(name: str) -> tuple[str, str]:
+    """The folder names a record of ``name`` may lie in (older versions: :func:`safe_name`)."""
+    return file_name(name), safe_name(name)
 
 
 def _as_record(record: Any, index: int) -> Record:
@@ -670,11 +639,16 @@ class Results:
             root, records = records, Results.load(records).records
         self.records: list[Record] = [_as_record(r, k) for k, r in enumerate(records)]
         self.root = Path(root) if root is not None else None
+        self.notes: list[str] = []
+        """Records :meth:`load` left out and why (a record in another model's folder, a
+        second record of one result)."""
 
     @classmethod
     def load(cls, root: str | os.PathLike) -> Results:
         """Read every ``*.json`` record under ``root`` (sorted by path), each checked
-        (:func:`read_record`); a symbolic link under ``root`` is refused, not followed."""
+        (:func:`read_record`); a symbolic link under ``root`` is refused, not followed. A
+        record lying in another model's or dataset's folder, or a second record of the
+        same result, is left out and named in :attr:`notes`."""
         root = Path(root)
         if not root.is_dir():
             raise FileNotFoundError(f"results folder {str(root)!r} does not exist; run "
@@ -686,7 +660,28 @@ class Results:
             raise FileNotFoundError(f"no result records in {root}; run stebkit.evaluate(..., "
                                     f"output_dir={str(root)!r}) or `stebkit run --output "
                                     f"{root}` first")
-        return cls((Record.read(p) for p in paths), root=root)
+        kept, notes, seen = [], [], {}
+        for path in paths:
+            rec = Record.read(path)
+            parts = path.relative_to(root).parts
+            key = (rec.model_name, rec.dataset_name, rec.task, rec.episode_size,
+                   rec.episodes_per_label)
+            if len(parts) == 3 and not (parts[0] in _folders(rec.model_name)
+                                        and parts[1] in _folders(rec.dataset_name)):
+                notes.append(f"{path} holds a result of {rec.model_name} on "
+                             f"{rec.dataset_name} but lies in another model's or dataset's "
+                             "folder: left out (move it into its own folder, or delete it)")
+            elif key in seen:
+                notes.append(f"{path} holds the same result as {seen[key]} ({rec.model_name} "
+                             f"/ {rec.dataset_name} / {rec.task}, episode size "
+                             f"{rec.episode_size}): left out, {seen[key].name} is used "
+                             "(delete the one you do not want)")
+            else:
+                seen[key] = path
+                kept.append(rec)
+        out = cls(kept, root=root)
+        out.notes = notes
+        return out
 
     def __iter__(self) -> Iterator[Record]:
         return iter(self.records)

@@ -54,6 +54,11 @@ REFERENCE_METRICS: Mapping[str, tuple[str, ...]] = {
 ``task_<i>`` per probed feature, then ``average``; a stebkit probing record is one
 feature, so ``task_0`` and ``average`` both hold its accuracy)."""
 
+NAMES_FILE = "stebkit-datasets.json"
+"""Beside the dataset folders of an export: folder -> dataset name, for the names a
+folder does not give back (``team/set`` is written ``team__set``); read back by
+:func:`import_steb`."""
+
 _EPISODE_DIR = re.compile(r"^(-1|[1-9][0-9]*)_([1-9][0-9]*)$")
 _PROBE_KEY = re.compile(r"^task_[0-9]+$")
 
@@ -146,12 +151,24 @@ def _check_apart(steb: Path, results: Path, action: str) -> None:
                          "folder outside it")
 
 
-def _check_target(out: Path, overwrite: bool) -> None:
+def _check_target(out: Path, overwrite: bool, texts: Mapping[Path, str]) -> None:
+    """Refuse a target that is not a folder, or (without ``overwrite``) one holding a file
+    this export would not write as it is: a folder holding only files of this export
+    (an interrupted one) and its temporary files is resumed."""
+    from stebkit._io import files_under
+
     if out.exists() and not out.is_dir():
         raise ValueError(f"export target {out} exists and is not a folder")
-    if out.is_dir() and any(out.iterdir()) and not overwrite:
-        raise ValueError(f"export target {out} exists and is not empty; choose a new folder "
-                         "or pass --overwrite (overwrite=True) to replace its files")
+    if overwrite or not out.is_dir():
+        return
+    stray = re.compile(r"\..+\.[a-z0-9_]{8}\.tmp")
+    for path in files_under(out, "*"):
+        if stray.fullmatch(path.name) or (path in texts and path.read_text(
+                encoding="utf-8", errors="replace") == texts[path]):
+            continue
+        raise ValueError(f"export target {out} exists and holds files this export would not "
+                         f"write (e.g. {path}); choose a new folder or pass --overwrite "
+                         "(overwrite=True) to replace its files")
 
 
 def export_steb(results: Any, out: str | os.PathLike[str], *,
@@ -202,7 +219,6 @@ def export_steb(results: Any, out: str | os.PathLike[str], *,
         records = Results(results).records
     else:
         records = list(results)
-    _check_target(out, overwrite)
     report = ExportReport()
     protocols: dict[tuple[Any, bool], str] = {}
     planned: dict[Path, tuple[str, Mapping[str, Any]]] = {}
@@ -223,6 +239,11 @@ def export_steb(results: Any, out: str | os.PathLike[str], *,
                       f"{int(r['episode_size'])}_{int(r['episodes_per_label'])}",
                       REFERENCE_TASK_NAMES[r["task"]], "metrics.json")
         if path in planned:
+            first = planned[path][1]
+            if first["dataset"]["name"] != dataset:
+                raise ValueError(f"two datasets, {first['dataset']['name']!r} and {dataset!r}, "
+                                 f"map to one folder {reference_folder(dataset)!r} ({path}); "
+                                 "export them into separate folders")
             raise ValueError(f"two results map to one file {path}: {planned[path][0]!r} and "
                              f"{model!r} (same short name {short_name(model)!r}, or the same "
                              "dataset twice); export them into separate folders")
@@ -231,26 +252,42 @@ def export_steb(results: Any, out: str | os.PathLike[str], *,
         shown = "; ".join(f"seed {s}, smoke={m} (e.g. {w})" for (s, m), w in protocols.items())
         raise ValueError(f"the results mix protocols ({shown}); export one protocol at a "
                          "time (one results folder per run setting)")
+    texts = {path: json.dumps(_exported(r)) for path, (_, r) in planned.items()}
+    names = {reference_folder(r["dataset"]["name"]): r["dataset"]["name"]
+             for _, r in planned.values()}
+    names = {k: v for k, v in sorted(names.items()) if _stebkit_dataset(k)[0] != v}
+    if names:
+        texts[out / NAMES_FILE] = json.dumps(names, indent=1, ensure_ascii=False) + "\n"
+    _check_target(out, overwrite, texts)
+    for path, text in texts.items():
+        _write(path, text)
     for path, (_, r) in planned.items():
-        metrics: dict[str, Any] = reference_metrics(r)
-        if r.get("submetrics"):
-            metrics["submetrics"] = r["submetrics"]
-        missing = [k for k in REFERENCE_METRICS[r["task"]] if k not in metrics]
+        missing = [k for k in REFERENCE_METRICS[r["task"]] if k not in _exported(r)]
         if missing and r["task"] != "probing":
             report.not_written.append(
                 f"{r['model']['name']} / {r['dataset']['name']} / {r['task']}: written "
                 f"without {missing} (the record predates them; rerun with --overwrite always)")
-        report.written.append(_write(path, metrics))
+        report.written.append(path)
     return report
 
 
-def _write(path: Path, metrics: Mapping[str, Any]) -> Path:
-    """One ``metrics.json`` as the reference writes it: ``json.dumps`` of the metrics
-    (one line, default separators, no trailing newline), atomically."""
-    from stebkit._io import atomic_file
+def _exported(record: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``metrics.json`` content of one record: its reference metrics and sub-results."""
+    metrics: dict[str, Any] = reference_metrics(record)
+    if record.get("submetrics"):
+        metrics["submetrics"] = record["submetrics"]
+    return metrics
 
+
+def _write(path: Path, text: str) -> Path:
+    """One file as the reference writes it (``metrics.json``: ``json.dumps`` of the
+    metrics, one line, default separators, no trailing newline), atomically; temporary
+    files a killed export left beside it are removed."""
+    from stebkit._io import atomic_file, remove_stray_temps
+
+    remove_stray_temps(path)
     with atomic_file(path, "w", encoding="utf-8") as fh:
-        fh.write(json.dumps(metrics))
+        fh.write(text)
     return path
 
 
@@ -270,19 +307,20 @@ def read_metrics(path: str | os.PathLike[str], task: str = "") -> dict[str, Any]
     range when ``task``, stebkit's family name, is given: :func:`stebkit.results.metric_range`),
     and ``submetrics``.
 
+    The file is read as untrusted (:func:`stebkit._io.read_untrusted`: a regular file
+    with one link, at most 16 MB; never a FIFO, device or symbolic link).
+
     Raises
     ------
     ValueError
-        Not UTF-8 JSON, not an object, or a value that is not a number in range; names the
-        file and the key.
+        Not a regular file, not UTF-8 JSON, nested too deeply, not an object, or a value
+        that is not a number in range; names the file and the key.
     """
+    from stebkit._io import read_json
     from stebkit.results import check_metrics, check_submetrics
 
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise _fail(path, f"not valid JSON ({err})") from None
+    data = read_json(path, fix=IMPORT_FIX)
     if not isinstance(data, dict) or not data:
         raise _fail(path, "expected a non-empty JSON object of metric: number")
     check_metrics(task, {k: v for k, v in data.items() if k != "submetrics"},
@@ -361,7 +399,10 @@ def import_steb(root: str | os.PathLike[str], results: str | os.PathLike[str], *
     results : path
         The stebkit results folder to write.
     overwrite : bool, default False
-        Replace existing records; otherwise an existing record stops the import.
+        Replace existing records, and a run's record of the same model, dataset, task and
+        episode size; otherwise such a record stops the import (a record this import
+        wrote before, unchanged, does not: an interrupted import resumes). A dataset name
+        an export kept in :data:`NAMES_FILE` (``team/set``) is restored.
 
     Returns
     -------
@@ -380,24 +421,77 @@ def import_steb(root: str | os.PathLike[str], results: str | os.PathLike[str], *
     >>> Results.load(tmp / "results").main_frame()[["dataset", "metric", "value"]].values.tolist()
     [['stel_register', 'distractor_acc_mean', 0.25]]
     """
+    from stebkit._io import remove_stray_temps
     from stebkit.results import check_record, record_path, write_record
 
     _check_apart(Path(root), Path(results), "import")
+    names = _exported_names(Path(root))
     planned: dict[Path, tuple[Path, dict[str, Any]]] = {}
+    replaced: list[Path] = []
     for it in scan_steb(root):
-        name, spec = _stebkit_dataset(it["dataset"])
+        name, spec = _stebkit_dataset(names.get(it["dataset"], it["dataset"]))
         path = record_path(results, it["model"], name, it["task"], it["episode_size"],
                            it["episodes_per_label"])
         if path in planned:
             raise _fail(it["path"], f"holds the same result as {planned[path][0]} (dataset "
                         f"{name!r} under two folder names); keep one of them")
-        if path.exists() and not overwrite:
+        record = check_record(_imported(it, name, spec), where=str(it["path"]),
+                              fix=IMPORT_FIX)
+        if path.exists() and not overwrite and not _same_import(path, record):
             raise ValueError(f"{path} exists (imported from {it['path']}); import into a new "
                              "results folder or pass --overwrite (overwrite=True)")
-        record = _imported(it, name, spec)
-        check_record(record, where=str(it["path"]), fix=IMPORT_FIX)
+        run = record_path(results, it["model"], name, it["task"], it["episode_size"])
+        if run.exists():
+            if not overwrite:
+                raise ValueError(f"{run} holds a run's result for the slot {it['path']} would "
+                                 "fill (the leaderboard reads one result per model, dataset, "
+                                 "task and episode size); import into a new results folder "
+                                 "or pass --overwrite (overwrite=True) to replace it")
+            replaced.append(run)
         planned[path] = (it["path"], record)
-    return [write_record(path, record) for path, (_, record) in planned.items()]
+    written = []
+    for path, (_, record) in planned.items():
+        remove_stray_temps(path)
+        written.append(write_record(path, record))
+    for run in replaced:
+        run.unlink(missing_ok=True)
+    return written
+
+
+def _same_import(path: Path, record: Mapping[str, Any]) -> bool:
+    """Whether the record at ``path`` is ``record``, imported before (an interrupted import
+    resumes): everything equal but the date and version of stebkit."""
+    from stebkit.results import Record
+
+    try:
+        old = Record.read(path).to_json()
+    except (OSError, ValueError):
+        return False
+    keep = ("date", "stebkit_version")
+    return {k: v for k, v in old.items() if k not in keep} == \
+        {k: v for k, v in record.items() if k not in keep}
+
+
+def _exported_names(root: Path) -> dict[str, str]:
+    """The dataset names an export kept in :data:`NAMES_FILE` (folder -> name), checked:
+    each a usable name whose folder is the one it is listed under."""
+    from stebkit._io import check_name, read_json
+
+    path = root / NAMES_FILE
+    if not os.path.lexists(path):
+        return {}
+    data = read_json(path, fix=IMPORT_FIX)
+    if not isinstance(data, dict):
+        raise _fail(path, "expected a JSON object of dataset folder: dataset name")
+    for folder, name in data.items():
+        try:
+            check_name(name, "dataset")
+        except ValueError as err:
+            raise _fail(path, f"entry {folder!r}: {err}; {IMPORT_FIX}") from None
+        if reference_folder(name) != folder:
+            raise _fail(path, f"entry {folder!r}: the dataset {name!r} is written in the "
+                        f"folder {reference_folder(name)!r}, not this one; {IMPORT_FIX}")
+    return data
 
 
 def _imported(it: Mapping[str, Any], name: str, spec: Any) -> dict[str, Any]:

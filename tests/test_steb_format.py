@@ -118,8 +118,11 @@ def test_imported_records_score_like_the_originals(smoke_run, exported, tmp_path
 
 def test_export_refuses_an_existing_target_and_mixed_protocols(smoke_run, exported,
                                                               tmp_path) -> None:
-    with pytest.raises(ValueError, match="exists and is not empty.*--overwrite"):
+    export_steb(smoke_run, exported)  # the same export again resumes: its files are kept
+    (exported / "notes.txt").write_text("mine")
+    with pytest.raises(ValueError, match="holds files this export would not write.*--overwrite"):
         export_steb(smoke_run, exported)
+    (exported / "notes.txt").unlink()
     before = {p: p.read_bytes() for p in exported.rglob("metrics.json")}
     export_steb(smoke_run, exported, overwrite=True)
     assert before == {p: p.read_bytes() for p in exported.rglob("metrics.json")}
@@ -168,7 +171,11 @@ def test_import_names_the_bad_file(exported, tmp_path, relative, content, messag
 
 
 def test_import_refuses_to_overwrite_records(exported, tmp_path) -> None:
-    import_steb(exported, tmp_path / "records")
+    first = import_steb(exported, tmp_path / "records")
+    assert import_steb(exported, tmp_path / "records") == first  # the same import resumes
+    changed = next(exported.rglob("metrics.json"))
+    values = json.loads(changed.read_text())
+    changed.write_text(json.dumps({**values, next(iter(values)): 0.123456}))
     with pytest.raises(ValueError, match="exists .*--overwrite"):
         import_steb(exported, tmp_path / "records")
     assert len(import_steb(exported, tmp_path / "records", overwrite=True)) == \
@@ -241,8 +248,10 @@ def test_cli_export_import(smoke_run, tmp_path, capsys) -> None:
     out = tmp_path / "steb"
     assert cli.main(["export", str(smoke_run), str(out), "--format", "steb"]) == 0
     assert "metrics.json file(s) written" in capsys.readouterr().out
+    (out / "notes.txt").write_text("mine")
     assert cli.main(["export", str(smoke_run), str(out)]) == 2
-    assert "exists and is not empty" in capsys.readouterr().err
+    assert "holds files this export would not write" in capsys.readouterr().err
+    (out / "notes.txt").unlink()
     assert cli.main(["import", str(out), str(tmp_path / "records")]) == 0
     assert "record(s) written" in capsys.readouterr().out
 

@@ -109,6 +109,19 @@ def register(spec: DatasetSpec, *, replace: bool = False) -> DatasetSpec:
     return spec
 
 
+def declared_main_metric(name: str) -> str | None:
+    """The main metric the registered dataset ``name`` declares in place of its task's
+    (a suite's ``main_metric``); None for a dataset that declares none or is not
+    registered.
+
+    >>> declared_main_metric("ag_news") is None
+    True
+    """
+    _ensure_loaded()
+    spec = _REGISTRY.get(name) if isinstance(name, str) else None
+    return spec.main_metric if spec is not None else None
+
+
 def get_spec(name: str) -> DatasetSpec:
     """The spec of a registered dataset; unknown names list the closest known ones.
 

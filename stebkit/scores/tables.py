@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from stebkit._io import write_text
+from stebkit.escape import csv_frame, latex_cell, markdown_cell
 
 _TEXT_COLUMNS = ("rank", "model", "model_category")
 
@@ -18,8 +21,9 @@ def _score_columns(df: pd.DataFrame) -> list[str]:
             and pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])]
 
 
-def _cells(df: pd.DataFrame, scale: float, digits: int, bold: tuple[str, str]
-           ) -> tuple[list[str], list[list[str]]]:
+def _cells(df: pd.DataFrame, scale: float, digits: int, bold: tuple[str, str],
+           escape: Callable[[Any], str]) -> tuple[list[str], list[list[str]]]:
+    """Column names and cell texts, every text cell (names) through ``escape``."""
     cols = [c for c in _TEXT_COLUMNS if c in df.columns] + _score_columns(df)
     chance = df["chance"].eq(True) if "chance" in df.columns else \
         pd.Series(False, index=df.index)
@@ -30,7 +34,7 @@ def _cells(df: pd.DataFrame, scale: float, digits: int, bold: tuple[str, str]
         for c in cols:
             v = r[c]
             if c == "model" and chance[i]:
-                cells.append(f"{v} (chance level)")
+                cells.append(f"{escape(v)} (chance level)")
                 continue
             if c in best:
                 if pd.isna(v):
@@ -45,7 +49,7 @@ def _cells(df: pd.DataFrame, scale: float, digits: int, bold: tuple[str, str]
                     s = f"{bold[0]}{s}{bold[1]}"
                 cells.append(s)
             else:
-                cells.append("" if pd.isna(v) else str(v))
+                cells.append("" if pd.isna(v) else escape(v))
         rows.append(cells)
     return cols, rows
 
@@ -60,17 +64,11 @@ def to_markdown(df: pd.DataFrame, *, scale: float = 100.0, digits: int = 2) -> s
     | 1 | a | **50.00** |
     | 2 | b | 25.00 |
     """
-    cols, rows = _cells(df, scale, digits, ("**", "**"))
-    lines = ["| " + " | ".join(cols) + " |", "|" + "|".join(["---"] * len(cols)) + "|"]
+    cols, rows = _cells(df, scale, digits, ("**", "**"), markdown_cell)
+    lines = ["| " + " | ".join(markdown_cell(c) for c in cols) + " |",
+             "|" + "|".join(["---"] * len(cols)) + "|"]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
     return "\n".join(lines)
-
-
-def _latex_escape(s: str) -> str:
-    s = s.replace("\\", "\0")
-    for ch in "&%$#_{}":
-        s = s.replace(ch, "\\" + ch)
-    return s.replace("\0", r"\textbackslash{}")
 
 
 def to_latex(df: pd.DataFrame, path: str | os.PathLike[str] | None = None, *,
@@ -91,14 +89,12 @@ def to_latex(df: pd.DataFrame, path: str | os.PathLike[str] | None = None, *,
     \\bottomrule
     \\end{tabular}
     """
-    cols, rows = _cells(df, scale, digits, (r"\textbf{", "}"))
+    cols, rows = _cells(df, scale, digits, (r"\textbf{", "}"), latex_cell)
     n_text = sum(c in _TEXT_COLUMNS for c in cols)
     spec = "l" * n_text + "r" * (len(cols) - n_text)
     body = [rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
-            " & ".join(_latex_escape(c) for c in cols) + r" \\", r"\midrule"]
-    for r in rows:
-        body.append(" & ".join(cell if cell.startswith(r"\textbf{") else _latex_escape(cell)
-                               for cell in r) + r" \\")
+            " & ".join(latex_cell(c) for c in cols) + r" \\", r"\midrule"]
+    body += [" & ".join(r) + r" \\" for r in rows]
     body += [r"\bottomrule", r"\end{tabular}"]
     if caption or label:
         inner = [r"\begin{table}[t]", r"\centering", *body]
@@ -114,5 +110,7 @@ def to_latex(df: pd.DataFrame, path: str | os.PathLike[str] | None = None, *,
 
 
 def to_csv(df: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
-    """Write a leaderboard (raw values) to CSV atomically; return the path."""
-    return write_text(path, df.to_csv(index=False))
+    """Write a leaderboard (raw values) to CSV atomically; return the path. A name that a
+    spreadsheet would run as a formula is written with a leading ``'``
+    (:func:`stebkit.escape.csv_cell`)."""
+    return write_text(path, csv_frame(df).to_csv(index=False))

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .._io import write_text
+from ..escape import markdown_cell
 from .data import EXCLUDED_AUTHORS, TRAINING_SOURCES
 from .model import MODEL_MARKER, STYLE_MODEL_NAME
 
@@ -65,9 +66,9 @@ def _table(rows: Sequence[Mapping[str, Any]]) -> str:
     if not rows:
         return ""
     cols = list(rows[0])
-    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    lines = ["| " + " | ".join(map(markdown_cell, cols)) + " |", "|" + "---|" * len(cols)]
     for r in rows:
-        cells = [f"{v:.3f}" if isinstance(v, float) else str(v) for v in r.values()]
+        cells = [f"{v:.3f}" if isinstance(v, float) else markdown_cell(v) for v in r.values()]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

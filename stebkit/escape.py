@@ -1,0 +1,77 @@
+"""One escaper per output format for text that comes from names (models, datasets).
+
+Names reach tables from result records, and records may come from anyone's files
+(``stebkit import``). Every writer of a name into a CSV, Markdown or LaTeX table passes
+it through the escaper of its format, so that a name is shown as the text it is:
+
+- :func:`csv_cell`: a cell that a spreadsheet would read as a formula (first character
+  ``=``, ``+``, ``-``, ``@``, tab or carriage return) gets a leading ``'``;
+- :func:`markdown_cell`: ``|`` cannot split a row, ``<``, ``>`` and ``&`` are HTML
+  entities (no tags), ``[``, ``]``, ``(``, ``)``, ``*``, `````, ``!`` and ``\\`` are
+  backslash-escaped (no links, images, emphasis or code), a line break is a space;
+- :func:`latex_cell`: all ten LaTeX specials (``& % $ # _ { } ~ ^ \\``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_MARKDOWN_SPECIALS = "\\`*[]()!|"
+_LATEX = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
+          "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+          "\\": r"\textbackslash{}"}
+
+
+def csv_cell(value: Any) -> Any:
+    """A text cell that no spreadsheet runs as a formula; other values as they are.
+
+    >>> csv_cell("=HYPERLINK(\\"http://x\\")"), csv_cell("@SUM(A1)"), csv_cell("tfidf-char")
+    ('\\'=HYPERLINK("http://x")', "'@SUM(A1)", 'tfidf-char')
+    >>> csv_cell(-0.5)
+    -0.5
+    """
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
+
+
+def csv_frame(df: Any) -> Any:
+    """A copy of the frame ``df`` with every text cell through :func:`csv_cell` (numbers
+    are kept, so a negative score stays a number).
+
+    >>> import pandas as pd
+    >>> csv_frame(pd.DataFrame({"model": ["+cmd", "b"], "score": [-1.0, 2.0]})).to_csv(
+    ...     index=False).splitlines()
+    ['model,score', "'+cmd,-1.0", 'b,2.0']
+    """
+    import pandas as pd
+
+    out = df.copy()
+    for column in out.columns:
+        if not pd.api.types.is_numeric_dtype(out[column]):
+            out[column] = out[column].map(csv_cell)
+    out.columns = [csv_cell(str(c)) for c in out.columns]
+    return out
+
+
+def markdown_cell(value: Any) -> str:
+    """``value`` as the text of one Markdown table cell: no row split, no HTML, no link.
+
+    >>> markdown_cell("a|b"), markdown_cell("<img src=x onerror=alert(1)>")
+    ('a\\\\|b', '&lt;img src=x onerror=alert\\\\(1\\\\)&gt;')
+    >>> print(markdown_cell("[x](javascript:alert(1))"))
+    \\[x\\]\\(javascript:alert\\(1\\)\\)
+    """
+    text = str(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    text = "".join("\\" + ch if ch in _MARKDOWN_SPECIALS else ch for ch in text)
+    return " ".join(text.splitlines()) if "\n" in text or "\r" in text else text
+
+
+def latex_cell(value: Any) -> str:
+    """``value`` as LaTeX text: the ten special characters escaped.
+
+    >>> print(latex_cell(r"a_b^c~d\\e&{f}%$#"))
+    a\\_b\\textasciicircum{}c\\textasciitilde{}d\\textbackslash{}e\\&\\{f\\}\\%\\$\\#
+    """
+    return "".join(_LATEX.get(ch, ch) for ch in str(value))
