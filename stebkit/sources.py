@@ -19,7 +19,10 @@ A URL whose host or path would lead outside the cache or a mirror (``..``) is re
 Sources without a reference checksum are pinned on first download: the sha256 and size
 of the downloaded file are recorded next to it (``<file>.sha256``, JSON) and every later
 :func:`fetch` of the cached file checks them, so a file that changed since it was first
-downloaded raises :class:`~stebkit.errors.ChecksumMismatch` naming it.
+downloaded raises :class:`~stebkit.errors.ChecksumMismatch` naming it. The record says
+whether stebkit downloaded the file itself (``"downloaded": true``) or found it in the
+cache without a record (copied in by hand); only the first is a pin
+(:func:`downloaded_sha256`).
 :func:`verify_cache` (``stebkit datasets --verify``) checks every cached file at once.
 
 Helpers for readers
@@ -60,7 +63,7 @@ from urllib.parse import parse_qs, urlsplit
 from ._io import atomic_file, inside, write_text
 from .errors import ChecksumMismatch, DataUnavailable
 
-__all__ = ["add_local", "cache_dir", "fetch", "file_sha256", "gdrive_url",
+__all__ = ["add_local", "cache_dir", "downloaded_sha256", "fetch", "file_sha256", "gdrive_url",
            "is_offline", "local_env_var", "local_path", "local_source", "local_sources",
            "locate", "mirror_dirs", "record_path", "relative_path", "request_url",
            "verify_cache"]
@@ -287,7 +290,7 @@ def fetch(url: str, sha256: str | None = None, *, show_progress: bool = True) ->
         if bad:
             raise bad[0] from exc
         raise DataUnavailable(_unavailable(url, tried, f"the download failed ({exc})")) from exc
-    _write_record(target, url, reference=sha256 is not None)
+    _write_record(target, url, reference=sha256 is not None, downloaded=True)
     _recovered(bad, url, target)
     return target
 
@@ -363,11 +366,38 @@ def record_path(path: str | os.PathLike[str]) -> Path:
     return path.with_name(path.name + ".sha256")
 
 
-def _write_record(path: Path, url: str, *, reference: bool) -> None:
+def _write_record(path: Path, url: str, *, reference: bool, downloaded: bool) -> None:
     record = {"url": url, "sha256": file_sha256(path), "bytes": path.stat().st_size,
               "recorded": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-              "reference_checksum": reference}
+              "reference_checksum": reference, "downloaded": downloaded}
     write_text(record_path(path), json.dumps(record, indent=1) + "\n")
+
+
+def cache_path(url: str) -> Path:
+    """Where the download cache keeps ``url`` (whether or not it is there).
+
+    >>> cache_path("https://example.org/a/b.txt").parts[-3:]
+    ('example.org', 'a', 'b.txt')
+    """
+    return _cache_path(url)
+
+
+def downloaded_sha256(url: str) -> str | None:
+    """The sha256 recorded when stebkit downloaded ``url`` itself, or None: no record, or
+    a record written for a file found in the cache without one (copied in by hand, or
+    recorded by a version that did not say). The record stays when its file is deleted,
+    so the pin holds for every later copy (:func:`fetch` with ``sha256=`` the pin).
+
+    >>> downloaded_sha256("https://example.org/surely/not/downloaded-3f9a.bin") is None
+    True
+    """
+    try:
+        record = _read_record(_cache_path(url))
+    except ChecksumMismatch:
+        return None
+    if record is None or record.get("downloaded") is not True:
+        return None
+    return str(record["sha256"])
 
 
 def _read_record(path: Path) -> dict[str, Any] | None:
@@ -389,7 +419,7 @@ def _check_record(path: Path, url: str) -> Path:
     a cached file without a record (e.g. copied in by hand) gets one now."""
     record = _read_record(path)
     if record is None:
-        _write_record(path, url, reference=False)
+        _write_record(path, url, reference=False, downloaded=False)
         return path
     size = path.stat().st_size
     if size != int(record["bytes"]) or file_sha256(path) != record["sha256"]:
