@@ -736,6 +736,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     shown = warnings.formatwarning
     warnings.formatwarning = one_line_warning
     try:
+        from stebkit.sources import check_environment
+
+        check_environment()  # a cache that is no folder would fail every result
         status = command.run(args)
         sys.stdout.flush()  # a closed stdout shows here, not at exit
     except BrokenPipeError:

@@ -63,7 +63,8 @@ from urllib.parse import parse_qs, urlsplit
 from ._io import atomic_file, inside, write_text
 from .errors import ChecksumMismatch, DataUnavailable
 
-__all__ = ["add_local", "cache_dir", "downloaded_sha256", "fetch", "file_sha256", "gdrive_url",
+__all__ = ["add_local", "cache_dir", "cache_path", "check_environment", "downloaded_sha256",
+           "fetch", "file_sha256", "gdrive_url",
            "is_offline", "local_env_var", "local_path", "local_source", "local_sources",
            "locate", "mirror_dirs", "record_path", "relative_path", "request_url",
            "verify_cache"]
@@ -101,14 +102,54 @@ OFFLINE_VARIABLES = ("STEBKIT_OFFLINE", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"
 """Environment variables that switch stebkit offline (any set to 1/true/yes/on)."""
 
 
+_FALSE = {"", "0", "false", "no", "off"}
+
+
 def is_offline() -> bool:
     """True when ``STEBKIT_OFFLINE``, ``HF_HUB_OFFLINE`` or ``TRANSFORMERS_OFFLINE`` is set
     to 1/true/yes/on: the one offline check of the package (datasets and models).
+    ``STEBKIT_OFFLINE`` must be one of those or 0/false/no/off (or unset): any other value
+    is a ``ValueError`` naming it, never taken for online.
 
     >>> isinstance(is_offline(), bool)
     True
     """
+    own = os.environ.get("STEBKIT_OFFLINE", "").strip().lower()
+    if own not in _TRUE | _FALSE:
+        raise ValueError(f"STEBKIT_OFFLINE={os.environ['STEBKIT_OFFLINE']!r} is not a "
+                         "switch: set it to 1 (offline) or 0 (online), or unset it")
     return any(os.environ.get(var, "").strip().lower() in _TRUE for var in OFFLINE_VARIABLES)
+
+
+def check_environment() -> None:
+    """Refuse settings that would fail every result: ``STEBKIT_OFFLINE`` that is not a
+    switch (:func:`is_offline`), and ``STEBKIT_CACHE`` that is not a folder and cannot
+    be made one (a file, or a path under ``/proc``). The ``stebkit`` command calls it
+    before any work.
+
+    >>> import os
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"STEBKIT_CACHE": "/dev/null"}):
+    ...     check_environment()
+    Traceback (most recent call last):
+    ...
+    ValueError: STEBKIT_CACHE=/dev/null is not a folder (it exists, as a file or device); \
+point it at a folder stebkit may write, or unset it
+    """
+    is_offline()
+    env = os.environ.get("STEBKIT_CACHE")
+    if not env:
+        return
+    folder = Path(env).expanduser()
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"STEBKIT_CACHE={env} is not a folder (it exists, as a file or "
+                         "device); point it at a folder stebkit may write, or unset it")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise ValueError(f"STEBKIT_CACHE={env} is not a folder and cannot be made one "
+                         f"({err.strerror or err}); point it at a folder stebkit may write, "
+                         "or unset it") from None
 
 
 def relative_path(url: str) -> PurePosixPath:
