@@ -38,3 +38,46 @@ def test_36_12_an_unknown_offline_switch_is_refused(monkeypatch, capsys):
         monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
         monkeypatch.delenv("TRANSFORMERS_OFFLINE", raising=False)
         assert is_offline() is offline
+
+
+# ---------------------------------------------------- 16: validate, linear in the file
+
+
+def _big_suite(folder, n: int, tables: int = 1):
+    """A suite of ``n`` clustering datasets over ``tables`` shared CSV tables."""
+    for t in range(tables):
+        rows = "".join(f"text {i} of table {t},l{i % 3}\n" for i in range(30))
+        (folder / f"t{t}.csv").write_text("text,label\n" + rows)
+    entries = "".join(f"  - {{name: big-{i}, task: clustering, source: {{path: t{i % tables}"
+                      f".csv}}}}\n" for i in range(n))
+    path = folder / f"big{n}.yaml"
+    path.write_text(f"name: big-{n}\ndatasets:\n{entries}")
+    return path
+
+
+def test_36_16_each_table_is_read_once_whatever_the_number_of_datasets(tmp_path,
+                                                                        monkeypatch):
+    from stebkit.suites import tables
+    from stebkit.validate import check_suite_file
+
+    reads: list[str] = []
+    real = tables._text_columns
+    monkeypatch.setattr(tables, "_text_columns",
+                        lambda file, fmt: reads.append(str(file)) or real(file, fmt))
+    for n in (20, 80):  # four times the datasets, the same reads: linear in the file
+        reads.clear()
+        tables._CHECKED.clear()
+        assert check_suite_file(_big_suite(tmp_path, n, tables=2)) == []
+        assert sorted(reads) == sorted(str((tmp_path / f"t{t}.csv").resolve())
+                                       for t in range(2))
+
+
+def test_36_16_validate_says_how_far_it_is(tmp_path, monkeypatch, capsys):
+    from stebkit import reference_cli
+
+    monkeypatch.setattr(reference_cli, "PROGRESS_EVERY", 10)
+    path = _big_suite(tmp_path, 25)
+    assert main(["validate", "--no-catalogue", str(path)]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err == [f"stebkit validate: {path}: {k} of 25 dataset(s) checked"
+                   for k in (10, 20, 25)]

@@ -5,7 +5,7 @@ registered dataset came from."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -102,8 +102,13 @@ def _check_clashes(specs: list[DatasetSpec], suite: str, doc: _Doc) -> None:
                        ("datasets", index, "name"))
 
 
-def load_suite(path: str | Path, *, register: bool = True) -> Suite:
+def load_suite(path: str | Path, *, register: bool = True,
+               progress: Callable[[int, int], None] | None = None) -> Suite:
     """Read, check and (by default) register the datasets of a suite file.
+
+    ``progress(done, total)``, when given, is called after each dataset is checked. The
+    time taken grows linearly with the file: each table is read once, whatever the
+    number of datasets sharing it.
 
     Examples
     --------
@@ -137,6 +142,8 @@ def load_suite(path: str | Path, *, register: bool = True) -> Suite:
     for i, raw in enumerate(entries):
         entry = _check_entry(raw, doc, i, seen)
         specs.append(_spec(entry, name, path))
+        if progress is not None:
+            progress(i + 1, len(entries))
     _check_clashes(specs, name, doc)
     if register:
         from stebkit.datasets import register as register_spec
