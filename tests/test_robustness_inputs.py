@@ -81,3 +81,51 @@ def test_36_16_validate_says_how_far_it_is(tmp_path, monkeypatch, capsys):
     err = capsys.readouterr().err.splitlines()
     assert err == [f"stebkit validate: {path}: {k} of 25 dataset(s) checked"
                    for k in (10, 20, 25)]
+
+
+# ------------------------------------------------------------ 15: dataset names
+
+
+def _one_dataset_suite(folder, name: str):
+    (folder / "d.csv").write_text("text,label\nHello.,a\nHi!,b\nHey.,a\nYo.,b\n")
+    path = folder / "s.yaml"
+    path.write_text(f"name: names\ndatasets:\n  - {{name: '{name}', task: clustering, "
+                    "source: {path: d.csv}}\n", encoding="utf-8")
+    return path
+
+
+def test_36_15_a_name_too_long_for_a_file_name_is_refused_where_declared(tmp_path):
+    from stebkit.validate import check_suite_file
+
+    name = "d" * 300
+    (problem,) = check_suite_file(_one_dataset_suite(tmp_path, name))
+    assert "s.yaml: line 3" in problem and "is 300 bytes long" in problem
+    assert "at most 150" in problem
+
+
+@pytest.mark.parametrize("name", ["federalist\u2010authorship",  # a Unicode hyphen
+                                  "feder\u0430list-authorship",  # a Cyrillic a
+                                  "federalist-authorship\u200b",  # a zero-width space
+                                  "ＦＥＤＥＲＡＬＩＳＴ-authorship"])  # full-width letters
+def test_36_15_look_alikes_of_a_registered_name_are_refused(tmp_path, name):
+    from stebkit.datasets import get_spec, register
+    from stebkit.suites import load_suite
+    from stebkit.suites.checks import SuiteError
+
+    assert get_spec("federalist-authorship").name == "federalist-authorship"
+    with pytest.raises(SuiteError, match="differs only in case, look-alike or invisible "
+                                         "characters from the dataset 'federalist-authorship'"):
+        load_suite(_one_dataset_suite(tmp_path, name), register=False)
+    from dataclasses import replace
+
+    twin = replace(get_spec("federalist-authorship"), name=name)
+    with pytest.raises(ValueError, match="looks like the registered dataset "
+                                         "'federalist-authorship'"):
+        register(twin)
+
+
+def test_36_15_other_unicode_names_stay_welcome(tmp_path):
+    from stebkit.suites import load_suite
+
+    suite = load_suite(_one_dataset_suite(tmp_path, "дневники-авторов"), register=False)
+    assert suite.datasets == ["дневники-авторов"]

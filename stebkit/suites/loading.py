@@ -85,20 +85,24 @@ class Suite:
 def _check_clashes(specs: list[DatasetSpec], suite: str, doc: _Doc) -> None:
     """A suite dataset may replace only a dataset that a suite file of the same name
     registered (a re-read of that suite), never a built-in or registered one."""
+    from stebkit._io import name_skeleton
     from stebkit.datasets import get_spec, list_datasets
 
-    known = {n.lower(): n for n in list_datasets()}
+    known = {name_skeleton(n): n for n in list_datasets()}
     for index, spec in enumerate(specs):
-        other = known.get(spec.name.lower())
+        other = known.get(name_skeleton(spec.name))
         if other is None:
             continue
         old = get_spec(other)
         if other in _REGISTERED_FROM and old.suites == (suite,):
             continue
         owner = f"suite(s) {', '.join(old.suites)}" if old.suites else "register()"
-        raise doc.fail(f"dataset {spec.name!r}", f"the name clashes with the dataset "
+        how = "clashes with" if other == spec.name else (
+            f"({ascii(spec.name)}) differs only in case, look-alike or invisible characters "
+            "from")
+        raise doc.fail(f"dataset {spec.name!r}", f"the name {how} the dataset "
                        f"{other!r} of {owner}; its records and results would replace that "
-                       "dataset's. Give the suite's dataset another name",
+                       "dataset's, or be shown like it. Give the suite's dataset another name",
                        ("datasets", index, "name"))
 
 
