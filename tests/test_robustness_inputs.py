@@ -129,3 +129,50 @@ def test_36_15_other_unicode_names_stay_welcome(tmp_path):
 
     suite = load_suite(_one_dataset_suite(tmp_path, "дневники-авторов"), register=False)
     assert suite.datasets == ["дневники-авторов"]
+
+
+# --------------------------------------------------------- 11: stebkit train options
+
+_TRAIN_CASES = [
+    (["--content-sources", "nope"], "--content-sources: unknown source(s) ['nope']"),
+    (["--matryoshka", "abc,-5"], "--matryoshka: 'abc' is not a whole number"),
+    (["--matryoshka", "128,64"], "--matryoshka must be increasing positive ints"),
+    (["--learning-rate", "nan"], "--learning-rate: nan is not a finite number"),
+    (["--learning-rate", "0"], "--learning-rate must be > 0"),
+    (["--temperature", "inf"], "--temperature: inf is not a finite number"),
+    (["--steps", "0"], "--steps must be a positive int"),
+    (["--dropout1d", "1.5"], "--dropout1d must be in [0, 1)"),
+    (["--base-model", "/etc"], "model folder /etc lacks config.json"),
+    (["--base-model", "/nonexistent-model-folder"], "--base-model /nonexistent-model-folder: "
+                                                    "no such folder"),
+]
+
+_TRAIN_SCRIPT = """
+import contextlib, io, json, sys
+from stebkit.cli import main
+out = []
+for argv in json.loads(sys.argv[1]):
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        code = main(["train", *argv])
+    out.append([code, err.getvalue()])
+heavy = [m for m in ("torch", "transformers") if m in sys.modules]
+print(json.dumps({"runs": out, "heavy": heavy}))
+"""
+
+
+def test_36_11_train_options_are_checked_before_any_heavy_import(tmp_path):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    argvs = [argv + ["--output", str(tmp_path / "m")] for argv, _ in _TRAIN_CASES]
+    done = subprocess.run([sys.executable, "-c", _TRAIN_SCRIPT, json.dumps(argvs)],
+                          capture_output=True, text=True, timeout=300, env=dict(os.environ))
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(done.stdout.splitlines()[-1])
+    assert report["heavy"] == []  # no option was checked by torch or a tokenizer
+    for (argv, message), (code, err) in zip(_TRAIN_CASES, report["runs"], strict=True):
+        assert code == 2 and message in err and err.count("\n") == 1, (argv, err)
+    assert not (tmp_path / "m").exists()
