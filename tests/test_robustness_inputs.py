@@ -176,3 +176,20 @@ def test_36_11_train_options_are_checked_before_any_heavy_import(tmp_path):
     for (argv, message), (code, err) in zip(_TRAIN_CASES, report["runs"], strict=True):
         assert code == 2 and message in err and err.count("\n") == 1, (argv, err)
     assert not (tmp_path / "m").exists()
+
+
+# ------------------------------------------------- 10: a model folder typed as ./x
+
+
+def test_36_10_a_model_folder_typed_with_dot_segments_is_its_plain_name(capsys):
+    from stebkit.cli import build_parser
+
+    def models(*typed):
+        return build_parser().parse_args(["run", "--datasets", "x", "--models", *typed]).models
+
+    assert models("./tiny", "tiny/", "runs/./tiny", "org/model") == \
+        ["tiny", "tiny", "runs/tiny", "org/model"]
+    with pytest.raises(SystemExit) as stop:
+        models("../tiny")
+    assert stop.value.code == 2
+    assert "'../tiny' is a folder outside the working folder" in capsys.readouterr().err
