@@ -71,14 +71,28 @@ def write_text(path: str | os.PathLike[str], text: str) -> Path:
 
 
 _BAD_NAME = re.compile(r"[\x00-\x1f\x7f\\]")
+MAX_NAME_BYTES = 150
+"""The longest dataset or model name, in UTF-8 bytes: a name becomes one file name
+(``/`` turned into ``__``, plus a hash and a suffix), and a file name may hold 255."""
+
+_LOOK_ALIKES = str.maketrans({
+    **dict.fromkeys("\u00ad\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe63\uff0d", "-"),
+    **dict(zip("\u0430\u0432\u0435\u043e\u0440\u0441\u0443\u0445\u0456\u0458\u0455"
+               "\u04bb\u0501\u051b\u051d\u04cf\u043a\u043c\u043d\u0442",
+               "abeopcyxijshdqwlkmht", strict=True)),
+    **dict(zip("\u03b1\u03b2\u03b5\u03b9\u03ba\u03bd\u03bf\u03c1\u03c4\u03c5\u03c7"
+               "\u03b7\u03b6\u03bc", "abeikvoptuxnzm", strict=True)),
+})
+"""Letters and dashes that look like ASCII ones (Cyrillic, Greek, Unicode dashes), after
+case folding: what :func:`name_skeleton` maps them to."""
 
 
 def check_name(name: object, what: str = "name") -> str:
     """Check a dataset or model name that becomes part of file paths; return it.
 
-    Refused: a non-string or blank name, control characters, backslashes, an absolute
-    path (``/...``, ``~...``, ``C:...``) and ``.``/``..`` or empty segments between
-    ``/`` (``org/model`` is fine).
+    Refused: a non-string or blank name, one over :data:`MAX_NAME_BYTES` bytes, control
+    characters, backslashes, an absolute path (``/...``, ``~...``, ``C:...``) and
+    ``.``/``..`` or empty segments between ``/`` (``org/model`` is fine).
 
     >>> check_name("sentence-transformers/all-MiniLM-L6-v2", "model")
     'sentence-transformers/all-MiniLM-L6-v2'
@@ -90,6 +104,10 @@ segment); use letters, digits and - _ . (and / between parts)
     """
     if not isinstance(name, str) or not name.strip():
         raise ValueError(f"a {what} name must be a non-empty string, got {shown(name)}")
+    size = len(name.encode("utf-8", "surrogatepass"))
+    if size > MAX_NAME_BYTES:
+        raise ValueError(f"{what} name {name[:40]!r}... is {size} bytes long; a name becomes "
+                         f"a file name, so it may have at most {MAX_NAME_BYTES}: shorten it")
     if _BAD_NAME.search(name):
         why = "a control character or backslash"
     elif name.startswith(("/", "~")) or re.match(r"^[A-Za-z]:", name):
@@ -101,6 +119,26 @@ segment); use letters, digits and - _ . (and / between parts)
         return name
     raise ValueError(f"{what} name {shown(name)} could reach outside its folder ({why}); use "
                      "letters, digits and - _ . (and / between parts)")
+
+
+def name_skeleton(name: str) -> str:
+    """What a name looks like: NFKC-folded, case-folded, invisible format characters
+    removed and look-alike letters and dashes mapped to ASCII. Two names with the same
+    skeleton cannot be told apart on screen; a dataset may not take the skeleton of
+    another registered one.
+
+    >>> name_skeleton("federalist\u2010authorship") == name_skeleton("federalist-authorship")
+    True
+    >>> name_skeleton("\u0430g_news")  # a Cyrillic a
+    'ag_news'
+    >>> name_skeleton("ｆｕｌｌｗｉｄｔｈ")
+    'fullwidth'
+    """
+    import unicodedata
+
+    folded = unicodedata.normalize("NFKC", name).casefold()
+    visible = "".join(c for c in folded if unicodedata.category(c) != "Cf")
+    return unicodedata.normalize("NFKC", visible.translate(_LOOK_ALIKES))
 
 
 def inside(root: str | os.PathLike[str], *parts: str | os.PathLike[str]) -> Path:

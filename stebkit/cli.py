@@ -216,8 +216,9 @@ def _add_run(p: argparse.ArgumentParser) -> None:
                         "('smoke' also loads the small smoke version of each dataset) or a "
                         "suite file (.yaml/.toml, see stebkit.suites); a run needs --suite, "
                         "--datasets or --preset")
-    p.add_argument("--models", nargs="+", metavar="MODEL",
-                   help="model names (default: the offline zoo and the trained style model)")
+    p.add_argument("--models", nargs="+", metavar="MODEL", type=model_argument,
+                   help="model names or local model folders (default: the offline zoo and "
+                        "the trained style model)")
     p.add_argument("--datasets", nargs="+", metavar="DATASET", help="dataset names")
     from stebkit.tasks import FAMILIES
 
@@ -260,6 +261,30 @@ def _add_run(p: argparse.ArgumentParser) -> None:
                    help="only report, per dataset and task, the labels, texts per label, "
                         "episodes achievable and labels that will be dropped; run nothing")
     _add_executor(p)
+
+
+def model_argument(value: str) -> str:
+    """A model as typed after ``--models``: a relative folder written with ``.`` segments
+    (``./tiny``, ``models/./tiny/``) becomes its plain path (``tiny``), which names its
+    records; one that leaves the working folder (``../tiny``) is refused: give the folder
+    from inside, or its absolute path.
+
+    >>> model_argument("./tiny"), model_argument("org/model")
+    ('tiny', 'org/model')
+    """
+    import os
+
+    if value.startswith(("/", "~")) or "/" not in value and value not in (".", ".."):
+        return value
+    plain = os.path.normpath(value)
+    if plain == ".." or plain.startswith("../"):
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is a folder outside the working folder: run from a folder above it, "
+            "or give its absolute path")
+    if plain == ".":
+        raise argparse.ArgumentTypeError(f"{value!r} is the working folder itself: give the "
+                                         "model folder's own name")
+    return plain
 
 
 def _add_executor(p: argparse.ArgumentParser) -> None:
@@ -534,8 +559,9 @@ def _add_prefetch(p: argparse.ArgumentParser) -> None:
     p.add_argument("--suite", default="lite", metavar="SUITE",
                    help=f"datasets when --datasets is not given: one of {SUITES} or a suite "
                         "file (default: lite)")
-    p.add_argument("--models", nargs="+", metavar="MODEL",
-                   help="model names (default: the offline zoo and the trained style model)")
+    p.add_argument("--models", nargs="+", metavar="MODEL", type=model_argument,
+                   help="model names or local model folders (default: the offline zoo and "
+                        "the trained style model)")
     p.add_argument("--datasets", nargs="+", metavar="DATASET", help="dataset names")
     p.add_argument("--smoke", action="store_true", help="the smoke version of each dataset")
     p.add_argument("--seed", type=int, default=42, help="random seed (default: 42)")
@@ -740,6 +766,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     shown = warnings.formatwarning
     warnings.formatwarning = one_line_warning
     try:
+        from stebkit.sources import check_environment
+
+        check_environment()  # a cache that is no folder would fail every result
         status = command.run(args)
         sys.stdout.flush()  # a closed stdout shows here, not at exit
     except BrokenPipeError:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from stebkit._cli_common import Subcommand
 
@@ -82,11 +83,20 @@ def _add_validate(p: argparse.ArgumentParser) -> None:
                    help="check only the given suite files, not the catalogue")
 
 
+PROGRESS_EVERY = 1000
+"""``stebkit validate`` says how far it is in a suite file every this many datasets."""
+
+
 def _run_validate(args: argparse.Namespace) -> int:
     from stebkit.datasets import list_datasets
     from stebkit.validate import validate
 
-    problems = validate(args.paths, catalogue=not args.no_catalogue)
+    def progress(file: Any, done: int, total: int) -> None:
+        if done % PROGRESS_EVERY == 0 or (done == total and total >= PROGRESS_EVERY):
+            print(f"stebkit validate: {file}: {done} of {total} dataset(s) checked",
+                  file=sys.stderr, flush=True)
+
+    problems = validate(args.paths, catalogue=not args.no_catalogue, progress=progress)
     checked = (f"{0 if args.no_catalogue else len(list_datasets())} catalogue dataset(s), "
                f"{len(args.paths)} suite path(s)")
     if problems:

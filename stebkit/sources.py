@@ -19,7 +19,10 @@ A URL whose host or path would lead outside the cache or a mirror (``..``) is re
 Sources without a reference checksum are pinned on first download: the sha256 and size
 of the downloaded file are recorded next to it (``<file>.sha256``, JSON) and every later
 :func:`fetch` of the cached file checks them, so a file that changed since it was first
-downloaded raises :class:`~stebkit.errors.ChecksumMismatch` naming it.
+downloaded raises :class:`~stebkit.errors.ChecksumMismatch` naming it. The record says
+whether stebkit downloaded the file itself (``"downloaded": true``) or found it in the
+cache without a record (copied in by hand); only the first is a pin
+(:func:`downloaded_sha256`).
 :func:`verify_cache` (``stebkit datasets --verify``) checks every cached file at once.
 
 Helpers for readers
@@ -60,7 +63,8 @@ from urllib.parse import parse_qs, urlsplit
 from ._io import atomic_file, inside, write_text
 from .errors import ChecksumMismatch, DataUnavailable
 
-__all__ = ["add_local", "cache_dir", "fetch", "file_sha256", "gdrive_url",
+__all__ = ["add_local", "cache_dir", "cache_path", "check_environment", "downloaded_sha256",
+           "fetch", "file_sha256", "gdrive_url",
            "is_offline", "local_env_var", "local_path", "local_source", "local_sources",
            "locate", "mirror_dirs", "record_path", "relative_path", "request_url",
            "verify_cache"]
@@ -98,14 +102,54 @@ OFFLINE_VARIABLES = ("STEBKIT_OFFLINE", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"
 """Environment variables that switch stebkit offline (any set to 1/true/yes/on)."""
 
 
+_FALSE = {"", "0", "false", "no", "off"}
+
+
 def is_offline() -> bool:
     """True when ``STEBKIT_OFFLINE``, ``HF_HUB_OFFLINE`` or ``TRANSFORMERS_OFFLINE`` is set
     to 1/true/yes/on: the one offline check of the package (datasets and models).
+    ``STEBKIT_OFFLINE`` must be one of those or 0/false/no/off (or unset): any other value
+    is a ``ValueError`` naming it, never taken for online.
 
     >>> isinstance(is_offline(), bool)
     True
     """
+    own = os.environ.get("STEBKIT_OFFLINE", "").strip().lower()
+    if own not in _TRUE | _FALSE:
+        raise ValueError(f"STEBKIT_OFFLINE={os.environ['STEBKIT_OFFLINE']!r} is not a "
+                         "switch: set it to 1 (offline) or 0 (online), or unset it")
     return any(os.environ.get(var, "").strip().lower() in _TRUE for var in OFFLINE_VARIABLES)
+
+
+def check_environment() -> None:
+    """Refuse settings that would fail every result: ``STEBKIT_OFFLINE`` that is not a
+    switch (:func:`is_offline`), and ``STEBKIT_CACHE`` that is not a folder and cannot
+    be made one (a file, or a path under ``/proc``). The ``stebkit`` command calls it
+    before any work.
+
+    >>> import os
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"STEBKIT_CACHE": "/dev/null"}):
+    ...     check_environment()
+    Traceback (most recent call last):
+    ...
+    ValueError: STEBKIT_CACHE=/dev/null is not a folder (it exists, as a file or device); \
+point it at a folder stebkit may write, or unset it
+    """
+    is_offline()
+    env = os.environ.get("STEBKIT_CACHE")
+    if not env:
+        return
+    folder = Path(env).expanduser()
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"STEBKIT_CACHE={env} is not a folder (it exists, as a file or "
+                         "device); point it at a folder stebkit may write, or unset it")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise ValueError(f"STEBKIT_CACHE={env} is not a folder and cannot be made one "
+                         f"({err.strerror or err}); point it at a folder stebkit may write, "
+                         "or unset it") from None
 
 
 def relative_path(url: str) -> PurePosixPath:
@@ -287,7 +331,7 @@ def fetch(url: str, sha256: str | None = None, *, show_progress: bool = True) ->
         if bad:
             raise bad[0] from exc
         raise DataUnavailable(_unavailable(url, tried, f"the download failed ({exc})")) from exc
-    _write_record(target, url, reference=sha256 is not None)
+    _write_record(target, url, reference=sha256 is not None, downloaded=True)
     _recovered(bad, url, target)
     return target
 
@@ -363,11 +407,38 @@ def record_path(path: str | os.PathLike[str]) -> Path:
     return path.with_name(path.name + ".sha256")
 
 
-def _write_record(path: Path, url: str, *, reference: bool) -> None:
+def _write_record(path: Path, url: str, *, reference: bool, downloaded: bool) -> None:
     record = {"url": url, "sha256": file_sha256(path), "bytes": path.stat().st_size,
               "recorded": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-              "reference_checksum": reference}
+              "reference_checksum": reference, "downloaded": downloaded}
     write_text(record_path(path), json.dumps(record, indent=1) + "\n")
+
+
+def cache_path(url: str) -> Path:
+    """Where the download cache keeps ``url`` (whether or not it is there).
+
+    >>> cache_path("https://example.org/a/b.txt").parts[-3:]
+    ('example.org', 'a', 'b.txt')
+    """
+    return _cache_path(url)
+
+
+def downloaded_sha256(url: str) -> str | None:
+    """The sha256 recorded when stebkit downloaded ``url`` itself, or None: no record, or
+    a record written for a file found in the cache without one (copied in by hand, or
+    recorded by a version that did not say). The record stays when its file is deleted,
+    so the pin holds for every later copy (:func:`fetch` with ``sha256=`` the pin).
+
+    >>> downloaded_sha256("https://example.org/surely/not/downloaded-3f9a.bin") is None
+    True
+    """
+    try:
+        record = _read_record(_cache_path(url))
+    except ChecksumMismatch:
+        return None
+    if record is None or record.get("downloaded") is not True:
+        return None
+    return str(record["sha256"])
 
 
 def _read_record(path: Path) -> dict[str, Any] | None:
@@ -389,7 +460,7 @@ def _check_record(path: Path, url: str) -> Path:
     a cached file without a record (e.g. copied in by hand) gets one now."""
     record = _read_record(path)
     if record is None:
-        _write_record(path, url, reference=False)
+        _write_record(path, url, reference=False, downloaded=False)
         return path
     size = path.stat().st_size
     if size != int(record["bytes"]) or file_sha256(path) != record["sha256"]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -112,8 +112,10 @@ def check_catalogue(names: Iterable[str] | None = None) -> list[str]:
     return out
 
 
-def check_suite_file(path: str | os.PathLike[str]) -> list[str]:
-    """The problem of a suite file (loaded without registering it), or ``[]``.
+def check_suite_file(path: str | os.PathLike[str], *,
+                     progress: Callable[[int, int], None] | None = None) -> list[str]:
+    """The problem of a suite file (loaded without registering it), or ``[]``;
+    ``progress(done, total)`` is called as its datasets are checked.
 
     >>> from stebkit.suites import write_example_suite
     >>> import tempfile
@@ -130,7 +132,7 @@ def check_suite_file(path: str | os.PathLike[str]) -> list[str]:
            for i, line in enumerate(text.splitlines(), start=1)
            if "TODO" in line.split("#", 1)[0]]
     try:
-        suite = load_suite(path, register=False)
+        suite = load_suite(path, register=False, progress=progress)
     except (ValueError, OSError) as err:
         return [*out, str(err)]
     for spec in suite.specs:
@@ -138,10 +140,11 @@ def check_suite_file(path: str | os.PathLike[str]) -> list[str]:
     return out
 
 
-def validate(paths: Sequence[str | os.PathLike[str]] = (), *,
-             catalogue: bool = True) -> list[str]:
+def validate(paths: Sequence[str | os.PathLike[str]] = (), *, catalogue: bool = True,
+             progress: Callable[[Path, int, int], None] | None = None) -> list[str]:
     """Problems of the catalogue (when ``catalogue``) and of the suite files ``paths``
-    (a folder stands for the ``.yaml``/``.yml``/``.toml`` files in it)."""
+    (a folder stands for the ``.yaml``/``.yml``/``.toml`` files in it);
+    ``progress(file, done, total)`` is called as each file's datasets are checked."""
     out = check_catalogue() if catalogue else []
     for p in paths:
         p = Path(p)
@@ -150,7 +153,8 @@ def validate(paths: Sequence[str | os.PathLike[str]] = (), *,
         if p.is_dir() and not files:
             out.append(f"{p}: no suite files (.yaml, .yml, .toml) in this folder")
         for f in files:
-            out += check_suite_file(f)
+            out += check_suite_file(f, progress=None if progress is None else
+                                    lambda done, total, f=f: progress(f, done, total))
     return out
 
 

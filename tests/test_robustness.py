@@ -205,8 +205,10 @@ def test_13_non_finite_vectors_cached_by_an_older_version_are_encoded_again(tmp_
     with np.load(shard) as data:
         keys, emb = data["keys"], data["embeddings"].copy()
     emb[0] = np.inf
-    with open(shard, "wb") as fh:
-        np.savez(fh, keys=keys, embeddings=emb)
+    from stebkit.encoders.cache import shard_fingerprint
+
+    with open(shard, "wb") as fh:  # a shard whose fingerprint holds: only the inf is wrong
+        np.savez(fh, keys=keys, embeddings=emb, fingerprint=shard_fingerprint(keys, emb))
     fresh = HashEncoder("old")
     again = cached(fresh, tmp_path).encode(["a", "b"])
     assert fresh.seen == ["a"]

@@ -88,13 +88,21 @@ class Undeclared(Lengths):
         return 0
 
 
-def _plant(enc, keys_of: list[str], embeddings, keys=None) -> None:
-    """Write a shard by hand where ``enc`` keeps its shards."""
+def _plant(enc, keys_of: list[str], embeddings, keys=None, fingerprint=True) -> None:
+    """Write a shard by hand where ``enc`` keeps its shards (with the fingerprint of its
+    arrays, unless ``fingerprint`` is False)."""
     enc.directory.mkdir(parents=True, exist_ok=True)
     if keys is None:
         keys = np.array([np.frombuffer(hashlib.sha256(t.encode()).digest(), dtype=np.uint8)
                          for t in keys_of])
-    np.savez(enc.directory / "planted.npz", keys=keys, embeddings=embeddings)
+    extra = {}
+    if fingerprint and isinstance(keys, np.ndarray) and embeddings.dtype != object:
+        digest = hashlib.sha256(b"stebkit embedding shard 1")  # written out: an oracle
+        for array in (keys, embeddings):
+            digest.update(repr((array.dtype.str, array.shape)).encode())
+            digest.update(np.ascontiguousarray(array).tobytes())
+        extra["fingerprint"] = np.frombuffer(digest.digest(), dtype=np.uint8)
+    np.savez(enc.directory / "planted.npz", keys=keys, embeddings=embeddings, **extra)
 
 
 TEXTS = ["banana", "apple", "kiwi"]
@@ -150,6 +158,37 @@ def test_12_a_zero_width_shard_of_an_encoder_of_unknown_width_is_refused(tmp_pat
     with pytest.warns(RuntimeWarning, match=r"float32 \(3, 0\), expected float32 \(3, d > 0\)"):
         out = enc.encode(TEXTS)
     np.testing.assert_array_equal(out, Lengths().encode(TEXTS))
+
+
+def test_36_8_an_all_zero_shard_of_the_right_shape_is_re_encoded(tmp_path):
+    """Vectors overwritten in place (right shape and dtype, the old fingerprint kept) no
+    longer match the fingerprint: the shard is named, deleted and its texts re-encoded."""
+    first = cached(Lengths(), tmp_path)
+    truth = first.encode(TEXTS)
+    (shard,) = first.directory.glob("*.npz")
+    with np.load(shard) as data:
+        arrays = {k: data[k] for k in data.files}
+    assert set(arrays) == {"keys", "embeddings", "fingerprint"}
+    arrays["embeddings"] = np.zeros_like(arrays["embeddings"])
+    with open(shard, "wb") as fh:
+        np.savez(fh, **arrays)
+    inner = Lengths()
+    enc = cached(inner, tmp_path)
+    with pytest.warns(RuntimeWarning, match=f"shard {re.escape(str(shard))}: its keys or "
+                                            "vectors do not match the fingerprint"):
+        out = enc.encode(TEXTS)
+    np.testing.assert_array_equal(out, truth)
+    assert inner.calls == [TEXTS] and not shard.exists()
+
+
+def test_36_8_a_shard_without_a_fingerprint_is_re_encoded(tmp_path):
+    inner = Lengths()
+    enc = cached(inner, tmp_path)
+    _plant(enc, TEXTS, np.zeros((3, 3), dtype=np.float32), fingerprint=False)
+    with pytest.warns(RuntimeWarning, match="planted.npz: has no fingerprint"):
+        out = enc.encode(TEXTS)
+    np.testing.assert_array_equal(out, Lengths().encode(TEXTS))
+    assert inner.calls == [TEXTS]
 
 
 # --------------------------------------------------------------------------- 28: the key

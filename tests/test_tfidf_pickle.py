@@ -225,3 +225,141 @@ def test_08_a_catastrophic_token_pattern_is_refused_whatever_the_sha256(tmp_path
         load_vectorizers(path, sha256=_sha(path))
     with pytest.raises(UnsafePickle, match="token_pattern"):
         load_vectorizers(path, sha256=None)
+
+
+# ------------------------------------------------- issue 36, item 3: settings and pins
+
+
+@pytest.mark.parametrize("setting, value", [
+    ("input", "filename"),  # would open() every text as a path
+    ("lowercase", False),
+    ("decode_error", "ignore"),
+    ("stop_words", "english"),
+    ("strip_accents", "unicode"),
+    ("sublinear_tf", True),
+    ("dtype", np.float32),
+    ("norm", "l1"),
+    ("lowercase", 1),  # equal to True, but not the reference's type
+])
+def test_36_3_every_setting_of_a_vectorizer_is_checked(tmp_path, setting, value) -> None:
+    bundle = _bundle()
+    setattr(bundle["pos_vec"], setting, value)
+    path = tmp_path / "b.pkl"
+    path.write_bytes(pickle.dumps(bundle))
+    with pytest.raises(UnsafePickle, match=f"'pos_vec' is not a vectorizer of the "
+                                           f"reference's bundles: {setting} "):
+        load_vectorizers(path, sha256=_sha(path))
+
+
+@pytest.mark.parametrize("attribute, value, message", [
+    ("vocabulary_", {b"cat": 0}, "maps b'cat' to 0"),
+    ("vocabulary_", {"cat": 0, "dog": 0}, "does not number its 2 terms"),
+    ("vocabulary_", ["cat"], "must be a non-empty dict"),
+])
+def test_36_3_the_vocabulary_is_checked(tmp_path, attribute, value, message) -> None:
+    bundle = _bundle()
+    setattr(bundle["tok_vec"], attribute, value)
+    path = tmp_path / "b.pkl"
+    path.write_bytes(pickle.dumps(bundle))
+    with pytest.raises(UnsafePickle, match=f"'tok_vec': vocabulary_ {message}"):
+        load_vectorizers(path, sha256=None)
+
+
+def test_36_3_the_idf_weights_are_checked(tmp_path) -> None:
+    bundle = _bundle()
+    bundle["tok_vec"]._tfidf.idf_ = bundle["tok_vec"].idf_.astype(object)
+    path = tmp_path / "b.pkl"
+    path.write_bytes(pickle.dumps(bundle))
+    with pytest.raises(UnsafePickle, match="'tok_vec': its IDF weights are object"):
+        load_vectorizers(path, sha256=None)
+
+
+def test_36_3_the_vectorizers_are_rebuilt_from_the_checked_values_only(tmp_path) -> None:
+    bundle = _bundle()
+    bundle["char_vec"].planted = "anything"  # an attribute no vectorizer has
+    path = tmp_path / "b.pkl"
+    path.write_bytes(pickle.dumps(bundle))
+    loaded = load_vectorizers(path, sha256=None)
+    for key, vec in loaded.items():
+        assert vec is not bundle[key] and not hasattr(vec, "planted")
+        assert vec.get_params()["input"] == "content" and vec.lowercase is True
+        docs = ["The cat ran home.", "Dogs sat in the rain."]  # the fitted one: the oracle
+        np.testing.assert_allclose(vec.transform(docs).toarray(),
+                                   bundle[key].transform(docs).toarray())
+
+
+def _cached_copy(tmp_path, monkeypatch, name: str, data: bytes, record: dict | None):
+    """``data`` in the download cache at the pinned URL of ``name``, with ``record`` (the
+    JSON fetch keeps beside a file) or none; offline, no mirror."""
+    import json
+
+    from stebkit import sources
+    from stebkit.encoders.tfidf_pickle import pickle_url
+
+    monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("STEBKIT_OFFLINE", "1")
+    monkeypatch.delenv("STEBKIT_MIRROR", raising=False)
+    path = tmp_path / "cache" / "downloads" / sources.relative_path(pickle_url(name))
+    path.parent.mkdir(parents=True)
+    path.write_bytes(data)
+    if record is not None:
+        record = {"url": pickle_url(name), "bytes": len(data),
+                  "sha256": hashlib.sha256(data).hexdigest(), **record}
+        sources.record_path(path).write_text(json.dumps(record))
+    return path
+
+
+UNPINNED = "tfidfngrams_fineweb_sample10bt_1-2grams.pkl"
+
+
+def test_36_3_a_copy_planted_in_the_download_cache_is_refused(tmp_path, monkeypatch,
+                                                               bundle_file, no_unpickling):
+    from stebkit.encoders import get_encoder
+
+    assert REFERENCE_PICKLES[UNPINNED].sha256 is None
+    path = _cached_copy(tmp_path, monkeypatch, UNPINNED, bundle_file.read_bytes(), None)
+    for _ in range(2):  # the record fetch writes for it does not make it trusted
+        with pytest.raises(UnsafePickle, match=f"{path}: .* stebkit did not download it"):
+            get_encoder(UNPINNED).encode(["hello"])
+
+
+def test_36_3_a_copy_stebkit_downloaded_is_pinned_and_later_copies_checked(
+        tmp_path, monkeypatch, bundle_file) -> None:
+    import json
+    import warnings
+
+    from stebkit import sources
+    from stebkit.encoders import get_encoder
+    from stebkit.errors import ChecksumMismatch
+
+    def download(url, target, sha256, show_progress):  # the network, for the test
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(bundle_file.read_bytes())
+        return target
+
+    monkeypatch.setattr(sources, "_download", download)
+    monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("STEBKIT_MIRROR", raising=False)
+    for var in sources.OFFLINE_VARIABLES:
+        monkeypatch.delenv(var, raising=False)
+    first_use = f"{_sha(bundle_file)}\\), is trusted on first use and pinned"
+    with pytest.warns(UserWarning, match=first_use):
+        assert get_encoder(UNPINNED).encode(["hello"]).shape[0] == 1
+    path = sources.cache_path(PickledTfidfEncoder(UNPINNED)._url())
+    assert json.loads(sources.record_path(path).read_text())["downloaded"] is True
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)  # the pinned copy: no warning any more
+        assert get_encoder(UNPINNED).encode(["hello"]).shape[0] == 1
+    path.unlink()  # the record (the pin) stays; a mirror now holds another bundle
+    tampered = _bundle()
+    tampered["char_vec"].idf_ = tampered["char_vec"].idf_ * 2
+    mirror = _mirror_copy(tmp_path / "m", monkeypatch, UNPINNED, pickle.dumps(tampered))
+    monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path / "cache"))
+    with pytest.raises(ChecksumMismatch, match=f"mirror file {mirror} .*expected "
+                                               f"{_sha(bundle_file)}"):
+        get_encoder(UNPINNED).encode(["hello"])
+    local = tmp_path / UNPINNED  # a local copy by file name: checked against the pin too
+    local.write_bytes(pickle.dumps(tampered))
+    with pytest.raises(UnsafePickle, match=f"{local}: sha256 .* is not {_sha(bundle_file)}, "
+                                           "the sha256 pinned"):
+        PickledTfidfEncoder(local).encode(["hello"])

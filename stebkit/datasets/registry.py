@@ -81,13 +81,27 @@ def _ensure_loaded() -> None:
 
 
 def _add(spec: DatasetSpec, *, replace: bool) -> None:
+    from stebkit._io import name_skeleton
+
     if not isinstance(spec, DatasetSpec):
         raise TypeError(f"register() takes a DatasetSpec, got {type(spec).__name__}")
     old = _REGISTRY.get(spec.name)
     if old is not None and not replace and old is not spec and old != spec:
         raise ValueError(f"a different dataset named {spec.name!r} is already registered "
                          f"(suites {old.suites}); pick another name or pass replace=True")
+    skeleton = name_skeleton(spec.name)
+    twin = _SKELETONS.get(skeleton)
+    if twin is not None and twin != spec.name and twin in _REGISTRY:
+        raise ValueError(f"dataset name {spec.name!r} looks like the registered dataset "
+                         f"{twin!r} ({ascii(spec.name)}: it differs only in case, "
+                         "look-alike or invisible characters) and would be shown like it; "
+                         "pick a name that looks different")
     _REGISTRY[spec.name] = spec
+    _SKELETONS[skeleton] = spec.name
+
+
+_SKELETONS: dict[str, str] = {}
+""":func:`stebkit._io.name_skeleton` of each registered name -> the name."""
 
 
 def register(spec: DatasetSpec, *, replace: bool = False) -> DatasetSpec:

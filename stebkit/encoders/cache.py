@@ -5,14 +5,17 @@ revision and its ``cache_config``: every option that changes a vector (pooling,
 long-document mode, max tokens, precision, the forward pass and device type of a
 Hugging Face model, ...), so vectors made one way are never served for another. Each
 ``encode`` call that computes new embeddings writes one shard ``<uuid>.npz`` holding
-``keys`` (sha256 of each text, ``uint8 (n, 32)``) and ``embeddings`` (``float32 (n, d)``):
-NumPy's format, never pickle. A shard is written to a temporary file and renamed into
+``keys`` (sha256 of each text, ``uint8 (n, 32)``), ``embeddings`` (``float32 (n, d)``)
+and ``fingerprint``, the sha256 of both arrays (:func:`shard_fingerprint`): NumPy's
+format, never pickle. A shard is written to a temporary file and renamed into
 place, so readers never see half a file and two processes filling the same cache never
 clash (each writes its own shards; duplicates are harmless). A shard that cannot be read
 (truncated, corrupted), or whose arrays are not ``uint8 (n, 32)`` keys and ``float32
 (n, d)`` vectors with the width the encoder declares (or, when it cannot say without
-loading, the width of the other shards and of its fresh vectors), is deleted with a
-warning naming it and what is wrong, and its texts are encoded again.
+loading, the width of the other shards and of its fresh vectors), or whose arrays do not
+have the fingerprint written with them (vectors overwritten in place, e.g. all zeros, or
+a shard of a version without fingerprints), is deleted with a warning naming it and what
+is wrong, and its texts are encoded again.
 A vector with NaN or infinite values is returned but never cached (and one cached by an
 older version is encoded again), so a rerun after a fix really re-encodes.
 A full cache hit never touches the wrapped encoder's weights.
@@ -46,6 +49,23 @@ def default_cache_dir() -> Path:
 def text_key(text: str) -> bytes:
     """sha256 of the UTF-8 text: the per-text cache key."""
     return hashlib.sha256(text.encode("utf-8")).digest()
+
+
+def shard_fingerprint(keys: np.ndarray, embeddings: np.ndarray) -> np.ndarray:
+    """The fingerprint a shard keeps beside its arrays and is checked against on every
+    read: the sha256 of the keys and of the vectors (their shape and bytes), ``uint8 (32,)``.
+
+    >>> keys = np.zeros((1, 32), dtype=np.uint8)
+    >>> a = shard_fingerprint(keys, np.ones((1, 2), dtype=np.float32))
+    >>> b = shard_fingerprint(keys, np.zeros((1, 2), dtype=np.float32))
+    >>> a.shape, bool((a == b).all())
+    ((32,), False)
+    """
+    digest = hashlib.sha256(b"stebkit embedding shard 1")
+    for array in (keys, embeddings):
+        digest.update(repr((array.dtype.str, array.shape)).encode())
+        digest.update(np.ascontiguousarray(array).tobytes())
+    return np.frombuffer(digest.digest(), dtype=np.uint8)
 
 
 class CachedEncoder(BaseEncoder):
@@ -138,6 +158,7 @@ class CachedEncoder(BaseEncoder):
                 if not embeddings:
                     return keys
                 emb = data["embeddings"]
+                stored = data["fingerprint"] if "fingerprint" in data.files else None
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
             self._reject(shard, f"unreadable ({err})")
             return None
@@ -145,6 +166,15 @@ class CachedEncoder(BaseEncoder):
         if emb.dtype != np.float32 or emb.ndim != 2 or emb.shape[0] != len(keys) or \
                 emb.shape[1] < 1 or (width is not None and emb.shape[1] != width):
             self._reject(shard, f"holds vectors of {emb.dtype} {emb.shape}, expected {want}")
+            return None
+        if stored is None:
+            self._reject(shard, "has no fingerprint (written by an older stebkit, or not by "
+                         "stebkit), so its vectors cannot be checked")
+            return None
+        if stored.dtype != np.uint8 or stored.shape != (32,) or \
+                not np.array_equal(stored, shard_fingerprint(keys, emb)):
+            self._reject(shard, "its keys or vectors do not match the fingerprint written "
+                         "with them (changed after they were cached)")
             return None
         return emb
 
@@ -165,9 +195,11 @@ class CachedEncoder(BaseEncoder):
 
         name = f"{uuid.uuid4().hex}.npz"
         index = self._scan()  # the folder of the vectors' key, now they are made
+        key_array = np.frombuffer(b"".join(keys), dtype=np.uint8).reshape(len(keys), 32)
+        emb = emb.astype(np.float32)
         with atomic_file(self._indexed / name) as fh:
-            np.savez(fh, keys=np.frombuffer(b"".join(keys), dtype=np.uint8)
-                     .reshape(len(keys), 32), embeddings=emb.astype(np.float32))
+            np.savez(fh, keys=key_array, embeddings=emb,
+                     fingerprint=shard_fingerprint(key_array, emb))
         self._seen.add(name)
         for row, k in enumerate(keys):
             index[k] = (self._indexed / name, row)

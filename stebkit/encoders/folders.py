@@ -40,10 +40,16 @@ def is_causal_config(config: dict[str, Any]) -> bool:
     return config.get("model_type") in causal_only
 
 
-def folder_encoder(path: Path, options: dict[str, Any]) -> Any:
-    """A local directory: sentence-transformers-only, causal or encoder checkpoint."""
-    if (path / "modules.json").is_file() and not (path / "config.json").is_file():
-        return STEncoder(str(path), **options)
+def check_model_folder(path: Path) -> None:
+    """Refuse a Hugging Face model folder without ``config.json`` or weights, naming the
+    folder and the missing file (:class:`~stebkit.errors.ModelUnavailable`).
+
+    >>> import tempfile, pathlib
+    >>> check_model_folder(pathlib.Path(tempfile.mkdtemp()))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    stebkit.errors.ModelUnavailable: model folder ... lacks config.json ...
+    """
     have = sorted(p.name for p in path.iterdir())
     missing = None
     if "config.json" not in have:
@@ -54,6 +60,13 @@ def folder_encoder(path: Path, options: dict[str, Any]) -> Any:
         raise ModelUnavailable(f"model folder {path} lacks {missing}; it holds "
                                f"{', '.join(have[:12]) or 'nothing'}. Give a folder written "
                                "by save_pretrained (or stebkit train), or a Hub id")
+
+
+def folder_encoder(path: Path, options: dict[str, Any]) -> Any:
+    """A local directory: sentence-transformers-only, causal or encoder checkpoint."""
+    if (path / "modules.json").is_file() and not (path / "config.json").is_file():
+        return STEncoder(str(path), **options)
+    check_model_folder(path)
     try:
         config = json.loads((path / "config.json").read_text())
     except (OSError, ValueError):

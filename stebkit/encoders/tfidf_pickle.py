@@ -14,10 +14,21 @@ fitted vectorizer is made of (:data:`ALLOWED_GLOBALS`) and refuses everything el
 :class:`UnsafePickle`, naming the file and the refused name. Before that, a file is
 checked against the sha256 of the published bundle where :data:`REFERENCE_PICKLES`
 records one: a bundle that differs is never unpickled, wherever it was found (a changed
-bundle could hold a token pattern whose matching never ends, or just other numbers). The
-published files are not mirrored, so their sha256 is not recorded yet: until it is, the
-copy met first is trusted on first use, with a warning naming its sha256. Either way the
-bundle's settings must be the reference's (:func:`load_vectorizers`) before it is used.
+bundle could hold a token pattern whose matching never ends, or just other numbers).
+
+The published files are not mirrored, so their sha256 is not recorded yet. Until it is,
+the pin is the sha256 recorded when stebkit downloaded the file itself
+(:func:`stebkit.sources.downloaded_sha256`): that copy is trusted on first use, and every
+later copy, in the cache, a mirror or a local path, must have its sha256. A copy in the
+download cache that stebkit did not download (no download record) is refused; a mirror or
+local copy met while no pin is recorded is used with a warning naming its sha256, on every
+load, never pinned.
+
+Whatever its origin, a bundle is never used as unpickled: each vectorizer's settings are
+checked against the reference's (:data:`REFERENCE_SETTINGS`), and a new
+``TfidfVectorizer`` is built from those checked settings and the checked vocabulary and
+IDF arrays only (:func:`load_vectorizers`), so no other attribute of the file (``input``,
+``decode_error``, a planted pattern, ...) reaches the vectorizer that reads the texts.
 """
 
 from __future__ import annotations
@@ -46,9 +57,8 @@ class ReferencePickle:
     """The commit of :data:`REFERENCE_REPOSITORY` it is fetched at."""
     sha256: str | None
     """The sha256 of the published file; ``None`` while it is not recorded here: then the
-    copy met first is trusted on first use (its sha256 is recorded at its first download,
-    and a later change of it is refused), with a warning naming it, and its settings are
-    checked before use (:func:`load_vectorizers`)."""
+    copy stebkit downloads itself is trusted on first use and pinned, and every other copy
+    is checked against that pin (see the module docstring)."""
 
 
 REFERENCE_PICKLES: Mapping[str, ReferencePickle] = {
@@ -71,6 +81,20 @@ default); a bundle with any other pattern is refused (a pattern can take forever
 
 ANALYZERS = {"char_vec": "char", "tok_vec": "word", "pos_vec": "word"}
 """The analyzer each vectorizer of a bundle uses in the reference."""
+
+REFERENCE_SETTINGS: Mapping[str, Any] = {
+    "input": "content", "encoding": "utf-8", "decode_error": "strict",
+    "strip_accents": None, "lowercase": True, "preprocessor": None, "tokenizer": None,
+    "stop_words": None, "token_pattern": WORD_TOKEN_PATTERN, "binary": False,
+    "norm": "l2", "use_idf": True, "smooth_idf": True, "sublinear_tf": False,
+}
+"""The settings every vectorizer of the reference's bundles is fitted with (besides its
+analyzer, :data:`ANALYZERS`, its n-gram range and ``dtype`` float64); a bundle whose value
+differs, or is of another type, is refused. Settings that act only while fitting
+(``max_features``, ``min_df``, ``max_df``) are not read."""
+
+MAX_NGRAM = 5
+"""The longest n-grams a bundle may use (the reference's: 5 characters, 3 words)."""
 
 BUNDLE_KEYS = ("char_vec", "tok_vec", "pos_vec")
 
@@ -138,25 +162,45 @@ class RestrictedUnpickler(pickle.Unpickler):
 
 def load_vectorizers(path: str | os.PathLike[str], *, sha256: str | None) -> dict[str, Any]:
     """Load a vectorizer bundle whose bytes have ``sha256`` through
-    :class:`RestrictedUnpickler` and check it.
+    :class:`RestrictedUnpickler`, check it and rebuild its vectorizers.
 
-    The sha256 is checked first: a file that differs is not unpickled at all (even the
-    allowed types can carry a tokenizer pattern whose matching never ends). ``None`` (a
-    bundle whose published sha256 is not recorded) skips that check only. Every bundle's
-    settings are then checked against the reference's (:data:`ANALYZERS`, the word token
-    pattern :data:`WORD_TOKEN_PATTERN`, n-grams of at most 5 units), so a planted pattern
-    is refused before it can match anything.
+    The sha256 is checked first: a file that differs is not unpickled at all. ``None`` (a
+    bundle whose published sha256 is not recorded) skips that check only. Each
+    vectorizer's settings are then checked against the reference's
+    (:data:`REFERENCE_SETTINGS`, :data:`ANALYZERS`, n-grams of at most
+    :data:`MAX_NGRAM` units, ``dtype`` float64), its vocabulary must map distinct strings
+    to the columns ``0 .. n-1`` and its IDF weights must be ``n`` finite numbers >= 1 (the
+    smoothed IDF). What is returned is built anew from those checked values alone.
 
     Returns
     -------
     dict
-        ``char_vec``, ``tok_vec``, ``pos_vec``: fitted ``TfidfVectorizer`` objects.
+        ``char_vec``, ``tok_vec``, ``pos_vec``: ``TfidfVectorizer`` objects made here.
 
     Raises
     ------
     UnsafePickle
-        The file's sha256 is not ``sha256``, it names a forbidden global, or it is not a
-        bundle of three fitted vectorizers with string analyzers (no callables).
+        The file's sha256 is not ``sha256``, it names a forbidden global, it is not a
+        bundle of three fitted vectorizers, or a setting or array is not the reference's
+        kind (the message names the vectorizer and the setting).
+
+    Examples
+    --------
+    >>> import pickle, tempfile, pathlib
+    >>> from sklearn.feature_extraction.text import TfidfVectorizer
+    >>> docs = ["the cat sat", "the dog ran"]
+    >>> bundle = {k: TfidfVectorizer(analyzer=a, ngram_range=(1, 2)).fit(docs)
+    ...           for k, a in ANALYZERS.items()}
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "b.pkl"
+    >>> _ = path.write_bytes(pickle.dumps(bundle))
+    >>> sorted(load_vectorizers(path, sha256=None)["tok_vec"].vocabulary_)[:3]
+    ['cat', 'cat sat', 'dog']
+    >>> bundle["tok_vec"].input = "filename"  # would open() every text as a path
+    >>> _ = path.write_bytes(pickle.dumps(bundle))
+    >>> load_vectorizers(path, sha256=None)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    stebkit.encoders.tfidf_pickle.UnsafePickle: ...'tok_vec' ...: input 'filename' ...
     """
     from sklearn.feature_extraction.text import TfidfVectorizer
 
@@ -179,33 +223,82 @@ def load_vectorizers(path: str | os.PathLike[str], *, sha256: str | None) -> dic
     if not isinstance(bundle, dict) or any(k not in bundle for k in BUNDLE_KEYS):
         raise UnsafePickle(f"{path}: expected a dict with {list(BUNDLE_KEYS)}, got "
                            f"{type(bundle).__name__}")
+    out = {}
     for key in BUNDLE_KEYS:
         vec = bundle[key]
-        if not isinstance(vec, TfidfVectorizer) or not hasattr(vec, "vocabulary_"):
+        if not isinstance(vec, TfidfVectorizer) or "vocabulary_" not in vars(vec):
             raise UnsafePickle(f"{path}: {key!r} is not a fitted TfidfVectorizer")
-        if not isinstance(vec.analyzer, str) or vec.tokenizer is not None or \
-                vec.preprocessor is not None:
-            raise UnsafePickle(f"{path}: {key!r} carries a callable analyzer, tokenizer or "
-                               "preprocessor")
-        _check_settings(path, key, vec)
-    return {k: bundle[k] for k in BUNDLE_KEYS}
+        out[key] = _rebuild(path, key, vars(vec))
+    return out
 
 
-def _check_settings(path: Path, key: str, vec: Any) -> None:
-    """Refuse a vectorizer whose settings are not those the reference fits with."""
-    low, high = (vec.ngram_range if isinstance(vec.ngram_range, tuple) and
-                 len(vec.ngram_range) == 2 else (None, None))
+def _same(value: Any, expected: Any) -> bool:
+    """``value`` is ``expected`` with its exact type (no look-alike objects)."""
+    return type(value) is type(expected) and value == expected
+
+
+def _rebuild(path: Path, key: str, state: Mapping[str, Any]) -> Any:
+    """A new vectorizer from the checked settings and arrays of one unpickled vectorizer;
+    refuse one whose settings are not those the reference fits with."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
     problems = []
-    if vec.analyzer != ANALYZERS[key]:
-        problems.append(f"analyzer {vec.analyzer!r} (the reference: {ANALYZERS[key]!r})")
-    if vec.analyzer == "word" and vec.token_pattern != WORD_TOKEN_PATTERN:
-        problems.append(f"token_pattern {vec.token_pattern!r} (the reference: "
-                        f"{WORD_TOKEN_PATTERN!r})")
-    if not (isinstance(low, int) and isinstance(high, int) and 1 <= low <= high <= 5):
-        problems.append(f"ngram_range {vec.ngram_range!r} (expected 1 <= low <= high <= 5)")
+    expected = {**REFERENCE_SETTINGS, "analyzer": ANALYZERS[key]}
+    for name, want in expected.items():
+        if name not in state or not _same(state[name], want):
+            problems.append(f"{name} {state.get(name, '(missing)')!r} (the reference: "
+                            f"{want!r})")
+    ngrams = state.get("ngram_range")
+    if not (isinstance(ngrams, tuple) and len(ngrams) == 2 and
+            all(type(n) is int for n in ngrams) and 1 <= ngrams[0] <= ngrams[1] <= MAX_NGRAM):
+        problems.append(f"ngram_range {ngrams!r} (expected 1 <= low <= high <= {MAX_NGRAM})")
+    if state.get("dtype") is not np.float64:
+        problems.append(f"dtype {state.get('dtype')!r} (the reference: numpy.float64)")
     if problems:
         raise UnsafePickle(f"{path}: {key!r} is not a vectorizer of the reference's bundles: "
                            f"{'; '.join(problems)}; it was not used")
+    vocabulary = _vocabulary(path, key, state["vocabulary_"])
+    idf = _idf(path, key, state.get("_tfidf"), len(vocabulary))
+    vec = TfidfVectorizer(analyzer=ANALYZERS[key], ngram_range=ngrams, lowercase=True,
+                          norm="l2", vocabulary=vocabulary)
+    vec.idf_ = idf
+    return vec
+
+
+def _vocabulary(path: Path, key: str, vocabulary: Any) -> dict[str, int]:
+    """The vocabulary as a plain dict, checked: distinct strings onto ``0 .. n-1``."""
+    bad = f"{path}: {key!r}: vocabulary_ "
+    if type(vocabulary) is not dict or not vocabulary:
+        raise UnsafePickle(bad + f"must be a non-empty dict, got {type(vocabulary).__name__}")
+    out = {}
+    for term, column in vocabulary.items():
+        if type(term) is not str or not isinstance(column, (int, np.integer)) or \
+                isinstance(column, bool):
+            raise UnsafePickle(bad + f"maps {term!r} to {column!r}; expected strings to "
+                               "column numbers")
+        out[term] = int(column)
+    if sorted(out.values()) != list(range(len(out))):
+        raise UnsafePickle(bad + f"does not number its {len(out)} terms 0 .. {len(out) - 1} "
+                           "once each")
+    return out
+
+
+def _idf(path: Path, key: str, transformer: Any, size: int) -> np.ndarray:
+    """The IDF weights (scikit-learn >= 1.5 keeps ``idf_``, older ones a diagonal matrix
+    ``_idf_diag``), checked: ``size`` finite float64 values >= 1 (smoothed IDF)."""
+    from sklearn.feature_extraction.text import TfidfTransformer
+
+    state = vars(transformer) if isinstance(transformer, TfidfTransformer) else {}
+    idf = state.get("idf_")
+    if idf is None and "_idf_diag" in state:
+        idf = np.asarray(state["_idf_diag"].diagonal())
+    if not isinstance(idf, np.ndarray) or idf.dtype != np.float64 or idf.shape != (size,) \
+            or not np.isfinite(idf).all() or (idf < 1).any():
+        what = (f"{idf.dtype} {idf.shape}" if isinstance(idf, np.ndarray)
+                else type(idf).__name__)
+        raise UnsafePickle(f"{path}: {key!r}: its IDF weights are {what}; expected {size} "
+                           "finite float64 values >= 1 (one per vocabulary term)")
+    return idf.copy()
 
 
 def pickle_url(name: str) -> str:
@@ -267,23 +360,56 @@ class PickledTfidfEncoder(_ConcatenatedEpisodes):
 
     def _load(self) -> dict[str, Any]:
         if self._vecs is None:
-            pin = REFERENCE_PICKLES[self.name].sha256
+            from stebkit import sources
+
+            url = self._url()
+            published = REFERENCE_PICKLES[self.name].sha256
+            pin = published or sources.downloaded_sha256(url)
             if self._path is None:
-                from stebkit.sources import fetch
-
-                self._path = fetch(pickle_url(self.name), sha256=pin)
-            if pin is None:
-                import warnings
-
-                from stebkit.sources import file_sha256
-
-                warnings.warn(
-                    f"{self.name}: stebkit records no published sha256 for it, so the copy "
-                    f"{self._path} (sha256 {file_sha256(self._path)}) is trusted on first "
-                    "use: its settings are checked, and a later change of a downloaded copy "
-                    "is refused", UserWarning, stacklevel=2)
+                self._path = sources.fetch(url, sha256=pin)
+            if published is None:
+                self._trust(url, pin)
             self._vecs = load_vectorizers(self._path, sha256=pin)
         return self._vecs
+
+    def _url(self) -> str:
+        return pickle_url(self.name)
+
+    def _trust(self, url: str, pin: str | None) -> None:
+        """Decide whether a copy of a bundle without a published sha256 may be used: one
+        that stebkit downloaded itself is pinned (trusted on first use), any other copy is
+        checked against that pin; a download-cache copy stebkit did not download is
+        refused, and an unpinned mirror or local copy is used with a warning."""
+        import warnings
+
+        from stebkit import sources
+
+        assert self._path is not None
+        actual = sources.file_sha256(self._path)
+        own = sources.downloaded_sha256(url)
+        if pin is not None:
+            if actual != pin:
+                raise UnsafePickle(f"{self._path}: sha256 {actual} is not {pin}, the sha256 "
+                                   f"pinned when stebkit downloaded {self.name}; the file was "
+                                   "not loaded. Replace it with the downloaded copy")
+            return
+        if self._path == sources.cache_path(url):
+            if own is None:
+                raise UnsafePickle(
+                    f"{self._path}: this copy of {self.name} is in the download cache, but "
+                    "stebkit did not download it (no download record), so it is not trusted; "
+                    f"delete it and {sources.record_path(self._path)} to download the "
+                    "reference's file")
+            warnings.warn(f"{self.name}: stebkit records no published sha256 for it; the copy "
+                          f"it downloaded, {self._path} (sha256 {own}), is trusted on first "
+                          "use and pinned: every later copy must have this sha256",
+                          UserWarning, stacklevel=3)
+            return
+        warnings.warn(f"{self.name}: stebkit records no published sha256 for it and has not "
+                      f"downloaded it, so the copy {self._path} (sha256 {actual}) cannot be "
+                      "verified: it is used unpinned (its settings checked, its vectorizers "
+                      "rebuilt from its arrays), and its numbers are as good as its source",
+                      UserWarning, stacklevel=3)
 
     @property
     def embedding_dim(self) -> int:  # type: ignore[override]
@@ -316,7 +442,7 @@ def _published_name(path: Path) -> str:
         if ref.sha256 is not None and ref.sha256 == actual:
             return name
     if path.name in REFERENCE_PICKLES and REFERENCE_PICKLES[path.name].sha256 is None:
-        return path.name  # no published sha256 to compare: trusted on first use, checked
+        return path.name  # no published sha256: checked against the pin, if one is recorded
     raise UnsafePickle(f"{path}: sha256 {actual} is none of the published reference "
                        "vectorizer bundles, so it is not loaded (a pickle can run code, and "
                        "only the published bundles are known to be safe and to give the "

@@ -5,7 +5,7 @@ registered dataset came from."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -85,25 +85,34 @@ class Suite:
 def _check_clashes(specs: list[DatasetSpec], suite: str, doc: _Doc) -> None:
     """A suite dataset may replace only a dataset that a suite file of the same name
     registered (a re-read of that suite), never a built-in or registered one."""
+    from stebkit._io import name_skeleton
     from stebkit.datasets import get_spec, list_datasets
 
-    known = {n.lower(): n for n in list_datasets()}
+    known = {name_skeleton(n): n for n in list_datasets()}
     for index, spec in enumerate(specs):
-        other = known.get(spec.name.lower())
+        other = known.get(name_skeleton(spec.name))
         if other is None:
             continue
         old = get_spec(other)
         if other in _REGISTERED_FROM and old.suites == (suite,):
             continue
         owner = f"suite(s) {', '.join(old.suites)}" if old.suites else "register()"
-        raise doc.fail(f"dataset {spec.name!r}", f"the name clashes with the dataset "
+        how = "clashes with" if other == spec.name else (
+            f"({ascii(spec.name)}) differs only in case, look-alike or invisible characters "
+            "from")
+        raise doc.fail(f"dataset {spec.name!r}", f"the name {how} the dataset "
                        f"{other!r} of {owner}; its records and results would replace that "
-                       "dataset's. Give the suite's dataset another name",
+                       "dataset's, or be shown like it. Give the suite's dataset another name",
                        ("datasets", index, "name"))
 
 
-def load_suite(path: str | Path, *, register: bool = True) -> Suite:
+def load_suite(path: str | Path, *, register: bool = True,
+               progress: Callable[[int, int], None] | None = None) -> Suite:
     """Read, check and (by default) register the datasets of a suite file.
+
+    ``progress(done, total)``, when given, is called after each dataset is checked. The
+    time taken grows linearly with the file: each table is read once, whatever the
+    number of datasets sharing it.
 
     Examples
     --------
@@ -137,6 +146,8 @@ def load_suite(path: str | Path, *, register: bool = True) -> Suite:
     for i, raw in enumerate(entries):
         entry = _check_entry(raw, doc, i, seen)
         specs.append(_spec(entry, name, path))
+        if progress is not None:
+            progress(i + 1, len(entries))
     _check_clashes(specs, name, doc)
     if register:
         from stebkit.datasets import register as register_spec

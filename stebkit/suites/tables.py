@@ -104,9 +104,15 @@ def _quote_problem(error: str, start: int, end: int, sep: str) -> str:
             f"{error}); a quote inside a quoted text is written twice (\"\")")
 
 
+_CHECKED: dict[tuple[str, str, int, int], list[str] | None] = {}
+"""Tables already checked in this process, by path, format, size and modification time:
+a suite whose datasets share a table reads it once, so a check is linear in the file."""
+
+
 def _source_columns(source: Mapping[str, Any]) -> list[str] | None:
     """The column names of a local (or already downloaded) table, the whole file checked
-    (:func:`_text_columns`); None when they cannot be known without a download."""
+    (:func:`_text_columns`) once per version of the file; None when they cannot be known
+    without a download."""
     if "hf" in source:
         return None
     if "url" in source:
@@ -117,7 +123,16 @@ def _source_columns(source: Mapping[str, Any]) -> list[str] | None:
             return None
     else:
         file = Path(source["path"])
-    fmt = source["format"]
+    st = file.stat()
+    key = (str(file.resolve()), source["format"], st.st_size, st.st_mtime_ns)
+    if key not in _CHECKED:
+        _CHECKED[key] = _file_columns(file, source["format"])
+    columns = _CHECKED[key]
+    return None if columns is None else list(columns)
+
+
+def _file_columns(file: Path, fmt: str) -> list[str] | None:
+    """The columns of one table file, all of it checked (None for JSON)."""
     if fmt == "parquet":
         import pyarrow.parquet as pq
 

@@ -59,19 +59,75 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
 
+def checked_config(args: argparse.Namespace) -> TrainConfig:
+    """The :class:`TrainConfig` of the command line, every option checked first (before
+    torch is imported or a model loaded); a ``ValueError`` names the option at fault.
+
+    >>> from stebkit.cli import build_parser
+    >>> checked_config(build_parser().parse_args(["train", "--matryoshka", "abc,-5"]))
+    Traceback (most recent call last):
+    ...
+    ValueError: --matryoshka: 'abc' is not a whole number; give increasing positive widths \
+such as 64,128,256
+    """
+    import math
+    from pathlib import Path
+
+    from .content import CONTENT_SOURCES
+
+    dims = []
+    for piece in (x.strip() for x in args.matryoshka.split(",") if x.strip()):
+        if not piece.lstrip("-").isdigit():
+            raise ValueError(f"--matryoshka: {piece!r} is not a whole number; give "
+                             "increasing positive widths such as 64,128,256")
+        dims.append(int(piece))
+    sources = tuple(x.strip() for x in args.content_sources.split(",") if x.strip())
+    unknown = [x for x in sources if x not in CONTENT_SOURCES]
+    if unknown:
+        raise ValueError(f"--content-sources: unknown source(s) {unknown}; choose among "
+                         f"{', '.join(CONTENT_SOURCES)}")
+    for option, value in (("learning-rate", args.learning_rate),
+                          ("temperature", args.temperature), ("dropout1d", args.dropout1d),
+                          ("content-weight", args.content_weight)):
+        if not math.isfinite(value):
+            raise ValueError(f"--{option}: {value} is not a finite number")
+    if not args.learning_rate > 0:
+        raise ValueError(f"--learning-rate must be > 0, got {args.learning_rate}")
+    if args.threads is not None and args.threads < 1:
+        raise ValueError(f"--threads must be >= 1, got {args.threads}")
+    if args.base_model is not None:
+        from stebkit.encoders.folders import check_model_folder
+
+        folder = Path(args.base_model).expanduser()
+        if not folder.is_dir():
+            raise ValueError(f"--base-model {args.base_model}: no such folder; give a local "
+                             "Hugging Face model folder (config.json, weights, tokenizer)")
+        check_model_folder(folder)
+    fields = dict(base_model=args.base_model, steps=args.steps, batch_size=args.batch_size,
+                  max_seq_length=args.max_seq_length, learning_rate=args.learning_rate,
+                  temperature=args.temperature, dropout1d=args.dropout1d,
+                  hard_negatives=args.hard_negatives,
+                  refresh_hard_negatives_every=args.refresh_hard_negatives_every,
+                  matryoshka_dims=tuple(dims), checkpoint_every=args.checkpoint_every,
+                  seed=args.seed, content_pairs=args.content_pairs,
+                  content_weight=args.content_weight, content_sources=sources)
+    try:
+        return dataclasses.replace(TrainConfig(), **fields)
+    except ValueError as err:  # TrainConfig names its field: say the option instead
+        message = str(err)
+        for name in fields:
+            message = message.replace(f"TrainConfig.{name}", f"--{name.replace('_', '-')}")
+        raise ValueError(message.replace("--matryoshka-dims", "--matryoshka")) from None
+
+
 def _run(args: argparse.Namespace) -> int:
+    config = checked_config(args)
+    if args.output is not None:
+        from .model import check_output_dir
+
+        check_output_dir(args.output, overwrite=args.overwrite)
     from .loop import train_style_encoder
 
-    dims = tuple(int(x) for x in args.matryoshka.split(",") if x.strip())
-    config = dataclasses.replace(
-        TrainConfig(), base_model=args.base_model, steps=args.steps,
-        batch_size=args.batch_size, max_seq_length=args.max_seq_length,
-        learning_rate=args.learning_rate, temperature=args.temperature,
-        dropout1d=args.dropout1d, hard_negatives=args.hard_negatives,
-        refresh_hard_negatives_every=args.refresh_hard_negatives_every,
-        matryoshka_dims=dims, checkpoint_every=args.checkpoint_every, seed=args.seed,
-        content_pairs=args.content_pairs, content_weight=args.content_weight,
-        content_sources=tuple(x.strip() for x in args.content_sources.split(",") if x.strip()))
     result = train_style_encoder(config, output_dir=args.output, resume=not args.no_resume,
                                  show_progress=not args.no_progress,
                                  num_threads=args.threads, overwrite=args.overwrite)
