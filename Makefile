@@ -30,6 +30,7 @@ demo: setup
 	$(VENV)/bin/stebkit run --suite lite --output results/lite --executor local --jobs 2
 
 test: setup
+	@scripts/system-prerequisites.sh
 	STEBKIT_FAST=1 $(PY) -m pytest -m "" -p no:cacheprovider
 
 test-fast: setup
