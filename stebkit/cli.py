@@ -360,6 +360,11 @@ def _run_run(args: argparse.Namespace) -> int:
     if args.preflight:
         return _preflight(datasets, args, run, smoke)
     executor = _executor(args, settings.get("executor"))
+    if datasets is not None:  # offline without the data: one line, before any model
+        from stebkit.preflight import check_reachable
+
+        check_reachable(datasets, seed=args.seed, smoke=smoke,
+                        trust_remote_code=run["trust_remote_code"])
     defaults = default_models()
     models = args.models or defaults
     if sorted(models) != sorted(defaults):  # chosen models: figures of their own

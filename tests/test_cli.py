@@ -141,6 +141,26 @@ def test_an_unreachable_dataset_is_listed_with_its_reason_and_fails_the_run(tmp_
         "synthetic-authors-en": "ok", "ag_news": "failed"}
 
 
+def test_a_run_whose_datasets_all_fail_to_load_stops_before_any_model(tmp_path, capsys,
+                                                                      monkeypatch):
+    """Offline without a mirror, not one lite dataset loads: one line naming the fix, and
+    no model is built and no record written."""
+    monkeypatch.setenv("STEBKIT_OFFLINE", "1")
+    monkeypatch.setenv("STEBKIT_MIRROR", "")
+    monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path / "empty-cache"))
+    built = []
+    monkeypatch.setattr("stebkit.encoders.get_encoder", lambda *a, **k: built.append(a))
+    argv = ["run", "--suite", "lite", "--models", "random", "--output", str(tmp_path / "r"),
+            "--no-progress"]
+    assert cli.main(argv) == 2
+    captured = capsys.readouterr()
+    [line] = captured.err.splitlines()
+    assert line.startswith("stebkit: error: none of the 49 datasets of this run can be "
+                           "loaded: offline and STEBKIT_MIRROR is not set; export "
+                           "STEBKIT_MIRROR=")
+    assert not built and not list(tmp_path.rglob("*.json")) and captured.out == ""
+
+
 def test_python_dash_m_stebkit_is_the_command():
     import subprocess
     import sys
