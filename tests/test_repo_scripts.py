@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import doctest
+import re
 import sys
 
 import pytest
@@ -80,3 +81,25 @@ def test_make_test_and_ci_run_the_prerequisite_step_before_the_tests():
     ci = (repo_scripts.ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert ci.index("scripts/system-prerequisites.sh") < ci.index("make test")
     assert "apt-get" not in ci.replace("apt-get install make", "")  # one place installs
+
+
+def test_make_setup_says_each_install_step_and_the_time_so_far(tmp_path):
+    """Each command of the setup recipe that creates or installs is announced by a step
+    line, and the line's shell prints what and the minutes and seconds so far."""
+    import subprocess
+
+    makefile = (repo_scripts.ROOT / "Makefile").read_text(encoding="utf-8")
+    recipe = makefile.split("\n$(STAMP): pyproject.toml\n", 1)[1].split("\n\n", 1)[0]
+    lines = recipe.splitlines()
+    installs = [i for i, x in enumerate(lines) if "pip install" in x or "-m venv" in x]
+    assert len(installs) == 5
+    assert all(lines[i - 1].strip().startswith("$(call step,") for i in installs)
+    (tmp_path / "Makefile").write_text(makefile, encoding="utf-8")
+    (tmp_path / "pyproject.toml").touch()
+    shown = subprocess.run(["make", "-n", "setup"], capture_output=True, text=True,
+                           cwd=tmp_path, timeout=60)
+    assert shown.returncode == 0, shown.stderr
+    steps = [x for x in shown.stdout.splitlines() if x.startswith("elapsed=")]
+    out = subprocess.run(["bash", "-c", steps[2]], capture_output=True, text=True).stdout
+    assert re.fullmatch(r"setup \[0:0\d so far\]: installing torch [\d.]+ unless present "
+                        r"\(the largest download\)\n", out)
