@@ -195,15 +195,27 @@ def compact_datasets(frame: Any, width: int = TABLE_WIDTH) -> str:
 # --------------------------------------------------------------------------- models
 
 
+MODEL_COLUMNS = ("name", "category", "params_m", "dim", "offline", "available", "slow")
+"""The columns of ``stebkit models`` (``--wide``: every column of :func:`list_models`)."""
+
+
 def _add_models(p: argparse.ArgumentParser) -> None:
     p.add_argument("--offline", action="store_true",
                    help="only the models whose weights ship in packages (or need none)")
+    p.add_argument("--wide", action="store_true",
+                   help="every column (Hub id, licence, remote code, notes), not only "
+                        f"{', '.join(MODEL_COLUMNS)}")
 
 
 def _run_models(args: argparse.Namespace) -> int:
+    import pandas as pd
+
     from stebkit.encoders import list_models
 
-    print(_text(list_models(offline_only=args.offline)))
+    frame = list_models(offline_only=args.offline)
+    for column in ("params_m", "dim"):  # 384, not 384.0; "-" where the zoo does not say
+        frame[column] = ["-" if pd.isna(v) else f"{v:g}" for v in frame[column]]
+    print(_text(frame if args.wide else frame[list(MODEL_COLUMNS)]))
     return 0
 
 

@@ -31,6 +31,20 @@ def test_models_lists_the_zoo(capsys):
     assert all(name in out for name in DEFAULT_OFFLINE_ZOO) and "LUAR-MUD" in out
 
 
+def test_models_is_compact_by_default_and_shows_every_column_with_wide(capsys):
+    from stebkit.encoders import list_models
+
+    zoo = list_models()
+    assert cli.main(["models"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert max(map(len, lines)) <= 100 and "hub_id" not in lines[0]
+    [minilm] = [x.split() for x in lines if x.split()[0] == "all-MiniLM-L6-v2"]
+    assert minilm[3] == str(int(zoo.set_index("name").loc["all-MiniLM-L6-v2", "dim"]))
+    assert cli.main(["models", "--wide"]) == 0
+    header = capsys.readouterr().out.splitlines()[0].split()
+    assert header == list(zoo.columns)
+
+
 @pytest.mark.parametrize("argv, match", [
     (["run", "--models", "random", "--datasets", "bible-versionz"],
      "unknown dataset 'bible-versionz'; closest known names: ['bible-versions'"),
