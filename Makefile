@@ -59,11 +59,13 @@ figures: setup
 docs: setup
 	$(PY) docs/build_site.py $(if $(filter 1,$(FULL)),--full,)
 
-# The website's leaderboard data: the leaderboard of `make demo`'s records in results/lite.
+# The website's leaderboard data: the leaderboard of `make demo`'s records in results/lite
+# and its significance summary (both from the same records).
 leaderboard-data: setup
 	@test -d results/lite || { echo "error: no results/lite: run make demo first"; exit 1; }
 	@mkdir -p docs/data
-	$(VENV)/bin/stebkit leaderboard results/lite --format csv --output docs/data/lite_leaderboard.csv
+	$(VENV)/bin/stebkit leaderboard results/lite --format csv --output docs/data/lite_leaderboard.csv \
+		--summary docs/data/lite_summary.txt
 
 lint: setup
 	$(VENV)/bin/ruff check stebkit tests benchmarks

@@ -604,6 +604,9 @@ def _add_leaderboard(p: argparse.ArgumentParser) -> None:
                    help="score only these models of the folder, as if it held no others "
                         "(the correlation grouping, and so every score, depends on the "
                         "models compared)")
+    p.add_argument("--summary", metavar="FILE",
+                   help="also write the significance summary and rank tiers printed after "
+                        "the table to this file (the website's leaderboard page shows it)")
 
 
 def _print_notes(board: Any) -> None:
@@ -659,6 +662,8 @@ def _run_leaderboard(args: argparse.Namespace) -> int:
         if not comp.comparable:
             print(f"stebkit: note: the rows of {args.results} are marked 'not comparable' "
                   f"and left unranked: {comp.reasons()}", file=sys.stderr)
+    if args.summary:
+        write_text(args.summary, "\n".join(scores.leaderboard_summary(scored)) + "\n")
     if args.format == "md":
         text = scores.to_markdown(board)
     elif args.format == "latex":
