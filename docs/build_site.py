@@ -335,6 +335,19 @@ LITE_LEADERBOARD = DOCS / "data" / "lite_leaderboard.csv"
 values as ``stebkit leaderboard results/lite --format csv`` writes them: ``make
 leaderboard-data`` regenerates it from ``results/lite``."""
 
+LITE_SUMMARY = DOCS / "data" / "lite_summary.txt"
+"""What the CLI prints after the table of :data:`LITE_LEADERBOARD` (which differences are
+significant, the rank tiers), written from the same records by ``make leaderboard-data``
+(``stebkit leaderboard ... --summary``)."""
+
+FIGURE1_NOTE = (
+    "Each bar's interval is the model's own 95 % bootstrap interval over datasets; the "
+    "significance statements above come from the paired bootstrap, which resamples the "
+    "same datasets for every model and so cancels what all models share (how hard each "
+    "dataset is). A model can therefore be significantly above the chance level while "
+    "its interval in this figure crosses the chance line.")
+"""The caption's note on why Figure 1's intervals and the paired significance differ."""
+
 LITE_FIGURES = (
     ("steb_score", "lite_figure1_steb_by_category",
      "STEB score by model category, lite suite"),
@@ -401,6 +414,42 @@ def read_lite_leaderboard(path: Path | None = None) -> Any:
     return board
 
 
+def chance_notes(board: Any) -> list[str]:
+    """One sentence per STEB score on which the chance level (the random baseline) scores
+    above some models, naming them.
+
+    >>> import pandas as pd
+    >>> board = pd.DataFrame({"model": ["a", "b", "random"], "chance": [False, False, True],
+    ...                       "steb_score": [.6, .5, .4], "definitional_score": [.3, .5, .4]})
+    >>> chance_notes(board)
+    ['The chance level (random) scores above 1 of the 2 models on the definitional score: a.']
+    """
+    chance, models = board[board["chance"]].iloc[0], board[~board["chance"]]
+    out = []
+    for score, label in (("steb_score", "operational STEB score"),
+                         ("definitional_score", "definitional score")):
+        below = models.loc[models[score] < chance[score], "model"].tolist()
+        if below:
+            out.append(f"The chance level ({chance['model']}) scores above {len(below)} of "
+                       f"the {len(models)} models on the {label}: {', '.join(below)}.")
+    return out
+
+
+def summary_section(path: Path | None = None) -> list[str]:
+    """The lines of the significance summary (:data:`LITE_SUMMARY`) as Markdown, or one
+    line naming the command that writes it when the file is not there.
+
+    >>> summary_section(Path("missing.txt"))[0][:40]
+    'The significance summary of this run is '
+    """
+    path = LITE_SUMMARY if path is None else path
+    if not path.is_file():
+        return [f"The significance summary of this run is not in `{_shown(path)}`: "
+                "`make leaderboard-data` writes it beside the table."]
+    lines = [x for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+    return [lines[0], "", *lines[1:]] if lines else []
+
+
 def leaderboard_page() -> str:
     """The lite leaderboard of ``make demo`` (operational and definitional, with intervals
     and the chance level), the published leaderboard beside it, and their figures."""
@@ -422,6 +471,10 @@ def leaderboard_page() -> str:
                f"[{r.steb_ci_low * 100:.2f},&nbsp;{r.steb_ci_high * 100:.2f}] | "
                f"{r.rank_published} | {r.steb_score_published * 100:.2f} |"
                for r in both.itertuples()]
+    if both.empty:  # no table without rows
+        beside = [f"None of the {len(models)} models of this run is on the published "
+                  "leaderboard under its name, so no row sets the two side by side "
+                  "(notebook 06 sets all-mpnet-base-v2's lite run beside its published row)."]
     lite = list_datasets(suite="lite")
     languages = {lang for name in lite for lang in get_spec(name).languages}
     lines = [
@@ -444,15 +497,18 @@ def leaderboard_page() -> str:
         "The mean of the six task families (each the mean of its groups of correlated "
         "datasets).", "",
         _table(board, ["rank", "model", "model_category", *TASK_COLUMNS, "steb_score"]), "",
+        "## Which differences are significant", "",
+        *summary_section(), "",
         "## Definitional STEB score", "",
         "The clusters of the object of study, the linguistic features and the content "
-        "independence (best first).", "",
+        "independence (best first). " + " ".join(chance_notes(board)), "",
         _table(definitional, ["model", *OBJECT_OF_STUDY, *DEFINITIONAL_AXES,
                               "definitional_score"]), "",
         "## Beside the published leaderboard", "",
         "The lite suite is not STEB: its datasets are the offline ones, so its scores are "
         "not ranked against the published numbers (`stebkit leaderboard RESULTS "
-        "--published` ranks results of the STEB suite among them). The models of both:", "",
+        "--published` ranks results of the STEB suite among them)." +
+        (" The models of both:" if not both.empty else ""), "",
         *beside, "",
         f"The published leaderboard ({len(pub)} models; {source_note(pub.attrs['source'])}):",
         "",
@@ -464,7 +520,7 @@ def leaderboard_page() -> str:
     for score, stem, caption in LITE_FIGURES:
         plots.figure1(board, score=score, stem=stem, directory=SRC / "figures",
                       title=caption)
-        lines += [f"![{caption}](figures/{stem}.png)", "", f"*{caption}.*", ""]
+        lines += [f"![{caption}](figures/{stem}.png)", "", f"*{caption}. {FIGURE1_NOTE}*", ""]
     for name, caption in LEADERBOARD_FIGURES:
         if (ROOT / "figures" / name).is_file():
             shutil.copyfile(ROOT / "figures" / name, SRC / "figures" / name)

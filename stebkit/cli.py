@@ -195,15 +195,27 @@ def compact_datasets(frame: Any, width: int = TABLE_WIDTH) -> str:
 # --------------------------------------------------------------------------- models
 
 
+MODEL_COLUMNS = ("name", "category", "params_m", "dim", "offline", "available", "slow")
+"""The columns of ``stebkit models`` (``--wide``: every column of :func:`list_models`)."""
+
+
 def _add_models(p: argparse.ArgumentParser) -> None:
     p.add_argument("--offline", action="store_true",
                    help="only the models whose weights ship in packages (or need none)")
+    p.add_argument("--wide", action="store_true",
+                   help="every column (Hub id, licence, remote code, notes), not only "
+                        f"{', '.join(MODEL_COLUMNS)}")
 
 
 def _run_models(args: argparse.Namespace) -> int:
+    import pandas as pd
+
     from stebkit.encoders import list_models
 
-    print(_text(list_models(offline_only=args.offline)))
+    frame = list_models(offline_only=args.offline)
+    for column in ("params_m", "dim"):  # 384, not 384.0; "-" where the zoo does not say
+        frame[column] = ["-" if pd.isna(v) else f"{v:g}" for v in frame[column]]
+    print(_text(frame if args.wide else frame[list(MODEL_COLUMNS)]))
     return 0
 
 
@@ -385,6 +397,11 @@ def _run_run(args: argparse.Namespace) -> int:
     if args.preflight:
         return _preflight(datasets, args, run, smoke)
     executor = _executor(args, settings.get("executor"))
+    if datasets is not None:  # offline without the data: one line, before any model
+        from stebkit.preflight import check_reachable
+
+        check_reachable(datasets, seed=args.seed, smoke=smoke,
+                        trust_remote_code=run["trust_remote_code"])
     defaults = default_models()
     models = args.models or defaults
     if sorted(models) != sorted(defaults):  # chosen models: figures of their own
@@ -613,6 +630,9 @@ def _add_leaderboard(p: argparse.ArgumentParser) -> None:
                    help="score only these models of the folder, as if it held no others "
                         "(the correlation grouping, and so every score, depends on the "
                         "models compared)")
+    p.add_argument("--summary", metavar="FILE",
+                   help="also write the significance summary and rank tiers printed after "
+                        "the table to this file (the website's leaderboard page shows it)")
 
 
 def _print_notes(board: Any) -> None:
@@ -670,6 +690,8 @@ def _run_leaderboard(args: argparse.Namespace) -> int:
         if not comp.comparable:
             print(f"stebkit: note: the rows of {args.results} are marked 'not comparable' "
                   f"and left unranked: {comp.reasons()}", file=sys.stderr)
+    if args.summary:
+        write_text(args.summary, "\n".join(scores.leaderboard_summary(scored)) + "\n")
     if args.format == "md":
         text = scores.to_markdown(board)
     elif args.format == "latex":

@@ -6,6 +6,8 @@ runner does, with the same seed — and reports per dataset, task and episode si
 labels and texts per label in the data, the items (episodes, pairs, sets, queries)
 achievable, and the labels the documented filters will drop (too few texts for the
 episode configuration). ``stebkit run ... --preflight`` prints it and stops.
+:func:`check_reachable` stops a run none of whose datasets can be loaded, before any
+model is built.
 """
 
 from __future__ import annotations
@@ -112,3 +114,54 @@ def preflight_preset(preset: str, datasets: Sequence[str] | None = None, *,
     out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=COLUMNS)
     out.attrs["unavailable"] = unavailable
     return out
+
+
+def check_reachable(datasets: Sequence[str], *, seed: int = 42, smoke: bool = False,
+                    trust_remote_code: bool = False) -> None:
+    """Raise :class:`~stebkit.errors.DataUnavailable` with one short line naming the fix
+    when no dataset of a run can be loaded (offline without a mirror, a mirror without
+    the files); return at the first dataset that loads (it is then in the processed
+    cache, where the run finds it).
+
+    A dataset that fails for another reason ends the check too: the run records that
+    failure with the dataset's results.
+
+    Examples
+    --------
+    >>> check_reachable(["synthetic-authors-en"], smoke=True)  # generated here: loads
+    >>> import os
+    >>> from unittest import mock
+    >>> from stebkit.datasets import list_datasets
+    >>> with mock.patch.dict(os.environ, {"STEBKIT_OFFLINE": "1", "STEBKIT_MIRROR": "",
+    ...                                   "STEBKIT_CACHE": __import__("tempfile").mkdtemp()}):
+    ...     check_reachable(list_datasets(suite="lite")[:2])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    stebkit.errors.DataUnavailable: none of the 2 datasets of this run can be loaded: offline ...
+    """
+    from stebkit.datasets import load_dataset
+    from stebkit.errors import DataUnavailable
+    from stebkit.sources import is_offline, mirror_dirs
+
+    if not datasets:
+        return
+    for name in datasets:
+        try:
+            load_dataset(name, seed=seed, smoke=smoke, trust_remote_code=trust_remote_code)
+        except DataUnavailable:
+            continue
+        except Exception:  # not a matter of reaching the data: the run records it
+            return
+        return
+    mirrors = ":".join(map(str, mirror_dirs()))
+    if not mirrors:
+        why = ("offline and STEBKIT_MIRROR is not set" if is_offline() else
+               "the downloads failed and STEBKIT_MIRROR is not set")
+        fix = "export STEBKIT_MIRROR=/path/to/a/copy/of/the/data (README: Working offline)"
+    else:
+        why = f"the mirror {mirrors} lacks their files"
+        fix = "point STEBKIT_MIRROR at a complete copy (README: Working offline)"
+    if not is_offline():
+        fix += " or check the network"
+    raise DataUnavailable(f"none of the {len(datasets)} datasets of this run can be loaded: "
+                          f"{why}; {fix}")

@@ -55,7 +55,8 @@ class SubmissionCheck:
         return "\n".join(lines)
 
     def report(self) -> str:
-        """A summary for the terminal or a pull-request comment."""
+        """A summary for the terminal or a pull-request comment: the errors, warnings and
+        notes, and only when it passes, the entry to paste."""
         out = []
         if self.errors:
             out.append(f"FAIL: {len(self.errors)} error(s)")
@@ -66,8 +67,9 @@ class SubmissionCheck:
             out.append("warnings:")
             out += [f"  - {w}" for w in self.warnings]
         out += [f"note: {n}" for n in self.notes]
-        out += ["", "SUBMISSIONS.yaml entry to paste:", self.entry_yaml(), "",
-                "scripts/models_all.txt line:", self.entry["hf_id"]]
+        if self.ok:  # after a FAIL, nothing to paste yet: fix the errors first
+            out += ["", "SUBMISSIONS.yaml entry to paste:", self.entry_yaml(), "",
+                    "scripts/models_all.txt line:", self.entry["hf_id"]]
         return "\n".join(out)
 
 

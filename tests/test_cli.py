@@ -31,6 +31,20 @@ def test_models_lists_the_zoo(capsys):
     assert all(name in out for name in DEFAULT_OFFLINE_ZOO) and "LUAR-MUD" in out
 
 
+def test_models_is_compact_by_default_and_shows_every_column_with_wide(capsys):
+    from stebkit.encoders import list_models
+
+    zoo = list_models()
+    assert cli.main(["models"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert max(map(len, lines)) <= 100 and "hub_id" not in lines[0]
+    [minilm] = [x.split() for x in lines if x.split()[0] == "all-MiniLM-L6-v2"]
+    assert minilm[3] == str(int(zoo.set_index("name").loc["all-MiniLM-L6-v2", "dim"]))
+    assert cli.main(["models", "--wide"]) == 0
+    header = capsys.readouterr().out.splitlines()[0].split()
+    assert header == list(zoo.columns)
+
+
 @pytest.mark.parametrize("argv, match", [
     (["run", "--models", "random", "--datasets", "bible-versionz"],
      "unknown dataset 'bible-versionz'; closest known names: ['bible-versions'"),
@@ -139,6 +153,26 @@ def test_an_unreachable_dataset_is_listed_with_its_reason_and_fails_the_run(tmp_
     res = Results.load(tmp_path / "r")
     assert {r["dataset"]["name"]: r["status"] for r in res} == {
         "synthetic-authors-en": "ok", "ag_news": "failed"}
+
+
+def test_a_run_whose_datasets_all_fail_to_load_stops_before_any_model(tmp_path, capsys,
+                                                                      monkeypatch):
+    """Offline without a mirror, not one lite dataset loads: one line naming the fix, and
+    no model is built and no record written."""
+    monkeypatch.setenv("STEBKIT_OFFLINE", "1")
+    monkeypatch.setenv("STEBKIT_MIRROR", "")
+    monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path / "empty-cache"))
+    built = []
+    monkeypatch.setattr("stebkit.encoders.get_encoder", lambda *a, **k: built.append(a))
+    argv = ["run", "--suite", "lite", "--models", "random", "--output", str(tmp_path / "r"),
+            "--no-progress"]
+    assert cli.main(argv) == 2
+    captured = capsys.readouterr()
+    [line] = captured.err.splitlines()
+    assert line.startswith("stebkit: error: none of the 49 datasets of this run can be "
+                           "loaded: offline and STEBKIT_MIRROR is not set; export "
+                           "STEBKIT_MIRROR=")
+    assert not built and not list(tmp_path.rglob("*.json")) and captured.out == ""
 
 
 def test_python_dash_m_stebkit_is_the_command():

@@ -437,7 +437,7 @@ def test_lite_leaderboard_file_errors_name_file_and_fix(tmp_path):
         build_site.read_lite_leaderboard(bad)
 
 
-def test_leaderboard_page_reads_what_the_cli_writes(tmp_path, monkeypatch):
+def test_leaderboard_page_reads_what_the_cli_writes(tmp_path, monkeypatch, capsys):
     """``make leaderboard-data`` (``stebkit leaderboard ... --format csv``) writes what the
     page reads: here from records of four models (one the chance level) on six families."""
     import warnings
@@ -466,9 +466,10 @@ def test_leaderboard_page_reads_what_the_cli_writes(tmp_path, monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # too few models for the correlation grouping
         assert cli.main(["leaderboard", str(tmp_path / "lite"), "--format", "csv",
-                         "--output", str(out)]) == 0
+                         "--output", str(out), "--summary", str(tmp_path / "summary.txt")]) == 0
     build_site = _build_site_module()
     monkeypatch.setattr(build_site, "LITE_LEADERBOARD", out)
+    monkeypatch.setattr(build_site, "LITE_SUMMARY", tmp_path / "summary.txt")
     monkeypatch.setattr(build_site, "SRC", tmp_path / "src")
     (tmp_path / "src" / "figures").mkdir(parents=True)
     page = build_site.leaderboard_page()
@@ -479,6 +480,18 @@ def test_leaderboard_page_reads_what_the_cli_writes(tmp_path, monkeypatch):
     assert f"**{best['steb_score'] * 100:.2f}<br>[{best['steb_ci_low'] * 100:.2f},&nbsp;" \
            f"{best['steb_ci_high'] * 100:.2f}]**" in page
     assert page.count("| LUAR-CRUD |") == 1  # the published table beside
+    # what the CLI prints after the table: the paired significance and the rank tiers
+    printed = [x for x in capsys.readouterr().out.splitlines()[1:] if x.strip()]
+    assert printed[0].startswith("Which differences are significant (paired bootstrap")
+    assert any("tiers: 1 m3" in x for x in printed) and all(x in page for x in printed)
+    assert "paired bootstrap, which resamples the same datasets" in page  # Figure 1's note
+    # no model of the run is published: no empty table, a sentence instead
+    assert "| model | lite rank |" not in page and "None of the 3 models" in page
+    # every table on the page has rows: a header line is followed by a separator and a row
+    lines = page.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("|---"):
+            assert lines[i + 1].startswith("| "), f"an empty table under {lines[i - 1]}"
 
 
 def test_full_build_renders_the_kept_full_mode_executions(tmp_path, monkeypatch):

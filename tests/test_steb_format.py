@@ -239,6 +239,7 @@ def test_submission_check_fails_with_a_named_reason(exported, tmp_path, capsys, 
     assert cli.main(argv) == 1
     err = capsys.readouterr().err
     assert err.startswith("FAIL: ") and message in err
+    assert "entry to paste" not in err and "models_all.txt line" not in err
     check = check_submission(root, "stebkit/random", submissions=tmp_path / "SUBMISSIONS.yaml",
                              models_file=tmp_path / "models_all.txt")
     assert not check.ok and any(message in e for e in check.errors)
