@@ -14,9 +14,8 @@ import os
 import re
 import reprlib
 import stat
-import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO, Any
 
@@ -27,12 +26,69 @@ def _umask() -> int:
     return mask
 
 
+def _refused(where: Path, root: Path) -> ValueError:
+    from stebkit.errors import LinkRefused
+
+    return LinkRefused(f"{where} is a symbolic link or not a folder; stebkit writes only into "
+                       f"real folders below {root} (another user or program put it there): "
+                       "remove it and run again")
+
+
+def open_folder(root: str | os.PathLike[str], folder: str | os.PathLike[str]) -> int:
+    """A file descriptor (``O_DIRECTORY``; the caller closes it) of ``folder``, created
+    as needed, whose every folder below ``root`` is opened without following a link: a
+    symbolic link, or a file, where a folder should be is refused and named
+    (:class:`~stebkit.errors.LinkRefused`). ``root`` itself may be a link (the user
+    chose it); ``folder`` is ``root`` or a folder below it.
+
+    >>> import tempfile, pathlib
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> os.close(open_folder(root, root / "a" / "b")); (root / "a" / "b").is_dir()
+    True
+    >>> (root / "link").symlink_to(root / "a")
+    >>> open_folder(root, root / "link" / "b")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    stebkit.errors.LinkRefused: .../link is a symbolic link or not a folder; ...
+    """
+    root, folder = Path(root), Path(folder)
+    parts = folder.relative_to(root).parts
+    root.mkdir(parents=True, exist_ok=True)
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    here = root
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        for part in parts:
+            here = here / part
+            try:
+                try:
+                    below = os.open(part, flags, dir_fd=fd)
+                except FileNotFoundError:
+                    with suppress(FileExistsError):
+                        os.mkdir(part, 0o777, dir_fd=fd)
+                    below = os.open(part, flags, dir_fd=fd)
+            except OSError as err:
+                if err.errno in (errno.ELOOP, errno.ENOTDIR):
+                    raise _refused(here, root) from None
+                err.filename = str(here)
+                raise
+            os.close(fd)
+            fd = below
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
 @contextmanager
-def atomic_file(path: str | os.PathLike[str], mode: str = "wb",
+def atomic_file(path: str | os.PathLike[str], mode: str = "wb", *,
+                root: str | os.PathLike[str] | None = None,
                 **open_kwargs: Any) -> Iterator[IO[Any]]:
     """Open a temporary file that replaces ``path`` when the block ends without error.
 
-    Folders are created as needed.
+    Folders are created as needed; with ``root`` (a folder above ``path``), every folder
+    between it and ``path`` must be a real folder, never a link (:func:`open_folder`):
+    the file is created and renamed inside the folder opened so.
 
     >>> import tempfile, pathlib
     >>> target = pathlib.Path(tempfile.mkdtemp()) / "sub" / "a.txt"
@@ -42,30 +98,45 @@ def atomic_file(path: str | os.PathLike[str], mode: str = "wb",
     ('complete', ['a.txt'])
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    folder = open_folder(path.parent if root is None else root, path.parent)
     try:
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    except OSError as err:  # name the file asked for, not the temporary one
-        if err.errno is not None:
-            err.filename = str(path)
-        raise
-    try:
-        with os.fdopen(fd, mode, **open_kwargs) as fh:
-            yield fh
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
-    except BaseException as err:
-        Path(tmp).unlink(missing_ok=True)
-        if isinstance(err, OSError) and err.errno is not None and err.filename in (tmp, None):
+        try:
+            fd, tmp = _create_temp(folder, path)
+        except OSError as err:  # name the file asked for, not the temporary one
             err.filename, err.filename2 = str(path), None
-        raise
+            raise
+        try:
+            with os.fdopen(fd, mode, **open_kwargs) as fh:
+                yield fh
+                fh.flush()
+                os.fsync(fh.fileno())
+                os.fchmod(fh.fileno(), 0o666 & ~_umask())
+            os.replace(tmp, path.name, src_dir_fd=folder, dst_dir_fd=folder)
+        except BaseException as err:
+            with suppress(OSError):
+                os.unlink(tmp, dir_fd=folder)
+            if isinstance(err, OSError) and err.errno is not None \
+                    and err.filename in (tmp, None):
+                err.filename, err.filename2 = str(path), None
+            raise
+    finally:
+        os.close(folder)
 
 
-def write_text(path: str | os.PathLike[str], text: str) -> Path:
-    """Write ``text`` (UTF-8) to ``path`` atomically and return the path."""
-    with atomic_file(path, "w", encoding="utf-8") as fh:
+def _create_temp(folder: int, path: Path) -> tuple[int, str]:
+    """A new private file (descriptor, name) beside ``path`` in the open ``folder``."""
+    import secrets
+
+    tmp = f".{path.name}.{secrets.token_hex(4)}.tmp"
+    return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                   0o600, dir_fd=folder), tmp
+
+
+def write_text(path: str | os.PathLike[str], text: str, *,
+               root: str | os.PathLike[str] | None = None) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` atomically and return the path (``root``: as
+    :func:`atomic_file`'s)."""
+    with atomic_file(path, "w", encoding="utf-8", root=root) as fh:
         fh.write(text)
     return Path(path)
 

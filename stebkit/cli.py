@@ -26,6 +26,7 @@ head -1``) is no error: the command stops quietly with status 141 (:func:`stdout
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import warnings
 from collections.abc import Sequence
@@ -435,7 +436,8 @@ def _run_run(args: argparse.Namespace) -> int:
         print(to_markdown(board))
         _print_summary(board)
         _print_notes(board)
-        _figures(board, Path(args.figures or Path(args.output) / "figures"), label)
+        _figures(board, Path(args.figures or Path(args.output) / "figures"), label,
+                 Path(args.output))
     skipped = results.with_status("skipped")
     if len(skipped):
         print(f"\n{len(skipped)} result(s) skipped:\n{_text(skipped)}")
@@ -451,6 +453,11 @@ def _run_run(args: argparse.Namespace) -> int:
     if len(failed):
         print(f"\n{len(failed)} result(s) failed (records in {args.output}):\n"
               f"{_text(failed)}", file=sys.stderr)
+    if not len(failures) and len(skipped) == len(results) and len(results):
+        print(f"stebkit: nothing ran: all {len(skipped)} result(s) were skipped (e.g. "
+              f"{skipped['reason'].iloc[0]}); change what the reason names and run again",
+              file=sys.stderr)
+        return 1
     if not len(failures):
         return 0
     print(f"stebkit: not everything ran: {_did_not_run(failures, unavailable)}; fix the "
@@ -533,13 +540,17 @@ def _preflight(datasets: Any, args: argparse.Namespace, run: dict[str, Any],
     return 0
 
 
-def _figures(board: Any, folder: Path, label: str) -> None:
+def _figures(board: Any, folder: Path, label: str, output: Path) -> None:
     """Figure 1 (STEB score by model category) and the model x task heat map, named after
     the suite (``<label>_figure1_steb_by_category``, ``<label>_task_heatmap``), so that
     the run of one suite never overwrites the figures of another."""
     from stebkit import plots
     from stebkit.results import file_name
 
+    if output in folder.parents:  # a folder below the results: a real one, never a link
+        from stebkit._io import open_folder
+
+        os.close(open_folder(output, folder))
     stem = file_name(label)
     paths = [*plots.figure1(board, directory=folder,
                             stem=f"{stem}_figure1_steb_by_category").paths,
@@ -551,7 +562,13 @@ def _figures(board: Any, folder: Path, label: str) -> None:
 # --------------------------------------------------------------------------- status
 
 
+STATUS_EXIT = ("exit status: 0 every unit done; 1 a unit failed, or is pending with no "
+               "job left to run it (run the same `stebkit run` again); 3 units still "
+               "running or queued (poll again later)")
+
+
 def _add_status(p: argparse.ArgumentParser) -> None:
+    p.epilog = STATUS_EXIT
     p.add_argument("output", help="results folder of `stebkit run` (--output)")
     p.add_argument("--all", action="store_true", help="list done units too")
 
@@ -566,7 +583,10 @@ def _run_status(args: argparse.Namespace) -> int:
     shown = table if args.all else table[table["state"] != "done"]
     if len(shown):
         print(_text(shown))
-    return 0
+    queued = (table["state"] == "pending") & table["reason"].str.startswith("queued")
+    if (table["state"] == "running").any() or queued.any():
+        return 3
+    return int((table["state"] != "done").any())
 
 
 # --------------------------------------------------------------------------- prefetch

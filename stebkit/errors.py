@@ -32,3 +32,8 @@ class RemoteCodeRefused(StebkitError, PermissionError):
 
 class ModelUnavailable(StebkitError, OSError):
     """A model cannot be loaded here (offline, missing optional dependency, remote code)."""
+
+
+class LinkRefused(StebkitError, ValueError):
+    """A folder or file stebkit would write through is a symbolic link, or not what it
+    should be (a file where a folder belongs), below a folder of the user's choosing."""

@@ -276,7 +276,7 @@ def test_status_reports_done_failed_running_and_pending(reference, tmp_path, cap
         running = states[("random", "eltec-eng-retrieval")]
         assert running.state == "running" and "holder" in running.reason
         assert len(table) == 6
-        assert main(["status", str(out)]) == 0
+        assert main(["status", str(out)]) == 3  # a unit still running: poll again
         text = capsys.readouterr().out
         assert text.splitlines()[0] == "1 done, 3 failed, 1 running, 1 pending unit(s)"
         assert "ModelUnavailable" in text and "holder" in text
@@ -325,7 +325,8 @@ def test_suite_file_sets_the_executor(tmp_path):
     (tmp_path / "d.csv").write_text("text,label\n" + rows)
     (tmp_path / "s.yaml").write_text(
         "name: tiny\nrun: {executor: {kind: local, jobs: 1}}\ndatasets:\n"
-        "  - {name: tiny-exec-greetings, task: clustering, source: {path: d.csv}}\n")
+        "  - {name: tiny-exec-greetings, task: clustering, episodes_per_label: 2,\n"
+        "     source: {path: d.csv}}\n")  # 4 texts per label: 2 episodes each, not 10
     suite = load_suite(tmp_path / "s.yaml")
     config = executors.executor_config(suite.run["executor"])
     assert (config.kind, config.jobs) == ("local", 1)

@@ -286,13 +286,13 @@ def test_23_messages_name_the_real_file(tmp_path, capsys, monkeypatch) -> None:
     assert f"{bad}: field 'metrics.v_measure' is 'abc'" in capsys.readouterr().err
     bad.unlink()
 
-    import tempfile
+    from stebkit import _io
 
-    def read_only(*, dir, prefix, suffix):  # noqa: A002
-        name = os.path.join(dir, f"{prefix}x1y2{suffix}")
+    def read_only(folder, path):
+        name = os.path.join(path.parent, f".{path.name}.x1y2.tmp")
         raise OSError(errno.EROFS, "Read-only file system", name)
 
-    monkeypatch.setattr(tempfile, "mkstemp", read_only)
+    monkeypatch.setattr(_io, "_create_temp", read_only)
     board = tmp_path / "board.md"
     with pytest.warns(UserWarning, match="correlation grouping needs 3"):
         assert cli.main(["leaderboard", str(results), "--output", str(board)]) == 2

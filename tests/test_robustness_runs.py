@@ -77,7 +77,7 @@ def test_status_never_unpickles_a_file_of_the_results_folder(tmp_path, monkeypat
          "result": str(evil), "log": str(jobs / "999_0_log.out"),
          "err": str(jobs / "999_0_log.err"), "time": "1"}) + "\n")
     monkeypatch.setattr(executors.slurm, "slurm_states", lambda ids: {})  # SLURM forgot the job
-    assert cli.main(["status", str(out)]) == 0
+    assert cli.main(["status", str(out)]) == 1  # pending, no job left to run it
     assert not marker.exists(), "status ran code from a pickle of the results folder"
     text = capsys.readouterr().out
     assert "0 done, 0 failed, 0 running, 1 pending unit(s)" in text and "999_0" in text
@@ -254,22 +254,20 @@ def test_ctrl_c_prints_one_line_and_the_rerun_resumes(executor, tmp_path):
     (2, errno.EROFS, "read-only file system; choose a folder on a writable disk")])
 def test_a_full_or_read_only_cache_stops_the_run_at_its_first_error(
         tmp_path, monkeypatch, capsys, code, errno_, words):
-    import tempfile
-
     from stebkit import _io
 
     cache = tmp_path / "cache"
     monkeypatch.setenv("STEBKIT_CACHE", str(cache))
-    real = tempfile.mkstemp
+    real = _io._create_temp
     calls = []
 
-    def mkstemp(*args, dir=None, **kwargs):
-        if dir is not None and Path(dir).is_relative_to(cache):
-            calls.append(dir)
-            raise OSError(errno_, os.strerror(errno_), str(Path(dir) / "x.tmp"))
-        return real(*args, dir=dir, **kwargs)
+    def create_temp(folder, path):
+        if path.parent.is_relative_to(cache):
+            calls.append(path.parent)
+            raise OSError(errno_, os.strerror(errno_), str(path.parent / "x.tmp"))
+        return real(folder, path)
 
-    monkeypatch.setattr(_io.tempfile, "mkstemp", mkstemp)
+    monkeypatch.setattr(_io, "_create_temp", create_temp)
     out = tmp_path / "res"
     assert _run(out, datasets=[*SMALL, "synthetic-author-pairs-en"],
                 tasks=("retrieval", "predefined_pairs", "clustering")) == code

@@ -14,7 +14,7 @@ the pending units:
 ``slurm``
     One SLURM job array through ``submitit``: one job per model and shard of its
     datasets (``datasets_per_job``; by default about a quarter of the suite), so the
-    model loads once per job. Logs go to ``<output>/jobs/``.
+    model loads once per job.
 
 A unit is **claimed** before it runs: ``<output>/jobs/claims/<model>/<dataset>.claim``
 holds a POSIX lock (``fcntl.lockf``, honoured across machines on NFS) for as long as the
@@ -34,7 +34,12 @@ for jobs, ``<output>/jobs/index.jsonl`` (job id, units, log files); each job wri
 it ended to ``<output>/jobs/outcomes/`` (JSON). :func:`status` reads them back into a
 table of done / failed / running / pending units with reasons. Nothing of a results
 folder is trusted: nothing in it is ever unpickled, and claims, logs and outcomes are
-never read or written through a symbolic link (:func:`open_regular`).
+never read or written through a symbolic link (:func:`open_regular`). What a job loads
+and runs (submitit's pickles and script, a local worker's arguments) and SLURM's job
+logs live in a private folder of the cache per run (:func:`job_files_dir`), local
+workers' logs in ``<output>/jobs/``. One run at a time writes into a results folder: a
+run and its jobs hold its run lock (:func:`run_lock`), and another run is refused,
+naming the one that holds it.
 
 The package's modules, by concern: :mod:`~stebkit.executors.submission` (planning,
 submitting and waiting; :func:`evaluate`, :func:`prefetch`),
@@ -56,13 +61,16 @@ from stebkit.executor_config import (
 from stebkit.executors.jobfiles import (
     JOBS_DIR,
     Claim,
+    RunBusy,
     Unit,
     claim_path,
+    job_files_dir,
     jobs_dir,
     open_regular,
     outcome_path,
     read_claim,
     read_outcome,
+    run_lock,
 )
 from stebkit.executors.slurm import (
     check_slurm,
@@ -94,7 +102,10 @@ __all__ = [
     "JobInterrupted",
     "jobs_dir",
     "claim_path",
+    "job_files_dir",
     "open_regular",
+    "RunBusy",
+    "run_lock",
     "Unit",
     "plan_units",
     "Claim",

@@ -42,8 +42,9 @@ def claim_path(output_dir: str | os.PathLike, model: str, dataset: str) -> Path:
 
 def open_regular(path: Path, flags: int, root: Path | None = None) -> int:
     """``os.open`` of a file stebkit keeps in a results folder, never through a link:
-    ``path`` itself and its folders below ``root`` must not be symbolic links, and the
-    file must be a regular one. Raises :class:`ExecutorError` naming the path otherwise.
+    ``path`` itself and its folders below ``root`` (created as needed,
+    :func:`stebkit._io.open_folder`) must not be symbolic links, and the file must be a
+    regular one. Raises :class:`ExecutorError` naming the path otherwise.
 
     >>> import tempfile
     >>> folder = Path(tempfile.mkdtemp())
@@ -53,21 +54,28 @@ def open_regular(path: Path, flags: int, root: Path | None = None) -> int:
     ...
     stebkit.executor_config.ExecutorError: .../link is a symbolic link or not a regular file; ...
     """
+    from stebkit._io import open_folder
+    from stebkit.errors import LinkRefused
+
     def refuse(where: Path) -> ExecutorError:
         return ExecutorError(f"{where} is a symbolic link or not a regular file; stebkit "
                              "never writes through one (another user or program put it "
                              "there): remove it and run again")
 
-    if root is not None:
-        for folder in [*path.relative_to(root).parents][:-1]:
-            if (root / folder).is_symlink():
-                raise refuse(root / folder)
     try:
-        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, 0o666)
+        folder = open_folder(path.parent if root is None else root, path.parent)
+    except LinkRefused as err:
+        raise ExecutorError(str(err)) from None
+    try:
+        fd = os.open(path.name, flags | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, 0o666,
+                     dir_fd=folder)
     except OSError as err:
         if err.errno == errno.ELOOP:
             raise refuse(path) from None
+        err.filename = str(path)
         raise
+    finally:
+        os.close(folder)
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
         raise refuse(path)
@@ -90,17 +98,17 @@ def _read_jsonl(path: Path) -> list[dict[str, Any]]:
     return out
 
 
-def _write_jsonl(path: Path, rows: Sequence[Mapping[str, Any]]) -> None:
+def _write_jsonl(path: Path, rows: Sequence[Mapping[str, Any]], root: Path) -> None:
     from stebkit._io import write_text
 
-    write_text(path, "".join(json.dumps(r, sort_keys=True) + "\n" for r in rows))
+    write_text(path, "".join(json.dumps(r, sort_keys=True) + "\n" for r in rows), root=root)
 
 
 @contextlib.contextmanager
-def _file_lock(path: Path) -> Iterator[None]:
-    """Hold an exclusive lock on ``path`` (blocking) for the ``with`` block."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = open_regular(path, os.O_RDWR | os.O_CREAT)
+def _file_lock(path: Path, root: Path | None = None) -> Iterator[None]:
+    """Hold an exclusive lock on ``path`` (blocking) for the ``with`` block (``root``: as
+    :func:`open_regular`'s)."""
+    fd = open_regular(path, os.O_RDWR | os.O_CREAT, root)
     try:
         fcntl.lockf(fd, fcntl.LOCK_EX)
         yield
@@ -130,13 +138,103 @@ def _save_plan(root: Path, units: Sequence[Unit]) -> None:
         rows[(u.model, u.dataset)] = {
             "model": u.model, "dataset": u.dataset,
             "records": [p.relative_to(root).as_posix() for p in u.records]}
-    _write_jsonl(path, list(rows.values()))
+    _write_jsonl(path, list(rows.values()), root)
 
 
 def _add_jobs(root: Path, jobs: Sequence[Mapping[str, Any]]) -> None:
     path = jobs_dir(root) / "index.jsonl"
-    with _file_lock(jobs_dir(root) / ".index.lock"):
-        _write_jsonl(path, [*_read_jsonl(path), *jobs])
+    with _file_lock(jobs_dir(root) / ".index.lock", root):
+        _write_jsonl(path, [*_read_jsonl(path), *jobs], root)
+
+
+# --------------------------------------------------------------------------- run files
+
+
+def job_files_dir(root: str | os.PathLike, run: str) -> Path:
+    """The private folder of one run's job files: what a job loads and runs (submitit's
+    pickles and submission script, the local workers' argument files) and SLURM's job
+    logs. It lies in the cache (``$STEBKIT_CACHE/jobs/<results folder key>-<run>``, mode
+    0700), never in the results folder, which holds data only.
+
+    >>> a, b = job_files_dir("res", "20260101T000000-abc123"), job_files_dir("other", "x")
+    >>> a.parent == b.parent and a.parent.name == "jobs" and a.name.endswith("-abc123")
+    True
+    """
+    import hashlib
+
+    from stebkit.results import file_name
+    from stebkit.sources import cache_dir
+
+    key = hashlib.sha256(str(Path(root).resolve()).encode()).hexdigest()[:12]
+    return cache_dir() / "jobs" / f"{key}-{file_name(run)}"
+
+
+def make_job_files_dir(root: str | os.PathLike, run: str) -> Path:
+    """Create :func:`job_files_dir` afresh (mode 0700, inside a folder of the cache that
+    only its owner may enter): a folder of that name that exists already, or a parent that
+    is a link or another user's, is refused and named."""
+    folder = job_files_dir(root, run)
+    folder.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    info = os.lstat(folder.parent)
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
+        raise ExecutorError(f"{folder.parent} is a symbolic link, not a folder or another "
+                            "user's; stebkit keeps the job files of runs there: remove it "
+                            "and run again")
+    os.chmod(folder.parent, 0o700)
+    try:
+        os.mkdir(folder, 0o700)
+    except FileExistsError:
+        raise ExecutorError(f"{folder} exists already; stebkit makes a fresh job folder per "
+                            "run: remove it and run again") from None
+    return folder
+
+
+class RunBusy(ExecutorError):
+    """Another run writes into the results folder (:func:`run_lock`)."""
+
+
+@contextlib.contextmanager
+def run_lock(root: Path, info: Mapping[str, Any]) -> Iterator[None]:
+    """Hold the run lock of the results folder ``root`` (``<root>/jobs/run.lock``) for the
+    block: one run at a time writes there. The processes of one run (``info["run"]``: the
+    command, its local workers and its SLURM jobs) share it; while another run holds it,
+    :class:`RunBusy` names that run (the ``run``, ``host``, ``pid``, ``started`` and
+    ``settings`` it wrote). The lock goes with the processes that hold it.
+
+    >>> import tempfile
+    >>> with run_lock(Path(tempfile.mkdtemp()), {"run": "r1"}):
+    ...     pass
+    """
+    path = jobs_dir(root) / "run.lock"
+    with _file_lock(jobs_dir(root) / ".run.mutex", root):  # one newcomer at a time
+        fd = open_regular(path, os.O_RDWR | os.O_CREAT, root)
+        try:
+            try:
+                fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:  # held: by this run's processes, or by another run
+                holder = _parse(os.pread(fd, 1 << 16, 0))
+                if holder.get("run") != info.get("run"):
+                    raise RunBusy(_busy(root, holder)) from None
+            else:
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, (json.dumps(dict(info), sort_keys=True) + "\n").encode(), 0)
+            fcntl.lockf(fd, fcntl.LOCK_SH)
+        except BaseException:
+            os.close(fd)
+            raise
+    try:
+        yield
+    finally:
+        os.close(fd)  # closing the file drops the lock
+
+
+def _busy(root: Path, holder: Mapping[str, Any]) -> str:
+    who = ", ".join(f"{k} {holder[k]}" for k in ("run", "started", "host", "pid")
+                    if k in holder) or "its owner wrote nothing"
+    settings = f"; its settings: {holder['settings']}" if holder.get("settings") else ""
+    return (f"{root} is being written by another run ({who}{settings}); a second run "
+            "would mix its records with that one's: wait until it ends (`stebkit status "
+            f"{root}` follows it) or choose another --output")
 
 
 # --------------------------------------------------------------------------- claims
@@ -152,7 +250,6 @@ class Claim:
 
     def acquire(self, info: Mapping[str, Any], tries: int = 5) -> bool:
         """Take the lock (a few quick tries: :func:`status` probes it for an instant)."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = open_regular(self.path, os.O_RDWR | os.O_CREAT, self.root)
         for attempt in range(tries):
             try:
@@ -232,7 +329,8 @@ def _write_outcome(root: Path, run: str, job: str, state: str, error: str) -> No
 
     with contextlib.suppress(OSError):  # a full disk: the log and SLURM's state remain
         write_text(outcome_path(root, run, job), json.dumps(
-            {"job": job, "run": run, "state": state, "error": error, "finished": _now()}))
+            {"job": job, "run": run, "state": state, "error": error, "finished": _now()}),
+            root=root)
 
 
 def read_outcome(root: Path, run: Any, job: Any) -> tuple[str, str] | None:
@@ -248,6 +346,8 @@ def read_outcome(root: Path, run: Any, job: Any) -> tuple[str, str] | None:
         fd = open_regular(path, os.O_RDONLY, root)
         with os.fdopen(fd, "rb") as fh:
             data = json.loads(fh.read(1 << 20).decode("utf-8"))
+    except ExecutorError as err:  # a link or a FIFO in place of the file: named as such
+        return "error", f"its outcome file was refused: {err}"
     except (OSError, ValueError) as err:
         return "error", f"its outcome file {path} is unreadable ({err})"
     if not isinstance(data, dict) or data.get("state") not in _OUTCOMES \

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import shutil
+import stat
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -15,6 +17,7 @@ from stebkit.executor_config import (
     ExecutorError,
 )
 from stebkit.executors.jobfiles import (
+    job_files_dir,
     jobs_dir,
     read_outcome,
 )
@@ -108,7 +111,7 @@ def job_outcome(root: Path, job: Mapping[str, Any], states: Mapping[str, tuple[s
             return (f"stopped at its time limit ({job.get('time')}); raise --slurm-time or "
                     "lower --slurm-datasets-per-job")
         stopped = f"was stopped ({last})"
-    log = "".join(_log_tail(root, job.get(key)) for key in ("err", "log"))
+    log = "".join(_log_tail(root, job, key) for key in ("err", "log"))
     if state == "TIMEOUT" or "DUE TO TIME LIMIT" in log or "time limit is near" in log:
         return (f"stopped at its time limit ({job.get('time')}); raise --slurm-time or lower "
                 "--slurm-datasets-per-job")
@@ -124,14 +127,28 @@ def job_outcome(root: Path, job: Mapping[str, Any], states: Mapping[str, tuple[s
     return stopped or f"ended ({state or 'state unknown'}{', ' + reason if reason else ''})"
 
 
-def _log_tail(root: Path, name: Any) -> str:
-    """The end of a job log named in the job index: only a regular file inside
-    ``<root>/jobs`` is read (the index is a file of the results folder, not trusted)."""
-    if not isinstance(name, str) or not name:
-        return ""
-    path = Path(name)
-    folder = jobs_dir(root).resolve()
-    if path.resolve().parent != folder or not path.is_file() or path.is_symlink():
+def job_log(root: Path, job: Mapping[str, Any], key: str = "log") -> Path | None:
+    """The log file ``key`` (``"log"`` or ``"err"``) of a job of the results folder
+    ``root``'s job index, where stebkit puts it for that folder: ``<root>/jobs`` (local
+    workers) or the run's private folder (:func:`job_files_dir`, SLURM jobs); None when no
+    regular file is there. The index is a file of the results folder, not trusted: only
+    the file name of its entry counts, so a folder copied from elsewhere never names, nor
+    reads, the logs of the folder it was copied from."""
+    name, run = job.get(key), job.get("run")
+    if not isinstance(name, str) or not name or not isinstance(run, str):
+        return None
+    for folder in (jobs_dir(root), job_files_dir(root, run)):
+        path = folder / Path(name).name
+        with contextlib.suppress(OSError):
+            if stat.S_ISREG(os.lstat(path).st_mode) and not os.path.islink(path.parent):
+                return path
+    return None
+
+
+def _log_tail(root: Path, job: Mapping[str, Any], key: str) -> str:
+    """The end of a job's log (:func:`job_log`), or "" when there is none."""
+    path = job_log(root, job, key)
+    if path is None:
         return ""
     with contextlib.suppress(OSError):
         return path.read_text(encoding="utf-8", errors="replace")[-20000:]

@@ -16,8 +16,9 @@ from stebkit.executors.jobfiles import (
     claim_path,
     jobs_dir,
     read_claim,
+    read_outcome,
 )
-from stebkit.executors.slurm import _SLURM_ACTIVE, job_outcome
+from stebkit.executors.slurm import _SLURM_ACTIVE, _first_lines, job_log, job_outcome
 
 # --------------------------------------------------------------------------- status
 
@@ -125,18 +126,22 @@ def _pending_reason(root: Path, job: Mapping[str, Any] | None,
                     states: Mapping[str, tuple[str, str]]) -> str:
     if job is None:
         return "not started"
-    log = job.get("err") or job.get("log")
+    found = job_log(root, job, "err") or job_log(root, job, "log")
+    log = f"log: {found}" if found else "no log of it in this results folder"
     if job.get("executor") == "local":
         alive = job.get("host") == socket.gethostname() and _pid_alive(job.get("pid"))
         if alive:
             return f"queued for local worker {job['job']}"
-        return f"local worker {job['job']} ended before running it; log: {log}"
+        outcome = read_outcome(root, job.get("run"), job.get("job"))
+        if outcome is not None and outcome[0] != "success":
+            return f"local worker {job['job']} failed: {_first_lines(outcome[1], 1)}; {log}"
+        return f"local worker {job['job']} ended before running it; {log}"
     state, reason = states.get(job["job"], ("", ""))
     if state in _SLURM_ACTIVE:
         why = f": {reason}" if reason and reason != "None" else ""
         return f"queued in job {job['job']} ({state.lower()}{why})"
     why = job_outcome(root, job, states) or "ended before running it"
-    return f"job {job['job']} {why}; log: {log}"
+    return f"job {job['job']} {why}; {log}"
 
 
 def _pid_alive(pid: Any) -> bool:

@@ -34,8 +34,11 @@ from stebkit.executors.jobfiles import (
     _save_plan,
     claim_path,
     jobs_dir,
+    make_job_files_dir,
+    open_regular,
     read_claim,
     read_outcome,
+    run_lock,
 )
 from stebkit.executors.slurm import _SLURM_ACTIVE, _first_lines, check_slurm, job_outcome
 from stebkit.executors.states import _unit_state
@@ -234,7 +237,6 @@ def evaluate(
     >>> res.ok, len(res)
     (True, 1)
     """
-    from stebkit.results import Record, Results
     from stebkit.runs.context import RunContext
 
     config = executor_config(executor)
@@ -245,14 +247,36 @@ def evaluate(
                 "device": device}
     options = {"tasks": tasks, "episode_sizes": episode_sizes,
                "episodes_per_label": episodes_per_label, "preset": preset}
-    if config.kind == "sequential":
-        return _sequential(models, datasets, root,
-                           RunContext(**settings, show_progress=show_progress), options)
-    names = _names(models, "models"), (None if datasets is None and preset
-                                       else _names(datasets, "datasets"))
+    run = f"{datetime.now(timezone.utc):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
+    with run_lock(root, run_info(run, {**settings, **options, "executor": config.kind})):
+        if config.kind == "sequential":
+            return _sequential(models, datasets, root,
+                               RunContext(**settings, show_progress=show_progress), options)
+        names = _names(models, "models"), (None if datasets is None and preset
+                                           else _names(datasets, "datasets"))
+        return _submitted(names, root, config, run, settings, options, show_progress)
+
+
+def run_info(run: str, settings: Mapping[str, Any]) -> dict[str, Any]:
+    """What a run writes in the run lock (:func:`~stebkit.executors.jobfiles.run_lock`):
+    its id, host, process, start and the settings that change its numbers."""
+    shown = ("seed", "smoke", "sampling", "episodes_per_label", "episode_sizes", "preset",
+             "tasks", "executor")
+    return {"run": run, "host": socket.gethostname(), "pid": os.getpid(), "started": _now(),
+            "settings": ", ".join(f"{k} {settings[k]!r}" for k in shown
+                                  if settings.get(k) is not None)}
+
+
+def _submitted(names: tuple[list[str], list[str] | None], root: Path, config: ExecutorConfig,
+               run: str, settings: dict[str, Any], options: dict[str, Any],
+               show_progress: bool) -> Results:
+    """:func:`evaluate` with the local or SLURM executor, under the run lock."""
+    from stebkit.results import Record, Results
+    from stebkit.runs.context import RunContext
+
     the_plan, units = _planned(names[0], names[1], root, RunContext(**settings), options)
-    if preset:
-        the_plan.announce(stacklevel=2)  # as a sequential preset run says it
+    if options["preset"]:
+        the_plan.announce(stacklevel=3)  # as a sequential preset run says it
     _save_plan(root, units)
     todo, busy = [], []
     for u in units:
@@ -267,8 +291,7 @@ def evaluate(
                           if f is not None})
     evaluate_kwargs = {**settings, **options, "output_dir": str(root.resolve())}
     submission = _Submission(root, config, [u for u, _ in todo], evaluate_kwargs, suite_files,
-                             run=f"{datetime.now(timezone.utc):%Y%m%dT%H%M%S}-"
-                                 f"{uuid.uuid4().hex[:6]}")
+                             run=run)
     if todo:
         if config.kind == "local":
             submission.start_local()
@@ -362,7 +385,7 @@ class _Submission:
             per_model[u.model] = per_model.get(u.model, 0) + 1
         # small chunks keep the workers busy until the end; each loads its model once
         chunk = max(1, min(8, math.ceil(max(per_model.values()) / (2 * n))))
-        self.folder.mkdir(parents=True, exist_ok=True)
+        private = make_job_files_dir(self.root, self.run)
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         if cpus:
             env["OMP_NUM_THREADS"] = str(share)
@@ -371,17 +394,20 @@ class _Submission:
             mine = [cpus[(k * share + j) % len(cpus)] for j in range(share)] if cpus else []
             payload = self._payload(self.units, offset=round(k * len(self.units) / n),
                                     chunk=chunk, cpus=mine)
-            path = self.folder / f"local-{self.run}-{k}.args"
+            path = private / f"local-{k}.args"  # what the worker runs: never in the results
             from stebkit._io import write_text
 
             write_text(path, json.dumps(payload))
             log = self.folder / f"local-{self.run}-{k}.log"
             name = f"local-{k}"
-            with open(log, "ab") as fh:
+            fd = open_regular(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, self.root)
+            try:
                 proc = subprocess.Popen([sys.executable, "-m", "stebkit.executors", str(path)],
-                                        stdout=fh, stderr=subprocess.STDOUT,
+                                        stdout=fd, stderr=subprocess.STDOUT,
                                         env={**env, "STEBKIT_JOB": name},
                                         start_new_session=not self.config.wait)
+            finally:
+                os.close(fd)
             job = _Job(name, [(u.model, u.dataset) for u in self.units], log, process=proc)
             self.jobs.append(job)
             records.append({"job": job.id, "executor": "local", "run": self.run,
@@ -396,6 +422,9 @@ class _Submission:
         import submitit
 
         shards = self._shards()
+        # submitit's pickles (what a job unpickles and runs), its script and the logs live
+        # in the run's private folder of the cache, never in the results folder
+        self.folder = make_job_files_dir(self.root, self.run)
         ex = submitit.SlurmExecutor(folder=self.folder, max_num_timeout=0)
         minutes = time_minutes(self.config.time)
         params: dict[str, Any] = {

@@ -20,6 +20,7 @@ from stebkit.executors.jobfiles import (
     _write_outcome,
     claim_path,
     read_claim,
+    run_lock,
 )
 
 
@@ -59,7 +60,9 @@ def run_job(payload: Mapping[str, Any]) -> dict[str, Any]:
     run per :func:`~stebkit.runner.run` call; default: all of them), ``offset``
     (where in ``units`` this worker starts) and ``cpus`` (CPUs to pin the process to).
     Units another live process holds, or that this submission already finished, are
-    passed over. Each model is built (and its weights loaded) once per job, and dropped
+    passed over; while another run holds the results folder's run lock
+    (:func:`~stebkit.executors.jobfiles.run_lock`), the job runs nothing and fails,
+    naming it. Each model is built (and its weights loaded) once per job, and dropped
     once the job has no more of its units. Returns counts of the units run and passed
     over.
     """
@@ -85,7 +88,8 @@ def run_job(payload: Mapping[str, Any]) -> dict[str, Any]:
     info = {"job": job, "host": socket.gethostname(), "pid": os.getpid(), "run": run}
     _log(f"job {job}: {len(units)} unit(s), output {root}")
     try:
-        ran, passed = _run_units(order, chunk, root, run, info, context, options)
+        with run_lock(root, {**info, "started": _now(), "settings": "(a job of the run)"}):
+            ran, passed = _run_units(order, chunk, root, run, info, context, options)
     except BaseException as err:
         _write_outcome(root, run, job, "interrupted" if isinstance(err, JobInterrupted)
                        else "error", f"{type(err).__name__}: {err}")

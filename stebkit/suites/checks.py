@@ -136,6 +136,10 @@ def _check_source(source: Any, doc: _Doc, where: str, keys: Keys) -> dict[str, A
                 f"true loads the Hub dataset {out['hf']!r} by running its loading script")
     if "path" in out:
         file = (doc.path.parent / out["path"]).resolve()
+        if file.exists() and not file.is_file():  # a FIFO or device would hang or never end
+            raise doc.fail(where, f"source file {out['path']!r} is not a regular file ({file} "
+                           f"is a {_kind(file)}); give the path of a plain data file",
+                           (*keys, "path"))
         if not file.is_file():
             raise doc.fail(where, f"source file {out['path']!r} not found (looked for {file})",
                            (*keys, "path"))
@@ -411,3 +415,14 @@ def _check_executor(value: Any, doc: _Doc) -> None:
     if config.extra:
         doc.ask("allow_sbatch_extra", (*keys, "extra"), "run: executor: extra",
                 f"{dict(config.extra)!r} are sbatch options passed as they are")
+
+
+def _kind(path: Path) -> str:
+    """What a path that is no regular file is, in words (``folder``, ``FIFO``, ...)."""
+    import stat
+
+    mode = path.stat().st_mode
+    kinds = ((stat.S_ISDIR, "folder"), (stat.S_ISFIFO, "FIFO (named pipe)"),
+             (stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device"),
+             (stat.S_ISSOCK, "socket"))
+    return next((name for test, name in kinds if test(mode)), "special file")
