@@ -498,6 +498,10 @@ def _figures(board: Any, folder: Path, label: str) -> None:
     from stebkit import plots
     from stebkit.results import file_name
 
+    if not board["steb_score"].notna().any():
+        print(f"\nno figures of {label!r}: no task has an operational score (each needs "
+              "3 models, as the reference's)")
+        return
     stem = file_name(label)
     paths = [*plots.figure1(board, directory=folder,
                             stem=f"{stem}_figure1_steb_by_category").paths,

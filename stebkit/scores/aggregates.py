@@ -150,7 +150,7 @@ def _not_scored(df: pd.DataFrame, grouping_models: str) -> tuple[pd.DataFrame, l
 
 
 def _grouping_note(tasks: Mapping[str, TaskAggregate], too_few: Mapping[str, int],
-                   not_scored: Sequence[str], min_models: int) -> str:
+                   left_out: Iterable[str], not_scored: Sequence[str], min_models: int) -> str:
     """One line on the correlation grouping: how many models enter it, which were left
     out and why, and which tasks got no operational score."""
     parts = []
@@ -169,7 +169,7 @@ def _grouping_note(tasks: Mapping[str, TaskAggregate], too_few: Mapping[str, int
                   f"grouping needs {min_models}, so no operational score for "
                   f"{'these tasks' if len(names) > 1 else 'this task'} (as the reference)"
                   for n, names in sorted(by_n.items())]
-    excluded = sorted({m for a in tasks.values() for m in a.grouping_excluded})
+    excluded = sorted(set(left_out))
     if parts and excluded:
         parts.append(f"left out of the grouping, still scored: {', '.join(excluded)} "
                      "(grouping_models='stebkit')")
@@ -264,6 +264,7 @@ def operational(results: Any, *, grouping: str | Mapping[str, Any] = "correlatio
     task_reps: dict[str, np.ndarray] = {}
     skipped: dict[str, str] = {}
     too_few: dict[str, int] = {}
+    left_out: set[str] = set()  # of the grouping, by grouping_models="stebkit"
     for task in FAMILIES:  # STEB's families, then those of user suites
         raw = _with_missing(score_matrix(df, task), missing_rows, task)
         if raw.empty:
@@ -295,6 +296,7 @@ def operational(results: Any, *, grouping: str | Mapping[str, Any] = "correlatio
         grouping_mat = mat
         if grouping_models == "stebkit":
             grouping_mat = mat.drop(index=[m for m in mat.index if _grouping_excluded(m)])
+            left_out.update(set(mat.index) - set(grouping_mat.index))
         n_models = grouping_mat.shape[0]
         low = False
         if isinstance(grouping, Mapping):
@@ -329,7 +331,7 @@ def operational(results: Any, *, grouping: str | Mapping[str, Any] = "correlatio
     steb_reps = (_nanmean(np.stack(list(task_reps.values())), axis=0) if task_reps
                  else np.full((len(models), width), np.nan))
     steb = pd.Series(steb_reps[:, 0], index=models, name="steb_score")
-    note = _grouping_note(tasks, too_few, not_scored, min_models)
+    note = _grouping_note(tasks, too_few, left_out, not_scored, min_models)
     if note:
         warnings.warn(note, UserWarning, stacklevel=_caller_stacklevel())
     return Operational(models, tasks, task_scores, steb, steb_reps, task_reps, excluded,
