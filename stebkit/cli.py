@@ -551,6 +551,10 @@ def _figures(board: Any, folder: Path, label: str, output: Path) -> None:
         from stebkit._io import open_folder
 
         os.close(open_folder(output, folder))
+    if not board["steb_score"].notna().any():
+        print(f"\nno figures of {label!r}: no task has an operational score (each needs "
+              "3 models, as the reference's)")
+        return
     stem = file_name(label)
     paths = [*plots.figure1(board, directory=folder,
                             stem=f"{stem}_figure1_steb_by_category").paths,
@@ -653,6 +657,17 @@ def _add_leaderboard(p: argparse.ArgumentParser) -> None:
     p.add_argument("--summary", metavar="FILE",
                    help="also write the significance summary and rank tiers printed after "
                         "the table to this file (the website's leaderboard page shows it)")
+    p.add_argument("--threshold", type=float, default=None, metavar="T",
+                   help="Ward cut height of the correlation grouping (default: 0.5, the "
+                        "reference's newest; 1.0 was stebkit's former default)")
+    p.add_argument("--drop-models", action="store_true",
+                   help="missing results: leave out the models that miss a dataset (the "
+                        "former rule) instead of dropping the datasets not every model has")
+    p.add_argument("--grouping-models", choices=("reference", "stebkit"), default=None,
+                   help="'reference' (default): the reference's excluded models are not "
+                        "scored and every other model shapes the grouping; 'stebkit' (the "
+                        "former rule): every model scored, baselines and chance left out "
+                        "of the grouping")
 
 
 def _print_notes(board: Any) -> None:
@@ -686,6 +701,19 @@ def _print_summary(board: Any, file: Any = None) -> None:
         print("\n" + "\n".join(lines), file=file or sys.stdout)
 
 
+def _recipe_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The leaderboard options given on the command line (the others keep the
+    reference's newest recipe)."""
+    options: dict[str, Any] = {}
+    if args.threshold is not None:
+        options["threshold"] = args.threshold
+    if args.drop_models:
+        options["complete_datasets"] = False
+    if args.grouping_models is not None:
+        options["grouping_models"] = args.grouping_models
+    return options
+
+
 def _run_leaderboard(args: argparse.Namespace) -> int:
     from stebkit import scores
     from stebkit._io import write_text
@@ -696,7 +724,7 @@ def _run_leaderboard(args: argparse.Namespace) -> int:
         print(f"stebkit: note: {note}", file=sys.stderr)
     if args.models:
         results = _only_models(results, args.models)
-    board = scores.leaderboard(results)
+    board = scores.leaderboard(results, **_recipe_options(args))
     scored = board  # the summary is about these rows, published ones added or not
     _print_notes(board)
     if args.allow_partial and not args.published:

@@ -60,33 +60,39 @@ def test_unknown_names_print_the_closest_ones_and_exit_2(argv, match, capsys, tm
 
 def test_run_then_leaderboard_on_real_smoke_data(tmp_path, capsys, mirror):
     out, figs = tmp_path / "results", tmp_path / "figures"
-    argv = ["run", "--suite", "smoke", "--models", "random", "tfidf-char", "--datasets",
+    argv = ["run", "--suite", "smoke", "--models", "random", "tfidf-char", "function-words",
+            "--datasets",
             "synthetic-authors-en", "synthetic-author-pairs-en", "--tasks", "retrieval",
             "predefined_pairs", "all_to_all_pairs", "--output", str(out),
             "--figures", str(figs), "--no-progress"]
-    with pytest.warns(UserWarning, match="correlation grouping needs 3"):  # two models only
-        assert cli.main(argv) == 0
+    assert cli.main(argv) == 0  # one dataset per task: nothing to group, nothing to warn
     printed = capsys.readouterr().out
     assert printed.startswith("| rank | model |") and "| tfidf-char |" in printed
     label = (cli._subset_label("datasets", ["synthetic-authors-en", "synthetic-author-pairs-en"])
-             + "-" + cli._subset_label("models", ["tfidf-char", "random"]))
+             + "-" + cli._subset_label("models", ["tfidf-char", "function-words", "random"]))
     assert {p.name for p in figs.iterdir()} == {f"{label}_{stem}.{fmt}" for fmt in (
         "png", "pdf") for stem in ("task_heatmap", "figure1_steb_by_category")}
     res = Results.load(out)
     ok = [r for r in res if r["status"] == "ok"]
-    assert res.ok and len(ok) == 2 * (2 + 1 + 1)  # e1 + e2 all-to-all, retrieval, pairs
-    assert len(res.with_status("skipped")) == 2 * 5  # requested tasks a dataset does not serve
+    assert res.ok and len(ok) == 3 * (2 + 1 + 1)  # e1 + e2 all-to-all, retrieval, pairs
+    assert len(res.with_status("skipped")) == 3 * 5  # requested tasks a dataset does not serve
     assert {r["protocol"]["pooling"] for r in ok if r["model"]["name"] == "tfidf-char"} == \
         {"encoder"}  # TF-IDF embeds an episode as its concatenated texts
     for fmt, needle in (("md", "| rank |"), ("csv", "rank,model,"), ("latex", "\\begin")):
         target = tmp_path / f"board.{fmt}"
-        with pytest.warns(UserWarning, match="correlation grouping"):
-            assert cli.main(["leaderboard", str(out), "--format", fmt, "--output",
-                             str(target)]) == 0
+        assert cli.main(["leaderboard", str(out), "--format", fmt, "--output",
+                         str(target)]) == 0
         assert needle in target.read_text()
-    with pytest.warns(UserWarning, match="correlation grouping"):
-        assert cli.main(["leaderboard", str(out)]) == 0
-    assert "| random (chance level) |" in capsys.readouterr().out  # a line, never ranked
+    assert cli.main(["leaderboard", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "| random (chance level) |" in printed  # a line, never ranked
+    assert "\nRecipe: the reference's newest aggregation" in printed
+    with pytest.warns(UserWarning, match="only 1 model.*left out of the grouping, still "
+                                         "scored: random, tfidf-char"):
+        assert cli.main(["leaderboard", str(out), "--threshold", "1.0", "--drop-models",
+                         "--grouping-models", "stebkit"]) == 0
+    assert ("Recipe: not the reference's newest; differs in threshold=1.0, "
+            "complete_datasets=False, grouping_models='stebkit'") in capsys.readouterr().out
 
 
 def test_a_failed_result_makes_run_exit_1(tmp_path, capsys, mirror):

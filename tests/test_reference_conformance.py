@@ -128,22 +128,24 @@ def _rows(values: dict[str, dict[str, float]], task: str = "retrieval", size: in
             for d, per in values.items() for m, v in per.items()]
 
 
-def test_operational_leaves_out_a_model_with_a_missing_dataset_unless_asked():
-    # m3 has no result on d2. The reference drops m3 from the task (its default);
-    # with complete_datasets it keeps m3 and drops d2 for everyone.
+def test_operational_drops_a_dataset_not_every_model_has_unless_asked():
+    # m3 has no result on d2. The newest reference keeps m3 and drops d2 for everyone
+    # (the default); complete_datasets=False (the former rule, the reference's older
+    # default) drops m3 from the task instead.
     table = {"d1": {"m1": 0.2, "m2": 0.4, "m3": 0.6},
              "d2": {"m1": 0.4, "m2": 0.8}}
     df = pd.DataFrame(_rows(table))
+    op = scores.operational(df, grouping={"d1": "g", "d2": "g"}, n_resamples=0)
+    assert op.task_scores["retrieval"].to_dict() == pytest.approx(
+        {"m1": 0.2, "m2": 0.4, "m3": 0.6})
+    assert op.tasks["retrieval"].dropped_datasets == ["d2"]
     with pytest.warns(scores.MissingResultsWarning, match=r"m3.*d2"):
-        op = scores.operational(df, grouping={"d1": "g", "d2": "g"}, n_resamples=0)
+        op = scores.operational(df, grouping={"d1": "g", "d2": "g"}, n_resamples=0,
+                                complete_datasets=False)
     got = op.task_scores["retrieval"]
     assert got["m1"] == pytest.approx(0.3) and got["m2"] == pytest.approx(0.6)
     assert np.isnan(got["m3"])
     assert op.tasks["retrieval"].dropped_models == {"m3": ["d2"]}
-    op = scores.operational(df, grouping={"d1": "g", "d2": "g"}, n_resamples=0,
-                            complete_datasets=True)
-    assert op.task_scores["retrieval"].to_dict() == pytest.approx(
-        {"m1": 0.2, "m2": 0.4, "m3": 0.6})
 
 
 def test_a_failed_result_at_the_chosen_episode_size_is_missing_not_replaced():
@@ -152,42 +154,65 @@ def test_a_failed_result_at_the_chosen_episode_size_is_missing_not_replaced():
     rows = (_rows({"d1": {"m1": 0.1, "m2": float("nan"), "m3": 0.3}}, "clustering", 1)
             + _rows({"d1": {"m1": 0.5, "m2": 0.99, "m3": 0.7}}, "clustering", 2))
     df = pd.DataFrame(rows)
-    with pytest.warns(scores.MissingResultsWarning, match="m2"):
-        board = scores.leaderboard(df, grouping="fixed", with_ci=False)
-    by_model = board.set_index("model")["clustering"]
-    assert by_model["m1"] == 0.1 and by_model["m3"] == 0.3
-    assert np.isnan(by_model["m2"])
-    assert board.attrs["dropped_models"] == {"clustering": {"m2": ["d1"]}}
+    # m2 has no result in the task at all: not part of it (the default, as m2 is absent
+    # from the reference's matrix), or left out for its missing d1 (the former rule)
+    for complete in (True, False):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            board = scores.leaderboard(df, grouping="fixed", with_ci=False,
+                                       complete_datasets=complete)
+        assert [w.category for w in caught] == ([] if complete
+                                                else [scores.MissingResultsWarning])
+        by_model = board.set_index("model")["clustering"]
+        assert by_model["m1"] == 0.1 and by_model["m3"] == 0.3
+        assert np.isnan(by_model["m2"])
+        assert board.attrs["dropped_models"] == {"clustering": {"m2": ["d1"]}}
 
 
-def test_definitional_averages_what_each_model_has():
-    # genre cluster: m2 lacks g2. The reference's manual clusters average what exists:
-    # m1 = (0.2 + 0.4) / 2, m2 = 0.6 (its only dataset).
+def test_definitional_keeps_the_datasets_every_model_of_a_column_has():
+    # genre cluster: m2 lacks g2. The newest reference's manual clusters drop g2 (the
+    # default): m1 = 0.2, m2 = 0.6. complete_datasets=False (the former rule) averages
+    # what each model has: m1 = (0.2 + 0.4) / 2.
     table = {"g1": {"m1": 0.2, "m2": 0.6}, "g2": {"m1": 0.4}}
     de = scores.definitional(pd.DataFrame(_rows(table, category="genre")), n_resamples=0)
-    assert de.scores["genre"].to_dict() == pytest.approx({"m1": 0.3, "m2": 0.6})
-    strict = scores.definitional(pd.DataFrame(_rows(table, category="genre")),
-                                 n_resamples=0, complete_datasets=True)
-    assert strict.scores["genre"].to_dict() == pytest.approx({"m1": 0.2, "m2": 0.6})
+    assert de.scores["genre"].to_dict() == pytest.approx({"m1": 0.2, "m2": 0.6})
+    loose = scores.definitional(pd.DataFrame(_rows(table, category="genre")),
+                                n_resamples=0, complete_datasets=False)
+    assert loose.scores["genre"].to_dict() == pytest.approx({"m1": 0.3, "m2": 0.6})
+    # a model without any result in a column does not empty it: m3 has only register
+    both = table | {"r1": {"m1": 0.1, "m2": 0.3, "m3": 0.5}}
+    rows = _rows({d: v for d, v in both.items() if d != "r1"}, category="genre") + _rows(
+        {"r1": both["r1"]}, category="register")
+    de = scores.definitional(pd.DataFrame(rows), n_resamples=0).scores
+    assert de["genre"].to_dict() == pytest.approx({"m1": 0.2, "m2": 0.6, "m3": np.nan},
+                                                  nan_ok=True)
+    assert de.loc["m3", "object_of_study"] == pytest.approx(0.5)
 
 
 # ---------------------------------------------------------------- grouping exclusions
-def test_correlation_grouping_leaves_out_the_reference_excluded_baselines():
+def test_correlation_grouping_models_follow_the_reference_unless_asked():
     # Three models rank d1 and d2 alike and d3 the other way; tfidf-char and random
-    # would change the correlations, so they must not take part in the grouping
-    # (they are still scored).
+    # change the correlations. The reference's rule (the default) lets them shape the
+    # grouping and never scores its EXCLUDED_MODELS (lftk here); stebkit's former rule
+    # (grouping_models="stebkit") scores every model but groups from m1..m3 alone.
     base = {"d1": [0.1, 0.2, 0.3], "d2": [0.2, 0.3, 0.4], "d3": [0.3, 0.2, 0.1]}
     odd = {"d1": [0.9, 0.0], "d2": [0.0, 0.9], "d3": [0.9, 0.0]}
     names = ["m1", "m2", "m3"]
     table = {d: {**dict(zip(names, v, strict=True)),
                  **dict(zip(["tfidf-char", "random"], odd[d], strict=True))}
              for d, v in base.items()}
+    df = pd.DataFrame(_rows(table) + _rows({d: {"lftk": 0.5} for d in table}))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        op = scores.operational(pd.DataFrame(_rows(table)), n_resamples=0)
+        ref = scores.operational(df, n_resamples=0, threshold=1.0)
+        op = scores.operational(df, n_resamples=0, threshold=1.0, grouping_models="stebkit")
+    assert ref.not_scored == ["lftk"] and "lftk" not in ref.models
+    assert ref.tasks["retrieval"].grouping_excluded == []
+    ref_groups = sorted(sorted(g) for g in ref.tasks["retrieval"].groups.values())
+    assert ref_groups == [["d1", "d3"], ["d2"]]  # tfidf-char and random move d3
     groups = sorted(sorted(g) for g in op.tasks["retrieval"].groups.values())
     assert groups == [["d1", "d2"], ["d3"]]  # from m1..m3 alone
-    assert op.tasks["retrieval"].grouping_excluded == ["random", "tfidf-char"]
+    assert op.tasks["retrieval"].grouping_excluded == ["lftk", "random", "tfidf-char"]
     # tfidf-char is scored with those groups: ((0.9 + 0.0) / 2 + 0.9) / 2
     assert op.task_scores["retrieval"]["tfidf-char"] == pytest.approx(0.675)
 

@@ -97,8 +97,8 @@ def test_steb_score_is_mean_of_task_scores_and_filters():
              + _rows({"S": [0, 9, 0, 9]}, "clustering", dataset_category="semantic_control")
              + _rows({"Inc": [0, 9, 0, 9]}, "clustering")[:3])
     df = _frame(hand, other, noise)
-    with pytest.warns(UserWarning):  # drop the incomplete dataset rather than model m4
-        lb = scores.leaderboard(df, with_ci=False, complete_datasets=True)
+    with pytest.warns(UserWarning, match="from 4 model"):  # drops Inc, keeps m4
+        lb = scores.leaderboard(df, with_ci=False)
     lb = lb.set_index("model")
     for m, t in HAND_TASK.items():
         r = {"m1": 0.5, "m2": 0.4, "m3": 0.3, "m4": 0.2}[m]
@@ -249,9 +249,13 @@ def test_aggregation_reproduces_published_leaderboard_rows():
 def test_few_models_and_main_only_frames_warn():
     two = _frame(_rows(HAND, "clustering"))
     two = two[two["model"].isin(["m1", "m2"])]
-    with pytest.warns(UserWarning, match="only 2 model"):
+    with pytest.warns(UserWarning, match="only 2 model") as caught:
         op = scores.operational(two, n_resamples=0)
-    assert len(op.tasks["clustering"].groups) == 4  # no grouping possible: one per dataset
+    assert caught[0].filename == __file__  # names the caller, never a library file
+    # the reference skips a task with fewer than 3 models: no operational score
+    assert op.tasks == {} and op.skipped_tasks == {
+        "clustering": "only 2 model(s) with results (the correlation grouping needs 3)"}
+    assert op.steb.isna().all()
     main_only = pd.DataFrame({"model": ["m1", "m2"], "dataset": "r", "task": "order_alignment",
                               "value": [0.3, 0.4], "dataset_category": "register"})
     with pytest.warns(UserWarning, match="main metric"):

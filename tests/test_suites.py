@@ -130,7 +130,7 @@ def test_example_suite_runs_end_to_end_through_the_cli(mirror, tmp_path, capsys)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # the documented filter's counts
         code = main(["run", "--suite", str(suite), "--smoke", "--models", "tfidf-char", "random",
-                     "--output", str(tmp_path / "results"), "--figures",
+                     "function-words", "--output", str(tmp_path / "results"), "--figures",
                      str(tmp_path / "figures"), "--no-progress"])
     out = capsys.readouterr().out
     assert code == 0
@@ -138,7 +138,7 @@ def test_example_suite_runs_end_to_end_through_the_cli(mirror, tmp_path, capsys)
     for column in ("classification", "retrieval_ndcg", "clustering"):
         assert column in header
     records = {(r["model"]["name"], r["task"]): r for r in Results.load(tmp_path / "results")}
-    assert len(records) == 6 and all(r["status"] == "ok" for r in records.values())
+    assert len(records) == 9 and all(r["status"] == "ok" for r in records.values())
     ndcg = records[("tfidf-char", "retrieval_ndcg")]
     assert ndcg["main_metric"] == "ndcg@10" and ndcg["ci"]["unit"] == "query"
     # Character n-grams find simplifications far better than random vectors.

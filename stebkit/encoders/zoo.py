@@ -210,7 +210,10 @@ _MODELS: tuple[ModelInfo, ...] = (
       for c in ("fineweb_sample10bt", "mud_subset") for k in (2, 3)),
     ModelInfo(name="functionwordfreq", category="non_neural", loader=FunctionWordEncoder,
               params_m=0, dim=267, licence="apache-2.0", offline=True, requires=("sklearn",),
-              notes="alias of function-words with the project's English list",
+              notes="the reference's name: the English list on every dataset (function-"
+                    "words takes each dataset's language), so on English datasets its "
+                    "results equal function-words'; score one of the two, or the pair "
+                    "weighs twice in the correlation grouping",
               options={"language": "en"}),
     # offline models
     ModelInfo(name="all-MiniLM-L6-v2", category="semantic", loader=minilm_encoder,

@@ -5,19 +5,33 @@ and ``docs/leaderboard.md``):
 
 Operational score
     Per task, a models x datasets matrix of the task's main metric (default
-    exclusions: non-English and semantic-control datasets; datasets that not every
-    model has are dropped). Datasets are grouped so that redundant datasets count once:
+    exclusions: non-English and semantic-control datasets). The defaults follow the
+    reference's newest recipe (:data:`REFERENCE`: its ``__main__.py``, ``auto_cluster.py``,
+    ``discovery.py`` and ``config.py``):
+
+    - models: the reference's ``EXCLUDED_MODELS`` (``lftk``, ``tfidf``, ``tfidfngrams``,
+      ``avgs_typetoken_read.yaml``) are not scored; every other model, the random
+      baseline included, is scored and shapes the grouping (``grouping_models="stebkit"``,
+      the former rule: every model scored, :data:`GROUPING_EXCLUDED_MODELS` left out of
+      the grouping);
+    - missing results: a model with no result in a task is not part of it; of the others,
+      the datasets not every model has are dropped (``complete_datasets=False``, the
+      former rule: the models that miss a dataset are left out of the task instead);
+    - a task with fewer than 3 models (``min_models``) gets no operational score, as the
+      reference skips it; a task with one dataset left scores it alone.
+
+    Datasets are grouped so that redundant datasets count once:
 
     - ``grouping="correlation"`` (the reference): Spearman correlation between the
       dataset columns across models (an undefined correlation counts as 0), distance
       ``clip(1 - rho, 0, 2)`` with a zero diagonal, Ward linkage of the condensed
       distance matrix (``scipy.cluster.hierarchy.linkage(squareform(d), "ward")``),
       flat clusters cut with ``fcluster(Z, t=threshold, criterion="distance")``.
-      The cut defaults to ``threshold=1.0`` (roughly: datasets whose rankings
-      correlate positively fall together), the reference's library default and the
-      command-line default of most of its versions (one version's command line uses
-      0.5, which splits more finely). The grouping moves when models are added and is
-      unreliable with fewer than 10 models (a warning says so).
+      The cut defaults to ``threshold=0.5`` (roughly: datasets whose rankings correlate
+      at 0.5 or more fall together), the newest reference's command-line default; its
+      older versions, and stebkit before, cut at 1.0. The grouping moves when models are
+      added and is unreliable with fewer than 10 models (a warning says so, once, with
+      the number of models in the grouping).
     - ``grouping="fixed"``: the reference's hand-made clusters
       (``stebkit/data/dataset_clusters.yaml``, transcribed from the reference's
       ``scripts/dataset_clusters.yaml``); a dataset listed in several clusters belongs
@@ -39,7 +53,9 @@ Definitional score (Wegmann et al.'s definition of style, as the reference compu
     idiolect, linguistic features (the reference's ``predefined_features``) and content
     independence (``style_vs_content``) — one column per (task, metric): the mean over
     the cluster's datasets evaluated by every model of that column; the cluster score is
-    the mean of its columns. Order alignment enters the style clusters with its plain
+    the mean of its columns (missing results: each column keeps the datasets that every
+    model with a result in it has, as the newest reference's manual clusters; a model is
+    scored on the columns it has). Order alignment enters the style clusters with its plain
     accuracy (``acc_mean``) and content independence with its distractor accuracy
     (``distractor_acc_mean``, order-alignment results only). Object of Study = mean of
     the six object clusters; Definitional score = mean of Object of Study, Linguistic
@@ -75,7 +91,10 @@ from stebkit.scores.aggregates import (
 from stebkit.scores.grouping import (
     DEFAULT_THRESHOLD,
     GROUPING_EXCLUDED_MODELS,
+    GROUPING_MODELS,
     MIN_RELIABLE_MODELS,
+    REFERENCE,
+    REFERENCE_EXCLUDED_MODELS,
     correlation_groups,
     dataset_correlation,
     dataset_linkage,
@@ -101,6 +120,7 @@ from stebkit.scores.ranking import (
     leaderboard_summary,
     paired_difference,
     rank_tiers,
+    recipe_line,
 )
 from stebkit.scores.tables import (
     to_csv,
@@ -113,6 +133,9 @@ __all__ = [
     "DEFAULT_THRESHOLD",
     "DEFAULT_EXCLUDE",
     "GROUPING_EXCLUDED_MODELS",
+    "GROUPING_MODELS",
+    "REFERENCE",
+    "REFERENCE_EXCLUDED_MODELS",
     "CHANCE_MODELS",
     "MissingResultsWarning",
     "DEFINITIONAL_COLUMNS",
@@ -138,6 +161,7 @@ __all__ = [
     "leaderboard",
     "leaderboard_notes",
     "leaderboard_summary",
+    "recipe_line",
     "to_markdown",
     "to_latex",
     "to_csv",

@@ -15,9 +15,11 @@ from stebkit.published import OBJECT_OF_STUDY
 from stebkit.scores.grouping import (
     DEFAULT_THRESHOLD,
     MIN_RELIABLE_MODELS,
+    REFERENCE_EXCLUDED_MODELS,
     _declared_groups,
     _grouping_excluded,
     _unlisted,
+    check_grouping_models,
     correlation_groups,
     fixed_groups,
     reference_clusters,
@@ -106,7 +108,12 @@ class Operational:
 
     ``replicates`` has shape (n_models, 1 + n_resamples): column 0 is the point
     estimate, the rest are bootstrap replicates drawn with the same datasets for every
-    model (paired). ``task_replicates`` holds the same per task.
+    model (paired). ``task_replicates`` holds the same per task. ``skipped_tasks`` maps a
+    task left without an operational score to the reason (too few models, or no
+    dataset that every model has);
+    ``not_scored`` lists the models left out of both scores (the reference's excluded
+    models); ``grouping_note`` is the one line :func:`operational` warns with (empty when
+    there is nothing to say).
     """
 
     models: list[str]
@@ -116,15 +123,72 @@ class Operational:
     replicates: np.ndarray
     task_replicates: dict[str, np.ndarray]
     excluded: dict[str, list[str]]
+    skipped_tasks: dict[str, str] = field(default_factory=dict)
+    not_scored: list[str] = field(default_factory=list)
+    grouping_note: str = ""
+
+
+def _caller_stacklevel() -> int:
+    """The ``stacklevel`` of the first frame outside the stebkit package, so a warning
+    names the user's code, never a library file."""
+    import sys
+    from pathlib import Path
+
+    root = str(Path(__file__).resolve().parents[1])
+    frame, level = sys._getframe(1), 1
+    while frame is not None and str(Path(frame.f_code.co_filename).resolve()).startswith(root):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _not_scored(df: pd.DataFrame, grouping_models: str) -> tuple[pd.DataFrame, list[str]]:
+    """Leave out the reference's excluded models under the reference's rule."""
+    if check_grouping_models(grouping_models) != "reference" or df.empty:
+        return df, []
+    out = df["model"].isin(REFERENCE_EXCLUDED_MODELS)
+    return df[~out].reset_index(drop=True), sorted(df.loc[out, "model"].unique())
+
+
+def _grouping_note(tasks: Mapping[str, TaskAggregate], too_few: Mapping[str, int],
+                   left_out: Iterable[str], not_scored: Sequence[str], min_models: int) -> str:
+    """One line on the correlation grouping: how many models enter it, which were left
+    out and why, and which tasks got no operational score."""
+    parts = []
+    counts = sorted({a.matrix.shape[0] - len(a.grouping_excluded) for a in tasks.values()
+                     if a.low_confidence})
+    if counts:
+        n = "/".join(map(str, counts))
+        parts.append(f"correlation grouping from {n} model(s) (fewer than "
+                     f"{MIN_RELIABLE_MODELS}): unreliable, it moves when models are added; "
+                     "consider grouping='fixed'")
+    if too_few:
+        by_n: dict[int, list[str]] = {}
+        for task, n in too_few.items():
+            by_n.setdefault(n, []).append(task)
+        parts += [f"{', '.join(names)}: only {n} model(s) with results; the correlation "
+                  f"grouping needs {min_models}, so no operational score for "
+                  f"{'these tasks' if len(names) > 1 else 'this task'} (as the reference)"
+                  for n, names in sorted(by_n.items())]
+    excluded = sorted(set(left_out))
+    if parts and excluded:
+        parts.append(f"left out of the grouping, still scored: {', '.join(excluded)} "
+                     "(grouping_models='stebkit')")
+    if parts and not_scored:
+        parts.append(f"not scored: {', '.join(not_scored)} (the reference's excluded models)")
+    return "; ".join(parts)
 
 
 def operational(results: Any, *, grouping: str | Mapping[str, Any] = "correlation",
                 exclude: Iterable[str] | None = DEFAULT_EXCLUDE,
                 threshold: float = DEFAULT_THRESHOLD, episode_size: int | None = None,
                 min_models: int = 3, n_resamples: int = 1000, seed: int = 42,
-                complete_datasets: bool = False,
-                include_unlisted: bool | None = None) -> Operational:
+                complete_datasets: bool = True, include_unlisted: bool | None = None,
+                grouping_models: str = "reference") -> Operational:
     """Operational STEB aggregation (see the module docstring for the recipe).
+
+    The defaults are the reference's newest recipe (:data:`REFERENCE`); the former
+    stebkit rules are ``threshold=1.0, complete_datasets=False,
+    grouping_models="stebkit"``.
 
     Parameters
     ----------
@@ -134,27 +198,39 @@ def operational(results: Any, *, grouping: str | Mapping[str, Any] = "correlatio
         How redundant datasets are grouped inside a task.
     exclude : iterable of str or None
         Exclusions for :func:`apply_exclusions`.
-    threshold : float
-        Ward cut height for ``grouping="correlation"``.
+    threshold : float, default 0.5
+        Ward cut height for ``grouping="correlation"`` (the reference's newest
+        ``__main__.py``; 1.0 in its older versions).
     episode_size : int or None
         Episode size to use (None: the reference rule, see :func:`select_episode_size`).
-    min_models : int
-        With fewer models, correlation grouping is impossible: every dataset forms its
-        own group (with a warning).
-    complete_datasets : bool, default False
+    min_models : int, default 3
+        ``grouping="correlation"``: a task with fewer models (after the missing-result
+        rule) gets no operational score, as the reference's ``analyze_task`` skips it.
+    complete_datasets : bool, default True
         Missing results (a model without a value for a dataset, e.g. a failed record):
-        by default the model is left out of that task, as the reference does (with a
-        :class:`MissingResultsWarning` naming model and datasets); True keeps every model
-        and drops the datasets not every model has (the reference's
-        ``--complete-datasets``).
+        True drops, per task, the datasets that not every model of the task has, as the
+        reference's newest ``__main__.py`` always does (a model with no result in a task
+        at all is not part of that task, as it is absent from the reference's matrix);
+        False (the former default, the reference's older default) leaves out the models
+        that miss a dataset (with a :class:`MissingResultsWarning`).
     include_unlisted : bool or None
         Datasets absent from the reference's cluster file: False leaves them out, True
         scores them; None (default) leaves them out unless no dataset of the results is
         listed (an offline or custom suite), in which case all are scored.
+    grouping_models : {"reference", "stebkit"}, default "reference"
+        "reference": the reference's excluded models
+        (:data:`REFERENCE_EXCLUDED_MODELS`) are not scored and every other model, the
+        random baseline included, enters the correlation grouping; "stebkit" (the
+        former rule): every model is scored and :data:`GROUPING_EXCLUDED_MODELS` are left
+        out of the grouping.
     n_resamples : int
         Bootstrap replicates (0: none).
     seed : int
         Seed of the bootstrap.
+
+    Warns once (a ``UserWarning`` attributed to the caller's line, never to a library
+    file) when the correlation grouping is unreliable or a task has too few models,
+    saying how many models entered the grouping and which were left out.
 
     Examples
     --------
@@ -166,6 +242,7 @@ def operational(results: Any, *, grouping: str | Mapping[str, Any] = "correlatio
     {'m1': 0.15, 'm2': 0.45}
     """
     df = main_frame(results, keep_missing=True)
+    df, not_scored = _not_scored(df, grouping_models)
     df, excluded = apply_exclusions(df, exclude)
     df, unlisted = _unlisted(df, include_unlisted)
     if unlisted:
@@ -185,34 +262,41 @@ def operational(results: Any, *, grouping: str | Mapping[str, Any] = "correlatio
     rng = np.random.default_rng(seed) if n_resamples else None
     tasks: dict[str, TaskAggregate] = {}
     task_reps: dict[str, np.ndarray] = {}
-    dropped_models: dict[str, dict[str, list[str]]] = {}
-    too_few: dict[int, list[str]] = {}  # models in the grouping -> tasks, warned once
-    unreliable: dict[int, list[str]] = {}
+    skipped: dict[str, str] = {}
+    too_few: dict[str, int] = {}
+    left_out: set[str] = set()  # of the grouping, by grouping_models="stebkit"
     for task in FAMILIES:  # STEB's families, then those of user suites
         raw = _with_missing(score_matrix(df, task), missing_rows, task)
         if raw.empty:
             continue
         raw = raw.dropna(axis=1, how="all")  # no model has it: not a missing result
-        if complete_datasets:
-            mat = raw.dropna(axis=1, how="any")
+        gone: dict[str, list[str]] = {}
+        if complete_datasets:  # the reference's newest rule
+            absent = raw.index[raw.isna().all(axis=1)]  # no result in this task at all
+            gone = {m: sorted(raw.columns) for m in absent}
+            mat = raw.drop(index=absent).dropna(axis=1, how="any")
             dropped = sorted(set(raw.columns) - set(mat.columns))
             if dropped:
                 log.info("%s: dropped %d dataset(s) not evaluated by every model: %s",
                          task, len(dropped), dropped)
-        else:  # the reference's default: drop the models that miss a dataset
+        else:  # the former rule: drop the models that miss a dataset
             mat = raw.dropna(axis=0, how="any")
             dropped = []
             gone = {m: sorted(raw.columns[raw.loc[m].isna()]) for m in raw.index
                     if m not in mat.index}
             if gone:
-                dropped_models[task] = gone
                 warnings.warn(f"{task}: left out {len(gone)} model(s) with missing results "
-                              f"(model: missing datasets) {gone}; pass "
-                              "complete_datasets=True to drop those datasets instead",
-                              MissingResultsWarning, stacklevel=2)
+                              f"(model: missing datasets) {gone}; complete_datasets=True "
+                              "drops those datasets instead",
+                              MissingResultsWarning, stacklevel=_caller_stacklevel())
         if mat.shape[1] == 0 or mat.shape[0] == 0:
+            skipped[task] = ("no dataset that every model has" if complete_datasets
+                             else "no model with a result for every dataset")
             continue
-        grouping_mat = mat.drop(index=[m for m in mat.index if _grouping_excluded(m)])
+        grouping_mat = mat
+        if grouping_models == "stebkit":
+            grouping_mat = mat.drop(index=[m for m in mat.index if _grouping_excluded(m)])
+            left_out.update(set(mat.index) - set(grouping_mat.index))
         n_models = grouping_mat.shape[0]
         low = False
         if isinstance(grouping, Mapping):
@@ -220,12 +304,12 @@ def operational(results: Any, *, grouping: str | Mapping[str, Any] = "correlatio
         elif grouping == "fixed":
             groups = fixed_groups(list(mat.columns))
         elif n_models < min_models:
-            too_few.setdefault(n_models, []).append(task)
-            groups = {d: [d] for d in mat.columns}
-            low = True
+            too_few[task] = n_models
+            skipped[task] = (f"only {n_models} model(s) with results (the correlation "
+                             f"grouping needs {min_models})")
+            continue
         else:
             if n_models < MIN_RELIABLE_MODELS and mat.shape[1] > 1:
-                unreliable.setdefault(n_models, []).append(task)
                 low = True
             groups = correlation_groups(grouping_mat, threshold=threshold)
         full = mat.reindex(models)
@@ -237,24 +321,21 @@ def operational(results: Any, *, grouping: str | Mapping[str, Any] = "correlatio
             gscores[name] = r[:, 0]
         task_reps[task] = _resample_groups(np.stack(reps), rng)
         tasks[task] = TaskAggregate(task, mat, groups,
-                                    pd.DataFrame(gscores, index=models), dropped, low,
-                                    dropped_models.get(task, {}),
+                                    pd.DataFrame(gscores, index=models), dropped, low, gone,
                                     sorted(set(mat.index) - set(grouping_mat.index)))
-    for n, names in too_few.items():
-        warnings.warn(f"{', '.join(names)}: only {n} model(s) (correlation grouping needs "
-                      f"{min_models}); every dataset forms its own group",
-                      UserWarning, stacklevel=2)
-    for n, names in unreliable.items():
-        warnings.warn(f"{', '.join(names)}: correlation grouping from {n} models (fewer than "
-                      f"{MIN_RELIABLE_MODELS}) is unreliable and moves when models are added; "
-                      "consider grouping='fixed'", UserWarning, stacklevel=2)
-    if not tasks:
+    if not tasks and not skipped:
         raise ValueError("no task has results left after exclusions; check `exclude` and "
                          "that the results hold main-metric values")
+    width = 1 + (n_resamples if rng is not None else 0)
     task_scores = pd.DataFrame({t: r[:, 0] for t, r in task_reps.items()}, index=models)
-    steb_reps = _nanmean(np.stack(list(task_reps.values())), axis=0)
+    steb_reps = (_nanmean(np.stack(list(task_reps.values())), axis=0) if task_reps
+                 else np.full((len(models), width), np.nan))
     steb = pd.Series(steb_reps[:, 0], index=models, name="steb_score")
-    return Operational(models, tasks, task_scores, steb, steb_reps, task_reps, excluded)
+    note = _grouping_note(tasks, too_few, left_out, not_scored, min_models)
+    if note:
+        warnings.warn(note, UserWarning, stacklevel=_caller_stacklevel())
+    return Operational(models, tasks, task_scores, steb, steb_reps, task_reps, excluded,
+                       skipped, not_scored, note)
 
 
 @dataclass
@@ -300,15 +381,20 @@ def _definitional_entries(frame: pd.DataFrame, clusters: Mapping[str, Sequence[A
 def definitional(results: Any, *, exclude: Iterable[str] | None = DEFAULT_EXCLUDE,
                  clusters: Mapping[str, Sequence[Any]] | None = None,
                  episode_size: int | None = None, models: Sequence[str] | None = None,
-                 n_resamples: int = 1000, seed: int = 42, complete_datasets: bool = False,
-                 include_unlisted: bool | None = None) -> Definitional:
+                 n_resamples: int = 1000, seed: int = 42, complete_datasets: bool = True,
+                 include_unlisted: bool | None = None,
+                 grouping_models: str = "reference") -> Definitional:
     """Definitional STEB scores (see the module docstring for the recipe).
 
     ``clusters`` replaces the reference's clusters: ``{cluster: [dataset or
     {"name", "oa_metric", "oa_only"}]}`` with cluster names among genre, register, time,
     demographics, dialect, idiolect, predefined_features and style_vs_content.
-    Missing results: each column averages the datasets a model has, as the reference's
-    manual clusters (``complete_datasets=True``: only datasets every model has).
+    Missing results (``complete_datasets=True``, the default, as the reference's newest
+    ``__main__.py`` forces ``mc_complete_datasets``): each column keeps the datasets that
+    every model with a result in that column has; a model with no result in a column
+    is scored on the columns it has. ``complete_datasets=False`` (the former default)
+    averages, per model, the datasets it has. ``grouping_models="reference"`` leaves the
+    reference's excluded models out, as :func:`operational`.
     ``include_unlisted`` as :func:`operational` (so AuthBench, absent from the cluster
     file, does not join idiolect by its category unless asked).
 
@@ -319,13 +405,15 @@ def definitional(results: Any, *, exclude: Iterable[str] | None = DEFAULT_EXCLUD
     >>> definitional(df, n_resamples=0).scores["genre"].to_dict()
     {'m1': 0.2, 'm2': 0.4}
     """
-    main = apply_exclusions(main_frame(results, keep_missing=True), exclude)[0]
+    main = _not_scored(main_frame(results, keep_missing=True), grouping_models)[0]
+    main = apply_exclusions(main, exclude)[0]
     main, unlisted = _unlisted(main, include_unlisted)
     main = select_episode_size(main, episode_size)
     main = main[main["value"].notna()].reset_index(drop=True)
     tidy = _tidy_frame(results)
     if tidy is not None:
         tidy = tidy[~tidy["dataset"].isin(unlisted)]
+        tidy = _not_scored(tidy, grouping_models)[0]
         tidy = select_episode_size(apply_exclusions(tidy, exclude)[0], episode_size)
     all_models = sorted(main["model"].unique()) if models is None else list(models)
     main_metric = {}
@@ -367,13 +455,13 @@ def definitional(results: Any, *, exclude: Iterable[str] | None = DEFAULT_EXCLUD
     used: dict[str, dict[tuple[str, str], list[str]]] = {}
     for (cluster, task, metric), per_ds in sorted(cells.items()):
         mat = pd.DataFrame(per_ds).reindex(all_models)
-        if complete_datasets:
-            complete = mat.columns[mat.notna().all(axis=0)]
+        if complete_datasets:  # over the models that have a result in this column
+            complete = mat.columns[mat[mat.notna().any(axis=1)].notna().all(axis=0)]
             dropped = sorted(set(mat.columns) - set(complete))
             if dropped:
                 log.info("definitional %s / %s (%s): dropped incomplete dataset(s) %s",
                          cluster, task, metric, dropped)
-        else:  # the reference: average what exists
+        else:  # the former rule (the reference's older default): average what exists
             complete = mat.columns[mat.notna().any(axis=0)]
         if len(complete) == 0:
             continue

@@ -13,19 +13,48 @@ import pandas as pd
 MIN_RELIABLE_MODELS = 10
 """Below this many models the correlation grouping is flagged low-confidence."""
 
-DEFAULT_THRESHOLD = 1.0
-"""Ward cut height of the reference's leaderboard (its command-line default)."""
+REFERENCE = "rrivera1849/STEB, scripts/benchmark_clustering (newest version)"
+"""Where the default recipe comes from: the reference's aggregation package in the version
+whose ``__main__.py`` writes ``scores.xlsx`` by default (its ``STEB_operational`` and
+``STEB_definitional`` sheets feed the published leaderboard) and sets
+``_DEFAULT_THRESHOLD = 0.5`` (stored at an unrecorded commit; the older stored versions,
+e.g. commit 2919bdfb13d69db0a35fe6c67a272578bcdef0b2, cut at 1.0 and keep
+``--complete-datasets`` optional)."""
+
+DEFAULT_THRESHOLD = 0.5
+"""Ward cut height (``_DEFAULT_THRESHOLD`` of the reference's newest ``__main__.py``;
+its older versions and stebkit before used 1.0)."""
+
+REFERENCE_EXCLUDED_MODELS = ("avgs_typetoken_read.yaml", "lftk", "tfidf", "tfidfngrams")
+"""Models the reference never scores (``EXCLUDED_MODELS`` of its
+``scripts/benchmark_clustering/config.py``; ``discovery.py`` skips them): with
+``grouping_models="reference"`` (the default) they are left out of both scores."""
+
 GROUPING_EXCLUDED_MODELS = ("lftk", "tfidf", "tfidfngrams", "avgs_typetoken_read.yaml",
                             "tfidf-word", "tfidf-char", "random")
-"""Models left out of the correlation grouping (they are still scored): the reference's
-exclusion list (its LFTK, TF-IDF, TF-IDF n-gram and type-token baselines, in
-``scripts/benchmark_clustering/config.py``), stebkit's TF-IDF baselines and its random
-baseline (chance, not a model whose ranking should shape the groups). Names starting with
-``tfidfngrams`` are left out too."""
+"""Models left out of the correlation grouping, still scored, with
+``grouping_models="stebkit"`` (stebkit's former rule): the reference's excluded models,
+stebkit's TF-IDF baselines and its random baseline. Names starting with ``tfidfngrams``
+are left out too."""
+
+GROUPING_MODELS = ("reference", "stebkit")
+"""The rules for which models are scored and shape the correlation grouping."""
 
 
 def _grouping_excluded(model: str) -> bool:
     return model in GROUPING_EXCLUDED_MODELS or model.startswith("tfidfngrams")
+
+
+def check_grouping_models(grouping_models: str) -> str:
+    """Validate the ``grouping_models`` option of the scores (see :data:`GROUPING_MODELS`).
+
+    >>> check_grouping_models("stebkit")
+    'stebkit'
+    """
+    if grouping_models not in GROUPING_MODELS:
+        raise ValueError(f"grouping_models must be one of {GROUPING_MODELS}, got "
+                         f"{grouping_models!r}")
+    return grouping_models
 
 
 def listed_datasets() -> set[str]:

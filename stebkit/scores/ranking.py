@@ -13,6 +13,7 @@ from stebkit.scores.aggregates import definitional, operational
 from stebkit.scores.grouping import (
     DEFAULT_THRESHOLD,
     MIN_RELIABLE_MODELS,
+    REFERENCE,
 )
 from stebkit.scores.inputs import (
     DEFAULT_EXCLUDE,
@@ -22,6 +23,18 @@ from stebkit.scores.inputs import (
 
 CHANCE_MODELS = ("random",)
 """Models that mark the chance level: shown as a reference line, never ranked."""
+
+def _identical_models(tasks: Mapping[str, Any]) -> list[list[str]]:
+    """Models whose every operational value is the same (e.g. ``function-words`` and
+    ``functionwordfreq`` on English datasets): each weighs in the grouping as a model."""
+    if not tasks:
+        return []
+    values = pd.concat([a.matrix.add_prefix(f"{t}/") for t, a in tasks.items()], axis=1)
+    seen: dict[tuple[Any, ...], list[str]] = {}
+    for model, row in values.iterrows():
+        seen.setdefault(tuple(row.round(12).fillna(-np.inf)), []).append(str(model))
+    return sorted(sorted(ms) for ms in seen.values() if len(ms) > 1)
+
 
 def _ci(reps: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
     if reps.shape[1] < 2:
@@ -143,8 +156,9 @@ def leaderboard(results: Any, *, grouping: str | Mapping[str, Any] = "correlatio
                 exclude: Iterable[str] | None = DEFAULT_EXCLUDE, with_ci: bool = True,
                 threshold: float = DEFAULT_THRESHOLD, episode_size: int | None = None,
                 min_models: int = 3, n_resamples: int = 1000, alpha: float = 0.05,
-                seed: int = 42, complete_datasets: bool = False,
-                include_unlisted: bool | None = None) -> pd.DataFrame:
+                seed: int = 42, complete_datasets: bool = True,
+                include_unlisted: bool | None = None,
+                grouping_models: str = "reference") -> pd.DataFrame:
     """The STEB leaderboard: per-task scores, operational and definitional STEB scores.
 
     Parameters
@@ -160,9 +174,14 @@ def leaderboard(results: Any, *, grouping: str | Mapping[str, Any] = "correlatio
         ``"non_english"``, ``"semantic_control"`` and/or dataset names.
     with_ci : bool
         Add percentile bootstrap intervals (over datasets) of both STEB scores.
-    threshold, episode_size, min_models, complete_datasets, include_unlisted
-        See :func:`operational` (missing results: by default a model without a result
-        for a dataset is left out of that task and named in ``attrs["dropped_models"]``).
+    threshold, episode_size, min_models, complete_datasets, include_unlisted, grouping_models
+        See :func:`operational`. The defaults are the reference's newest recipe
+        (threshold 0.5; datasets not every model has are dropped, operational and
+        definitional alike; the reference's excluded models are not scored and every
+        other model, the random baseline included, shapes the grouping; a task with
+        fewer than 3 models gets no operational score); ``threshold=1.0,
+        complete_datasets=False, grouping_models="stebkit"`` are stebkit's former
+        rules. The footer of the summary names the recipe.
     n_resamples, alpha, seed
         Bootstrap replicates, interval level (``1 - alpha``) and seed.
 
@@ -197,10 +216,11 @@ def leaderboard(results: Any, *, grouping: str | Mapping[str, Any] = "correlatio
     op = operational(results, grouping=grouping, exclude=exclude, threshold=threshold,
                      episode_size=episode_size, min_models=min_models,
                      n_resamples=n_boot, seed=seed, complete_datasets=complete_datasets,
-                     include_unlisted=include_unlisted)
+                     include_unlisted=include_unlisted, grouping_models=grouping_models)
     de = definitional(results, exclude=exclude, episode_size=episode_size,
                       models=op.models, n_resamples=n_boot, seed=seed + 1,
-                      complete_datasets=complete_datasets, include_unlisted=include_unlisted)
+                      complete_datasets=complete_datasets, include_unlisted=include_unlisted,
+                      grouping_models=grouping_models)
     main = main_frame(results)
     if "model_category" in main.columns:
         cat = main.drop_duplicates("model").set_index("model")["model_category"]
@@ -236,6 +256,9 @@ def leaderboard(results: Any, *, grouping: str | Mapping[str, Any] = "correlatio
         "excluded": op.excluded,
         "grouping": grouping if isinstance(grouping, str) else "declared",
         "threshold": threshold,
+        "complete_datasets": complete_datasets, "grouping_models": grouping_models,
+        "min_models": min_models, "skipped_tasks": op.skipped_tasks,
+        "not_scored": op.not_scored, "identical_models": _identical_models(op.tasks),
         "low_confidence_grouping": sorted(t for t, a in op.tasks.items() if a.low_confidence),
         "n_grouping_models": max((a.matrix.shape[0] - len(a.grouping_excluded)
                                   for a in op.tasks.values()), default=0),
@@ -256,7 +279,7 @@ def leaderboard_notes(board: pd.DataFrame) -> list[str]:
     >>> board.attrs = {"dropped_models": {"retrieval": {"m2": ["d1"]}},
     ...                "excluded": {"non_english": ["x"]}, "chance": ["random"]}
     >>> for line in leaderboard_notes(board): print(line)
-    retrieval: left out m2 (no result for d1); the reference drops models with missing results
+    retrieval: left out m2 (no result for d1)
     excluded datasets (non_english): x
     chance level, not ranked: random
     """
@@ -264,18 +287,50 @@ def leaderboard_notes(board: pd.DataFrame) -> list[str]:
     lines = []
     for task, models in (attrs.get("dropped_models") or {}).items():
         for model, missing in models.items():
-            lines.append(f"{task}: left out {model} (no result for {', '.join(missing)}); "
-                         "the reference drops models with missing results")
+            lines.append(f"{task}: left out {model} (no result for {', '.join(missing)})")
     for task, datasets in (attrs.get("dropped_datasets") or {}).items():
         lines.append(f"{task}: dropped dataset(s) not every model has: {', '.join(datasets)}")
     for reason, datasets in (attrs.get("excluded") or {}).items():
         lines.append(f"excluded datasets ({reason}): {', '.join(datasets)}")
+    for task, why in (attrs.get("skipped_tasks") or {}).items():
+        lines.append(f"{task}: no operational score, {why}, as the reference skips it")
+    if attrs.get("not_scored"):
+        lines.append("not scored (the reference's excluded models): "
+                     + ", ".join(attrs["not_scored"]))
+    for same in attrs.get("identical_models") or []:
+        lines.append(f"identical results: {', '.join(same)}; each enters the correlation "
+                     "grouping as a model of its own")
     if attrs.get("grouping_excluded_models"):
         lines.append("left out of the correlation grouping (still scored): "
                      + ", ".join(attrs["grouping_excluded_models"]))
     if attrs.get("chance"):
         lines.append("chance level, not ranked: " + ", ".join(attrs["chance"]))
     return lines
+
+
+def recipe_line(attrs: Mapping[str, Any]) -> str:
+    """Which recipe produced a leaderboard (from its ``attrs``), for its footer.
+
+    >>> print(recipe_line({"grouping": "correlation", "threshold": 0.5,
+    ...                    "complete_datasets": True, "grouping_models": "reference",
+    ...                    "min_models": 3}))  # doctest: +NORMALIZE_WHITESPACE
+    Recipe: the reference's newest aggregation (rrivera1849/STEB,
+    scripts/benchmark_clustering (newest version)): Ward cut 0.5, datasets not every
+    model has are dropped, its excluded models are not scored
+    >>> print(recipe_line({"grouping": "correlation", "threshold": 1.0,
+    ...                    "complete_datasets": False, "grouping_models": "stebkit",
+    ...                    "min_models": 3}))  # doctest: +NORMALIZE_WHITESPACE
+    Recipe: not the reference's newest; differs in threshold=1.0,
+    complete_datasets=False, grouping_models='stebkit'
+    """
+    default = {"grouping": "correlation", "threshold": DEFAULT_THRESHOLD,
+               "complete_datasets": True, "grouping_models": "reference", "min_models": 3}
+    differs = [f"{k}={attrs.get(k)!r}" for k, v in default.items() if attrs.get(k) != v]
+    if differs:
+        return f"Recipe: not the reference's newest; differs in {', '.join(differs)}"
+    return (f"Recipe: the reference's newest aggregation ({REFERENCE}): Ward cut "
+            f"{DEFAULT_THRESHOLD:g}, datasets not every model has are dropped, its excluded "
+            "models are not scored")
 
 
 def _names(models: Sequence[str]) -> str:
@@ -352,4 +407,6 @@ def leaderboard_summary(board: pd.DataFrame, *, scale: float = 100.0, digits: in
             + (f", fewer than {MIN_RELIABLE_MODELS}: unreliable" if few else "")
             + "), so adding or removing a model can change every model's score; "
             "grouping='fixed' does not move")
+    if "grouping_models" in attrs:
+        lines.append(recipe_line(attrs))
     return lines
