@@ -42,7 +42,6 @@ from stebkit._cli_errors import (  # noqa: F401 (STDOUT_CLOSED: re-exported)
 )
 from stebkit.datasets.registry import SUITES
 
-FORMATS = ("md", "latex", "csv")
 _SUITE_FILES = (".yaml", ".yml", ".toml")
 
 # --------------------------------------------------------------------------- datasets
@@ -430,12 +429,13 @@ def _run_run(args: argparse.Namespace) -> int:
     if not executor.wait and executor.kind != "sequential":
         return 0
     if any(r["status"] == "ok" for r in results):
+        from stebkit.leaderboard_cli import print_notes, print_summary
         from stebkit.scores import leaderboard, to_markdown
 
         board = leaderboard(results)
         print(to_markdown(board))
-        _print_summary(board)
-        _print_notes(board)
+        print_summary(board)
+        print_notes(board)
         _figures(board, Path(args.figures or Path(args.output) / "figures"), label,
                  Path(args.output))
     skipped = results.with_status("skipped")
@@ -637,127 +637,6 @@ def _run_prefetch(args: argparse.Namespace) -> int:
     return 0
 
 
-# --------------------------------------------------------------------------- leaderboard
-
-
-def _add_leaderboard(p: argparse.ArgumentParser) -> None:
-    p.add_argument("results", help="results folder written by `stebkit run`")
-    p.add_argument("--format", choices=FORMATS, default="md", help="output format")
-    p.add_argument("--output", help="write to this file instead of printing")
-    p.add_argument("--published", action="store_true",
-                   help="add the 40 models of the published STEB leaderboard (only when the "
-                        "results cover the same datasets and protocol)")
-    p.add_argument("--allow-partial", action="store_true",
-                   help="with --published: show results that do not cover the published "
-                        "benchmark anyway, marked 'not comparable' and unranked")
-    p.add_argument("--models", nargs="+", metavar="MODEL",
-                   help="score only these models of the folder, as if it held no others "
-                        "(the correlation grouping, and so every score, depends on the "
-                        "models compared)")
-    p.add_argument("--summary", metavar="FILE",
-                   help="also write the significance summary and rank tiers printed after "
-                        "the table to this file (the website's leaderboard page shows it)")
-    p.add_argument("--threshold", type=float, default=None, metavar="T",
-                   help="Ward cut height of the correlation grouping (default: 0.5, the "
-                        "reference's newest; 1.0 was stebkit's former default)")
-    p.add_argument("--drop-models", action="store_true",
-                   help="missing results: leave out the models that miss a dataset (the "
-                        "former rule) instead of dropping the datasets not every model has")
-    p.add_argument("--grouping-models", choices=("reference", "stebkit"), default=None,
-                   help="'reference' (default): the reference's excluded models are not "
-                        "scored and every other model shapes the grouping; 'stebkit' (the "
-                        "former rule): every model scored, baselines and chance left out "
-                        "of the grouping")
-
-
-def _print_notes(board: Any) -> None:
-    """What the leaderboard left out and why (to stderr, so exported tables stay clean)."""
-    from stebkit.scores import leaderboard_notes
-
-    for line in leaderboard_notes(board):
-        print(f"stebkit: note: {line}", file=sys.stderr)
-
-
-def _only_models(results: Any, models: Sequence[str]) -> Any:
-    """The records of ``models`` (each must have records in ``results``)."""
-    from stebkit.results import Results
-
-    present = sorted({r.model_name for r in results})
-    unknown = [m for m in models if m not in present]
-    if unknown:
-        raise ValueError(f"--models: no records of {unknown} in {results.root}; its models "
-                         f"are {present}")
-    wanted = set(models)
-    return Results([r for r in results if r.model_name in wanted], root=results.root)
-
-
-def _print_summary(board: Any, file: Any = None) -> None:
-    """Which differences of the leaderboard are significant, and what its operational
-    score depends on (:func:`stebkit.scores.leaderboard_summary`), after the table."""
-    from stebkit.scores import leaderboard_summary
-
-    lines = leaderboard_summary(board)
-    if lines:
-        print("\n" + "\n".join(lines), file=file or sys.stdout)
-
-
-def _recipe_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The leaderboard options given on the command line (the others keep the
-    reference's newest recipe)."""
-    options: dict[str, Any] = {}
-    if args.threshold is not None:
-        options["threshold"] = args.threshold
-    if args.drop_models:
-        options["complete_datasets"] = False
-    if args.grouping_models is not None:
-        options["grouping_models"] = args.grouping_models
-    return options
-
-
-def _run_leaderboard(args: argparse.Namespace) -> int:
-    from stebkit import scores
-    from stebkit._io import write_text
-    from stebkit.results import Results
-
-    results = Results.load(args.results)
-    for note in results.notes:
-        print(f"stebkit: note: {note}", file=sys.stderr)
-    if args.models:
-        results = _only_models(results, args.models)
-    board = scores.leaderboard(results, **_recipe_options(args))
-    scored = board  # the summary is about these rows, published ones added or not
-    _print_notes(board)
-    if args.allow_partial and not args.published:
-        raise ValueError("--allow-partial only applies with --published")
-    if args.published:
-        from stebkit.published import source_note, with_published
-
-        board = with_published(board, results, allow_partial=args.allow_partial)
-        comp = board.attrs["comparability"]
-        print(source_note(board.attrs["published_source"]), file=sys.stderr)
-        if not comp.comparable:
-            print(f"stebkit: note: the rows of {args.results} are marked 'not comparable' "
-                  f"and left unranked: {comp.reasons()}", file=sys.stderr)
-    if args.summary:
-        write_text(args.summary, "\n".join(scores.leaderboard_summary(scored)) + "\n")
-    if args.format == "md":
-        text = scores.to_markdown(board)
-    elif args.format == "latex":
-        text = scores.to_latex(board)
-    else:
-        from stebkit.escape import csv_frame
-
-        text = csv_frame(board).to_csv(index=False)
-    if args.output:
-        write_text(args.output, text.rstrip("\n") + "\n")
-        print(f"leaderboard written to {args.output}")
-        _print_summary(scored)
-    else:
-        print(text)  # a CSV or LaTeX table stays clean on stdout: the summary to stderr
-        _print_summary(scored, None if args.format == "md" else sys.stderr)
-    return 0
-
-
 # --------------------------------------------------------------------------- helpers
 
 
@@ -780,8 +659,6 @@ MODELS = Subcommand("models", help="list the model zoo", add_arguments=_add_mode
                     run=_run_models)
 RUN = Subcommand("run", help="evaluate models on a suite and print the leaderboard",
                  add_arguments=_add_run, run=_run_run)
-LEADERBOARD = Subcommand("leaderboard", help="leaderboard of a results folder",
-                         add_arguments=_add_leaderboard, run=_run_leaderboard)
 STATUS = Subcommand("status", help="done / failed / running / pending units of a results "
                     "folder", add_arguments=_add_status, run=_run_status)
 PREFETCH = Subcommand("prefetch", help="download and process data and models into the cache "
@@ -799,10 +676,10 @@ def subcommands() -> tuple[Subcommand, ...]:
     >>> [c.name for c in subcommands()][5:8]
     ['prefetch', 'train', 'export']
     """
-    from stebkit import reference_cli
+    from stebkit import leaderboard_cli, reference_cli
     from stebkit.train import cli as train_cli
 
-    return (DATASETS, MODELS, RUN, LEADERBOARD, STATUS, PREFETCH, train_cli.TRAIN,
+    return (DATASETS, MODELS, RUN, leaderboard_cli.LEADERBOARD, STATUS, PREFETCH, train_cli.TRAIN,
             reference_cli.EXPORT, reference_cli.IMPORT, reference_cli.SUBMISSION,
             reference_cli.VALIDATE, reference_cli.NEW_DATASET)
 

@@ -1,0 +1,140 @@
+"""``stebkit leaderboard``: the leaderboard of a results folder, as a table and the
+significance summary after it (:func:`stebkit.scores.leaderboard`), with the options of the
+score's recipe.
+
+Part of the command line: :func:`stebkit.cli.subcommands` lists it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from stebkit._cli_common import Subcommand
+
+FORMATS = ("md", "latex", "csv")
+"""The table formats of ``--format``."""
+
+
+def _add_leaderboard(p: argparse.ArgumentParser) -> None:
+    p.add_argument("results", help="results folder written by `stebkit run`")
+    p.add_argument("--format", choices=FORMATS, default="md", help="output format")
+    p.add_argument("--output", help="write to this file instead of printing")
+    p.add_argument("--published", action="store_true",
+                   help="add the 40 models of the published STEB leaderboard (only when the "
+                        "results cover the same datasets and protocol)")
+    p.add_argument("--allow-partial", action="store_true",
+                   help="with --published: show results that do not cover the published "
+                        "benchmark anyway, marked 'not comparable' and unranked")
+    p.add_argument("--models", nargs="+", metavar="MODEL",
+                   help="score only these models of the folder, as if it held no others "
+                        "(the correlation grouping, and so every score, depends on the "
+                        "models compared)")
+    p.add_argument("--summary", metavar="FILE",
+                   help="also write the significance summary and rank tiers printed after "
+                        "the table to this file (the website's leaderboard page shows it)")
+    p.add_argument("--threshold", type=float, default=None, metavar="T",
+                   help="Ward cut height of the correlation grouping (default: 0.5, the "
+                        "reference's newest; 1.0 was stebkit's former default)")
+    p.add_argument("--drop-models", action="store_true",
+                   help="missing results: leave out the models that miss a dataset (the "
+                        "former rule) instead of dropping the datasets not every model has")
+    p.add_argument("--grouping-models", choices=("reference", "stebkit"), default=None,
+                   help="'reference' (default): the reference's excluded models are not "
+                        "scored and every other model shapes the grouping; 'stebkit' (the "
+                        "former rule): every model scored, baselines and chance left out "
+                        "of the grouping")
+
+
+def print_notes(board: Any) -> None:
+    """What the leaderboard left out and why (to stderr, so exported tables stay clean)."""
+    from stebkit.scores import leaderboard_notes
+
+    for line in leaderboard_notes(board):
+        print(f"stebkit: note: {line}", file=sys.stderr)
+
+
+def _only_models(results: Any, models: Sequence[str]) -> Any:
+    """The records of ``models`` (each must have records in ``results``)."""
+    from stebkit.results import Results
+
+    present = sorted({r.model_name for r in results})
+    unknown = [m for m in models if m not in present]
+    if unknown:
+        raise ValueError(f"--models: no records of {unknown} in {results.root}; its models "
+                         f"are {present}")
+    wanted = set(models)
+    return Results([r for r in results if r.model_name in wanted], root=results.root)
+
+
+def print_summary(board: Any, file: Any = None) -> None:
+    """Which differences of the leaderboard are significant, and what its operational
+    score depends on (:func:`stebkit.scores.leaderboard_summary`), after the table."""
+    from stebkit.scores import leaderboard_summary
+
+    lines = leaderboard_summary(board)
+    if lines:
+        print("\n" + "\n".join(lines), file=file or sys.stdout)
+
+
+def _recipe_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The leaderboard options given on the command line (the others keep the
+    reference's newest recipe)."""
+    options: dict[str, Any] = {}
+    if args.threshold is not None:
+        options["threshold"] = args.threshold
+    if args.drop_models:
+        options["complete_datasets"] = False
+    if args.grouping_models is not None:
+        options["grouping_models"] = args.grouping_models
+    return options
+
+
+def _run_leaderboard(args: argparse.Namespace) -> int:
+    from stebkit import scores
+    from stebkit._io import write_text
+    from stebkit.results import Results
+
+    results = Results.load(args.results)
+    for note in results.notes:
+        print(f"stebkit: note: {note}", file=sys.stderr)
+    if args.models:
+        results = _only_models(results, args.models)
+    board = scores.leaderboard(results, **_recipe_options(args))
+    scored = board  # the summary is about these rows, published ones added or not
+    print_notes(board)
+    if args.allow_partial and not args.published:
+        raise ValueError("--allow-partial only applies with --published")
+    if args.published:
+        from stebkit.published import source_note, with_published
+
+        board = with_published(board, results, allow_partial=args.allow_partial)
+        comp = board.attrs["comparability"]
+        print(source_note(board.attrs["published_source"]), file=sys.stderr)
+        if not comp.comparable:
+            print(f"stebkit: note: the rows of {args.results} are marked 'not comparable' "
+                  f"and left unranked: {comp.reasons()}", file=sys.stderr)
+    if args.summary:
+        write_text(args.summary, "\n".join(scores.leaderboard_summary(scored)) + "\n")
+    if args.format == "md":
+        text = scores.to_markdown(board)
+    elif args.format == "latex":
+        text = scores.to_latex(board)
+    else:
+        from stebkit.escape import csv_frame
+
+        text = csv_frame(board).to_csv(index=False)
+    if args.output:
+        write_text(args.output, text.rstrip("\n") + "\n")
+        print(f"leaderboard written to {args.output}")
+        print_summary(scored)
+    else:
+        print(text)  # a CSV or LaTeX table stays clean on stdout: the summary to stderr
+        print_summary(scored, None if args.format == "md" else sys.stderr)
+    return 0
+
+
+LEADERBOARD = Subcommand("leaderboard", help="leaderboard of a results folder",
+                         add_arguments=_add_leaderboard, run=_run_leaderboard)
