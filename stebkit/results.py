@@ -65,8 +65,8 @@ UNDEFINED = "the metric is undefined on these data (see the warnings); the resul
 """Why a freshly computed result with a NaN or out-of-range metric is recorded as failed."""
 
 FRAME_COLUMNS = ("model", "model_category", "dataset", "dataset_category", "language",
-                 "task", "episode_size", "metric", "value", "is_main", "ci_low", "ci_high",
-                 "status")
+                 "task", "episode_size", "episodes_per_label", "metric", "value", "is_main",
+                 "ci_low", "ci_high", "status")
 
 
 def safe_name(name: str) -> str:
@@ -710,15 +710,16 @@ class Results:
         return {"model": model.get("name"), "model_category": model.get("category"),
                 "dataset": dataset.get("name"), "dataset_category": dataset.get("category"),
                 "language": languages[0], "task": r.get("task"),
-                "episode_size": r.get("episode_size"), "ci_low": _value(ci.get("low")),
+                "episode_size": r.get("episode_size"),
+                "episodes_per_label": r.get("episodes_per_label"), "ci_low": _value(ci.get("low")),
                 "ci_high": _value(ci.get("high")), "status": r.get("status")}
 
     def to_frame(self) -> Any:
         """Tidy frame: one row per record and metric (one NaN row for failed/skipped).
 
         Columns: model, model_category, dataset, dataset_category, language, task,
-        episode_size, metric, value, is_main, ci_low, ci_high, status. The interval
-        columns are filled on the main metric's row only.
+        episode_size, episodes_per_label, metric, value, is_main, ci_low, ci_high, status.
+        The interval columns are filled on the main metric's row only.
         """
         import pandas as pd
 
