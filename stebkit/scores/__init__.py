@@ -61,7 +61,14 @@ Definitional score (Wegmann et al.'s definition of style, as the reference compu
     the six object clusters; Definitional score = mean of Object of Study, Linguistic
     Features and Content Independence. Datasets the reference does not list join the
     cluster of their declared ``dataset_category``, and every order-alignment dataset
-    also joins content independence, as all of the reference's do.
+    also joins content independence, as all of the reference's do. Records enter at one
+    episode configuration per dataset and task, the same for every model: the benchmark
+    preset's first episode size *and* its episodes per label, as the reference's
+    ``manual_cluster.py`` (``_benchmark_default_ep_configs``) keeps exactly that
+    configuration; a dataset and task with no record at it (the lite suite's own
+    settings, the ``fast`` preset, ``--episode-sizes``/``--episodes-per-label``) enter at
+    the run's own configuration instead of losing their score, and the leaderboard notes
+    say which (:func:`episode_configs`).
 
 Intervals are percentile bootstrap intervals over datasets. Operational: a two-stage
 (clustered) bootstrap inside every task — resample the task's groups, and the datasets
@@ -107,8 +114,10 @@ from stebkit.scores.inputs import (
     DEFINITIONAL_COLUMNS,
     MissingResultsWarning,
     apply_exclusions,
+    episode_configs,
     main_frame,
     score_matrix,
+    select_episode_config,
     select_episode_size,
 )
 from stebkit.scores.ranking import (
@@ -142,6 +151,8 @@ __all__ = [
     "main_frame",
     "apply_exclusions",
     "select_episode_size",
+    "episode_configs",
+    "select_episode_config",
     "score_matrix",
     "listed_datasets",
     "dataset_correlation",

@@ -31,8 +31,10 @@ from stebkit.scores.inputs import (
     _tidy_frame,
     _with_missing,
     apply_exclusions,
+    episode_configs,
     main_frame,
     score_matrix,
+    select_episode_config,
     select_episode_size,
 )
 from stebkit.tasks import FAMILIES
@@ -340,11 +342,14 @@ def operational(results: Any, *, grouping: str | Mapping[str, Any] = "correlatio
 
 @dataclass
 class Definitional:
-    """Definitional scores: one column per cluster and axis, plus paired replicates."""
+    """Definitional scores: one column per cluster and axis, plus paired replicates;
+    ``configs`` holds the episode configuration each dataset and task entered with
+    (:func:`~stebkit.scores.inputs.episode_configs`)."""
 
     scores: pd.DataFrame
     replicates: np.ndarray
     columns: dict[str, dict[tuple[str, str], list[str]]]
+    configs: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 def _definitional_entries(frame: pd.DataFrame, clusters: Mapping[str, Sequence[Any]] | None
@@ -397,6 +402,10 @@ def definitional(results: Any, *, exclude: Iterable[str] | None = DEFAULT_EXCLUD
     reference's excluded models out, as :func:`operational`.
     ``include_unlisted`` as :func:`operational` (so AuthBench, absent from the cluster
     file, does not join idiolect by its category unless asked).
+    Records enter at one episode configuration per dataset and task, size and episodes
+    per label alike: the benchmark preset's, as the reference's ``manual_cluster.py``,
+    else the run's own (:func:`~stebkit.scores.inputs.episode_configs`; ``episode_size``
+    fixes the size).
 
     Examples
     --------
@@ -408,13 +417,14 @@ def definitional(results: Any, *, exclude: Iterable[str] | None = DEFAULT_EXCLUD
     main = _not_scored(main_frame(results, keep_missing=True), grouping_models)[0]
     main = apply_exclusions(main, exclude)[0]
     main, unlisted = _unlisted(main, include_unlisted)
-    main = select_episode_size(main, episode_size)
+    configs = episode_configs(main, episode_size)
+    main = select_episode_config(main, configs)
     main = main[main["value"].notna()].reset_index(drop=True)
     tidy = _tidy_frame(results)
     if tidy is not None:
         tidy = tidy[~tidy["dataset"].isin(unlisted)]
         tidy = _not_scored(tidy, grouping_models)[0]
-        tidy = select_episode_size(apply_exclusions(tidy, exclude)[0], episode_size)
+        tidy = select_episode_config(apply_exclusions(tidy, exclude)[0], configs)
     all_models = sorted(main["model"].unique()) if models is None else list(models)
     main_metric = {}
     if "metric" in main.columns:
@@ -477,4 +487,4 @@ def definitional(results: Any, *, exclude: Iterable[str] | None = DEFAULT_EXCLUD
         [reps[c] for c in ("object_of_study", "linguistic_features", "content_independence")]),
         axis=0)
     scores = pd.DataFrame({c: reps[c][:, 0] for c in DEFINITIONAL_COLUMNS}, index=all_models)
-    return Definitional(scores, reps["definitional_score"], used)
+    return Definitional(scores, reps["definitional_score"], used, configs)

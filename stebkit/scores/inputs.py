@@ -1,5 +1,5 @@
 """The results frame the scores read: main metrics, exclusions, episode sizes and
-score matrices."""
+configurations, and score matrices."""
 
 from __future__ import annotations
 
@@ -154,6 +154,129 @@ def select_episode_size(df: pd.DataFrame, episode_size: int | None = None) -> pd
     merged = df.assign(_s=size).merge(chosen, on=keys + ["_s"], how="inner")
     unknown = df[size.isna()]  # rows without an episode size: nothing to choose between
     return pd.concat([merged.drop(columns="_s"), unknown], ignore_index=True)
+
+
+def _benchmark_config(task: str) -> tuple[float, str] | None:
+    """The benchmark preset's configuration of ``task`` used by the definitional score:
+    its first episode size and its episodes per label (None for an unknown task)."""
+    family = FAMILIES.get(task)
+    if family is None:
+        return None
+    sizes, per_label = family.preset("benchmark")
+    return float(sizes[0]), _per_label_text(per_label)
+
+
+def _per_label_text(value: Any) -> str:
+    """Episodes per label as comparable text: ``"50"``, ``"auto"``, ``""`` when unknown."""
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return ""
+    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
+        return str(int(value))
+    return str(value)
+
+
+def _config_keys(df: pd.DataFrame) -> pd.DataFrame:
+    """``dataset``, ``task``, ``_size`` (numeric) and ``_per`` (text) of every row; a
+    frame without ``episodes_per_label`` has it unknown on every row."""
+    per = (df["episodes_per_label"].map(_per_label_text) if "episodes_per_label" in df.columns
+           else pd.Series("", index=df.index))
+    size = (pd.to_numeric(df["episode_size"], errors="coerce") if "episode_size" in df.columns
+            else pd.Series(np.nan, index=df.index))
+    return pd.DataFrame({"dataset": df["dataset"], "task": df["task"], "_size": size,
+                         "_per": per}, index=df.index)
+
+
+def _shown_config(size: float, per: str) -> str:
+    return f"size {int(size)} x {per or '?'} per label"
+
+
+def episode_configs(df: pd.DataFrame, episode_size: int | None = None) -> pd.DataFrame:
+    """The episode configuration (size and episodes per label) the definitional score
+    takes for each (dataset, task): one configuration, the same for every model.
+
+    The reference's manual clusters (``scripts/benchmark_clustering/manual_cluster.py``,
+    ``_benchmark_default_ep_configs``, at commits 287c19b6f9da and 0a12dc0cd67d) keep,
+    per task, exactly the benchmark preset's configuration: its first episode size and
+    its episodes per label (clustering and all-to-all pairs size 1 with 50, order
+    alignment 1 with 100, predefined pairs 1 with 2, retrieval -1 with 1, probing 1
+    with 1), and drop every other record. stebkit does the same whenever any model has
+    a record (failed ones included) at that configuration for the dataset and task.
+    Records of another configuration — the lite suite's own settings, the ``fast``
+    preset, ``--episode-sizes`` or ``--episodes-per-label`` — would leave the dataset
+    without a definitional score under the reference's rule; for a dataset and task with
+    no record at the benchmark configuration stebkit takes the run's own configuration
+    instead: the episode size chosen as :func:`select_episode_size` chooses it, and at
+    that size the episodes per label that most models have (a tie: the larger number).
+    Configurations are never mixed inside a dataset and task: a model whose record at
+    the chosen configuration failed or is absent has a missing cell, never a value of
+    another configuration. A frame without ``episodes_per_label`` is matched on the
+    episode size alone. ``episode_size`` (an int) fixes the size.
+
+    Returns one row per (dataset, task): ``dataset``, ``task``, ``episode_size``,
+    ``episodes_per_label`` (as text; ``""`` when unknown), ``benchmark`` (the preset's
+    configuration) and ``left_out`` (the other episodes-per-label settings at that
+    size, none entering).
+
+    >>> df = pd.DataFrame({"model": ["m", "m", "n", "m"], "dataset": ["d", "d", "d", "e"],
+    ...                    "task": "clustering", "episode_size": [1, 1, 1, 2],
+    ...                    "episodes_per_label": [50, 100, 100, 10], "value": 0.5})
+    >>> episode_configs(df).to_dict("records")  # doctest: +NORMALIZE_WHITESPACE
+    [{'dataset': 'd', 'task': 'clustering', 'episode_size': 1, 'episodes_per_label': '50',
+      'benchmark': True, 'left_out': ['size 1 x 100 per label']},
+     {'dataset': 'e', 'task': 'clustering', 'episode_size': 2, 'episodes_per_label': '10',
+      'benchmark': False, 'left_out': []}]
+    """
+    columns = ["dataset", "task", "episode_size", "episodes_per_label", "benchmark",
+               "left_out"]
+    keys = _config_keys(df)
+    keys = keys[keys["_size"].notna()]
+    if episode_size is not None:
+        keys = keys[keys["_size"].eq(episode_size)]
+    if keys.empty:
+        return pd.DataFrame(columns=columns)
+    models = df.loc[keys.index, "model"] if "model" in df.columns else keys.index.to_series()
+    counts = (keys.assign(_model=models).groupby(["dataset", "task", "_size", "_per"])
+              ["_model"].nunique().rename("_n").reset_index())
+    rows = []
+    for (dataset, task), cell in counts.groupby(["dataset", "task"], sort=True):
+        bench = _benchmark_config(task)
+        at_bench = cell[cell["_size"].eq(bench[0]) & cell["_per"].eq(bench[1])] \
+            if bench is not None else cell.iloc[:0]
+        if len(at_bench):
+            size, per, is_bench = bench[0], bench[1], True
+        else:
+            probe = cell.rename(columns={"_size": "episode_size"})
+            size = float(select_episode_size(probe, episode_size)["episode_size"].iloc[0])
+            same = cell[cell["_size"].eq(size)].assign(
+                _num=lambda c: pd.to_numeric(c["_per"], errors="coerce"))
+            per = same.sort_values(["_n", "_num"], ascending=False, na_position="last",
+                                   kind="stable")["_per"].iloc[0]
+            is_bench = False
+        others = cell[cell["_size"].eq(size) & ~cell["_per"].eq(per)]
+        rows.append([dataset, task, int(size), per, is_bench,
+                     [_shown_config(size, p) for p in sorted(others["_per"])]])
+    return pd.DataFrame(rows, columns=columns)
+
+
+def select_episode_config(df: pd.DataFrame, configs: pd.DataFrame) -> pd.DataFrame:
+    """The rows of ``df`` at the configurations of ``configs`` (:func:`episode_configs`);
+    rows without an episode size are kept (nothing to choose between).
+
+    >>> df = pd.DataFrame({"model": ["m", "m"], "dataset": "d", "task": "clustering",
+    ...                    "episode_size": 1, "episodes_per_label": [50, 100],
+    ...                    "value": [0.1, 0.9]})
+    >>> select_episode_config(df, episode_configs(df))["value"].tolist()
+    [0.1]
+    """
+    if df.empty or "episode_size" not in df.columns:
+        return df
+    keys = _config_keys(df)
+    chosen = configs.rename(columns={"episode_size": "_size", "episodes_per_label": "_per"})
+    chosen = chosen.assign(_size=chosen["_size"].astype(float), _keep=True)
+    mark = keys.merge(chosen[["dataset", "task", "_size", "_per", "_keep"]],
+                      on=["dataset", "task", "_size", "_per"], how="left")["_keep"]
+    keep = mark.notna().to_numpy() | keys["_size"].isna().to_numpy()
+    return df[keep].reset_index(drop=True)
 
 
 def score_matrix(df: pd.DataFrame, task: str) -> pd.DataFrame:

@@ -18,6 +18,8 @@ from stebkit.scores.grouping import (
 from stebkit.scores.inputs import (
     DEFAULT_EXCLUDE,
     DEFINITIONAL_COLUMNS,
+    _benchmark_config,
+    _shown_config,
     main_frame,
 )
 
@@ -268,8 +270,29 @@ def leaderboard(results: Any, *, grouping: str | Mapping[str, Any] = "correlatio
                                       alpha),
         "definitional_columns": {c: {f"{t} ({m})": ds for (t, m), ds in cols.items()}
                                  for c, cols in de.columns.items()},
+        **_config_attrs(de.configs, de.columns),
     })
     return out
+
+
+def _config_attrs(configs: pd.DataFrame, columns: Mapping[str, Any]) -> dict[str, Any]:
+    """The episode configurations behind the definitional score, for the notes: task ->
+    configuration -> the datasets that entered at it (``definitional_configs``), and
+    task -> dataset -> the configurations left out at its size."""
+    entered: dict[str, set[str]] = {}
+    for cols in columns.values():
+        for (task, _), datasets in cols.items():
+            entered.setdefault(task, set()).update(datasets)
+    used: dict[str, dict[str, list[str]]] = {}
+    left: dict[str, dict[str, list[str]]] = {}
+    for row in configs.itertuples(index=False):
+        if row.dataset not in entered.get(row.task, ()):
+            continue
+        shown = _shown_config(row.episode_size, row.episodes_per_label)
+        used.setdefault(row.task, {}).setdefault(shown, []).append(row.dataset)
+        if row.left_out:
+            left.setdefault(row.task, {})[row.dataset] = list(row.left_out)
+    return {"definitional_configs": used, "definitional_left_out_configs": left}
 
 
 def leaderboard_notes(board: pd.DataFrame) -> list[str]:
@@ -303,6 +326,22 @@ def leaderboard_notes(board: pd.DataFrame) -> list[str]:
     if attrs.get("grouping_excluded_models"):
         lines.append("left out of the correlation grouping (still scored): "
                      + ", ".join(attrs["grouping_excluded_models"]))
+    for task, by_config in (attrs.get("definitional_configs") or {}).items():
+        bench = _benchmark_config(task)
+        preset = _shown_config(*bench) if bench else None
+        for shown, datasets in by_config.items():
+            if shown == preset:
+                continue
+            which = (f"all {len(datasets)} dataset(s)" if len(by_config) == 1
+                     else ", ".join(datasets))
+            lines.append(f"definitional score, {task}: {which} at {shown}, the run's own "
+                         "configuration (" + (f"no record at the benchmark preset's {preset}"
+                                              if preset else "no benchmark preset") + ")")
+    for task, by_dataset in (attrs.get("definitional_left_out_configs") or {}).items():
+        for dataset, shown in by_dataset.items():
+            lines.append(f"definitional score, {task} on {dataset}: records at "
+                         f"{', '.join(shown)} left out (one configuration per dataset and "
+                         "task)")
     if attrs.get("chance"):
         lines.append("chance level, not ranked: " + ", ".join(attrs["chance"]))
     return lines
