@@ -51,7 +51,7 @@ def test_write_is_atomic_and_nan_becomes_null(tmp_path, monkeypatch):
     assert json.loads(path.read_text()) == {**failed, "metrics": {"mrr": None},
                                             "arr": [0, 1, 2], "f": 0.25}
 
-    def broken_replace(src, dst):
+    def broken_replace(src, dst, **dir_fds):
         raise OSError("disk full")
 
     monkeypatch.setattr(os, "replace", broken_replace)
