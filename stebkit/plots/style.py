@@ -112,28 +112,42 @@ def _figure(width: float, height: float) -> tuple[Any, Any]:
     return fig, fig.add_subplot()
 
 
-def figures_dir() -> Path:
-    """Where figures go by default: ``$STEBKIT_FIGURES``, else the nearest ``figures/``.
+SCRATCH_FIGURES = Path("results") / "figures"
+"""Where figures go outside ``make figures``, below the project folder: git ignores
+``results/``, so a notebook run never changes the tracked ``figures/``."""
 
-    The nearest ``figures/`` folder is looked for in the working directory and its parent,
-    so notebooks run from ``notebooks/`` write into the project's ``figures/``; without
-    one, ``./figures`` is created.
+_announced: set[Path] = set()
+
+
+def figures_dir() -> Path:
+    """Where figures go by default: ``$STEBKIT_FIGURES``, else the project's
+    ``results/figures/`` (:data:`SCRATCH_FIGURES`).
+
+    The project folder is the working directory, or its parent when that holds the
+    ``figures/`` folder (notebooks run from ``notebooks/``). The tracked ``figures/`` is
+    written only by ``make figures``, which points ``$STEBKIT_FIGURES`` at it; every
+    other run writes into the git-ignored scratch folder (:func:`save` prints where, once).
+
+    >>> import os, tempfile
+    >>> here = os.getcwd(); os.chdir(tempfile.mkdtemp())
+    >>> os.environ.get("STEBKIT_FIGURES") or figures_dir().as_posix()  # doctest: +ELLIPSIS
+    '.../results/figures'
+    >>> os.chdir(here)
     """
     env = os.environ.get("STEBKIT_FIGURES")
     if env:
         return Path(env)
     here = Path.cwd()
-    for base in (here, here.parent):
-        if (base / "figures").is_dir():
-            return base / "figures"
-    return here / "figures"
+    below_project = not (here / "figures").is_dir() and (here.parent / "figures").is_dir()
+    return (here.parent if below_project else here) / SCRATCH_FIGURES
 
 
 def save(fig: Any, stem: str, directory: str | os.PathLike[str] = "auto", *,
          formats: Sequence[str] = ("pdf", "png"), dpi: int = 300) -> list[Path]:
     """Save ``fig`` as ``<directory>/<stem>.<fmt>`` for each format, atomically.
 
-    ``directory="auto"`` means :func:`figures_dir`.
+    ``directory="auto"`` means :func:`figures_dir`; the first save into its git-ignored
+    scratch folder prints one line saying where.
 
     Returns the written paths. The files have the figure's own size (no cropping, so a
     column-wide figure stays a column wide). PDF files carry no creation date, so reruns
@@ -156,6 +170,10 @@ def save(fig: Any, stem: str, directory: str | os.PathLike[str] = "auto", *,
         with atomic_file(path) as fh:
             fig.savefig(fh, format=fmt, dpi=dpi, metadata=meta)
         paths.append(path)
+    if directory == "auto" and not os.environ.get("STEBKIT_FIGURES") and out_dir not in _announced:
+        _announced.add(out_dir)
+        print(f"figures go to {os.path.relpath(out_dir)}/ (git-ignored; `make figures` "
+              "writes the tracked figures/)")
     return paths
 
 
