@@ -23,14 +23,18 @@ GREY = "#999999"
 CATEGORY_COLORS: Mapping[str, str] = {
     "style": "#0072B2",
     "semantic": "#E69F00",
-    "masked_lm": "#009E73",
-    "causal_lm": "#CC79A7",
-    "multilingual": "#56B4E9",
-    "non_neural": "#D55E00",
-    "baseline": "#D55E00",
+    "masked_lm": "#228833",
+    "causal_lm": "#882255",
+    "multilingual": "#66CCEE",
+    "non_neural": "#000000",
+    "baseline": "#000000",
     "other": GREY,
 }
-"""Fixed colour of each model category, the same in every figure."""
+"""Fixed colour of each model category, the same in every figure (``baseline`` shares
+the colour of ``non_neural``). Blue and orange are Okabe & Ito's, the others Paul Tol's
+colour-blind-safe green, cyan and wine, with black and grey: every two categories stay
+apart in normal vision and for red-green colour blindness (no two oranges, no two
+light blues)."""
 
 CATEGORY_ORDER = ("style", "multilingual", "semantic", "masked_lm", "causal_lm",
                   "non_neural", "baseline", "other")
@@ -54,6 +58,10 @@ STYLE: Mapping[str, Any] = {
     "ps.fonttype": 42,
     "savefig.dpi": 300,
     "figure.dpi": 100,
+    # the margin the layout keeps around the outermost labels (inches; matplotlib's 3 pt
+    # leaves a heat map's tick labels touching the edge of the image)
+    "figure.constrained_layout.h_pad": 0.1,
+    "figure.constrained_layout.w_pad": 0.1,
 }
 """matplotlib rc settings of the stebkit style."""
 
