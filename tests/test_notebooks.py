@@ -32,6 +32,15 @@ def test_notebook_is_stored_without_outputs(path):
     assert not dirty, f"{path.name}: cells {dirty} keep outputs; strip them before committing"
 
 
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_starts_with_what_it_teaches(path):
+    first = json.loads(path.read_text(encoding="utf-8"))["cells"][0]
+    text = "".join(first["source"])
+    assert first["cell_type"] == "markdown", f"{path.name}: starts with a code cell"
+    assert text.startswith(f"# {path.name[:2]} · "), f"{path.name}: no '# NN · title' first"
+    assert len(text.split()) >= 40, f"{path.name}: the first cell says little of its topic"
+
+
 def test_storing_makes_paths_relative_and_refuses_what_is_unfit(tmp_path):
     tool = _store_tool()
     root, home = Path("/work/project"), Path("/root")
