@@ -309,6 +309,19 @@ def _md_cell(value: object) -> str:
     return str(value).replace("|", "\\|").replace("\n", " ")
 
 
+def name_code(name: str) -> str:
+    """``name`` as inline code that a narrow table column wraps only after a ``-`` or
+    ``_`` (``<wbr>``; ``stebkit.css`` keeps the browser from breaking inside a word), so a
+    dataset name never splits mid-word.
+
+    >>> name_code("pan14_corpus1-test")
+    '<code class="name">pan14&#95;<wbr>corpus1-<wbr>test</code>'
+    """
+    parts = re.split(r"(?<=[-_])(?=.)", name)
+    return ('<code class="name">' + "<wbr>".join(html.escape(p).replace("_", "&#95;")
+                                                 for p in parts) + "</code>")
+
+
 def catalogue_page() -> str:
     from stebkit.datasets import get_spec, list_datasets
 
@@ -319,7 +332,7 @@ def catalogue_page() -> str:
         offline = spec.offline and not spec.source.is_hub
         n_off += offline
         rows.append("| " + " | ".join(_md_cell(v) for v in (
-            f"`{spec.name}`", ", ".join(spec.tasks), ", ".join(spec.languages), spec.category,
+            name_code(spec.name), ", ".join(spec.tasks), ", ".join(spec.languages), spec.category,
             spec.license.name, "yes" if offline else "no (Hub)", ", ".join(spec.suites))) + " |")
     return "\n".join([
         "# Dataset catalogue", "",
