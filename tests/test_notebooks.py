@@ -131,6 +131,7 @@ def test_a_notebook_run_leaves_the_tracked_figures_alone(monkeypatch, capsys):
     monkeypatch.setattr(style, "_announced", set())
     monkeypatch.chdir(ROOT / "notebooks")
     before = _git("status", "--porcelain", "--untracked-files=all")
+    existed = (ROOT / "results" / "figures").is_dir()
     fig = Figure()
     fig.add_subplot().plot([0, 1])
     paths = plots.save(fig, f"00_scratch_test_{time.time_ns()}")
@@ -147,6 +148,8 @@ def test_a_notebook_run_leaves_the_tracked_figures_alone(monkeypatch, capsys):
     finally:
         for p in paths:
             p.unlink(missing_ok=True)
+        if not existed:
+            (ROOT / "results" / "figures").rmdir()
 
 
 def test_make_figures_alone_writes_the_tracked_figures(monkeypatch):
