@@ -305,6 +305,20 @@ def cli_page() -> str:
     return "\n".join(lines)
 
 
+def name_code(name: str) -> str:
+    """``name`` as inline code that a narrow table column wraps only after a ``-`` or
+    ``_`` (``<wbr>``; ``stebkit.css`` keeps the browser from breaking inside a word), so a
+    dataset name never splits mid-word; HTML-escaped, and no ``|`` to split a row.
+
+    >>> name_code("pan14_corpus1-test")
+    '<code class="name">pan14&#95;<wbr>corpus1-<wbr>test</code>'
+    """
+    parts = re.split(r"(?<=[-_])(?=.)", name)
+    return ('<code class="name">' + "<wbr>".join(
+        html.escape(p).replace("_", "&#95;").replace("|", "&#124;") for p in parts)
+        + "</code>")
+
+
 def catalogue_page() -> str:
     from stebkit.datasets import get_spec, list_datasets
     from stebkit.escape import markdown_cell
@@ -315,9 +329,10 @@ def catalogue_page() -> str:
         spec = get_spec(name)
         offline = spec.offline and not spec.source.is_hub
         n_off += offline
-        rows.append("| " + " | ".join(markdown_cell(v) for v in (
-            spec.name, ", ".join(spec.tasks), ", ".join(spec.languages), spec.category,
-            spec.license.name, "yes" if offline else "no (Hub)", ", ".join(spec.suites))) + " |")
+        rows.append("| " + " | ".join([name_code(spec.name), *(markdown_cell(v) for v in (
+            ", ".join(spec.tasks), ", ".join(spec.languages), spec.category,
+            spec.license.name, "yes" if offline else "no (Hub)", ", ".join(spec.suites)))])
+            + " |")
     return "\n".join([
         "# Dataset catalogue", "",
         f"All {len(names)} datasets stebkit declares, generated from the registry "

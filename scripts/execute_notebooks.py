@@ -1,8 +1,10 @@
 """Execute the notebooks in full mode for the figures and the website: ``make figures``.
 
 Each ``notebooks/NN_*.ipynb`` is executed from its folder with ``STEBKIT_FAST=0`` (the
-lite records of ``make demo`` in ``results/lite``, all models, full resamples), so its
-figures are written into ``figures/``. The notebooks in ``notebooks/`` stay stored without
+lite records of ``make demo`` in ``results/lite``, all models, full resamples) with
+``STEBKIT_FIGURES`` pointing at ``figures/``: this is the one run that writes the tracked
+figures (any other run of a notebook writes into the git-ignored ``results/figures/``,
+:func:`stebkit.plots.figures_dir`). The notebooks in ``notebooks/`` stay stored without
 outputs; the executed copy is kept in ``.cache/executed/full/``, where ``make docs FULL=1``
 renders it, after three steps:
 
@@ -26,6 +28,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -33,6 +36,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 EXECUTED = ROOT / ".cache" / "executed" / "full"
+FIGURES = ROOT / "figures"
+"""The tracked figures, written by this script only."""
 FAST_TRACES = ("fast mode: True", "STEBKIT_FAST=1")
 MAX_BYTES = 2_000_000
 """Largest kept execution: outputs hold PNG figures and small tables, not data."""
@@ -116,6 +121,7 @@ def notebook_paths(argv: list[str]) -> list[Path]:
 def main(argv: list[str]) -> int:
     paths = notebook_paths(argv)
     builder = site_builder()
+    os.environ["STEBKIT_FIGURES"] = str(FIGURES)  # the kernels inherit it
     for path in paths:
         print(f"== {path.relative_to(ROOT)} (full mode)", flush=True)
         try:
@@ -124,7 +130,7 @@ def main(argv: list[str]) -> int:
             print(f"error: {err}", file=sys.stderr)
             return 1
     print(f"{len(paths)} notebooks executed into {EXECUTED.relative_to(ROOT)}; figures in "
-          "figures/")
+          f"{FIGURES.relative_to(ROOT)}/")
     return 0
 
 

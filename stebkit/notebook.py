@@ -52,7 +52,8 @@ class NotebookSetup:
     ``fast``/``smoke``: fast mode and the smoke data; ``style_model``: the trained style
     model or the fallback; ``models``: the style model first, then the notebook's models
     (plus its full-mode extras outside fast mode), without duplicates; ``results`` and
-    ``figures``: the shared folders (``results/<suite>``, ``figures/``);
+    ``figures``: the shared folders (``results/<suite>``, and
+    :func:`stebkit.plots.figures_dir`: ``results/figures/`` outside ``make figures``);
     ``n_resamples``: bootstrap resamples (200 fast, 2000 full).
     """
 

@@ -4,6 +4,7 @@ full-mode executions of ``make figures`` (kept for the website) are cleaned and 
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 
@@ -29,6 +30,15 @@ def test_notebook_is_stored_without_outputs(path):
     dirty = [i for i, c in enumerate(nb["cells"])
              if c["cell_type"] == "code" and (c.get("outputs") or c.get("execution_count"))]
     assert not dirty, f"{path.name}: cells {dirty} keep outputs; strip them before committing"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_starts_with_what_it_teaches(path):
+    first = json.loads(path.read_text(encoding="utf-8"))["cells"][0]
+    text = "".join(first["source"])
+    assert first["cell_type"] == "markdown", f"{path.name}: starts with a code cell"
+    assert text.startswith(f"# {path.name[:2]} · "), f"{path.name}: no '# NN · title' first"
+    assert len(text.split()) >= 40, f"{path.name}: the first cell says little of its topic"
 
 
 def test_storing_makes_paths_relative_and_refuses_what_is_unfit(tmp_path):
@@ -100,3 +110,53 @@ def test_notebook_executes_in_fast_mode(path):
 
 def test_there_are_notebooks():
     assert len(NOTEBOOKS) >= 1, "notebooks/ has no NN_topic.ipynb notebook"
+
+
+def _git(*args: str) -> str:
+    import subprocess
+
+    return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True,
+                          check=True).stdout
+
+
+@pytest.mark.skipif(not (ROOT / ".git").exists(), reason="not a git checkout")
+def test_a_notebook_run_leaves_the_tracked_figures_alone(monkeypatch, capsys):
+    # a notebook's save outside `make figures`: from notebooks/, STEBKIT_FIGURES unset
+    from matplotlib.figure import Figure
+
+    from stebkit import plots
+    from stebkit.plots import style
+
+    monkeypatch.delenv("STEBKIT_FIGURES", raising=False)
+    monkeypatch.setattr(style, "_announced", set())
+    monkeypatch.chdir(ROOT / "notebooks")
+    before = _git("status", "--porcelain", "--untracked-files=all")
+    existed = (ROOT / "results" / "figures").is_dir()
+    fig = Figure()
+    fig.add_subplot().plot([0, 1])
+    paths = plots.save(fig, f"00_scratch_test_{time.time_ns()}")
+    try:
+        assert {p.parent.resolve() for p in paths} == {ROOT / "results" / "figures"}
+        assert all(p.is_file() for p in paths)
+        assert _git("status", "--porcelain", "--untracked-files=all") == before
+        ignored = _git("check-ignore", *[str(p.resolve()) for p in paths]).split()
+        assert len(ignored) == len(paths)
+        assert capsys.readouterr().out == ("figures go to ../results/figures/ (git-ignored; "
+                                           "`make figures` writes the tracked figures/)\n")
+        plots.save(fig, paths[0].stem)  # said once
+        assert capsys.readouterr().out == ""
+    finally:
+        for p in paths:
+            p.unlink(missing_ok=True)
+        if not existed:
+            (ROOT / "results" / "figures").rmdir()
+
+
+def test_make_figures_alone_writes_the_tracked_figures(monkeypatch):
+    tool = _store_tool()
+    seen = []
+    monkeypatch.setenv("STEBKIT_FIGURES", "elsewhere")  # restored after the test
+    monkeypatch.setattr(tool, "execute_and_store",
+                        lambda path, builder: seen.append(os.environ.get("STEBKIT_FIGURES")))
+    assert tool.main([str(NOTEBOOKS[0])]) == 0
+    assert seen == [str(ROOT / "figures")]

@@ -229,6 +229,31 @@ def test_every_figure_fits_a_column_or_a_page_at_readable_sizes(every_figure, tm
     assert (w, h) == tuple(int(v * 300) for v in res.figure.get_size_inches())
 
 
+def test_heat_map_tick_labels_keep_a_margin_inside_the_saved_image(every_figure):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    dpi = 300  # what save() writes
+    for name in ("task_heatmap", "style_content_heatmap", "grouping_figures"):
+        for k, res in enumerate(every_figure[name]):
+            fig = res.figure
+            FigureCanvasAgg(fig)
+            fig.set_dpi(dpi)
+            renderer = fig.canvas.get_renderer()
+            fig.draw(renderer)
+            edge = fig.bbox
+            drawn = [tick.label1 for ax in fig.axes for axis in (ax.xaxis, ax.yaxis)
+                     for tick in axis.get_major_ticks()
+                     if min(axis.get_view_interval()) <= tick.get_loc()
+                     <= max(axis.get_view_interval())]
+            for label in drawn:
+                if label.get_visible() and label.get_text().strip():
+                    box = label.get_window_extent(renderer)
+                    margin = min(box.x0 - edge.x0, box.y0 - edge.y0, edge.x1 - box.x1,
+                                 edge.y1 - box.y1) * 72 / dpi
+                    assert margin >= 5, f"{name}[{k}] {label.get_text()!r}: {margin:.1f} pt"
+            fig.set_dpi(100)
+
+
 # ---------------------------------------------------------------- style versus content
 def _distance(a, b) -> float:
     from matplotlib.colors import to_rgb
@@ -273,6 +298,49 @@ def test_style_and_content_keep_their_colours_in_both_plot_families():
     with pytest.raises(ValueError, match=r"'bible_style_auc' holds 1\.5 for model 'm'"):
         plots.style_content_heatmap(pd.DataFrame({"model": ["m"], "bible_style_auc": [1.5]}),
                                     directory=None)
+
+
+# ---------------------------------------------------------------- category colours
+# sRGB -> CIELAB (D65), and Machado, Oliveira & Fernandes (2009) full-severity simulations
+_SRGB_TO_XYZ = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722],
+                         [0.0193, 0.1192, 0.9505]])
+_DEUTERANOPIA = np.array([[0.367322, 0.860646, -0.227968], [0.280085, 0.672501, 0.047413],
+                          [-0.011820, 0.042940, 0.968881]])
+_PROTANOPIA = np.array([[0.152286, 1.052583, -0.204868], [0.114503, 0.786281, 0.099216],
+                        [-0.003882, -0.048116, 1.051998]])
+
+
+def _lab(colour, vision=None) -> np.ndarray:
+    from matplotlib.colors import to_rgb
+
+    c = np.asarray(to_rgb(colour))
+    linear = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    if vision is not None:
+        linear = np.clip(vision @ linear, 0, 1)
+    xyz = _SRGB_TO_XYZ @ linear / np.array([0.95047, 1.0, 1.08883])
+    f = np.where(xyz > (6 / 29) ** 3, np.cbrt(xyz), xyz / (3 * (6 / 29) ** 2) + 4 / 29)
+    return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+
+
+def test_category_colours_are_pairwise_distinct_also_when_colour_blind():
+    import itertools
+
+    # the conversion against published values: sRGB red and white in CIELAB
+    np.testing.assert_allclose(_lab("#FF0000"), [53.24, 80.09, 67.20], atol=0.05)
+    np.testing.assert_allclose(_lab("#FFFFFF"), [100, 0, 0], atol=0.05)
+    colours = {c: plots.category_color(c) for c in plots.CATEGORY_ORDER if c != "baseline"}
+    assert plots.category_color("baseline") == colours["non_neural"]  # one category, two names
+    close = []
+    for (a, ca), (b, cb) in itertools.combinations(colours.items(), 2):
+        for vision, matrix in (("normal", None), ("deuteranopia", _DEUTERANOPIA),
+                               ("protanopia", _PROTANOPIA)):
+            delta = float(np.linalg.norm(_lab(ca, matrix) - _lab(cb, matrix)))  # CIE76
+            if delta < 25:
+                close.append(f"{a} {ca} / {b} {cb}: delta E {delta:.1f} ({vision})")
+    assert not close, close
+    # the style and content colours of the style-versus-content figures are unchanged
+    assert colours["style"] == plots.STYLE_CONTENT_COLORS["style"]
+    assert colours["semantic"] == plots.STYLE_CONTENT_COLORS["content"]
 
 
 # ---------------------------------------------------------------- interactive map

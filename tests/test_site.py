@@ -295,7 +295,8 @@ def test_site_has_every_page(site):
     catalogue = (site / "datasets.html").read_text(encoding="utf-8")
     from stebkit.datasets import list_datasets
 
-    missing = [n for n in list_datasets() if f"<code>{n}</code>" not in catalogue]
+    build_site = _build_site_module()
+    missing = [n for n in list_datasets() if build_site.name_code(n) not in catalogue]
     assert not missing, f"datasets missing from the catalogue page: {missing[:5]}"
 
 
@@ -549,6 +550,33 @@ def test_full_build_renders_the_kept_full_mode_executions(tmp_path, monkeypatch)
     build_site.generate(full=False)
     page = json.loads((tmp_path / "src" / "notebooks" / "90_kept.ipynb").read_text())
     assert page["cells"][1]["source"] == build_site.FAST_NOTE
+
+
+def test_catalogue_names_wrap_only_after_a_separator():
+    # the catalogue page as mkdocs renders its Markdown (Python-Markdown, tables), and the
+    # site's CSS: a name is one code element, with a break opportunity after each - and _
+    # and none inside a word
+    import markdown
+
+    from stebkit.datasets import list_datasets
+
+    page = markdown.markdown(_build_site_module().catalogue_page(), extensions=["tables"])
+    codes = re.findall(r'<td><code class="name">(.*?)</code></td>', page)
+    assert sorted(unescape(c.replace("<wbr>", "")) for c in codes) == sorted(list_datasets())
+    for code in codes:
+        *pieces, last = unescape(code).split("<wbr>")
+        assert all(p[-1] in "-_" for p in pieces) and last, code
+        assert "-" not in last[:-1] and "_" not in last[:-1], f"no break after a separator: {code}"
+    assert any(len(c.split("<wbr>")) > 5 for c in codes)  # the long PAN names are split
+    css = (ROOT / "docs" / "pages" / "stebkit.css").read_text(encoding="utf-8")
+    rules = {selector.strip(): body for selector, body in re.findall(
+        r"([^{}]+)\{([^}]*)\}", re.sub(r"/\*.*?\*/", "", css, flags=re.S))}
+    # more specific than the rule that lets table code break anywhere, and than Material's
+    name_rule = rules[".md-typeset table:not([class]) td code.name"]
+    assert "word-break: normal" in name_rule and "overflow-wrap: normal" in name_rule
+    for selector, body in rules.items():
+        if "anywhere" in body or "break-word" in body:
+            assert not selector.endswith("code.name"), selector
 
 
 def test_docstring_markup_becomes_markdown():

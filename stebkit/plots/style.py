@@ -23,14 +23,18 @@ GREY = "#999999"
 CATEGORY_COLORS: Mapping[str, str] = {
     "style": "#0072B2",
     "semantic": "#E69F00",
-    "masked_lm": "#009E73",
-    "causal_lm": "#CC79A7",
-    "multilingual": "#56B4E9",
-    "non_neural": "#D55E00",
-    "baseline": "#D55E00",
+    "masked_lm": "#228833",
+    "causal_lm": "#882255",
+    "multilingual": "#66CCEE",
+    "non_neural": "#000000",
+    "baseline": "#000000",
     "other": GREY,
 }
-"""Fixed colour of each model category, the same in every figure."""
+"""Fixed colour of each model category, the same in every figure (``baseline`` shares
+the colour of ``non_neural``). Blue and orange are Okabe & Ito's, the others Paul Tol's
+colour-blind-safe green, cyan and wine, with black and grey: every two categories stay
+apart in normal vision and for red-green colour blindness (no two oranges, no two
+light blues)."""
 
 CATEGORY_ORDER = ("style", "multilingual", "semantic", "masked_lm", "causal_lm",
                   "non_neural", "baseline", "other")
@@ -54,6 +58,10 @@ STYLE: Mapping[str, Any] = {
     "ps.fonttype": 42,
     "savefig.dpi": 300,
     "figure.dpi": 100,
+    # the margin the layout keeps around the outermost labels (inches; matplotlib's 3 pt
+    # leaves a heat map's tick labels touching the edge of the image)
+    "figure.constrained_layout.h_pad": 0.1,
+    "figure.constrained_layout.w_pad": 0.1,
 }
 """matplotlib rc settings of the stebkit style."""
 
@@ -112,28 +120,42 @@ def _figure(width: float, height: float) -> tuple[Any, Any]:
     return fig, fig.add_subplot()
 
 
-def figures_dir() -> Path:
-    """Where figures go by default: ``$STEBKIT_FIGURES``, else the nearest ``figures/``.
+SCRATCH_FIGURES = Path("results") / "figures"
+"""Where figures go outside ``make figures``, below the project folder: git ignores
+``results/``, so a notebook run never changes the tracked ``figures/``."""
 
-    The nearest ``figures/`` folder is looked for in the working directory and its parent,
-    so notebooks run from ``notebooks/`` write into the project's ``figures/``; without
-    one, ``./figures`` is created.
+_announced: set[Path] = set()
+
+
+def figures_dir() -> Path:
+    """Where figures go by default: ``$STEBKIT_FIGURES``, else the project's
+    ``results/figures/`` (:data:`SCRATCH_FIGURES`).
+
+    The project folder is the working directory, or its parent when that holds the
+    ``figures/`` folder (notebooks run from ``notebooks/``). The tracked ``figures/`` is
+    written only by ``make figures``, which points ``$STEBKIT_FIGURES`` at it; every
+    other run writes into the git-ignored scratch folder (:func:`save` prints where, once).
+
+    >>> import os, tempfile
+    >>> here = os.getcwd(); os.chdir(tempfile.mkdtemp())
+    >>> os.environ.get("STEBKIT_FIGURES") or figures_dir().as_posix()  # doctest: +ELLIPSIS
+    '.../results/figures'
+    >>> os.chdir(here)
     """
     env = os.environ.get("STEBKIT_FIGURES")
     if env:
         return Path(env)
     here = Path.cwd()
-    for base in (here, here.parent):
-        if (base / "figures").is_dir():
-            return base / "figures"
-    return here / "figures"
+    below_project = not (here / "figures").is_dir() and (here.parent / "figures").is_dir()
+    return (here.parent if below_project else here) / SCRATCH_FIGURES
 
 
 def save(fig: Any, stem: str, directory: str | os.PathLike[str] = "auto", *,
          formats: Sequence[str] = ("pdf", "png"), dpi: int = 300) -> list[Path]:
     """Save ``fig`` as ``<directory>/<stem>.<fmt>`` for each format, atomically.
 
-    ``directory="auto"`` means :func:`figures_dir`.
+    ``directory="auto"`` means :func:`figures_dir`; the first save into its git-ignored
+    scratch folder prints one line saying where.
 
     Returns the written paths. The files have the figure's own size (no cropping, so a
     column-wide figure stays a column wide). PDF files carry no creation date, so reruns
@@ -156,6 +178,10 @@ def save(fig: Any, stem: str, directory: str | os.PathLike[str] = "auto", *,
         with atomic_file(path) as fh:
             fig.savefig(fh, format=fmt, dpi=dpi, metadata=meta)
         paths.append(path)
+    if directory == "auto" and not os.environ.get("STEBKIT_FIGURES") and out_dir not in _announced:
+        _announced.add(out_dir)
+        print(f"figures go to {os.path.relpath(out_dir)}/ (git-ignored; `make figures` "
+              "writes the tracked figures/)")
     return paths
 
 
