@@ -60,6 +60,7 @@ API_MODULES = (
     ("stebkit.tasks", "Task families"),
     ("stebkit.runner", "Runner"),
     ("stebkit.results", "Result records"),
+    ("stebkit.names", "File names of models and datasets"),
     ("stebkit.record_items", "Per-item values of a record"),
     ("stebkit.scores", "STEB scores and leaderboards"),
     ("stebkit.plots", "Figures"),

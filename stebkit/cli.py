@@ -545,7 +545,7 @@ def _figures(board: Any, folder: Path, label: str, output: Path) -> None:
     the suite (``<label>_figure1_steb_by_category``, ``<label>_task_heatmap``), so that
     the run of one suite never overwrites the figures of another."""
     from stebkit import plots
-    from stebkit.results import file_name
+    from stebkit.names import file_name
 
     if output in folder.parents:  # a folder below the results: a real one, never a link
         from stebkit._io import open_folder

@@ -1,8 +1,8 @@
 """Result records: one small versioned JSON file per model x dataset x task x episode size.
 
 Layout: ``<root>/<model>/<dataset>/<task>__e<episode_size>.json`` (names made safe for
-every file system, one file name per name — :func:`file_name`; the record keeps the real
-names). A record is written atomically, so
+every file system, one file name per name — :func:`stebkit.names.file_name`; the record
+keeps the real names). A record is written atomically, so
 an interrupted run never leaves a half-written file and a rerun skips what is done.
 
 Record (schema 2)
@@ -53,6 +53,7 @@ from pathlib import Path
 from typing import Any
 
 from stebkit._io import shown as _shown
+from stebkit.names import file_name, safe_name  # moved to stebkit.names, still importable here
 from stebkit.record_items import item_details, per_item  # noqa: F401 (re-exported)
 from stebkit.record_schema import SCHEMA, upgrade_record  # noqa: F401 (re-exported)
 
@@ -67,47 +68,6 @@ UNDEFINED = "the metric is undefined on these data (see the warnings); the resul
 FRAME_COLUMNS = ("model", "model_category", "dataset", "dataset_category", "language",
                  "task", "episode_size", "episodes_per_label", "metric", "value", "is_main",
                  "ci_low", "ci_high", "status")
-
-
-def safe_name(name: str) -> str:
-    """A file-system-safe version of a model or dataset name.
-
-    >>> safe_name("sentence-transformers/all-MiniLM-L6-v2")
-    'sentence-transformers__all-MiniLM-L6-v2'
-    >>> safe_name("my model: v2?")
-    'my_model_v2'
-    """
-    if not isinstance(name, str) or not name.strip():
-        raise ValueError(f"a model or dataset name must be a non-empty string, got {name!r}")
-    out = name.strip().replace("/", "__").replace("\\", "__")
-    out = re.sub(r"[^A-Za-z0-9._+=-]+", "_", out).strip("._")
-    return out or "_"
-
-
-_PLAIN = re.compile(r"[A-Za-z0-9+=-]+(?:[./][A-Za-z0-9+=-]+|_[A-Za-z0-9+=-]+)*")
-
-
-def file_name(name: str) -> str:
-    """The file name of a model or dataset: one name, one file name, never shared.
-
-    A plain name (letters, digits, ``.+=-``, single ``_`` and ``/`` between them) keeps
-    its :func:`safe_name` (``/`` becomes ``__``, which a plain name never holds itself);
-    any other name gets its :func:`safe_name` plus ``~`` and a short hash of the exact
-    name, so ``team/model`` and ``team__model`` never share a file.
-
-    >>> file_name("sentence-transformers/all-MiniLM-L6-v2")
-    'sentence-transformers__all-MiniLM-L6-v2'
-    >>> file_name("team/model") != file_name("team__model")
-    True
-    >>> file_name("team__model")
-    'team__model~29cce84dd9'
-    """
-    base = safe_name(name)
-    if _PLAIN.fullmatch(name):
-        return base
-    import hashlib
-
-    return f"{base}~{hashlib.sha256(name.encode('utf-8')).hexdigest()[:10]}"
 
 
 def record_path(root: str | os.PathLike, model: str, dataset: str, task: str,

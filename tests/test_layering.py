@@ -1,32 +1,46 @@
-"""One-way imports between the package's folders, read from the source with ``ast``.
+"""One-way imports between the package's top-level modules and packages, read from the
+source with ``ast``.
 
 Every ``import``/``from ... import`` statement of every module under ``stebkit/`` counts,
 also inside functions (lazy imports), with relative imports resolved, and so do the
-string arguments of ``importlib.import_module(...)`` and ``__import__(...)``.
+string arguments of ``importlib.import_module(...)`` and ``__import__(...)``. Each
+top-level module or package (a *unit*: ``datasets``, ``results``, ``cli`` ...) stands on
+one floor of :data:`FLOORS`; a unit imports units of its own floor or below, never
+above, and no units import each other in a ring.
 """
 
 from __future__ import annotations
 
 import ast
+import functools
+import inspect
 import sys
 from pathlib import Path
 
-import pytest
-
 PACKAGE = Path(__file__).resolve().parent.parent / "stebkit"
-SUBPACKAGES = ("datasets", "tasks", "encoders", "train")
-HELPERS = ("_io", "errors", "sources", "pooling", "features", "results")
-"""Top-level helper modules any folder may import: files and names, errors, sources,
-pooling, the linguistic features, the record file names. Every other top-level module
-(the runner, the command line, executors, suites, scores, plots...) is ``<top>``."""
 
-FORBIDDEN = {
-    "datasets": ("tasks", "encoders", "train", "<top>"),
-    "tasks": ("encoders", "train"),
-    "encoders": ("train",),
-}
-"""Folder -> what it may not import: data flows from the datasets through the task
-families and the encoders to training (which builds on the encoders)."""
+FLOORS = (
+    ("ground", ("errors", "_io", "names", "sources", "pooling", "features", "escape", "data",
+                "_cli_common", "_cli_errors", "_suitefile", "executor_config")),
+    ("datasets", ("datasets",)),
+    ("tasks", ("tasks",)),
+    ("encoders", ("encoders",)),
+    ("train", ("train",)),
+    ("records", ("record_schema", "record_items", "results", "published", "presets")),
+    ("scores", ("scores", "quality", "plots", "steb_format", "submission", "suites",
+                "validate")),
+    ("runs", ("runs", "runner", "preflight", "executors")),
+    ("commands", ("cli", "leaderboard_cli", "reference_cli", "notebook", "__main__")),
+)
+"""The floors, lowest first, and the units on each. The ground floor holds what every
+floor may use: errors, atomic files, file names of models and datasets, sources, pooling,
+the linguistic features, table escaping, the command line's shared pieces, the suite-file
+grammar and the executor settings a suite file may declare. Data flows up from the
+datasets through the task families and the encoders (training builds on them) to the
+records, the scores and suites built on records, the runs that write records, and the
+commands that start everything."""
+
+FLOOR = {unit: level for level, (_, units) in enumerate(FLOORS) for unit in units}
 
 
 def module_name(path: Path) -> str:
@@ -65,82 +79,180 @@ def imported_names(path: Path) -> list[tuple[int, str]]:
     return out
 
 
-def folder_of(module: str) -> str | None:
-    """``"datasets"`` ... for a module of a folder, ``"<top>"`` for another stebkit module
-    or package (HELPERS: None), None outside stebkit."""
+def unit_of(module: str) -> str | None:
+    """The top-level module or package of stebkit that ``module`` lies in (``"datasets"``
+    for ``stebkit.datasets.spec``); None for the package itself, a name that is no
+    module or package of it, and anything outside stebkit."""
     parts = module.split(".")
     if parts[0] != "stebkit" or len(parts) == 1:
         return None
-    if parts[1] in SUBPACKAGES:
-        return parts[1]
-    if parts[1] in HELPERS:
-        return None
-    module, package = PACKAGE / f"{parts[1]}.py", PACKAGE / parts[1] / "__init__.py"
-    return "<top>" if module.exists() or package.exists() else None
+    single, package = PACKAGE / f"{parts[1]}.py", PACKAGE / parts[1] / "__init__.py"
+    return parts[1] if single.exists() or package.exists() else None
+
+
+def units() -> list[str]:
+    """Every top-level module and package of stebkit."""
+    return sorted({unit_of(module_name(path)) for path in PACKAGE.rglob("*.py")} - {None})
 
 
 def edges() -> list[tuple[str, str, str]]:
-    """``(from folder, to folder, "file:line imports module")`` for every import that
-    crosses folders."""
+    """``(from unit, to unit, "file:line imports module")`` for every import from one
+    unit into another (one per line and unit imported)."""
     out = []
     for path in sorted(PACKAGE.rglob("*.py")):
-        source = folder_of(module_name(path))
-        if source not in SUBPACKAGES:
+        source = unit_of(module_name(path))
+        if source is None:  # the package's face, stebkit/__init__.py, may reach any unit
             continue
+        seen = set()
         for line, target in imported_names(path):
-            dest = folder_of(target)
-            if dest is not None and dest != source:
+            dest = unit_of(target)
+            if dest is not None and dest != source and (line, dest) not in seen:
+                seen.add((line, dest))
                 where = f"{path.relative_to(PACKAGE.parent)}:{line} imports {target}"
                 out.append((source, dest, where))
     return out
 
 
-def test_the_import_reader_sees_lazy_relative_and_string_imports(tmp_path, monkeypatch):
+def upward(found: list[tuple[str, str, str]]) -> list[str]:
+    """The imports of ``found`` that go from a floor up to a higher one, each naming both
+    floors (a unit on no floor is named by the placement test)."""
+    name = [floor for floor, _ in FLOORS]
+    return [f"{where} (floor {name[FLOOR[s]]} -> floor {name[FLOOR[d]]})"
+            for s, d, where in found if s in FLOOR and d in FLOOR and FLOOR[d] > FLOOR[s]]
+
+
+def rings(found: list[tuple[str, str, str]]) -> list[str]:
+    """Each unit of ``found`` that reaches itself through imports, with one import of
+    every step of its ring."""
+    graph: dict[str, dict[str, str]] = {}  # unit -> unit it imports -> one such import
+    for source, dest, where in found:
+        graph.setdefault(source, {}).setdefault(dest, where)
+
+    def path(start: str, goal: str) -> list[str] | None:
+        todo, came = [start], {start: (start, "")}
+        while todo:
+            here = todo.pop(0)
+            for nxt, where in sorted(graph.get(here, {}).items()):
+                if nxt == goal:
+                    steps = [where]
+                    while here != start:
+                        steps.append(came[here][1])
+                        here = came[here][0]
+                    return steps[::-1]
+                if nxt not in came:
+                    came[nxt] = (here, where)
+                    todo.append(nxt)
+        return None
+
+    out = []
+    for unit in sorted(graph):
+        ring = path(unit, unit)
+        if ring:
+            out.append(f"{unit}: " + " -> ".join(ring))
+    return out
+
+
+def _package(tmp_path: Path, files: dict[str, str], monkeypatch) -> None:
+    """A constructed stebkit of ``files`` (path -> source) that the readers above see."""
     pkg = tmp_path / "stebkit"
-    (pkg / "datasets").mkdir(parents=True)
-    (pkg / "__init__.py").write_text("")
-    (pkg / "runner.py").write_text("")
-    (pkg / "datasets" / "__init__.py").write_text("")
-    (pkg / "datasets" / "x.py").write_text(
-        "import importlib\n"
-        "from ..tasks import FAMILIES\n"
-        "def f():\n"
-        "    from stebkit.encoders.base import mean_by_owner\n"
-        "    importlib.import_module('stebkit.train.model')\n"
-        "    __import__('stebkit.runner')\n"
-        "    from .. import errors\n")
+    for name, text in {"__init__.py": "", **files}.items():
+        (pkg / name).parent.mkdir(parents=True, exist_ok=True)
+        (pkg / name).write_text(text)
     monkeypatch.setattr(sys.modules[__name__], "PACKAGE", pkg)
+
+
+def test_the_import_reader_sees_lazy_relative_and_string_imports(tmp_path, monkeypatch):
+    _package(tmp_path, {
+        "runner.py": "", "errors.py": "", "tasks/__init__.py": "", "encoders/__init__.py": "",
+        "train/__init__.py": "", "datasets/__init__.py": "",
+        "datasets/x.py": "import importlib\n"
+                         "from ..tasks import FAMILIES\n"
+                         "def f():\n"
+                         "    from stebkit.encoders.base import mean_by_owner\n"
+                         "    importlib.import_module('stebkit.train.model')\n"
+                         "    __import__('stebkit.runner')\n"
+                         "    from .. import errors\n"
+                         "    import numpy, stebkit\n"}, monkeypatch)
     found = sorted({(s, d) for s, d, _ in edges()})
-    assert found == [("datasets", "<top>"), ("datasets", "encoders"), ("datasets", "tasks"),
-                     ("datasets", "train")]
+    assert found == [("datasets", "encoders"), ("datasets", "errors"), ("datasets", "runner"),
+                     ("datasets", "tasks"), ("datasets", "train")]
+    assert unit_of("stebkit.datasets.x") == "datasets" and unit_of("stebkit.errors") == "errors"
+    assert unit_of("stebkit") is None and unit_of("stebkit.nothing") is None
+    assert unit_of("numpy") is None
 
 
-def test_top_level_packages_count_as_top_like_top_level_modules():
-    assert folder_of("stebkit.runner") == "<top>"
-    for name in ("plots", "suites", "scores", "executors", "runs"):
-        assert (PACKAGE / name / "__init__.py").exists(), name
-        assert folder_of(f"stebkit.{name}") == "<top>", name
-        assert folder_of(f"stebkit.{name}.anything") == "<top>", name
-    assert folder_of("stebkit.datasets.spec") == "datasets" and folder_of("stebkit._io") is None
+def test_a_ring_through_results_is_seen(tmp_path, monkeypatch):
+    # the ring the floors once hid: the registry names its cache files with results'
+    # file_name, results reads the task families, the families build on the datasets
+    _package(tmp_path, {
+        "results.py": "from stebkit.tasks import FAMILIES\n",
+        "tasks/__init__.py": "from stebkit.datasets import load_dataset\n",
+        "datasets/__init__.py": "",
+        "datasets/registry.py": "def processed_path(spec):\n"
+                                "    from ..results import file_name\n"}, monkeypatch)
+    found = edges()
+    assert upward(found) == ["stebkit/datasets/registry.py:2 imports stebkit.results "
+                             "(floor datasets -> floor records)"]
+    assert rings(found) == [
+        "datasets: stebkit/datasets/registry.py:2 imports stebkit.results -> "
+        "stebkit/results.py:1 imports stebkit.tasks -> "
+        "stebkit/tasks/__init__.py:1 imports stebkit.datasets",
+        "results: stebkit/results.py:1 imports stebkit.tasks -> "
+        "stebkit/tasks/__init__.py:1 imports stebkit.datasets -> "
+        "stebkit/datasets/registry.py:2 imports stebkit.results",
+        "tasks: stebkit/tasks/__init__.py:1 imports stebkit.datasets -> "
+        "stebkit/datasets/registry.py:2 imports stebkit.results -> "
+        "stebkit/results.py:1 imports stebkit.tasks"]
 
 
-@pytest.mark.parametrize("folder", sorted(FORBIDDEN))
-def test_a_lower_folder_imports_nothing_from_the_folders_above_it(folder):
-    bad = [where for source, dest, where in edges()
-           if source == folder and dest in FORBIDDEN[folder]]
-    assert not bad, f"stebkit/{folder} must not import {FORBIDDEN[folder]}:\n" + "\n".join(bad)
+def test_imports_back_up_from_the_runs_are_seen(tmp_path, monkeypatch):
+    _package(tmp_path, {
+        "cli.py": "from stebkit.runs import plan\n",
+        "runs/__init__.py": "def plan():\n    from stebkit.cli import main\n",
+        "scores/__init__.py": "",
+        "scores/tables.py": "def table():\n    from ..runs.engine import evaluate\n",
+        "runs/engine.py": "from stebkit.scores import leaderboard\n"}, monkeypatch)
+    assert upward(edges()) == [
+        "stebkit/runs/__init__.py:2 imports stebkit.cli (floor runs -> floor commands)",
+        "stebkit/scores/tables.py:2 imports stebkit.runs.engine (floor scores -> floor runs)"]
 
 
-def test_no_import_cycle_between_the_folders():
-    graph: dict[str, set[str]] = {f: set() for f in SUBPACKAGES}
-    for source, dest, _ in edges():
-        if dest in SUBPACKAGES:
-            graph[source].add(dest)
+def test_a_ring_on_one_floor_is_seen(tmp_path, monkeypatch):
+    _package(tmp_path, {"scores.py": "import stebkit.plots\n",
+                        "plots.py": "def f():\n    import stebkit.scores\n"}, monkeypatch)
+    assert upward(edges()) == []
+    assert [ring.partition(":")[0] for ring in rings(edges())] == ["plots", "scores"]
 
-    def reaches(start: str, goal: str, seen: set[str]) -> bool:
-        return any(nxt == goal or (nxt not in seen and reaches(nxt, goal, seen | {nxt}))
-                   for nxt in graph[start])
 
-    cycles = sorted(f for f in SUBPACKAGES if reaches(f, f, {f}))
-    assert not cycles, f"folders on an import cycle: {cycles}; edges: " \
-        f"{ {k: sorted(v) for k, v in graph.items()} }"
+def test_every_top_level_module_and_package_stands_on_one_floor():
+    placed = [unit for _, on_floor in FLOORS for unit in on_floor]
+    assert len(placed) == len(set(placed)), "a unit stands on two floors"
+    missing = sorted(set(units()) - set(placed))
+    assert not missing, f"put {missing} on a floor of FLOORS in tests/test_layering.py"
+    gone = sorted(set(placed) - set(units()))
+    assert not gone, f"{gone} of FLOORS are no module or package of stebkit: remove them"
+
+
+def test_no_import_goes_up_a_floor():
+    bad = upward(edges())
+    assert not bad, "imports from a floor up to a higher one:\n" + "\n".join(bad)
+
+
+def test_no_import_ring_between_top_level_modules_and_packages():
+    bad = rings(edges())
+    assert not bad, "units that reach themselves through imports:\n" + "\n".join(bad)
+
+
+def test_every_reader_is_an_imported_function():
+    # a reader named by a "module:function" string hides its import from the floors
+    from stebkit.datasets import get_spec, list_datasets
+
+    bad = []
+    for name in list_datasets():
+        reader = get_spec(name).reader
+        while isinstance(reader, functools.partial):
+            reader = reader.func
+        if reader is not None and not inspect.isfunction(reader):
+            bad.append(f"{name}: {reader!r}")
+    assert not bad, "readers that are no function (or functools.partial of one):\n" + \
+        "\n".join(bad)

@@ -19,14 +19,26 @@ True
 
 from __future__ import annotations
 
-import importlib
 import re
+from collections.abc import Callable
 from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
 from stebkit.sources import read_manifest
 
+from .readers import (
+    bible,
+    conllu,
+    detection,
+    eltec,
+    federalist,
+    informal,
+    nltk_zip,
+    parallel,
+    politeness,
+    stel,
+)
 from .spec import DatasetSpec, License, Source, TaskConfig
 
 LITE_SUITES = ("lite", "smoke")
@@ -34,28 +46,10 @@ LITE_SUITES = ("lite", "smoke")
 _MANIFEST = Path(__file__).parent / "readers" / "lite_manifest.txt"
 
 
-class _Reader:
-    """A reader imported on first call, so that listing the suite stays cheap;
-    ``options`` are passed to it as keyword arguments (``sampling="seeded"``)."""
-
-    def __init__(self, target: str, **options: Any) -> None:
-        self.target = target
-        self.options = options
-
-    def __call__(self, spec: DatasetSpec, *, seed: int = 42, smoke: bool = False) -> Any:
-        module, func = self.target.split(":")
-        reader = getattr(importlib.import_module(f"stebkit.datasets.readers.{module}"), func)
-        return reader(spec, seed=seed, smoke=smoke, **self.options)
-
-    def __repr__(self) -> str:
-        options = "".join(f" {k}={v!r}" for k, v in self.options.items())
-        return f"<reader {self.target}{options}>"
-
-
-def _seeded(target: str) -> _Reader:
+def _seeded(reader: Callable[..., Any]) -> partial:
     """A reader of a source the STEB catalogue reads whole: the lite sets draw seeded
     samples (``sampling="seeded"``)."""
-    return _Reader(target, sampling="seeded")
+    return partial(reader, sampling="seeded")
 
 
 @lru_cache(maxsize=1)
@@ -151,7 +145,7 @@ def _stel() -> list[DatasetSpec]:
                          label="style characteristic (position 0 = with it)",
                          tasks={"order_alignment": _STEL_ORDER}, category="linguistic_features",
                          application="style_transfer_evaluation", citation=_CITE["stel"],
-                         reader=_seeded("stel:read_stel"),
+                         reader=_seeded(stel.read_stel),
                          steb_name=f"STEL_{short.replace('-', '_')}",
                          reader_options={"quadruples": 50, "smoke_quadruples": 10}))
     return out
@@ -174,7 +168,7 @@ def _bible() -> list[DatasetSpec]:
                           f"{_BIBLE_NOTE} {_LABELLED_NOTE}", source=src, license=_BIBLE_LICENCE,
               label="Bible version", tasks=_LABELLED, category="time",
               application="register_classification", citation=_CITE["bible"],
-              reader=_seeded("bible:read_bible"), reader_options={"design": "versions",
+              reader=_seeded(bible.read_bible), reader_options={"design": "versions",
                               "versions": ("KJV", "ASV", "BBE", "DARBY", "DRA", "WEB", "YLT"),
                               "spans": 30, "smoke_spans": 20, "smoke_versions": ("KJV", "WEB")}),
         _lite(name="bible-eras",
@@ -185,7 +179,7 @@ def _bible() -> list[DatasetSpec]:
               label="era of the translation (0 = oldest)",
               tasks={"order_alignment": TaskConfig(episode_sizes=(1,), episodes_per_label=60)},
               category="time", application="style_transfer_evaluation", citation=_CITE["bible"],
-              reader=_seeded("bible:read_bible"),
+              reader=_seeded(bible.read_bible),
               reader_options={"design": "order", "versions": ("KJV", "ASV", "BBE", "WEB"),
                               "spans": 60, "smoke_spans": 10}),
     ]
@@ -202,7 +196,7 @@ def _parallel() -> list[DatasetSpec]:
                               url="https://creativecommons.org/licenses/by-nc/4.0/"),
               label="simplicity (position 0 = simplified)", tasks={"order_alignment": _ORDER},
               category="register", application="style_transfer_evaluation", citation=_CITE["asset"],
-              reader=_seeded("parallel:read_asset"), steb_name="ASSET",
+              reader=_seeded(parallel.read_asset), steb_name="ASSET",
               reader_options={"split": "test", "sequences": 100, "smoke_sequences": 20}),
         _lite(name="shakespeare-modern",
               description="Shakespeare lines and their modern paraphrases (SparkNotes/eNotes), "
@@ -214,7 +208,7 @@ def _parallel() -> list[DatasetSpec]:
               label="Early Modern English (position 0 = original)",
               tasks={"order_alignment": _ORDER}, category="time",
               application="style_transfer_evaluation", citation=_CITE["shakespeare"],
-              reader=_seeded("parallel:read_shakespeare"),
+              reader=_seeded(parallel.read_shakespeare),
               reader_options={"sequences": 100, "smoke_sequences": 20}),
     ]
 
@@ -237,7 +231,7 @@ def _eltec() -> list[DatasetSpec]:
                               f"{_LABELLED_NOTE}", languages=(lang,), source=src,
                   license=_ELTEC_LICENCE, label="author", tasks=_LABELLED, category="idiolect",
                   application="authorship_attribution", citation=_CITE["eltec"],
-                  reader=_Reader("eltec:read_eltec"),
+                  reader=eltec.read_eltec,
                   reader_options={"design": "authorship", "per_label": 20, "smoke_per_label": 20,
                                   "smoke_authors": 2}),
             _lite(name=f"eltec-{code}-verification",
@@ -248,7 +242,7 @@ def _eltec() -> list[DatasetSpec]:
                   license=_ELTEC_LICENCE, label="author (same = same author)",
                   tasks={"predefined_pairs": _PAIRS}, category="idiolect",
                   application="authorship_verification", citation=_CITE["eltec"],
-                  reader=_Reader("eltec:read_eltec"),
+                  reader=eltec.read_eltec,
                   reader_options={"design": "verification", "pairs_per_label": 4,
                                   "smoke_pairs_per_label": 2, "smoke_authors": 4}),
             _lite(name=f"eltec-{code}-retrieval",
@@ -257,7 +251,7 @@ def _eltec() -> list[DatasetSpec]:
                               "side and author, as the preset).", languages=(lang,), source=src,
                   license=_ELTEC_LICENCE, label="author", tasks={"retrieval": _RETRIEVAL},
                   category="idiolect", application="authorship_retrieval", citation=_CITE["eltec"],
-                  reader=_Reader("eltec:read_eltec"),
+                  reader=eltec.read_eltec,
                   reader_options={"design": "retrieval", "per_side": 5, "smoke_per_side": 4,
                                   "smoke_authors": 4}),
         ]
@@ -273,7 +267,7 @@ def _authorship() -> list[DatasetSpec]:
               source=_source(r"/cmu\.textstat/.*\.rda$"),
               license=License("MIT (package); texts in the public domain"), label="author",
               tasks=_LABELLED, category="idiolect", application="authorship_attribution",
-              citation=_CITE["federalist"], reader=_Reader("federalist:read_federalist"),
+              citation=_CITE["federalist"], reader=federalist.read_federalist,
               reader_options={"per_label": 20, "smoke_per_label": 20, "smoke_labels": 2}),
         _lite(name="sotu-retrieval",
               description="State of the Union addresses 1945-2006, 11 presidents: 5 passages of a "
@@ -282,7 +276,7 @@ def _authorship() -> list[DatasetSpec]:
                           "retrieval configuration.", source=_source(r"/state_union\.zip$"),
               license=PUBLIC_DOMAIN, label="president", tasks={"retrieval": _RETRIEVAL},
               category="idiolect", application="authorship_retrieval", citation=_CITE["nltk"],
-              reader=_Reader("nltk_zip:read_nltk"),
+              reader=nltk_zip.read_nltk,
               reader_options={"corpus": "state_union", "design": "retrieval", "per_side": 5,
                               "smoke_per_side": 2}),
     ]
@@ -296,7 +290,7 @@ def _registers() -> list[DatasetSpec]:
               license=License("non-commercial use (NLTK descriptor)", non_commercial=True),
               label="genre", tasks=_LABELLED, category="genre",
               application="register_classification", citation=_CITE["brown"],
-              reader=_Reader("nltk_zip:read_nltk"),
+              reader=nltk_zip.read_nltk,
               reader_options={"corpus": "brown", "per_label": 20, "smoke_per_label": 20,
                               "smoke_labels": 2}),
         _lite(name="masc-register",
@@ -306,7 +300,7 @@ def _registers() -> list[DatasetSpec]:
               license=License("MASC: research, education and development, including commercial"),
               label="register", tasks=_LABELLED, category="register",
               application="register_classification", citation=_CITE["masc"],
-              reader=_Reader("nltk_zip:read_nltk"),
+              reader=nltk_zip.read_nltk,
               reader_options={"corpus": "masc_tagged", "per_label": 20, "smoke_per_label": 20,
                               "smoke_labels": 2}),
         _lite(name="webtext-register",
@@ -315,7 +309,7 @@ def _registers() -> list[DatasetSpec]:
               source=_source(r"/webtext\.zip$"), license=License("unspecified (none stated)",
                               research_only=True), label="source/register", tasks=_LABELLED,
               category="register", application="register_classification", citation=_CITE["nltk"],
-              reader=_Reader("nltk_zip:read_nltk"),
+              reader=nltk_zip.read_nltk,
               reader_options={"corpus": "webtext", "per_label": 20, "smoke_per_label": 20,
                               "smoke_labels": 2}),
         _lite(name="nps-chat-age",
@@ -328,7 +322,7 @@ def _registers() -> list[DatasetSpec]:
                               non_commercial=True, research_only=True),
               label="age group of the chat room", tasks=_LABELLED, category="demographics",
               application="register_classification", citation=_CITE["nltk"],
-              reader=_Reader("nltk_zip:read_nltk"),
+              reader=nltk_zip.read_nltk,
               reader_options={"corpus": "nps_chat", "per_label": 20, "smoke_per_label": 20,
                               "smoke_labels": 2}),
         _lite(name="ud-ewt-genre",
@@ -338,7 +332,7 @@ def _registers() -> list[DatasetSpec]:
                           f"{_LABELLED_NOTE}", source=_source(r"/UD_English-EWT/.*\.conllu$"),
               license=CC_BY_SA, label="web genre", tasks=_LABELLED, category="genre",
               application="register_classification", citation=_CITE["ewt"],
-              reader=_Reader("conllu:read_ud"),
+              reader=conllu.read_ud,
               reader_options={"design": "genre", "per_label": 20, "smoke_per_label": 20,
                               "smoke_labels": 2}),
         _lite(name="ud-gum-genre",
@@ -347,7 +341,7 @@ def _registers() -> list[DatasetSpec]:
               source=_source(r"/UD_English-GUM/.*\.conllu$"),
               license=License("CC-BY-NC-SA-4.0", non_commercial=True), label="genre",
               tasks=_LABELLED, category="genre", application="register_classification",
-              citation=_CITE["gum"], reader=_Reader("conllu:read_ud"),
+              citation=_CITE["gum"], reader=conllu.read_ud,
               reader_options={"design": "genre", "per_label": 20, "smoke_per_label": 20,
                               "smoke_labels": 2}),
         _lite(name="politeness-community",
@@ -356,7 +350,7 @@ def _registers() -> list[DatasetSpec]:
               source=_source(r"/politeness/.*\.annotated\.csv$"), license=License("Apache-2.0"),
               label="community", tasks=_LABELLED, category="register",
               application="register_classification", citation=_CITE["politeness"],
-              reader=_seeded("politeness:read_politeness"),
+              reader=_seeded(politeness.read_politeness),
               reader_options={"design": "community", "per_label": 20, "smoke_per_label": 20}),
         _lite(name="politeness-level",
               description="Stanford Politeness requests in five quintiles of the normalised "
@@ -365,7 +359,7 @@ def _registers() -> list[DatasetSpec]:
               source=_source(r"/politeness/.*\.annotated\.csv$"), license=License("Apache-2.0"),
               label="politeness quintile", tasks={"probing": _PROBE}, category="register",
               application="linguistic_probing", citation=_CITE["politeness"],
-              reader=_seeded("politeness:read_politeness"),
+              reader=_seeded(politeness.read_politeness),
               reader_options={"design": "level", "per_label": 40, "smoke_per_label": 8}),
         _lite(name="informal-genre",
               description="German In_Formal sentences by domain (11 domains; the CC BY-NC-SA "
@@ -373,7 +367,7 @@ def _registers() -> list[DatasetSpec]:
               languages=("de",), source=_source(r"/in_formal_sentences\.tsv$"), license=CC_BY_SA,
               label="domain", tasks=_LABELLED, category="genre",
               application="register_classification", citation=_CITE["informal"],
-              reader=_Reader("informal:read_informal"),
+              reader=informal.read_informal,
               reader_options={"design": "genre", "per_label": 20, "smoke_per_label": 20,
                               "smoke_labels": 2}),
         _lite(name="informal-formality",
@@ -383,7 +377,7 @@ def _registers() -> list[DatasetSpec]:
               languages=("de",), source=_source(r"/in_formal_sentences\.tsv$"), license=CC_BY_SA,
               label="formality quintile", tasks={"probing": _PROBE}, category="register",
               application="linguistic_probing", citation=_CITE["informal"],
-              reader=_Reader("informal:read_informal"),
+              reader=informal.read_informal,
               reader_options={"design": "formality", "per_label": 40, "smoke_per_label": 8}),
     ]
 
@@ -406,7 +400,7 @@ def _detection() -> list[DatasetSpec]:
                          license=License("MIT (repository); source datasets keep their own terms"),
                          label="writer (human or generator)", tasks=_LABELLED, category="idiolect",
                          application="ai_text_detection", citation=_CITE["fastdetect"],
-                         reader=_Reader("detection:read_detection"),
+                         reader=detection.read_detection,
                          reader_options={"kind": "fastdetect", "per_label": 20,
                                          "smoke_per_label": 20, "smoke_labels": 2}))
     m4 = {"eng": ("en", r"test_(arxiv|reddit|wikihow|wikipedia)_llama2",
@@ -424,7 +418,7 @@ def _detection() -> list[DatasetSpec]:
                          languages=(lang,), source=_source(rf"/M4/.*/{pattern}\.jsonl$"),
                          license=NO_LICENCE, label="writer (human or llama-2-70b-chat)",
                          tasks=_LABELLED, category="idiolect", application="ai_text_detection",
-                         citation=_CITE["m4"], reader=_Reader("detection:read_detection"),
+                         citation=_CITE["m4"], reader=detection.read_detection,
                          reader_options={"kind": "m4", "language": lang, "per_label": 20,
                                          "smoke_per_label": 20, "smoke_labels": 2}))
     out += [
@@ -436,7 +430,7 @@ def _detection() -> list[DatasetSpec]:
                           f"{_LABELLED_NOTE}", source=_source(r"/ArguGPT/.*\.csv$"),
               license=NO_LICENCE, label="generator", tasks=_LABELLED, category="idiolect",
               application="ai_text_detection", citation=_CITE["argugpt"],
-              reader=_Reader("detection:read_detection"),
+              reader=detection.read_detection,
               reader_options={"kind": "argugpt", "per_label": 20, "smoke_per_label": 20,
                               "smoke_labels": 2}),
         _lite(name="gum-summaries",
@@ -447,7 +441,7 @@ def _detection() -> list[DatasetSpec]:
               license=License("CC-BY-NC-SA-4.0", non_commercial=True),
               label="writer (human or generator)", tasks=_LABELLED, category="idiolect",
               application="ai_text_detection", citation=_CITE["gum"],
-              reader=_Reader("conllu:read_ud"),
+              reader=conllu.read_ud,
               reader_options={"design": "summaries", "per_label": 20, "smoke_per_label": 20,
                               "smoke_labels": 2}),
     ]

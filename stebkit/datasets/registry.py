@@ -27,6 +27,7 @@ import pandas as pd
 
 from .._io import atomic_file, inside, write_text
 from ..errors import DataUnavailable
+from ..names import file_name
 from ..sources import cache_dir, file_sha256, local_path, locate
 from .hub import (
     check_remote_code,
@@ -244,8 +245,6 @@ def processed_path(spec: DatasetSpec, fp: str) -> Path:
     """Where the processed records of ``spec`` with fingerprint ``fp`` are kept (always
     inside ``$STEBKIT_CACHE/processed``, whatever the name); their sha256 is kept beside
     them in ``<file>.sha256``."""
-    from ..results import file_name
-
     return inside(cache_dir() / "processed", f"{file_name(spec.name)}-{fp[:16]}.parquet")
 
 

@@ -19,6 +19,7 @@ from typing import Any
 from stebkit.executor_config import (
     ExecutorError,
 )
+from stebkit.names import file_name
 
 JOBS_DIR = "jobs"
 """Folder of the results folder that holds job logs, claims, the plan and the job index."""
@@ -30,13 +31,11 @@ def jobs_dir(output_dir: str | os.PathLike) -> Path:
 
 def claim_path(output_dir: str | os.PathLike, model: str, dataset: str) -> Path:
     """The claim file of one unit: one per model and dataset name, as their records
-    (:func:`stebkit.results.file_name`), so ``team/set`` and ``team__set`` never share one.
+    (:func:`stebkit.names.file_name`), so ``team/set`` and ``team__set`` never share one.
 
     >>> claim_path("res", "random", "team/set") != claim_path("res", "random", "team__set")
     True
     """
-    from stebkit.results import file_name
-
     return jobs_dir(output_dir) / "claims" / file_name(model) / f"{file_name(dataset)}.claim"
 
 
@@ -162,7 +161,6 @@ def job_files_dir(root: str | os.PathLike, run: str) -> Path:
     """
     import hashlib
 
-    from stebkit.results import file_name
     from stebkit.sources import cache_dir
 
     key = hashlib.sha256(str(Path(root).resolve()).encode()).hexdigest()[:12]
@@ -319,8 +317,6 @@ def outcome_path(root: Path, run: str, job: str) -> Path:
     >>> outcome_path(Path("res"), "20260101T000000-abc123", "12_3").as_posix()
     'res/jobs/outcomes/20260101T000000-abc123-12_3.outcome'
     """
-    from stebkit.results import file_name
-
     return jobs_dir(root) / "outcomes" / f"{file_name(f'{run}-{job}')}.outcome"
 
 

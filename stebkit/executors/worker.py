@@ -177,7 +177,7 @@ def _prepare_datasets(datasets: Sequence[str], kwargs: Mapping[str, Any],
     import hashlib
 
     from stebkit.datasets import get_spec, load_dataset
-    from stebkit.results import file_name
+    from stebkit.names import file_name
     from stebkit.sources import cache_dir
 
     seed, smoke = int(kwargs.get("seed", 42)), bool(kwargs.get("smoke", False))
