@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-_MARKDOWN_SPECIALS = "\\`*[]|"
+_MARKDOWN_SPECIALS = "\\`*[]()!|"
 _LATEX = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
           "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
           "\\": r"\textbackslash{}"}
@@ -59,9 +59,9 @@ def markdown_cell(value: Any) -> str:
     """``value`` as the text of one Markdown table cell: no row split, no HTML, no link.
 
     >>> markdown_cell("a|b"), markdown_cell("<img src=x onerror=alert(1)>")
-    ('a\\\\|b', '&lt;img src=x onerror=alert(1)&gt;')
-    >>> print(markdown_cell("[x](javascript:alert(1))"))  # no link without its brackets
-    \\[x\\](javascript:alert(1))
+    ('a\\\\|b', '&lt;img src=x onerror=alert\\\\(1\\\\)&gt;')
+    >>> print(markdown_cell("[x](javascript:alert(1))"))
+    \\[x\\]\\(javascript:alert\\(1\\)\\)
     """
     text = str(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     text = "".join("\\" + ch if ch in _MARKDOWN_SPECIALS else ch for ch in text)

@@ -331,7 +331,7 @@ def test_02_a_suite_dataset_cannot_replace_a_built_in_one(tmp_path):
         load_suite(suite)
     assert get_spec("eltec-eng-authorship") is before
     # a name differing only in case would share its record folder on some file systems
-    with pytest.raises(SuiteError, match="clashes"):
+    with pytest.raises(SuiteError, match="differs only in case"):
         load_suite(_suite(tmp_path, "name: ELTEC-eng-authorship, task: clustering, "
                                     "source: {path: d.csv}"))
     # reading one's own suite again is fine

@@ -197,12 +197,40 @@ def run_lock(root: Path, info: Mapping[str, Any]) -> Iterator[None]:
     block: one run at a time writes there. The processes of one run (``info["run"]``: the
     command, its local workers and its SLURM jobs) share it; while another run holds it,
     :class:`RunBusy` names that run (the ``run``, ``host``, ``pid``, ``started`` and
-    ``settings`` it wrote). The lock goes with the processes that hold it.
+    ``settings`` it wrote). The lock goes with the processes that hold it. A block that
+    fails before it wrote anything (bad arguments) leaves no folder behind that the lock
+    made: the results folder is as before.
 
     >>> import tempfile
     >>> with run_lock(Path(tempfile.mkdtemp()), {"run": "r1"}):
     ...     pass
     """
+    made = [folder for folder in (Path(root), jobs_dir(root)) if not folder.exists()]
+    try:
+        with _held_run_lock(root, info):
+            yield
+    except BaseException:
+        _remove_lock_only_folders(made)
+        raise
+
+
+def _remove_lock_only_folders(made: list[Path]) -> None:
+    """Remove the folders of ``made`` (a results folder and its ``jobs/``, made for the
+    run lock) when they hold nothing but the lock's own files."""
+    for folder in reversed(made):
+        try:
+            rest = {p.name for p in folder.iterdir()} - {"run.lock", ".run.mutex"}
+            if rest or folder.is_symlink():
+                return
+            for name in ("run.lock", ".run.mutex"):
+                (folder / name).unlink(missing_ok=True)
+            folder.rmdir()
+        except OSError:
+            return
+
+
+@contextlib.contextmanager
+def _held_run_lock(root: Path, info: Mapping[str, Any]) -> Iterator[None]:
     path = jobs_dir(root) / "run.lock"
     with _file_lock(jobs_dir(root) / ".run.mutex", root):  # one newcomer at a time
         fd = open_regular(path, os.O_RDWR | os.O_CREAT, root)
