@@ -81,9 +81,3 @@ def codes(y: np.ndarray) -> tuple[np.ndarray, int]:
         raise TypeError(f"labels must be mutually comparable (e.g. all str or all int): {err}") \
             from None
     return inv.reshape(-1).astype(np.int64), int(uniq.shape[0])
-
-
-def unit_rows(x: np.ndarray, dtype: type = np.float64) -> np.ndarray:
-    """Rows scaled to unit L2 norm along the last axis (input already checked non-zero)."""
-    x = np.asarray(x, dtype=dtype)
-    return x / np.linalg.norm(x, axis=-1, keepdims=True)

@@ -24,7 +24,7 @@ import numpy as np
 
 from stebkit.datasets.spec import RECORD_COLUMNS
 
-from . import _checks
+from . import _checks, similarity
 from .family import Statistic, TaskFamily, mean_of
 from .inputs import TaskInput, _report, _require, _sample, _Texts, _valid_rows
 from .result import TaskResult
@@ -43,9 +43,7 @@ def alignment(source: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.nd
     """
     from scipy.optimize import linear_sum_assignment
 
-    src = _checks.unit_rows(np.asarray(source, dtype=np.float64))
-    tgt = _checks.unit_rows(np.asarray(target, dtype=np.float64))
-    cos = src @ tgt.T
+    cos = similarity.cosine_matrix(source, target)
     rows, cols = linear_sum_assignment(1.0 - np.maximum(cos, 0.0))
     return cols[np.argsort(rows)], cos
 
@@ -54,7 +52,7 @@ def _accuracy(src: np.ndarray, tgt: np.ndarray, offset: int) -> float:
     """Fraction of ``src`` rows the optimal assignment maps to position ``row + offset``."""
     from scipy.optimize import linear_sum_assignment
 
-    cost = 1.0 - np.maximum(src @ tgt.T, 0.0)
+    cost = 1.0 - np.maximum(similarity.cosine_matrix(src, tgt, unit=True), 0.0)
     rows, cols = linear_sum_assignment(cost)
     return float(np.mean(cols[np.argsort(rows)] == np.arange(src.shape[0]) + offset))
 
@@ -97,7 +95,7 @@ def order_alignment(embeddings: np.ndarray, labels: np.ndarray) -> dict:
     if x.shape[1] < 2:
         raise ValueError(f"embeddings has {x.shape[1]} position(s) per sequence; order "
                          "alignment needs at least 2")
-    unit = _checks.unit_rows(x)
+    unit = similarity.unit_rows(x)
     code, k = _checks.codes(y)
     pairs = []
     for c in range(k):

@@ -8,8 +8,9 @@ Two task families share one metric kernel:
 
 Each pair is scored by the cosine similarity of its two embeddings, or, with
 ``scoring="l1"``, by their negative L1 distance (the reference's scoring of its LFTK
-baseline: raw feature vectors scaled to unit length, compared coordinate by coordinate).
-The metrics are those
+baseline: raw feature vectors scaled to unit length, compared coordinate by coordinate),
+rounded to float32 as :mod:`stebkit.tasks.similarity` states, so that equal similarities
+are ties on every machine. The metrics are those
 of STEB: ``auc`` (area under the ROC curve, the main score), ``eer`` (equal error rate) and
 the McClish-standardised partial AUCs ``auc@0.01`` ... ``auc@0.50`` — numerically the same
 as scikit-learn's ``roc_auc_score(y, s, max_fpr=f)`` and the EER read off ``roc_curve``
@@ -26,7 +27,7 @@ import numpy as np
 
 from stebkit.datasets.spec import RECORD_COLUMNS
 
-from . import _checks
+from . import _checks, similarity
 from .clustering import build_labelled
 from .family import SCORINGS, Statistic, TaskFamily, check_scoring
 from .inputs import TaskInput, _report, _require, _Texts, _valid_rows
@@ -39,16 +40,14 @@ _BLOCK_ELEMENTS = 2_000_000  # similarity entries computed at once (16 MB in flo
 
 def _prepared(x: np.ndarray, scoring: str) -> np.ndarray:
     """Rows ready for :func:`_scores`: unit rows for cosine, float64 rows for L1."""
-    return _checks.unit_rows(x) if scoring == "cosine" else np.asarray(x, dtype=np.float64)
+    return similarity.unit_rows(x) if scoring == "cosine" else np.asarray(x, dtype=np.float64)
 
 
 def _scores(a: np.ndarray, b: np.ndarray, scoring: str) -> np.ndarray:
-    """Score matrix between the prepared rows ``a`` and ``b``."""
+    """Score matrix between the prepared rows ``a`` and ``b`` (:mod:`.similarity`'s rule)."""
     if scoring == "cosine":
-        return a @ b.T
-    from scipy.spatial.distance import cdist
-
-    return -cdist(a, b, "cityblock")
+        return similarity.cosine_matrix(a, b, unit=True)
+    return similarity.l1_matrix(a, b)
 
 
 def roc_points(pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -122,7 +121,8 @@ def all_to_all_pairs(embeddings: np.ndarray, labels: np.ndarray, *,
     """Pair classification over every unordered pair of a labelled set.
 
     Each of the ``n (n - 1) / 2`` pairs is scored by cosine similarity (or, with
-    ``scoring="l1"``, negative L1 distance; computed in float64, block by block) and is
+    ``scoring="l1"``, negative L1 distance; computed in float64, block by block, and
+    rounded to float32: :mod:`stebkit.tasks.similarity`) and is
     positive when the two labels are equal.
 
     Parameters
@@ -213,12 +213,13 @@ def _per_label(unit: np.ndarray, code: np.ndarray, names: np.ndarray, scoring: s
 
 
 def pair_scores(emb_a: np.ndarray, emb_b: np.ndarray, scoring: str = "cosine") -> np.ndarray:
-    """The score of each trial ``(emb_a[i], emb_b[i])``: the cosine similarity (float64),
-    or the negative L1 distance with ``scoring="l1"``, as :func:`predefined_pairs` scores it.
+    """The score of each trial ``(emb_a[i], emb_b[i])``: the cosine similarity, or the
+    negative L1 distance with ``scoring="l1"``, as :func:`predefined_pairs` scores it
+    (float64 values rounded to float32: :mod:`stebkit.tasks.similarity`).
 
     >>> a, b = np.array([[1.0, 0.0], [1.0, 1.0]]), np.array([[2.0, 0.0], [0.0, 1.0]])
     >>> pair_scores(a, b)
-    array([1.        , 0.70710678])
+    array([1.        , 0.70710677])
     >>> pair_scores(a, b, scoring="l1")
     array([-1., -1.])
     """
@@ -229,8 +230,8 @@ def pair_scores(emb_a: np.ndarray, emb_b: np.ndarray, scoring: str = "cosine") -
         raise ValueError(f"emb_a has shape {xa.shape} but emb_b has shape {xb.shape}; "
                          "each trial needs one row in both")
     if scoring == "l1":
-        return -np.abs(np.asarray(xa, np.float64) - np.asarray(xb, np.float64)).sum(axis=1)
-    return np.einsum("ij,ij->i", _checks.unit_rows(xa), _checks.unit_rows(xb))
+        return similarity.l1_rows(xa, xb)
+    return similarity.cosine_rows(xa, xb)
 
 
 def predefined_pairs(emb_a: np.ndarray, emb_b: np.ndarray, same: np.ndarray, *,

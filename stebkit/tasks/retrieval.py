@@ -15,7 +15,7 @@ import numpy as np
 
 from stebkit.datasets.spec import RECORD_COLUMNS
 
-from . import _checks
+from . import _checks, similarity
 from .family import Statistic, TaskFamily, mean_of
 from .inputs import (
     SIDES,
@@ -32,7 +32,7 @@ from .result import TaskResult
 #: Cut-offs of the reported ``recall@k`` values.
 RECALL_KS: tuple[int, ...] = (1, 8, 16, 32, 64, 128)
 
-_CHUNK_ELEMENTS = 8_000_000  # similarities held at once (32 MB in float32)
+_CHUNK_ELEMENTS = 4_000_000  # similarities held at once (32 MB in float64)
 
 
 def _ranks(sims: np.ndarray, rows: np.ndarray, targets: np.ndarray) -> np.ndarray:
@@ -125,9 +125,8 @@ def retrieval(query_emb: np.ndarray, query_labels: np.ndarray, target_emb: np.nd
     if keep_q.shape[0] == 0:
         raise ValueError("no query label occurs among target_labels; retrieval needs at least "
                          "one query whose label is present on the target side")
-    dtype = np.result_type(q.dtype, t.dtype, np.float32)
-    qn = _checks.unit_rows(q[keep_q], dtype)
-    tn = _checks.unit_rows(t, dtype)
+    qn = similarity.unit_rows(q[keep_q])
+    tn = similarity.unit_rows(t)
     code, n_codes = _checks.codes(np.concatenate([qy[keep_q], ty]))
     q_code, t_code = code[: keep_q.shape[0]], code[keep_q.shape[0]:]
     per_code = np.bincount(t_code, minlength=n_codes)
@@ -140,7 +139,7 @@ def retrieval(query_emb: np.ndarray, query_labels: np.ndarray, target_emb: np.nd
     chunk = max(1, _CHUNK_ELEMENTS // n_t)
     for a in range(0, n_q, chunk):
         b = min(a + chunk, n_q)
-        sims = qn[a:b] @ tn.T
+        sims = similarity.cosine_matrix(qn[a:b], tn, unit=True)
         rows = np.repeat(np.arange(b - a), n_rel[a:b])
         targets = np.concatenate([by_label[c] for c in q_code[a:b]])
         ranks[start[a]: start[b]] = _ranks(sims, rows, targets)

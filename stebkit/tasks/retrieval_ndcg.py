@@ -20,7 +20,7 @@ import numpy as np
 
 from stebkit.datasets.spec import RECORD_COLUMNS
 
-from . import _checks
+from . import _checks, similarity
 from .family import Statistic, TaskFamily, mean_of
 from .inputs import TaskInput, _checked_sides, _report, _require, _Texts, _valid_rows
 from .result import TaskResult
@@ -115,14 +115,14 @@ def retrieval_ndcg(
         warnings.warn(f"{int((~has_rel).sum())} of {n_q} queries have no relevant document "
                       "and are left out of the scores", UserWarning, stacklevel=2)
     depth = min(n_c, max(k, *recall_at))
-    q = _checks.unit_rows(query_emb)[has_rel]
-    c = _checks.unit_rows(corpus_emb)
+    q = similarity.unit_rows(query_emb)[has_rel]
+    c = similarity.unit_rows(corpus_emb)
     rel = rel[has_rel]
     top = np.empty((q.shape[0], depth), dtype=np.int64)
     step = max(1, _BLOCK_ELEMENTS // n_c)
     order_index = np.arange(n_c)
     for start in range(0, q.shape[0], step):
-        sims = q[start:start + step] @ c.T
+        sims = similarity.cosine_matrix(q[start:start + step], c, unit=True)
         # Sort by descending similarity, then ascending corpus index (lexsort: last key first).
         for row, s in enumerate(sims):
             top[start + row] = np.lexsort((order_index, -s))[:depth]
