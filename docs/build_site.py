@@ -58,7 +58,7 @@ API_MODULES = (
     ("stebkit.datasets", "Datasets"),
     ("stebkit.encoders", "Encoders"),
     ("stebkit.tasks", "Task families"),
-    ("stebkit.runner", "Runner"),
+    ("stebkit.runs.engine", "Runner"),
     ("stebkit.results", "Result records"),
     ("stebkit.record_items", "Per-item values of a record"),
     ("stebkit.scores", "STEB scores and leaderboards"),
