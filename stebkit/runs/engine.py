@@ -33,17 +33,14 @@ recorded as ``"skipped"`` with the reason. A successful record made with other s
 
 from __future__ import annotations
 
-import contextlib
 import errno
-import json
 import logging
 import os
 import sys
 import time
-import traceback
 import warnings
 from collections.abc import Mapping, Sequence
-from datetime import datetime, timezone
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -56,12 +53,9 @@ from stebkit.results import (
     Record,
     Results,
     check_metrics,
-    check_record,
-    new_record,
-    per_item,
     write_record,
 )
-from stebkit.runs import context as run_context
+from stebkit.runs import records
 from stebkit.runs.context import OVERWRITE, RunContext, run_protocol
 from stebkit.runs.encoders import (
     _embeds_episodes,
@@ -87,6 +81,7 @@ from stebkit.runs.planning import (
     planned_model,
     resume_protocol,
 )
+from stebkit.runs.records import COLLAPSE_WARN
 from stebkit.tasks import TaskFamily
 from stebkit.tasks.inputs import TaskInput, keep_texts, restrict
 
@@ -100,62 +95,6 @@ __all__ = [
 ]
 
 log = logging.getLogger("stebkit.runner")
-
-COLLAPSE_WARN = 0.1
-"""A record warns when more than this share of its distinct texts (or, for encoders that
-embed episodes themselves, of its items) share one identical vector."""
-
-
-# --------------------------------------------------------------------------- records
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
-
-
-def _model_meta(model: PlannedModel, encoder: Any) -> dict[str, Any]:
-    name, info = model.name, model.info
-    category = getattr(encoder, "category", None)
-    if category is None:  # the zoo's category of this very name (not of a Hub id)
-        category = info.category if info is not None and info.name == name else None
-    revision = getattr(encoder, "revision", None) if not isinstance(encoder, Exception) else None
-    meta = {"name": name, "revision": str(revision or "unknown"),
-            "category": category or "custom"}
-    with contextlib.suppress(Exception):  # an encoder that failed or has no such options
-        # every option that changes a vector: the embedding cache's key
-        meta["encoder_config"] = json.loads(json.dumps(dict(encoder.cache_config),
-                                                       sort_keys=True, default=str))
-    return meta
-
-
-def _dataset_meta(unit: Unit) -> dict[str, Any]:
-    spec = unit.spec
-    return {"name": spec.name, "fingerprint": unit.fingerprint,
-            "source_sha256": [sha for _, sha in spec.source.urls],
-            "category": spec.category, "languages": list(spec.languages),
-            "application": spec.application}
-
-
-def _skeleton(unit: Unit, protocol: dict[str, Any], model: dict[str, Any],
-              dataset: dict[str, Any]) -> dict[str, Any]:
-    return new_record(model=model, dataset=dataset, task=unit.task,
-                      episode_size=unit.episode_size,
-                      episodes_per_label=unit.episodes_per_label, seed=protocol["seed"],
-                      protocol=protocol,
-                      main_metric=unit.spec.main_metric or unit.family.main_metric,
-                      n_items=0, runtime_s=0.0, date=_now())
-
-
-def _failed(record: dict[str, Any], err: BaseException, started: float) -> dict[str, Any]:
-    tb = traceback.format_exception(type(err), err, err.__traceback__)
-    record.update(status="failed", error=f"{type(err).__name__}: {err}",
-                  traceback="".join(tb[-3:]).strip(),
-                  runtime_s=round(time.perf_counter() - started, 3))
-    log.warning("%s / %s / %s (e=%s) failed: %s", record["model"]["name"],
-                record["dataset"]["name"], record["task"], record["episode_size"],
-                record["error"])
-    return record
-
 
 # --------------------------------------------------------------------------- work
 
@@ -189,36 +128,18 @@ def _evaluate(family: TaskFamily, ti: TaskInput, item_emb: np.ndarray, *, seed: 
                      scoring=scoring)
 
 
-def _run_unit(unit: Unit, ti: TaskInput, item_emb: np.ndarray, record: dict[str, Any],
-              *, seed: int, batch_size: int, scoring: str = "cosine") -> dict[str, Any]:
-    family = unit.family
-    scoring = family.scoring_for(scoring)
-    record["protocol"]["scoring"] = scoring
-    result, messages = _evaluate(family, ti, item_emb, seed=seed, batch_size=batch_size,
+def _result(unit: Unit, ti: TaskInput, item_emb: np.ndarray, main: str, *, seed: int,
+            batch_size: int, scoring: str) -> tuple[Any, tuple, Any, list[str]]:
+    """The family's result on built inputs, its parts (:func:`_parts`), its item ids and
+    its warnings; a ValueError when it lacks the record's main metric."""
+    result, messages = _evaluate(unit.family, ti, item_emb, seed=seed, batch_size=batch_size,
                                  scoring=scoring)
-    metrics, counts, chosen = _parts(result)
-    main = record["main_metric"]
-    if main not in metrics:
+    parts = _parts(result)
+    if main not in parts[0]:
         raise ValueError(f"dataset {unit.spec.name!r}, task {unit.task!r}, field "
                          f"'main_metric': the family does not produce {main!r}; its metrics "
-                         f"are {sorted(metrics)}")
-    ids = family.item_ids(ti, result)
-    details = result.get("details") or {}
-    if isinstance(details.get("per_label"), Mapping):
-        record["per_label"] = {str(k): dict(v) for k, v in details["per_label"].items()}
-    record.update(metrics=metrics, counts=counts, chosen=chosen,
-                  higher_is_better=family.metrics.get(main, True),
-                  # None when a dataset's main metric is not the one the bootstrap resamples
-                  ci=family.bootstrap(result, seed=seed,
-                                      n_resamples=run_context.N_RESAMPLES,
-                                      confidence=run_context.CONFIDENCE)
-                  if main == family.main_metric else None,
-                  episodes_per_label=ti.episodes_per_label,
-                  n_items=len(ids) or ti.n_items, n_texts=len(ti.texts),
-                  dropped=dict(ti.dropped), per_item=per_item(unit.task, result, ids),
-                  status="ok")
-    record["warnings"] = record.get("warnings", []) + messages
-    return record
+                         f"are {sorted(parts[0])}")
+    return result, parts, unit.family.item_ids(ti, result), messages
 
 
 def _field_texts(records: Any, name: str, sub: Submetric) -> set[str]:
@@ -233,23 +154,24 @@ def _field_texts(records: Any, name: str, sub: Submetric) -> set[str]:
     return set(records.loc[match, "text"])
 
 
-def _run_submetrics(unit: Unit, ti: TaskInput, item_emb: np.ndarray, record: dict[str, Any],
-                    records: Any, embed: Any, *, seed: int, batch_size: int,
-                    scoring: str) -> None:
-    """The dataset's declared sub-results of this task (``record["submetrics"]``): each
-    its metrics, or ``{"error": ...}`` when it cannot be computed (as the reference)."""
+def _run_submetrics(unit: Unit, ti: TaskInput, item_emb: np.ndarray, table: Any,
+                    embed: Any, *, seed: int, batch_size: int,
+                    scoring: str) -> dict[str, dict[str, Any]] | None:
+    """The dataset's declared sub-results of this task (a record's ``submetrics``; None
+    when it declares none): each its metrics, or ``{"error": ...}`` when it cannot be
+    computed (as the reference)."""
     config = unit.spec.tasks.get(unit.task)
     if config is None or not config.submetrics:
-        return
+        return None
     family = unit.family
     out: dict[str, dict[str, Any]] = {}
-    for name, sub in expand_submetrics(config.submetrics, records).items():
+    for name, sub in expand_submetrics(config.submetrics, table).items():
         try:
             if sub.kind == "labels":
                 sub_ti, idx = restrict(ti, sub.labels)
                 sub_emb = item_emb[idx]
             else:
-                sub_ti = keep_texts(ti, _field_texts(records, name, sub),
+                sub_ti = keep_texts(ti, _field_texts(table, name, sub),
                                     sides=("query",) if sub.sides == "query" else None)
                 sub_emb = embed(sub_ti)
             result, _ = _evaluate(family, sub_ti, sub_emb, seed=seed, batch_size=batch_size,
@@ -259,7 +181,7 @@ def _run_submetrics(unit: Unit, ti: TaskInput, item_emb: np.ndarray, record: dic
                                          fix=UNDEFINED), "n_items": sub_ti.n_items}
         except Exception as err:  # recorded per sub-result; the main result stands
             out[name] = {"error": f"{type(err).__name__}: {err}"}
-    record["submetrics"] = out
+    return out
 
 
 def plan_run(models: Any, datasets: Any, context: RunContext, *,
@@ -464,22 +386,15 @@ def _run_model_dataset(model: PlannedModel, encoder: Any, units: list[Unit],
 
     ``adapted`` keeps, per encoder name, the encoder adapted to a language and its cached
     version, so that one model's datasets share them."""
-    base = ctx.protocol
-    seed, smoke = ctx.seed, ctx.smoke
     spec = units[0].spec
-    model_meta = _model_meta(model, encoder)
+    meta = records.model_meta(model, encoder)
     started = time.perf_counter()
-    records = {}
-    for u in units:
-        protocol = {**base, "served": u.served, "pooling": "mean"}
-        records[u.key] = _skeleton(u, protocol, model_meta, _dataset_meta(u))
-    # tasks the dataset does not serve: nothing to load
-    for u in [u for u in units if not u.served]:
-        rec = records.pop(u.key)
-        rec.update(status="skipped", reason=f"dataset {spec.name!r} does not serve task "
-                   f"{u.task!r}; it serves {sorted(spec.tasks)}")
-        write_record(u.path, rec)
-        done(u, rec)
+    drafts = {u.key: records.start(u, {**ctx.protocol, "served": u.served, "pooling": "mean"},
+                                   meta, records.dataset_meta(u)) for u in units}
+    for u in [u for u in units if not u.served]:  # tasks the dataset does not serve
+        _write(u, records.skipped(drafts.pop(u.key), f"dataset {spec.name!r} does not serve "
+                                  f"task {u.task!r}; it serves {sorted(spec.tasks)}",
+                                  where=str(u.path)), done)
     units = [u for u in units if u.served]
     if not units:
         return dataset
@@ -489,7 +404,7 @@ def _run_model_dataset(model: PlannedModel, encoder: Any, units: list[Unit],
         if dataset is None:
             from stebkit.datasets import load_dataset
 
-            dataset = load_dataset(spec, seed=seed, smoke=smoke,  # the planned spec
+            dataset = load_dataset(spec, seed=ctx.seed, smoke=ctx.smoke,  # the planned spec
                                    trust_remote_code=ctx.trust_remote_code)
         ds_encoder, note = _for_language(encoder, spec.languages)
         key = str(getattr(ds_encoder, "name", model.name))
@@ -499,13 +414,26 @@ def _run_model_dataset(model: PlannedModel, encoder: Any, units: list[Unit],
     except Exception as err:  # recorded; the run goes on
         _raise_if_fatal(err)
         for u in units:
-            rec = _failed(records[u.key], err, started)
-            write_record(u.path, rec)
-            done(u, rec)
+            _write(u, _failed(drafts[u.key], err, u, started), done)
         return dataset
-    _run_dataset(dataset, units, records, inputs, ds_encoder, text_encoder, done, ctx,
+    _run_dataset(dataset, units, drafts, inputs, ds_encoder, text_encoder, done, ctx,
                  show_progress=show_progress, notes=[note] if note else [])
     return dataset
+
+
+def _write(unit: Unit, record: Record, done: Any) -> None:
+    """Write ``unit``'s checked record (atomically) and tell the run it is done."""
+    write_record(unit.path, record)
+    done(unit, record)
+
+
+def _failed(draft: records.Draft, err: BaseException, unit: Unit, started: float, *,
+            dated: bool = False) -> Record:
+    """The failed record of ``unit`` (:func:`stebkit.runs.records.failed`), logged."""
+    log.warning("%s / %s / %s (e=%s) failed: %s", draft["model"]["name"],
+                draft["dataset"]["name"], draft["task"], draft["episode_size"],
+                f"{type(err).__name__}: {err}")
+    return records.failed(draft, err, where=str(unit.path), started=started, dated=dated)
 
 
 _FATAL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS})
@@ -539,121 +467,156 @@ def _raise_if_fatal(err: BaseException) -> None:
         raise err
 
 
-def _note_collapse(rec: dict[str, Any], vectors: np.ndarray, what: str,
-                   collapsed: list[tuple[float, str]]) -> None:
-    """Record the collapsed share; above the threshold, a warning in the record and in
-    ``collapsed`` (logged once per model and dataset by :func:`_run_dataset`)."""
-    share = collapsed_share(vectors)
-    rec["collapsed_share"] = share
-    if share > COLLAPSE_WARN:
-        message = (f"{rec['model']['name']} / {rec['dataset']['name']}: "
-                   f"{share:.0%} of the {len(vectors)} {what} share one identical vector; "
-                   "the encoder cannot tell them apart (another language or script?)")
-        collapsed.append((share, message))
-        rec["warnings"] = [*rec.get("warnings", []), f"CollapsedVectors: {message}"]
-
-
-def _run_dataset(dataset: Dataset, units: list[Unit], records: dict, inputs: dict,
+def _run_dataset(dataset: Dataset, units: list[Unit], drafts: dict, inputs: dict,
                  encoder: Any, text_encoder: Any, done: Any, ctx: RunContext, *,
                  show_progress: bool, notes: Sequence[str] = ()) -> None:
-    """Build episodes, encode the texts once, run and record every unit of one dataset."""
-    seed, batch_size, sampling = ctx.seed, ctx.batch_size, ctx.sampling
+    """The three steps of one model on one dataset: build each unit's task input (once
+    per task and episode size), encode the texts once, evaluate each unit into its
+    record; every record is written as soon as it is made."""
     started = time.perf_counter()
-    built: dict[tuple[str, int], TaskInput] = {}
+    built = _build_inputs(dataset, units, drafts, inputs, done, ctx, notes, started)
+    if not built:
+        return
+    try:
+        encoded = _encode(built, encoder, text_encoder, ctx, show_progress)
+    except Exception as err:
+        _raise_if_fatal(err)
+        for u in units:
+            if u.key in built:
+                _write(u, _failed(built[u.key][1], err, u, started), done)
+        return
+    collapsed: list[tuple[float, str]] = []
+    for u in units:
+        if u.key in built:
+            ti, draft = built[u.key]
+            record, message = _evaluate_unit(u, ti, draft, dataset, encoded, encoder, ctx,
+                                             show_progress)
+            if message is not None:
+                collapsed.append((record["collapsed_share"], message))
+            _write(u, record, done)
+    if collapsed:  # logged once per model and dataset; every record keeps its own
+        _, message = max(collapsed)
+        log.warning("%s%s", message, f" (the largest share of {len(collapsed)} results)"
+                    if len(collapsed) > 1 else "")
+
+
+def _build_inputs(dataset: Dataset, units: list[Unit], drafts: dict, inputs: dict,
+                  done: Any, ctx: RunContext, notes: Sequence[str],
+                  started: float) -> dict[tuple, tuple[TaskInput, records.Draft]]:
+    """Step 1: each unit's task input (``inputs`` keeps them per dataset, task and episode
+    size) with its record's draft; a unit whose input fails or is empty, or that its
+    family skips, is recorded here."""
+    built = {}
     for u in units:
         key = (dataset.name, u.task, u.episode_size)
         if key not in inputs:
             try:
                 inputs[key] = _captured(u.family.build, dataset.records,
                                         episode_size=u.episode_size,
-                                        episodes_per_label=u.episodes_per_label, seed=seed,
-                                        sampling=sampling)
+                                        episodes_per_label=u.episodes_per_label,
+                                        seed=ctx.seed, sampling=ctx.sampling)
             except Exception as err:
                 _raise_if_fatal(err)
                 inputs[key] = (err, [])
         ti, messages = inputs[key]
-        rec = records[u.key]
-        rec["warnings"] = [*notes, *messages]
+        draft = records.with_fields(drafts[u.key], warnings=[*notes, *messages])
         if isinstance(ti, BaseException):
-            write_record(u.path, _failed(rec, ti, started))
-            done(u, rec)
-        elif ti.n_items == 0:
-            rec.update(status="skipped", dropped=dict(ti.dropped),
-                       reason=f"dataset {dataset.name!r}, task {u.task!r}, field "
-                              f"'episodes_per_label': no labels can fill "
-                              f"{ti.episodes_per_label} episode(s) of size {u.episode_size} "
-                              f"after the documented filters (dropped {dict(ti.dropped)}); "
-                              "lower episodes_per_label or use 'auto'")
-            write_record(u.path, rec)
-            done(u, rec)
-        elif u.family.skip_reason(ti) is not None:
-            rec.update(status="skipped", dropped=dict(ti.dropped),
-                       reason=u.family.skip_reason(ti))
-            write_record(u.path, rec)
-            done(u, rec)
+            _write(u, _failed(draft, ti, u, started), done)
+        elif (reason := _skip_reason(dataset, u, ti)) is not None:
+            _write(u, records.skipped(draft, reason, where=str(u.path),
+                                      dropped=dict(ti.dropped)), done)
         else:
-            built[u.key] = ti
-    if not built:
-        return
-    custom = _embeds_episodes(encoder)
+            built[u.key] = (ti, draft)
+    return built
+
+
+def _skip_reason(dataset: Dataset, unit: Unit, ti: TaskInput) -> str | None:
+    """Why ``unit`` is not computed on its built input (None: it is)."""
+    if ti.n_items == 0:
+        return (f"dataset {dataset.name!r}, task {unit.task!r}, field 'episodes_per_label': "
+                f"no labels can fill {ti.episodes_per_label} episode(s) of size "
+                f"{unit.episode_size} after the documented filters (dropped "
+                f"{dict(ti.dropped)}); lower episodes_per_label or use 'auto'")
+    return unit.family.skip_reason(ti)
+
+
+@dataclass(frozen=True)
+class _Encoded:
+    """The texts of one dataset encoded once (``vectors``, a row per text in ``rows``),
+    or an encoder that embeds episodes itself (``custom``): item embeddings of any input."""
+
+    encoder: Any
+    custom: bool
+    vectors: np.ndarray | None
+    rows: Mapping[str, int]
+    batch_size: int
+    encode_s: float | None
+
+    def texts(self, ti: TaskInput) -> np.ndarray:
+        """The vectors of ``ti``'s texts."""
+        assert self.vectors is not None
+        return self.vectors[[self.rows[t] for t in ti.texts]]
+
+    def items(self, ti: TaskInput, show_progress: bool = False) -> np.ndarray:
+        """The item embeddings of ``ti`` (or of an input cut down for a sub-result)."""
+        if self.custom:
+            return ti.shape_items(self.encoder.encode_episodes(
+                ti.episode_texts(), batch_size=self.batch_size, show_progress=show_progress))
+        return ti.pool(self.texts(ti))
+
+
+def _encode(built: Mapping[tuple, tuple[TaskInput, Any]], encoder: Any, text_encoder: Any,
+            ctx: RunContext, show_progress: bool) -> _Encoded:
+    """Step 2: the unique texts of every built input encoded once (an encoder that embeds
+    episodes itself encodes each input in step 3)."""
+    if _embeds_episodes(encoder):
+        return _Encoded(text_encoder, True, None, {}, ctx.batch_size, None)
     t_encode = time.perf_counter()
+    texts = list(dict.fromkeys(t for ti, _ in built.values() for t in ti.texts))
+    emb = np.asarray(text_encoder.encode(texts, batch_size=ctx.batch_size,
+                                         show_progress=show_progress), dtype=np.float32)
+    if emb.ndim != 2 or emb.shape[0] != len(texts):
+        raise ValueError(f"encoder {encoder.name!r} returned shape {emb.shape} for "
+                         f"{len(texts)} texts; expected ({len(texts)}, d)")
+    return _Encoded(text_encoder, False, emb, {t: i for i, t in enumerate(texts)},
+                    ctx.batch_size, round(time.perf_counter() - t_encode, 3))
+
+
+def _evaluate_unit(u: Unit, ti: TaskInput, draft: records.Draft, dataset: Dataset,
+                   encoded: _Encoded, encoder: Any, ctx: RunContext,
+                   show_progress: bool) -> tuple[Record, str | None]:
+    """Step 3: one unit evaluated into its record (failed when any part fails, with what
+    the parts before it added), and its collapse warning, if any."""
+    seed, batch_size = ctx.seed, ctx.batch_size
+    message, t0 = None, time.perf_counter()
+    if not encoded.custom:
+        draft = records.with_fields(draft, encode_s=encoded.encode_s)
     try:
-        if not custom:
-            texts = list(dict.fromkeys(t for ti in built.values() for t in ti.texts))
-            emb = np.asarray(text_encoder.encode(texts, batch_size=batch_size,
-                                                 show_progress=show_progress),
-                             dtype=np.float32)
-            if emb.ndim != 2 or emb.shape[0] != len(texts):
-                raise ValueError(f"encoder {encoder.name!r} returned shape {emb.shape} for "
-                                 f"{len(texts)} texts; expected ({len(texts)}, d)")
-            row = {t: i for i, t in enumerate(texts)}
-            for key in built:
-                records[key]["encode_s"] = round(time.perf_counter() - t_encode, 3)
+        if encoded.custom:
+            draft = records.with_protocol(draft, pooling="encoder")
+            item_emb = encoded.items(ti, show_progress)
+            draft, message = records.with_collapse(
+                draft, item_emb.reshape(-1, item_emb.shape[-1]), "items")
+        else:
+            text_emb = encoded.texts(ti)
+            draft, message = records.with_collapse(draft, text_emb, "distinct texts")
+            item_emb = ti.pool(text_emb)
+        scoring = getattr(encoder, "scoring", "cosine")
+        draft = records.with_protocol(draft, scoring=u.family.scoring_for(scoring))
+        result, parts, ids, messages = _result(u, ti, item_emb, draft["main_metric"], seed=seed,
+                                          batch_size=batch_size,
+                                          scoring=draft["protocol"]["scoring"])
+        draft = records.with_per_label(draft, result)
+        draft = records.with_result(draft, u, ti, result, parts, ids, messages,
+                                    seed=seed)
+        sub = _run_submetrics(u, ti, item_emb, dataset.records, encoded.items, seed=seed,
+                              batch_size=batch_size, scoring=scoring)
+        if sub is not None:
+            draft = records.with_fields(draft, submetrics=sub)
+        return records.ok(draft, where=f"{u.model} / {u.spec.name} / {u.task}",
+                          started=t0), message
     except Exception as err:
         _raise_if_fatal(err)
-        for u in units:
-            if u.key in built:
-                write_record(u.path, _failed(records[u.key], err, started))
-                done(u, records[u.key])
-        return
-    def embed(sub: TaskInput) -> np.ndarray:
-        """Item embeddings of an input cut down for a sub-result (same texts)."""
-        if custom:
-            return sub.shape_items(text_encoder.encode_episodes(
-                sub.episode_texts(), batch_size=batch_size, show_progress=False))
-        return sub.pool(emb[[row[t] for t in sub.texts]])
+        return _failed(draft, err, u, t0, dated=True), message
 
-    collapsed: list[tuple[float, str]] = []
-    for u in units:
-        ti = built.get(u.key)
-        if ti is None:
-            continue
-        rec = records[u.key]
-        t0 = time.perf_counter()
-        try:
-            if custom:
-                rec["protocol"]["pooling"] = "encoder"
-                item_emb = ti.shape_items(text_encoder.encode_episodes(
-                    ti.episode_texts(), batch_size=batch_size, show_progress=show_progress))
-                _note_collapse(rec, item_emb.reshape(-1, item_emb.shape[-1]), "items",
-                               collapsed)
-            else:
-                text_emb = emb[[row[t] for t in ti.texts]]
-                _note_collapse(rec, text_emb, "distinct texts", collapsed)
-                item_emb = ti.pool(text_emb)
-            scoring = getattr(encoder, "scoring", "cosine")
-            _run_unit(u, ti, item_emb, rec, seed=seed, batch_size=batch_size, scoring=scoring)
-            _run_submetrics(u, ti, item_emb, rec, dataset.records, embed, seed=seed,
-                            batch_size=batch_size, scoring=scoring)
-            rec["runtime_s"] = round(time.perf_counter() - t0, 3)
-            check_record(rec, where=f"{u.model} / {u.spec.name} / {u.task}", fix=UNDEFINED)
-        except Exception as err:
-            _raise_if_fatal(err)
-            _failed(rec, err, t0)
-        rec["date"] = _now()
-        write_record(u.path, rec)
-        done(u, rec)
-    if collapsed:  # logged once per model and dataset; every record keeps its own
-        _, message = max(collapsed)
-        log.warning("%s%s", message, f" (the largest share of {len(collapsed)} results)"
-                    if len(collapsed) > 1 else "")
+
