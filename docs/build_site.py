@@ -58,7 +58,7 @@ API_MODULES = (
     ("stebkit.datasets", "Datasets"),
     ("stebkit.encoders", "Encoders"),
     ("stebkit.tasks", "Task families"),
-    ("stebkit.runner", "Runner"),
+    ("stebkit.runs.engine", "Runner"),
     ("stebkit.results", "Result records"),
     ("stebkit.names", "File names of models and datasets"),
     ("stebkit.record_items", "Per-item values of a record"),

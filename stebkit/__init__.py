@@ -9,7 +9,7 @@ The public face, imported lazily so that ``import stebkit`` stays fast:
 - :func:`load_dataset` — a benchmark dataset as records (``stebkit.datasets``)
 - :func:`get_encoder` — any model of the zoo (``stebkit.encoders``)
 - :func:`evaluate` — models x datasets x tasks, results on disk, in this process
-  (``stebkit.runner``), local workers or SLURM jobs (``stebkit.executors``)
+  (``stebkit.runs.engine``), local workers or SLURM jobs (``stebkit.runs.executors``)
 - :func:`leaderboard` — operational and definitional STEB scores (``stebkit.scores``)
 - :func:`published_leaderboard` — the published STEB leaderboard (``stebkit.published``)
 - ``stebkit.tasks`` — the task families as pure functions of embeddings
@@ -27,13 +27,14 @@ _LAZY = {
     "list_datasets": "stebkit.datasets",
     "get_encoder": "stebkit.encoders",
     "list_models": "stebkit.encoders",
-    "evaluate": "stebkit.executors",
+    "evaluate": "stebkit.runs.executors",
     "Results": "stebkit.results",
     "leaderboard": "stebkit.scores",
     "published_leaderboard": "stebkit.published",
 }
 _SUBMODULES = {"datasets", "encoders", "tasks", "sources", "scores", "results", "runner",
-               "plots", "errors", "train", "quality", "suites", "published", "executors"}
+               "plots", "errors", "train", "quality", "suites", "published", "executors",
+               "runs"}
 
 __all__ = sorted([*_LAZY, "__version__"])
 

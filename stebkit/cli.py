@@ -300,7 +300,7 @@ def model_argument(value: str) -> str:
 
 
 def _add_executor(p: argparse.ArgumentParser) -> None:
-    from stebkit.executors import EXECUTORS
+    from stebkit.runs.executors import EXECUTORS
 
     g = p.add_argument_group("where it runs (see stebkit.executors; a suite file sets the "
                              "same options in run: {executor: {kind: slurm, ...}})")
@@ -333,7 +333,7 @@ def _add_executor(p: argparse.ArgumentParser) -> None:
 
 
 def _executor(args: argparse.Namespace, from_suite: Any = None) -> Any:
-    from stebkit.executors import executor_config
+    from stebkit.runs.executors import executor_config
 
     extra = None
     if args.slurm_extra:
@@ -353,7 +353,7 @@ def _executor(args: argparse.Namespace, from_suite: Any = None) -> Any:
 
 def _run_run(args: argparse.Namespace) -> int:
     from stebkit.encoders import default_models
-    from stebkit.executors import JobsFailed, evaluate
+    from stebkit.runs.executors import JobsFailed, evaluate
 
     settings: dict[str, Any] = {}  # a suite file's run: settings, under the command line's
     if args.suite is None and (args.datasets or args.preset):
@@ -398,7 +398,7 @@ def _run_run(args: argparse.Namespace) -> int:
         return _preflight(datasets, args, run, smoke)
     executor = _executor(args, settings.get("executor"))
     if datasets is not None:  # offline without the data: one line, before any model
-        from stebkit.preflight import check_reachable
+        from stebkit.runs.preflight import check_reachable
 
         check_reachable(datasets, seed=args.seed, smoke=smoke,
                         trust_remote_code=run["trust_remote_code"])
@@ -523,8 +523,8 @@ def _subset_label(kind: str, names: Sequence[str]) -> str:
 
 def _preflight(datasets: Any, args: argparse.Namespace, run: dict[str, Any],
                smoke: bool) -> int:
-    """Print the preflight report of the run (stebkit.preflight) instead of running it."""
-    from stebkit import preflight
+    """Print the preflight report of the run (stebkit.runs.preflight) instead of running it."""
+    from stebkit.runs import preflight
 
     options = {"seed": args.seed, "smoke": smoke, "trust_remote_code": run["trust_remote_code"]}
     if run["preset"]:
@@ -578,7 +578,7 @@ def _add_status(p: argparse.ArgumentParser) -> None:
 
 
 def _run_status(args: argparse.Namespace) -> int:
-    from stebkit.executors import status
+    from stebkit.runs.executors import status
 
     table = status(args.output)
     counts = table["state"].value_counts()
@@ -611,7 +611,7 @@ def _add_prefetch(p: argparse.ArgumentParser) -> None:
 
 def _run_prefetch(args: argparse.Namespace) -> int:
     from stebkit.encoders import default_models
-    from stebkit.executors import prefetch
+    from stebkit.runs.executors import prefetch
 
     if args.datasets:
         datasets = list(args.datasets)

@@ -2,7 +2,7 @@
 
 ``stebkit export RESULTS OUT --format steb`` and ``stebkit import OUT RESULTS``
 (:mod:`stebkit.steb_format`), ``stebkit submission check RESULTS --model ORG/NAME``
-(:mod:`stebkit.submission`), ``stebkit validate`` and ``stebkit new-dataset NAME --type
+(:mod:`stebkit.steb_submission`), ``stebkit validate`` and ``stebkit new-dataset NAME --type
 hub|local`` (:mod:`stebkit.validate`), in the order of ``stebkit --help``
 (:func:`stebkit.cli.subcommands`).
 """
@@ -68,7 +68,7 @@ def _add_submission(p: argparse.ArgumentParser) -> None:
 
 
 def _run_submission(args: argparse.Namespace) -> int:
-    from stebkit.submission import check_submission
+    from stebkit.steb_submission import check_submission
 
     check = check_submission(args.results, args.model, submissions=args.submissions,
                              models_file=args.models_file, contributor=args.contributor)

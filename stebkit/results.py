@@ -160,7 +160,8 @@ def new_record(*, model: Mapping[str, Any], dataset: Mapping[str, Any], task: st
 def write_record(path: str | os.PathLike, record: Mapping[str, Any]) -> Path:
     """Write ``record`` as JSON atomically (NaN and infinities become ``null``), after
     checking it as :meth:`Record.from_json` does: a record with a bad value is never
-    written (the ValueError names the field). Its model and dataset folders (the two
+    written (the ValueError names the field). A :class:`Record` is checked already and
+    written as it is. Its model and dataset folders (the two
     above it, :func:`record_path`) must be real folders: a link is refused, named
     (:class:`stebkit.errors.LinkRefused`), never written through.
 
@@ -179,7 +180,8 @@ def write_record(path: str | os.PathLike, record: Mapping[str, Any]) -> Path:
     """
     from stebkit._io import write_text
 
-    data = check_record(record, where=str(path))
+    data = record.to_json() if isinstance(record, Record) else check_record(record,
+                                                                            where=str(path))
     path = Path(path)  # <root>/<model>/<dataset>/<file> (record_path): real folders only
     return write_text(path, json.dumps(data, indent=2, ensure_ascii=False,
                                        allow_nan=False) + "\n", root=path.parents[2]

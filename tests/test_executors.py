@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 
 from stebkit import evaluate as run_sequential
-from stebkit import executors
 from stebkit.cli import main
-from stebkit.executors import claim_path, read_claim, status
+from stebkit.runs import executors
+from stebkit.runs.executors import claim_path, read_claim, status
 
 # the leaderboards of these small runs warn (two models; a model without results)
 pytestmark = [pytest.mark.filterwarnings("ignore:.*correlation grouping needs:UserWarning"),
@@ -207,7 +207,7 @@ def test_datasets_of_one_source_are_processed_together(tmp_path, monkeypatch):
     # them processes the run's others too, and leaves datasets of other sources alone
     from stebkit.datasets import fingerprint, get_spec
     from stebkit.datasets.registry import processed_path
-    from stebkit.executors.worker import _prepare_datasets
+    from stebkit.runs.executors.worker import _prepare_datasets
 
     monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path / "cache"))
     probing = ["ud-ewt-probing-n_adj", "ud-ewt-probing-t_punct"]
@@ -224,7 +224,7 @@ def test_datasets_of_one_source_are_processed_together(tmp_path, monkeypatch):
 _HOLDER = """
 import sys, time
 from pathlib import Path
-from stebkit.executors import Claim
+from stebkit.runs.executors import Claim
 claim = Claim(Path(sys.argv[1]))
 assert claim.acquire({"job": "holder", "host": "here", "state": "running"})
 print("held", flush=True)

@@ -1,7 +1,7 @@
 """The house rule on module size: no module of the package is over :data:`LIMIT` lines.
 
 A module that grows past it is split by concern (as ``stebkit.plots``, ``stebkit.suites``,
-``stebkit.scores`` and ``stebkit.executors`` are), its public names re-exported where
+``stebkit.scores`` and ``stebkit.runs.executors`` are), its public names re-exported where
 they were.
 """
 

@@ -15,10 +15,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from stebkit import evaluate, runner
+from stebkit import evaluate
 from stebkit.datasets.spec import Dataset, DatasetSpec, License, Source, TaskConfig
 from stebkit.encoders.base import BaseEncoder
 from stebkit.results import Results, read_record, safe_name
+from stebkit.runs import engine as runner
 
 
 @pytest.fixture(autouse=True)

@@ -20,9 +20,10 @@ from pathlib import Path
 import pytest
 from test_executors import slurm  # noqa: F401 - the single-node SLURM cluster fixture
 
-from stebkit import cli, executors
-from stebkit.executors import status
+from stebkit import cli
 from stebkit.results import record_path
+from stebkit.runs import executors
+from stebkit.runs.executors import status
 
 # the leaderboards and figures of these small runs warn (one model, two datasets)
 pytestmark = [pytest.mark.filterwarnings("ignore:.*correlation grouping needs:UserWarning"),
@@ -118,7 +119,7 @@ def test_a_linked_folder_below_the_output_is_refused_and_its_target_untouched(
 _HELD_RUN = '''
 import sys, time
 from pathlib import Path
-from stebkit import runner
+from stebkit.runs import engine as runner
 from stebkit.cli import main
 
 started, go = Path(sys.argv[2]), Path(sys.argv[3])
@@ -169,7 +170,7 @@ def test_the_jobs_of_one_run_share_its_lock_and_another_run_is_refused(tmp_path)
     out = tmp_path / "res"
     holder = subprocess.Popen(
         [sys.executable, "-c", "import sys, time; from pathlib import Path\n"
-         "from stebkit.executors import run_lock\n"
+         "from stebkit.runs.executors import run_lock\n"
          "with run_lock(Path(sys.argv[1]), {'run': 'r1', 'pid': 1}):\n"
          "    print('held', flush=True); time.sleep(60)", str(out)],
         stdout=subprocess.PIPE, text=True)
@@ -202,7 +203,7 @@ def test_a_run_whose_results_were_all_skipped_exits_1(tmp_path, capsys):
 _HOLD_CLAIM = '''
 import sys, time
 from pathlib import Path
-from stebkit.executors import Claim, claim_path
+from stebkit.runs.executors import Claim, claim_path
 claim = Claim(claim_path(Path(sys.argv[1]), "random", sys.argv[2]), Path(sys.argv[1]))
 assert claim.acquire({"job": "test-job", "host": "here"})
 print("held", flush=True)

@@ -22,9 +22,10 @@ from pathlib import Path
 import pytest
 from test_executors import slurm  # noqa: F401 - the single-node SLURM cluster fixture
 
-from stebkit import cli, executors
-from stebkit.executors import claim_path, status
+from stebkit import cli
 from stebkit.results import Results
+from stebkit.runs import executors
+from stebkit.runs.executors import claim_path, status
 
 # the leaderboards and figures of these small runs warn (one model, two datasets)
 pytestmark = [pytest.mark.filterwarnings("ignore:.*correlation grouping needs:UserWarning"),
@@ -230,7 +231,7 @@ def test_ctrl_c_prints_one_line_and_the_rerun_resumes(executor, tmp_path):
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err
     (line,) = _lines(err)
-    from stebkit.runner import plan
+    from stebkit.runs.engine import plan
 
     total = len(plan("random", SMALL, tasks=["retrieval", "order_alignment", "clustering"]))
     written = _records(out)
@@ -365,7 +366,7 @@ def test_a_dead_worker_counts_its_units_as_status_does(tmp_path, monkeypatch, ca
 # written, the job says so and waits, to be cancelled by the test
 _WAIT_WHEN_DONE = '''
 import os, time
-from stebkit.executors import worker
+from stebkit.runs.executors import worker
 
 _run_job = worker.run_job
 

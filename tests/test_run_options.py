@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 
 import stebkit
-from stebkit import cli, runner
-from stebkit.preflight import preflight
-from stebkit.presets import preset_entries
+from stebkit import cli
+from stebkit.runs import engine as runner
+from stebkit.runs.preflight import preflight
+from stebkit.runs.presets import preset_entries
 
 AUTHORS = "synthetic-authors-en"
 

@@ -11,10 +11,10 @@ import stebkit
 import stebkit.datasets
 import stebkit.datasets.registry
 import stebkit.encoders.zoo
-from stebkit import executors, runner
-from stebkit.runner import Plan, RunContext
-from stebkit.runs import planning
+from stebkit.runs import engine as runner
+from stebkit.runs import executors, planning
 from stebkit.runs.encoders import _prepare_encoder
+from stebkit.runs.engine import Plan, RunContext
 from stebkit.runs.planning import _resolve_models
 
 DATASETS = ["synthetic-authors-en", "synthetic-authors-de"]

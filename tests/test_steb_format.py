@@ -20,7 +20,7 @@ from stebkit.steb_format import (
     reference_metrics,
     scan_steb,
 )
-from stebkit.submission import check_submission
+from stebkit.steb_submission import check_submission
 
 DATASETS = ["synthetic-authors-en", "synthetic-author-pairs-en", "synthetic-order-en",
             "politeness-level"]

@@ -1,3 +1,15 @@
-"""What a run is made of, beside :mod:`stebkit.runner` (its public face): the settings
-of a run (:mod:`~stebkit.runs.context`), its plan (:mod:`~stebkit.runs.planning`) and
-the models it builds (:mod:`~stebkit.runs.encoders`)."""
+"""The run wing: everything that turns a request for models x datasets x tasks into records.
+
+- :mod:`~stebkit.runs.context` — the settings of a run (:class:`RunContext`);
+- :mod:`~stebkit.runs.presets` — the reference's presets as datasets and episode settings;
+- :mod:`~stebkit.runs.planning` — the run resolved once into a plan of units;
+- :mod:`~stebkit.runs.preflight` — what a plan's datasets hold before anything is encoded;
+- :mod:`~stebkit.runs.encoders` — the models a run builds, adapted and cached;
+- :mod:`~stebkit.runs.engine` — each unit evaluated into its record, in this process;
+- :mod:`~stebkit.runs.config` — where a run goes (:class:`ExecutorConfig`);
+- :mod:`~stebkit.runs.executors` — sequential, local workers or SLURM, and
+  :func:`stebkit.evaluate`, the public entry point.
+
+The old paths (``stebkit.runner``, ``stebkit.executors``, ``stebkit.executor_config``,
+``stebkit.presets``, ``stebkit.preflight``) re-export these names for one release.
+"""

@@ -1,0 +1,622 @@
+"""Evaluate models x datasets x tasks x episode sizes, one result record per combination.
+
+The run has three seams, each a public function:
+
+1. :func:`plan` — the run resolved once, as a :class:`Plan`: its models
+   (:class:`PlannedModel`), its datasets and every combination as a :class:`Unit` with
+   its record path (:func:`stebkit.results.find_record`); :func:`needs_run` says which
+   are pending, so combinations whose record is already there are skipped *before* a
+   model is loaded or a text encoded — an interrupted run resumes where it stopped;
+2. :func:`run_model_dataset` — all pending units of one model on one dataset: the
+   family of each unit (:data:`stebkit.tasks.FAMILIES`) builds its input, the unique
+   texts are encoded once (through the embedding cache), episodes are mean-pooled (or
+   embedded by the encoder itself when it defines its own ``encode_episodes``), the
+   family's task function runs and its main metric gets a bootstrap interval;
+3. each record is written atomically as soon as it is done.
+
+:func:`run` chains them with the settings of one :class:`RunContext` (seed, smoke,
+batch size, device, overwrite, cache, trust, and the models it keeps built):
+:func:`plan_run` plans the run once (a preset's entries with :func:`plan_preset`) and
+:func:`run_plan` runs the plan in this process, as the sequential executor and each job
+of the local and SLURM executors do. :func:`stebkit.evaluate` (:mod:`stebkit.runs.executors`)
+is the public entry point: it makes the context from its arguments and hands the plan to
+an executor. The plan, the context and the models live in :mod:`stebkit.runs`; every
+public name is importable from here.
+
+A failure is recorded (``status: "failed"``, with the error) and the run goes on, except
+a fault of the machine that every result would hit (a full disk, a read-only cache:
+:func:`stops_the_run`), which stops the run at once; a task a dataset does not serve is
+recorded as ``"skipped"`` with the reason. A successful record made with other settings
+(seed, smoke, sampling, episodes per label) is never replaced unless ``overwrite="always"``
+(:func:`check_resume`).
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import os
+import sys
+import time
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from stebkit.datasets.spec import Dataset, Submetric, expand_submetrics
+from stebkit.errors import StebkitError
+from stebkit.results import (
+    UNDEFINED,
+    Record,
+    Results,
+    check_metrics,
+    write_record,
+)
+from stebkit.runs import records
+from stebkit.runs.context import OVERWRITE, RunContext, run_protocol
+from stebkit.runs.encoders import (
+    _embeds_episodes,
+    _for_language,
+    _prepare_encoder,
+    _with_cache,
+    collapsed_share,
+)
+from stebkit.runs.planning import (
+    SMOKE_EPISODES_PER_LABEL,
+    Plan,
+    PlannedModel,
+    PresetPlan,
+    ProtocolMismatch,
+    Unit,
+    check_resume,
+    existing_record,
+    model_scoring,
+    needs_run,
+    other_settings,
+    plan,
+    plan_preset,
+    planned_model,
+    resume_protocol,
+)
+from stebkit.runs.records import COLLAPSE_WARN
+from stebkit.tasks import TaskFamily
+from stebkit.tasks.inputs import TaskInput, keep_texts, restrict
+
+__all__ = [
+    "OVERWRITE", "SMOKE_EPISODES_PER_LABEL", "COLLAPSE_WARN",
+    "RunContext", "PlannedModel", "Plan", "PresetPlan", "Unit", "plan", "plan_preset",
+    "planned_model", "plan_run", "existing_record", "needs_run", "ProtocolMismatch",
+    "other_settings", "check_resume", "resume_protocol", "model_scoring", "run", "run_plan",
+    "progress_interval", "run_protocol", "run_model_dataset", "stops_the_run",
+    "collapsed_share",
+]
+
+log = logging.getLogger("stebkit.runner")
+
+# --------------------------------------------------------------------------- work
+
+
+def _captured(fn: Any, *args: Any, **kwargs: Any) -> tuple[Any, list[str]]:
+    """Run ``fn`` and return its result and the warnings it issued (logged, not raised)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = fn(*args, **kwargs)
+    messages = [f"{w.category.__name__}: {w.message}" for w in caught]
+    for m in messages:
+        log.warning(m)
+    return out, messages
+
+
+def _parts(result: Mapping[str, Any]) -> tuple[dict[str, float], dict[str, int],
+                                                dict[str, Any]]:
+    """Metrics, counts and chosen settings of a task result (a TaskResult, or a plain
+    dict of floats plus ``details`` from a user's own family)."""
+    from stebkit.tasks import TaskResult
+
+    if isinstance(result, TaskResult):
+        return dict(result.metrics), dict(result.counts), result.scalars()
+    return {k: float(v) for k, v in result.items() if k != "details"}, {}, {}
+
+
+def _evaluate(family: TaskFamily, ti: TaskInput, item_emb: np.ndarray, *, seed: int,
+              batch_size: int, scoring: str) -> tuple[Any, list[str]]:
+    """Run the family on built inputs; its warnings are logged and returned."""
+    return _captured(family.evaluate, ti, item_emb, seed=seed, batch_size=batch_size,
+                     scoring=scoring)
+
+
+def _result(unit: Unit, ti: TaskInput, item_emb: np.ndarray, main: str, *, seed: int,
+            batch_size: int, scoring: str) -> tuple[Any, tuple, Any, list[str]]:
+    """The family's result on built inputs, its parts (:func:`_parts`), its item ids and
+    its warnings; a ValueError when it lacks the record's main metric."""
+    result, messages = _evaluate(unit.family, ti, item_emb, seed=seed, batch_size=batch_size,
+                                 scoring=scoring)
+    parts = _parts(result)
+    if main not in parts[0]:
+        raise ValueError(f"dataset {unit.spec.name!r}, task {unit.task!r}, field "
+                         f"'main_metric': the family does not produce {main!r}; its metrics "
+                         f"are {sorted(parts[0])}")
+    return result, parts, unit.family.item_ids(ti, result), messages
+
+
+def _field_texts(records: Any, name: str, sub: Submetric) -> set[str]:
+    """The texts of the records a field sub-result keeps."""
+    if sub.field not in records.columns:
+        raise ValueError(f"submetric {name!r}: the records have no column {sub.field!r}; the "
+                         "dataset's reader must provide it")
+    if sub.sides == "query" and "side" not in records.columns:
+        raise ValueError(f"submetric {name!r}: sides='query' needs a 'side' column "
+                         "(retrieval records)")
+    match = records[sub.field].notna() & (records[sub.field].astype(str) == sub.value)
+    return set(records.loc[match, "text"])
+
+
+def _run_submetrics(unit: Unit, ti: TaskInput, item_emb: np.ndarray, table: Any,
+                    embed: Any, *, seed: int, batch_size: int,
+                    scoring: str) -> dict[str, dict[str, Any]] | None:
+    """The dataset's declared sub-results of this task (a record's ``submetrics``; None
+    when it declares none): each its metrics, or ``{"error": ...}`` when it cannot be
+    computed (as the reference)."""
+    config = unit.spec.tasks.get(unit.task)
+    if config is None or not config.submetrics:
+        return None
+    family = unit.family
+    out: dict[str, dict[str, Any]] = {}
+    for name, sub in expand_submetrics(config.submetrics, table).items():
+        try:
+            if sub.kind == "labels":
+                sub_ti, idx = restrict(ti, sub.labels)
+                sub_emb = item_emb[idx]
+            else:
+                sub_ti = keep_texts(ti, _field_texts(table, name, sub),
+                                    sides=("query",) if sub.sides == "query" else None)
+                sub_emb = embed(sub_ti)
+            result, _ = _evaluate(family, sub_ti, sub_emb, seed=seed, batch_size=batch_size,
+                                  scoring=family.scoring_for(scoring))
+            metrics, counts, _ = _parts(result)
+            out[name] = {**check_metrics(unit.task, metrics, where=f"submetric {name!r}",
+                                         fix=UNDEFINED), "n_items": sub_ti.n_items}
+        except Exception as err:  # recorded per sub-result; the main result stands
+            out[name] = {"error": f"{type(err).__name__}: {err}"}
+    return out
+
+
+def plan_run(models: Any, datasets: Any, context: RunContext, *,
+             tasks: Sequence[str] | None = None, output_dir: str | os.PathLike = "results",
+             episode_sizes: Any = None, episodes_per_label: Any = None,
+             preset: str | None = None) -> Plan | PresetPlan:
+    """The run of :func:`stebkit.evaluate` planned once, with the settings of ``context``:
+    a :class:`Plan` (:func:`plan`), or with a ``preset`` the plan of each of its entries
+    (:func:`plan_preset`).
+
+    >>> ctx = RunContext(smoke=True)
+    >>> len(plan_run("random", "synthetic-authors-en", ctx, output_dir="unused"))
+    5
+    >>> p = plan_run("random", "synthetic-authors-en", ctx, preset="benchmark",
+    ...              output_dir="unused")
+    >>> [(e[0].task, len(e)) for e in p.plans][:2], p.unavailable
+    ([('clustering', 3), ('all_to_all_pairs', 3)], ())
+    """
+    if preset:
+        return plan_preset(preset, models, datasets, context=context, tasks=tasks,
+                           episode_sizes=episode_sizes, episodes_per_label=episodes_per_label,
+                           output_dir=output_dir)
+    if datasets is None:
+        raise ValueError("datasets is missing: pass dataset names or Datasets (or a preset)")
+    return plan(models, datasets, tasks=tasks, episode_sizes=episode_sizes,
+                output_dir=output_dir, episodes_per_label=episodes_per_label, context=context)
+
+
+def run(models: Any, datasets: Any, context: RunContext, *,
+        tasks: Sequence[str] | None = None, output_dir: str | os.PathLike = "results",
+        episode_sizes: Any = None, episodes_per_label: Any = None,
+        preset: str | None = None) -> Results:
+    """Plan the run once with the settings of ``context`` (:func:`plan_run`) and run it in
+    this process (:func:`run_plan`): the engine behind :func:`stebkit.evaluate`, and what
+    each local or SLURM job runs on its units.
+
+    >>> import tempfile
+    >>> res = run("random", "synthetic-authors-en", RunContext(smoke=True, show_progress=False),
+    ...           tasks=["retrieval"], output_dir=tempfile.mkdtemp())
+    >>> res.ok, res.main_frame()[["model", "dataset", "task", "metric"]].values.tolist()
+    (True, [['random', 'synthetic-authors-en', 'retrieval', 'mrr']])
+    """
+    return run_plan(plan_run(models, datasets, context, tasks=tasks, output_dir=output_dir,
+                             episode_sizes=episode_sizes,
+                             episodes_per_label=episodes_per_label, preset=preset), context)
+
+
+def run_plan(the_plan: Plan | PresetPlan, context: RunContext) -> Results:
+    """Run the pending units of ``the_plan`` in this process, model after model (each
+    built once, only when one of its units is pending and served), and return every
+    record of the plan (read back from its folder): the sequential executor, and what
+    each local or SLURM job runs on its units. A preset's plan (:class:`PresetPlan`) runs
+    entry after entry, each model built once for all of them.
+
+    >>> import tempfile
+    >>> ctx = RunContext(smoke=True, show_progress=False)
+    >>> p = plan("random", "synthetic-authors-en", tasks=["retrieval"], context=ctx,
+    ...          output_dir=tempfile.mkdtemp())
+    >>> run_plan(p, ctx).main_frame()[["model", "task", "metric"]].values.tolist()
+    [['random', 'retrieval', 'mrr']]
+    """
+    if isinstance(the_plan, PresetPlan):
+        return _run_preset(the_plan, context)
+    from stebkit.datasets.hub import check_remote_code
+
+    for spec, loaded_ds in the_plan.datasets:
+        if loaded_ds is None:
+            check_remote_code(spec, context.trust_remote_code)
+    units = the_plan.units
+
+    from tqdm.auto import tqdm
+
+    pending = []
+    for model in the_plan.models:
+        mine = [u for u in units if u.model == model.name]
+        todo = [u for u, due in zip(units, the_plan.pending, strict=True)
+                if due and u.model == model.name]
+        given = model.given
+        if todo and any(u.served for u in todo):
+            given = _prepare_encoder(model, context)
+        pending.append((model, given, len(mine) - len(todo), todo))
+
+    bar = tqdm(total=len(units), desc="stebkit", unit="result",
+               disable=not context.show_progress, mininterval=progress_interval())
+    loaded: dict[str, Dataset] = {spec.name: ds for spec, ds in the_plan.datasets
+                                  if ds is not None}
+    inputs: dict[tuple[str, str, int], tuple[TaskInput | BaseException, list[str]]] = {}
+    try:
+        for model, encoder, n_done, todo in pending:
+            bar.update(n_done)
+            adapted: dict[str, tuple[Any, Any]] = {}  # encoder name -> (encoder, cached)
+            for spec, _ in the_plan.datasets:
+                mine = [u for u in todo if u.spec.name == spec.name]
+                if not mine:
+                    continue
+                bar.set_postfix_str(f"{model.name} / {spec.name}", refresh=False)
+                dataset = _run_model_dataset(
+                    model, encoder, mine, loaded.get(spec.name), context, inputs,
+                    adapted, lambda _u, _r: bar.update(1),
+                    show_progress=False)  # no bar per encoding: the run's bar counts results
+                if dataset is not None:
+                    loaded[spec.name] = dataset
+    finally:
+        bar.close()
+    return Results((Record.read(u.path) for u in units if u.path.exists()),
+                   root=the_plan.root)
+
+
+def progress_interval() -> float:
+    """Seconds between refreshes of a run's progress bar: 0.1 on a terminal, 30 when
+    stderr goes to a file or pipe (a log keeps a line per refresh, not a moving bar).
+
+    >>> import io
+    >>> from unittest import mock
+    >>> with mock.patch("sys.stderr", io.StringIO()):  # a log file
+    ...     progress_interval()
+    30.0
+    >>> tty = mock.Mock(isatty=lambda: True)
+    >>> with mock.patch("sys.stderr", tty):
+    ...     progress_interval()
+    0.1
+    """
+    return 0.1 if getattr(sys.stderr, "isatty", bool)() else 30.0
+
+
+def _run_preset(the_plan: PresetPlan, context: RunContext) -> Results:
+    """:func:`run_plan` of every entry of a preset into one results folder."""
+    the_plan.announce(stacklevel=4)  # attributed to stebkit.evaluate's line
+    context = context.keeping_encoders()  # each model loads once for all the entries
+    records = []
+    for entry in the_plan.plans:
+        records += run_plan(entry, context).records
+    return Results(records, root=the_plan.root)
+
+
+def run_model_dataset(model: str, encoder: Any, units: Sequence[Unit], *,
+                      dataset: Dataset | None = None, context: RunContext | None = None,
+                      on_record: Any = None) -> list[Path]:
+    """Evaluate and record the pending ``units`` of one model on one dataset.
+
+    The unit of work of a run (what an executor hands to one worker): loads the dataset
+    (unless given), builds each family's input, encodes the unique texts once, runs every
+    unit and writes its record atomically. Failures are recorded, never raised.
+
+    Parameters
+    ----------
+    model : str
+        The model name (as in the units).
+    encoder : encoder, str or None
+        An encoder object; None (or the model name) builds the zoo model.
+    units : sequence of Unit
+        Units of this model and one dataset (from :func:`plan`, usually its pending ones).
+    dataset : Dataset, optional
+        The loaded dataset (loaded here otherwise, with the context's seed and smoke).
+    context : RunContext, optional
+        The run's settings (default: ``RunContext(show_progress=False)``);
+        ``show_progress`` shows the encoding's progress.
+    on_record : callable, optional
+        ``on_record(unit, record)`` after each record is written.
+
+    Returns
+    -------
+    list of Path
+        The record files written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> ctx = RunContext(smoke=True, show_progress=False)
+    >>> units = plan("random", "synthetic-authors-en", tasks=["retrieval"], context=ctx,
+    ...              output_dir=tempfile.mkdtemp())
+    >>> paths = run_model_dataset("random", None, units, context=ctx)
+    >>> Record.read(paths[0]).status
+    'ok'
+    """
+    if not units:
+        return []
+    context = context or RunContext(show_progress=False)
+    names = {(u.model, u.spec.name) for u in units}
+    if len(names) != 1 or next(iter(names))[0] != model:
+        raise ValueError(f"run_model_dataset: units must all be of model {model!r} and one "
+                         f"dataset, got {sorted(names)}")
+    given = None if encoder is None or isinstance(encoder, str) else encoder
+    planned = planned_model(model, given)
+    encoder = _prepare_encoder(planned, context)
+    written: list[Path] = []
+
+    def record(unit: Unit, rec: dict[str, Any]) -> None:
+        written.append(unit.path)
+        if on_record is not None:
+            on_record(unit, rec)
+
+    _run_model_dataset(planned, encoder, list(units), dataset, context, {}, {}, record,
+                       show_progress=context.show_progress)
+    return written
+
+
+def _run_model_dataset(model: PlannedModel, encoder: Any, units: list[Unit],
+                       dataset: Dataset | None, ctx: RunContext, inputs: dict, adapted: dict,
+                       done: Any, *, show_progress: bool) -> Dataset | None:
+    """All pending records of one model on one dataset; returns the loaded dataset.
+
+    ``adapted`` keeps, per encoder name, the encoder adapted to a language and its cached
+    version, so that one model's datasets share them."""
+    spec = units[0].spec
+    meta = records.model_meta(model, encoder)
+    started = time.perf_counter()
+    drafts = {u.key: records.start(u, {**ctx.protocol, "served": u.served, "pooling": "mean"},
+                                   meta, records.dataset_meta(u)) for u in units}
+    for u in [u for u in units if not u.served]:  # tasks the dataset does not serve
+        _write(u, records.skipped(drafts.pop(u.key), f"dataset {spec.name!r} does not serve "
+                                  f"task {u.task!r}; it serves {sorted(spec.tasks)}",
+                                  where=str(u.path)), done)
+    units = [u for u in units if u.served]
+    if not units:
+        return dataset
+    try:
+        if isinstance(encoder, Exception):
+            raise encoder
+        if dataset is None:
+            from stebkit.datasets import load_dataset
+
+            dataset = load_dataset(spec, seed=ctx.seed, smoke=ctx.smoke,  # the planned spec
+                                   trust_remote_code=ctx.trust_remote_code)
+        ds_encoder, note = _for_language(encoder, spec.languages)
+        key = str(getattr(ds_encoder, "name", model.name))
+        if key not in adapted:
+            adapted[key] = (ds_encoder, _with_cache(ds_encoder, ctx.cache_embeddings))
+        ds_encoder, text_encoder = adapted[key]
+    except Exception as err:  # recorded; the run goes on
+        _raise_if_fatal(err)
+        for u in units:
+            _write(u, _failed(drafts[u.key], err, u, started), done)
+        return dataset
+    _run_dataset(dataset, units, drafts, inputs, ds_encoder, text_encoder, done, ctx,
+                 show_progress=show_progress, notes=[note] if note else [])
+    return dataset
+
+
+def _write(unit: Unit, record: Record, done: Any) -> None:
+    """Write ``unit``'s checked record (atomically) and tell the run it is done."""
+    write_record(unit.path, record)
+    done(unit, record)
+
+
+def _failed(draft: records.Draft, err: BaseException, unit: Unit, started: float, *,
+            dated: bool = False) -> Record:
+    """The failed record of ``unit`` (:func:`stebkit.runs.records.failed`), logged."""
+    log.warning("%s / %s / %s (e=%s) failed: %s", draft["model"]["name"],
+                draft["dataset"]["name"], draft["task"], draft["episode_size"],
+                f"{type(err).__name__}: {err}")
+    return records.failed(draft, err, where=str(unit.path), started=started, dated=dated)
+
+
+_FATAL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS})
+
+
+def stops_the_run(err: BaseException) -> bool:
+    """Whether ``err`` is a fault of the machine that every other result would hit too (a
+    full disk or quota, a read-only file system, a cache folder this user cannot write):
+    the run stops at once with it instead of recording it as the failure of each result.
+
+    >>> import errno
+    >>> stops_the_run(OSError(errno.ENOSPC, "No space left on device", "shard.npz"))
+    True
+    >>> stops_the_run(ValueError("cannot encode these texts"))
+    False
+    """
+    if not isinstance(err, OSError) or isinstance(err, StebkitError):
+        return False
+    if err.errno in _FATAL_ERRNOS:
+        return True
+    if err.errno not in (errno.EACCES, errno.EPERM) or not isinstance(err.filename,
+                                                                      (str, bytes)):
+        return False
+    from stebkit.sources import cache_dir
+
+    return Path(os.fsdecode(err.filename)).resolve().is_relative_to(cache_dir().resolve())
+
+
+def _raise_if_fatal(err: BaseException) -> None:
+    if stops_the_run(err):
+        raise err
+
+
+def _run_dataset(dataset: Dataset, units: list[Unit], drafts: dict, inputs: dict,
+                 encoder: Any, text_encoder: Any, done: Any, ctx: RunContext, *,
+                 show_progress: bool, notes: Sequence[str] = ()) -> None:
+    """The three steps of one model on one dataset: build each unit's task input (once
+    per task and episode size), encode the texts once, evaluate each unit into its
+    record; every record is written as soon as it is made."""
+    started = time.perf_counter()
+    built = _build_inputs(dataset, units, drafts, inputs, done, ctx, notes, started)
+    if not built:
+        return
+    try:
+        encoded = _encode(built, encoder, text_encoder, ctx, show_progress)
+    except Exception as err:
+        _raise_if_fatal(err)
+        for u in units:
+            if u.key in built:
+                _write(u, _failed(built[u.key][1], err, u, started), done)
+        return
+    collapsed: list[tuple[float, str]] = []
+    for u in units:
+        if u.key in built:
+            ti, draft = built[u.key]
+            record, message = _evaluate_unit(u, ti, draft, dataset, encoded, encoder, ctx,
+                                             show_progress)
+            if message is not None:
+                collapsed.append((record["collapsed_share"], message))
+            _write(u, record, done)
+    if collapsed:  # logged once per model and dataset; every record keeps its own
+        _, message = max(collapsed)
+        log.warning("%s%s", message, f" (the largest share of {len(collapsed)} results)"
+                    if len(collapsed) > 1 else "")
+
+
+def _build_inputs(dataset: Dataset, units: list[Unit], drafts: dict, inputs: dict,
+                  done: Any, ctx: RunContext, notes: Sequence[str],
+                  started: float) -> dict[tuple, tuple[TaskInput, records.Draft]]:
+    """Step 1: each unit's task input (``inputs`` keeps them per dataset, task and episode
+    size) with its record's draft; a unit whose input fails or is empty, or that its
+    family skips, is recorded here."""
+    built = {}
+    for u in units:
+        key = (dataset.name, u.task, u.episode_size)
+        if key not in inputs:
+            try:
+                inputs[key] = _captured(u.family.build, dataset.records,
+                                        episode_size=u.episode_size,
+                                        episodes_per_label=u.episodes_per_label,
+                                        seed=ctx.seed, sampling=ctx.sampling)
+            except Exception as err:
+                _raise_if_fatal(err)
+                inputs[key] = (err, [])
+        ti, messages = inputs[key]
+        draft = records.with_fields(drafts[u.key], warnings=[*notes, *messages])
+        if isinstance(ti, BaseException):
+            _write(u, _failed(draft, ti, u, started), done)
+        elif (reason := _skip_reason(dataset, u, ti)) is not None:
+            _write(u, records.skipped(draft, reason, where=str(u.path),
+                                      dropped=dict(ti.dropped)), done)
+        else:
+            built[u.key] = (ti, draft)
+    return built
+
+
+def _skip_reason(dataset: Dataset, unit: Unit, ti: TaskInput) -> str | None:
+    """Why ``unit`` is not computed on its built input (None: it is)."""
+    if ti.n_items == 0:
+        return (f"dataset {dataset.name!r}, task {unit.task!r}, field 'episodes_per_label': "
+                f"no labels can fill {ti.episodes_per_label} episode(s) of size "
+                f"{unit.episode_size} after the documented filters (dropped "
+                f"{dict(ti.dropped)}); lower episodes_per_label or use 'auto'")
+    return unit.family.skip_reason(ti)
+
+
+@dataclass(frozen=True)
+class _Encoded:
+    """The texts of one dataset encoded once (``vectors``, a row per text in ``rows``),
+    or an encoder that embeds episodes itself (``custom``): item embeddings of any input."""
+
+    encoder: Any
+    custom: bool
+    vectors: np.ndarray | None
+    rows: Mapping[str, int]
+    batch_size: int
+    encode_s: float | None
+
+    def texts(self, ti: TaskInput) -> np.ndarray:
+        """The vectors of ``ti``'s texts."""
+        assert self.vectors is not None
+        return self.vectors[[self.rows[t] for t in ti.texts]]
+
+    def items(self, ti: TaskInput, show_progress: bool = False) -> np.ndarray:
+        """The item embeddings of ``ti`` (or of an input cut down for a sub-result)."""
+        if self.custom:
+            return ti.shape_items(self.encoder.encode_episodes(
+                ti.episode_texts(), batch_size=self.batch_size, show_progress=show_progress))
+        return ti.pool(self.texts(ti))
+
+
+def _encode(built: Mapping[tuple, tuple[TaskInput, Any]], encoder: Any, text_encoder: Any,
+            ctx: RunContext, show_progress: bool) -> _Encoded:
+    """Step 2: the unique texts of every built input encoded once (an encoder that embeds
+    episodes itself encodes each input in step 3)."""
+    if _embeds_episodes(encoder):
+        return _Encoded(text_encoder, True, None, {}, ctx.batch_size, None)
+    t_encode = time.perf_counter()
+    texts = list(dict.fromkeys(t for ti, _ in built.values() for t in ti.texts))
+    emb = np.asarray(text_encoder.encode(texts, batch_size=ctx.batch_size,
+                                         show_progress=show_progress), dtype=np.float32)
+    if emb.ndim != 2 or emb.shape[0] != len(texts):
+        raise ValueError(f"encoder {encoder.name!r} returned shape {emb.shape} for "
+                         f"{len(texts)} texts; expected ({len(texts)}, d)")
+    return _Encoded(text_encoder, False, emb, {t: i for i, t in enumerate(texts)},
+                    ctx.batch_size, round(time.perf_counter() - t_encode, 3))
+
+
+def _evaluate_unit(u: Unit, ti: TaskInput, draft: records.Draft, dataset: Dataset,
+                   encoded: _Encoded, encoder: Any, ctx: RunContext,
+                   show_progress: bool) -> tuple[Record, str | None]:
+    """Step 3: one unit evaluated into its record (failed when any part fails, with what
+    the parts before it added), and its collapse warning, if any."""
+    seed, batch_size = ctx.seed, ctx.batch_size
+    message, t0 = None, time.perf_counter()
+    if not encoded.custom:
+        draft = records.with_fields(draft, encode_s=encoded.encode_s)
+    try:
+        if encoded.custom:
+            draft = records.with_protocol(draft, pooling="encoder")
+            item_emb = encoded.items(ti, show_progress)
+            draft, message = records.with_collapse(
+                draft, item_emb.reshape(-1, item_emb.shape[-1]), "items")
+        else:
+            text_emb = encoded.texts(ti)
+            draft, message = records.with_collapse(draft, text_emb, "distinct texts")
+            item_emb = ti.pool(text_emb)
+        scoring = getattr(encoder, "scoring", "cosine")
+        draft = records.with_protocol(draft, scoring=u.family.scoring_for(scoring))
+        result, parts, ids, messages = _result(u, ti, item_emb, draft["main_metric"], seed=seed,
+                                          batch_size=batch_size,
+                                          scoring=draft["protocol"]["scoring"])
+        draft = records.with_per_label(draft, result)
+        draft = records.with_result(draft, u, ti, result, parts, ids, messages,
+                                    seed=seed)
+        sub = _run_submetrics(u, ti, item_emb, dataset.records, encoded.items, seed=seed,
+                              batch_size=batch_size, scoring=scoring)
+        if sub is not None:
+            draft = records.with_fields(draft, submetrics=sub)
+        return records.ok(draft, where=f"{u.model} / {u.spec.name} / {u.task}",
+                          started=t0), message
+    except Exception as err:
+        _raise_if_fatal(err)
+        return _failed(draft, err, u, t0, dated=True), message
+
+

@@ -1,0 +1,10 @@
+"""``python -m stebkit.runs.executors PAYLOAD``: one local worker (:func:`run_job`)."""
+
+from __future__ import annotations
+
+import sys
+
+from stebkit.runs.executors.worker import _main
+
+if __name__ == "__main__":
+    sys.exit(_main(sys.argv[1:]))

@@ -1,0 +1,610 @@
+"""Planning the units of an evaluation, submitting them to local workers or SLURM, waiting
+for them and prefetching what jobs need."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from stebkit.errors import StebkitError
+from stebkit.runs.config import (
+    ExecutorConfig,
+    ExecutorError,
+    executor_config,
+    time_minutes,
+)
+from stebkit.runs.executors import slurm
+from stebkit.runs.executors.jobfiles import (
+    JobUnit,
+    _add_jobs,
+    _now,
+    _save_plan,
+    claim_path,
+    jobs_dir,
+    make_job_files_dir,
+    open_regular,
+    read_claim,
+    read_outcome,
+    run_lock,
+)
+from stebkit.runs.executors.slurm import _SLURM_ACTIVE, _first_lines, check_slurm, job_outcome
+from stebkit.runs.executors.states import _unit_state
+from stebkit.runs.executors.worker import run_job
+
+if TYPE_CHECKING:
+    from stebkit.results import Results
+    from stebkit.runs.context import RunContext
+    from stebkit.runs.planning import Plan, PresetPlan
+
+
+class JobsFailed(StebkitError):
+    """Jobs ended without finishing their units; ``results`` holds what was written."""
+
+    def __init__(self, message: str, results: Any = None) -> None:
+        super().__init__(message)
+        self.results = results
+
+
+def plan_units(models: Any, datasets: Any, *, output_dir: str | os.PathLike = "results",
+               **kwargs: Any) -> list[JobUnit]:
+    """The units of an evaluation, in order (models outer, datasets inner).
+
+    ``kwargs`` are those of :func:`stebkit.evaluate` (tasks, overwrite, seed, smoke,
+    episode_sizes, episodes_per_label, batch_size, sampling, preset; the others do not
+    change the plan). With a ``preset``, a unit holds the records of every entry of the
+    preset that runs its dataset, each with the entry's episode configuration.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> units = plan_units(["random", "tfidf-char"], ["synthetic-authors-en"], smoke=True,
+    ...                    tasks=["retrieval"], output_dir=tempfile.mkdtemp())
+    >>> [(u.label, len(u.records), u.pending) for u in units]
+    [('random / synthetic-authors-en', 1, True), ('tfidf-char / synthetic-authors-en', 1, True)]
+    """
+    from stebkit.runs.context import RunContext
+
+    context, options = RunContext.split(kwargs)
+    return _planned(models, datasets, Path(output_dir), context, options)[1]
+
+
+def _planned(models: Any, datasets: Any, root: Path, context: RunContext,
+             options: dict[str, Any]) -> tuple[Plan | PresetPlan, list[JobUnit]]:
+    """The run planned once (:func:`stebkit.runs.engine.plan_run`) and its units."""
+    from stebkit.runs.engine import PresetPlan, plan_run
+
+    the_plan = plan_run(models, datasets, context, output_dir=root, **options)
+    if isinstance(the_plan, PresetPlan):
+        return the_plan, preset_units(the_plan)
+    return the_plan, units_of(the_plan)
+
+
+def units_of(the_plan: Plan) -> list[JobUnit]:
+    """The units (one model on one dataset) of a :class:`stebkit.runs.engine.Plan`, in its
+    order, each with its record files and whether one of them is pending."""
+    units: dict[tuple[str, str], JobUnit] = {}
+    for u, todo in zip(the_plan.units, the_plan.pending, strict=True):
+        unit = units.setdefault((u.model, u.spec.name), JobUnit(u.model, u.spec.name, (), False))
+        unit.records = (*unit.records, u.path)
+        unit.pending = unit.pending or todo
+    return list(units.values())
+
+
+def preset_units(the_plan: PresetPlan) -> list[JobUnit]:
+    """The units of a preset run (a :class:`stebkit.runs.engine.PresetPlan`): a unit holds the
+    records of every entry of the preset on its dataset, models outer, datasets inner (in
+    the order given), as a run without a preset."""
+    merged: dict[tuple[str, str], JobUnit] = {}
+    for entry in the_plan.plans:
+        for u in units_of(entry):
+            have = merged.setdefault((u.model, u.dataset), JobUnit(u.model, u.dataset, (), False))
+            have.records = (*have.records, *u.records)
+            have.pending = have.pending or u.pending
+    model_rank = {m: k for k, m in enumerate(dict.fromkeys(m for m, _ in merged))}
+    dataset_rank = {d: k for k, d in enumerate(dict.fromkeys(
+        [*(the_plan.datasets or []), *(d for _, d in merged)]))}
+    return sorted(merged.values(), key=lambda u: (model_rank[u.model], dataset_rank[u.dataset]))
+
+
+# --------------------------------------------------------------------------- evaluate
+
+
+def evaluate(
+    models: Any,
+    datasets: Any = None,
+    *,
+    tasks: Sequence[str] | None = None,
+    output_dir: str | os.PathLike = "results",
+    overwrite: str = "only-missing",
+    seed: int = 42,
+    smoke: bool = False,
+    episode_sizes: Sequence[int] | Mapping[str, Sequence[int]] | None = None,
+    batch_size: int = 32,
+    show_progress: bool = True,
+    cache_embeddings: bool = True,
+    sampling: str = "reference",
+    trust_remote_code: bool = False,
+    episodes_per_label: int | Mapping[str, int] | None = None,
+    device: str | None = None,
+    preset: str | None = None,
+    executor: Any = None,
+) -> Results:
+    """Evaluate every model on every dataset, task and episode size; write one record each
+    (``stebkit.evaluate``).
+
+    The run is planned once (:func:`stebkit.runs.engine.plan`): the combinations whose record
+    is already there are skipped before a model is loaded or a text encoded, so an
+    interrupted run resumes where it stopped. The executor runs the rest in this process
+    (:func:`stebkit.runs.engine.run_plan`), in local worker processes or in SLURM jobs.
+
+    Parameters
+    ----------
+    models : str, encoder, or a list of them
+        Zoo names (built with :func:`stebkit.encoders.get_encoder` only if some record is
+        missing) or encoder objects (anything with ``encode(texts)``).
+    datasets : str, Dataset, or a list of them
+        Catalogue names (loaded with :func:`stebkit.datasets.load_dataset`) or Datasets
+        (optional with a ``preset``, which names its own).
+    tasks : list of str, optional
+        Task families to run; default: those each dataset serves. A requested task a
+        dataset does not serve gets a ``"skipped"`` record with the reason.
+    output_dir : path, default "results"
+        Root of the record files ``<model>/<dataset>/<task>__e<size>.json``.
+    overwrite : {"only-missing", "never", "always"}
+        ``only-missing`` computes combinations without a valid record (missing, failed,
+        or made from another dataset fingerprint) and raises
+        :class:`stebkit.runs.engine.ProtocolMismatch`, before any work, when successful
+        records were made with another seed, smoke setting, sampling or episodes per
+        label; ``never`` leaves every existing file alone; ``always`` recomputes
+        everything. (A new model revision is not detected: use ``always``.)
+    seed : int, default 42
+        Seeds dataset sampling, the task functions, the bootstrap and (with
+        ``sampling="shuffle"``) episode sampling.
+    smoke : bool, default False
+        Load the small smoke version of each dataset.
+    episode_sizes : list of int, or dict task -> list of int, optional
+        Override the datasets' episode sizes (a list applies to every task except
+        predefined pairs and probing, which use single texts).
+    batch_size : int, default 32
+        Encoding batch size (clustering's mini-batch stays 32, as the reference's).
+    show_progress : bool, default True
+        Show a progress bar over the records (over the units with other executors).
+    cache_embeddings : bool, default True
+        Encode through the on-disk embedding cache (:func:`stebkit.encoders.cached`).
+    sampling : {"reference", "shuffle"}, default "reference"
+        How episodes pick their texts: the reference's first N texts of each label in
+        record order, or the first N after a seeded shuffle
+        (:meth:`stebkit.tasks.TaskFamily.build`).
+    trust_remote_code : bool, default False
+        Allow models and datasets that run code from their repository (LUAR, gte,
+        jina; the Hub loading scripts of ``blog_age``, ``blog_gender``,
+        ``reuters21578``). Without it such a dataset stops the run before any work,
+        with a message naming it, and such a model's results are recorded as failed.
+    episodes_per_label : int, or dict task -> int, optional
+        Override the datasets' episodes per label (the reference's
+        ``n_episodes_per_class``; predefined pairs, probing and retrieval with size -1
+        use every text whatever it is).
+    device : str, optional
+        Torch device of the neural encoders (``"cpu"``, ``"cuda"``, ``"cuda:1"``,
+        ``"mps"``); default: a GPU when there is one. Non-neural baselines ignore it.
+    preset : {"benchmark", "fast"}, optional
+        Run one of the reference's presets (:mod:`stebkit.runs.presets`): its tasks, datasets
+        and episode configuration; ``datasets`` (when given) restricts it.
+    executor : str, mapping or ExecutorConfig, optional
+        ``"sequential"`` (default: in this process), ``"local"`` or ``"slurm"``, or a
+        mapping with the fields of :class:`ExecutorConfig` (``{"kind": "local", "jobs":
+        4}``). Other executors than ``sequential`` take model and dataset *names*
+        (objects cannot travel to another process); datasets of suite files are loaded
+        again in each job.
+
+    Returns
+    -------
+    Results
+        Every record of this run's combinations (read back from ``output_dir``; with
+        ``wait=False``: those written so far); ``Results.ok`` is False when one failed.
+
+    Raises
+    ------
+    ExecutorError
+        The executor cannot run here (no SLURM, unknown partition, bad option).
+    JobsFailed
+        Jobs ended before finishing their units (the message names each job, its log
+        file and the units; ``err.results`` holds what was written).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> res = evaluate("random", "synthetic-authors-en", tasks=["retrieval"], smoke=True,
+    ...                output_dir=tempfile.mkdtemp(), show_progress=False)
+    >>> res.ok, res.main_frame()[["model", "dataset", "task", "metric"]].values.tolist()
+    (True, [['random', 'synthetic-authors-en', 'retrieval', 'mrr']])
+    >>> res = evaluate("random", "synthetic-authors-en", tasks=["retrieval"], smoke=True,
+    ...                output_dir=tempfile.mkdtemp(), executor="local",
+    ...                show_progress=False)
+    >>> res.ok, len(res)
+    (True, 1)
+    """
+    from stebkit.runs.context import RunContext
+
+    config = executor_config(executor)
+    root = Path(output_dir)
+    settings = {"overwrite": overwrite, "seed": seed, "smoke": smoke,
+                "batch_size": batch_size, "cache_embeddings": cache_embeddings,
+                "sampling": sampling, "trust_remote_code": trust_remote_code,
+                "device": device}
+    options = {"tasks": tasks, "episode_sizes": episode_sizes,
+               "episodes_per_label": episodes_per_label, "preset": preset}
+    run = f"{datetime.now(timezone.utc):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
+    with run_lock(root, run_info(run, {**settings, **options, "executor": config.kind})):
+        if config.kind == "sequential":
+            return _sequential(models, datasets, root,
+                               RunContext(**settings, show_progress=show_progress), options)
+        names = _names(models, "models"), (None if datasets is None and preset
+                                           else _names(datasets, "datasets"))
+        return _submitted(names, root, config, run, settings, options, show_progress)
+
+
+def run_info(run: str, settings: Mapping[str, Any]) -> dict[str, Any]:
+    """What a run writes in the run lock (:func:`~stebkit.runs.executors.jobfiles.run_lock`):
+    its id, host, process, start and the settings that change its numbers."""
+    shown = ("seed", "smoke", "sampling", "episodes_per_label", "episode_sizes", "preset",
+             "tasks", "executor")
+    return {"run": run, "host": socket.gethostname(), "pid": os.getpid(), "started": _now(),
+            "settings": ", ".join(f"{k} {settings[k]!r}" for k in shown
+                                  if settings.get(k) is not None)}
+
+
+def _submitted(names: tuple[list[str], list[str] | None], root: Path, config: ExecutorConfig,
+               run: str, settings: dict[str, Any], options: dict[str, Any],
+               show_progress: bool) -> Results:
+    """:func:`evaluate` with the local or SLURM executor, under the run lock."""
+    from stebkit.results import Record, Results
+    from stebkit.runs.context import RunContext
+
+    the_plan, units = _planned(names[0], names[1], root, RunContext(**settings), options)
+    if options["preset"]:
+        the_plan.announce(stacklevel=3)  # as a sequential preset run says it
+    _save_plan(root, units)
+    todo, busy = [], []
+    for u in units:
+        if not u.pending:
+            continue
+        held, content = read_claim(claim_path(root, u.model, u.dataset), root)
+        (busy if held else todo).append((u, content))
+    for u, content in busy:
+        print(f"{u.label}: running in job {content.get('job', '?')}, not submitted again",
+              file=sys.stderr)
+    suite_files = sorted({str(f) for f in map(_suite_file, {u.dataset for u in units})
+                          if f is not None})
+    evaluate_kwargs = {**settings, **options, "output_dir": str(root.resolve())}
+    submission = _Submission(root, config, [u for u, _ in todo], evaluate_kwargs, suite_files,
+                             run=run)
+    if todo:
+        if config.kind == "local":
+            submission.start_local()
+        else:
+            submission.start_slurm()
+        if config.wait:
+            try:
+                submission.wait(show_progress=show_progress)
+            except KeyboardInterrupt:
+                submission.stop_local()  # SLURM jobs go on: `stebkit status` follows them
+                raise
+        else:
+            print(f"submitted {len(todo)} unit(s) in {len(submission.jobs)} job(s); follow "
+                  f"them with `stebkit status {root}`", file=sys.stderr)
+    results = Results((Record.read(p) for u in units for p in u.records
+                       if p.exists()), root=root)
+    failed = submission.failures() if todo and config.wait else []
+    if failed:
+        raise JobsFailed("\n".join(failed), results)
+    return results
+
+
+def _sequential(models: Any, datasets: Any, root: Path, context: RunContext,
+                options: dict[str, Any]) -> Results:
+    """The sequential executor: the run planned once (:func:`stebkit.runs.engine.plan_run`), its
+    units saved for :func:`status`, and run in this process
+    (:func:`stebkit.runs.engine.run_plan`)."""
+    from stebkit.runs import engine as runner
+
+    the_plan, units = _planned(models, datasets, root, context, options)
+    _save_plan(root, units)
+    return runner.run_plan(the_plan, context)
+
+
+def _names(values: Any, what: str) -> list[str]:
+    items = [values] if isinstance(values, str) else list(values)
+    bad = [v for v in items if not isinstance(v, str)]
+    if bad:
+        raise ExecutorError(f"{what}: the local and slurm executors take names, got "
+                            f"{type(bad[0]).__name__}; register the object (a zoo model, a "
+                            "suite file) or use executor='sequential'")
+    return items
+
+
+def _suite_file(dataset: str) -> Path | None:
+    from stebkit.suites import suite_file
+
+    return suite_file(dataset)
+
+
+# --------------------------------------------------------------------------- submissions
+
+
+def _cpu_count() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+@dataclass
+class _Job:
+    """One submitted job (local worker or SLURM array task)."""
+
+    id: str
+    units: list[tuple[str, str]]
+    log: Path
+    err: Path | None = None
+    process: Any = None
+
+
+class _Submission:
+    def __init__(self, root: Path, config: ExecutorConfig, units: list[JobUnit],
+                 kwargs: dict[str, Any], suite_files: list[str], run: str) -> None:
+        self.root, self.config, self.units, self.kwargs = root, config, units, kwargs
+        self.suite_files, self.run = suite_files, run
+        self.jobs: list[_Job] = []
+        self.folder = jobs_dir(root)
+
+    def _payload(self, units: Sequence[JobUnit], **extra: Any) -> dict[str, Any]:
+        return {"run": self.run, "units": [[u.model, u.dataset] for u in units],
+                "evaluate": self.kwargs, "suite_files": self.suite_files, **extra}
+
+    # -- local ------------------------------------------------------------------------
+    def start_local(self) -> None:
+        n = min(self.config.jobs, len(self.units))
+        cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+        share = max(1, len(cpus) // n)
+        per_model: dict[str, int] = {}
+        for u in self.units:
+            per_model[u.model] = per_model.get(u.model, 0) + 1
+        # small chunks keep the workers busy until the end; each loads its model once
+        chunk = max(1, min(8, math.ceil(max(per_model.values()) / (2 * n))))
+        private = make_job_files_dir(self.root, self.run)
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        if cpus:
+            env["OMP_NUM_THREADS"] = str(share)
+        records = []
+        for k in range(n):
+            mine = [cpus[(k * share + j) % len(cpus)] for j in range(share)] if cpus else []
+            payload = self._payload(self.units, offset=round(k * len(self.units) / n),
+                                    chunk=chunk, cpus=mine)
+            path = private / f"local-{k}.args"  # what the worker runs: never in the results
+            from stebkit._io import write_text
+
+            write_text(path, json.dumps(payload))
+            log = self.folder / f"local-{self.run}-{k}.log"
+            name = f"local-{k}"
+            fd = open_regular(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, self.root)
+            try:
+                proc = subprocess.Popen([sys.executable, "-m", "stebkit.runs.executors", str(path)],
+                                        stdout=fd, stderr=subprocess.STDOUT,
+                                        env={**env, "STEBKIT_JOB": name},
+                                        start_new_session=not self.config.wait)
+            finally:
+                os.close(fd)
+            job = _Job(name, [(u.model, u.dataset) for u in self.units], log, process=proc)
+            self.jobs.append(job)
+            records.append({"job": job.id, "executor": "local", "run": self.run,
+                            "host": socket.gethostname(), "pid": proc.pid,
+                            "units": job.units, "log": str(log), "submitted": _now()})
+        _add_jobs(self.root, records)
+
+    # -- slurm ------------------------------------------------------------------------
+    def start_slurm(self) -> None:
+        units = self.units
+        check_slurm(self.config, [u.label for u in units])
+        import submitit
+
+        shards = self._shards()
+        # submitit's pickles (what a job unpickles and runs), its script and the logs live
+        # in the run's private folder of the cache, never in the results folder
+        self.folder = make_job_files_dir(self.root, self.run)
+        ex = submitit.SlurmExecutor(folder=self.folder, max_num_timeout=0)
+        minutes = time_minutes(self.config.time)
+        params: dict[str, Any] = {
+            "job_name": "stebkit", "time": minutes, "array_parallelism":
+            self.config.array_parallelism, "signal_delay_s": 90 if minutes > 15 else 20,
+            "setup": (["set -e", *self.config.setup, "set +e"] if self.config.setup else []),
+            "additional_parameters": dict(self.config.extra)}
+        if self.config.partition:
+            params["partition"] = self.config.partition
+        if self.config.gpus_per_job:
+            params["gpus_per_node"] = self.config.gpus_per_job
+        if self.config.cpus_per_job:
+            params["cpus_per_task"] = self.config.cpus_per_job
+        if self.config.mem:
+            params["additional_parameters"]["mem"] = self.config.mem
+        ex.update_parameters(**params)
+        payloads = [self._payload(shard) for shard in shards]
+        try:
+            with ex.batch():
+                handles = [ex.submit(run_job, p) for p in payloads]
+        except Exception as err:  # sbatch refused the array
+            names = ", ".join(u.label for u in units[:6]) + (" ..." if len(units) > 6 else "")
+            raise ExecutorError(
+                f"SLURM refused the job array for {len(units)} unit(s) ({names}): "
+                f"{_first_lines(str(err))}. Nothing was submitted; the submission script is "
+                f"in {self.folder}") from None
+        records = []
+        for handle, shard in zip(handles, shards, strict=True):
+            paths = handle.paths
+            job = _Job(str(handle.job_id), [(u.model, u.dataset) for u in shard],
+                       Path(str(paths.stdout).replace("%t", "0")),
+                       Path(str(paths.stderr).replace("%t", "0")))
+            self.jobs.append(job)
+            records.append({"job": job.id, "executor": "slurm", "run": self.run,
+                            "units": job.units, "log": str(job.log), "err": str(job.err),
+                            "time": self.config.time,
+                            "submitted": _now()})
+        _add_jobs(self.root, records)
+
+    def _shards(self) -> list[list[JobUnit]]:
+        by_model: dict[str, list[JobUnit]] = {}
+        for u in self.units:
+            by_model.setdefault(u.model, []).append(u)
+        n_datasets = len({u.dataset for u in self.units})
+        size = self.config.datasets_per_job or max(1, math.ceil(n_datasets / 4))
+        return [units[i:i + size] for units in by_model.values()
+                for i in range(0, len(units), size)]
+
+    # -- waiting ----------------------------------------------------------------------
+    def finished_units(self) -> set[tuple[str, str]]:
+        out = set()
+        for u in self.units:
+            held, content = read_claim(claim_path(self.root, u.model, u.dataset), self.root)
+            if not held and content.get("run") == self.run and content.get(
+                    "state") == "finished":
+                out.add((u.model, u.dataset))
+        return out
+
+    def wait(self, *, show_progress: bool = True, poll_s: float = 1.0) -> None:
+        from tqdm.auto import tqdm
+
+        from stebkit.runs.engine import progress_interval
+
+        bar = tqdm(total=len(self.units), desc=f"stebkit ({self.config.kind})", unit="unit",
+                   disable=not show_progress, mininterval=progress_interval())
+        try:
+            while True:
+                done = len(self.finished_units())
+                bar.update(done - bar.n)
+                live = self.live_jobs()
+                bar.set_postfix_str(f"{len(live)} job(s) active", refresh=False)
+                if not live:
+                    break
+                time.sleep(poll_s)
+            bar.update(len(self.finished_units()) - bar.n)
+        finally:
+            bar.close()
+
+    def stop_local(self, grace_s: float = 30.0) -> None:
+        """Stop the local workers still running (SIGTERM: each finishes no more units;
+        what they wrote stays) and wait for them, at most ``grace_s`` seconds."""
+        if self.config.kind != "local":
+            return
+        live = [j.process for j in self.jobs if j.process.poll() is None]
+        for proc in live:
+            with contextlib.suppress(OSError):
+                proc.terminate()
+        deadline = time.monotonic() + grace_s
+        for proc in live:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+
+    def live_jobs(self) -> list[_Job]:
+        if self.config.kind == "local":
+            return [j for j in self.jobs if j.process.poll() is None]
+        states = slurm.slurm_states([j.id for j in self.jobs])
+        return [j for j in self.jobs if states.get(j.id, ("", ""))[0] in _SLURM_ACTIVE]
+
+    def failures(self) -> list[str]:
+        """One line per job that ended without finishing its units (a job whose units
+        were all written is no failure, whatever stopped it), and the units left in all,
+        counted as :func:`status` counts them."""
+        finished = self.finished_units()
+        by_key = {(u.model, u.dataset): u for u in self.units}
+        left_all = {key for key, u in by_key.items()
+                    if key not in finished and _unit_state(u.records)[0] == "pending"}
+        states = (slurm.slurm_states([j.id for j in self.jobs])
+                  if self.config.kind == "slurm" else {})
+        out = []
+        for job in self.jobs:
+            left = [u for u in job.units if u in left_all]
+            if not left:
+                continue
+            if self.config.kind == "local":
+                code = job.process.returncode
+                if code == 0:
+                    continue
+                outcome = read_outcome(self.root, self.run, job.id)
+                why = f"worker exited with status {code}" + (
+                    f" (signal {signal.Signals(-code).name})" if code and code < 0 else "") + (
+                    f": {_first_lines(outcome[1], 1)}" if outcome and outcome[1] else "")
+            else:
+                why = job_outcome(self.root, {"job": job.id, "run": self.run,
+                                              "log": str(job.log), "err": str(job.err),
+                                              "time": self.config.time}, states)
+                if why is None:
+                    continue
+            out.append(_failure_message(job.id, why, job.err or job.log, left))
+        if len(out) > 1:
+            out.append(f"in all, {len(left_all)} unit(s) not finished and pending again")
+        return out
+
+
+def _failure_message(job: str, why: str, log: Path | str, units: Sequence[tuple[str, str]]
+                     ) -> str:
+    names = ", ".join(f"{m} / {d}" for m, d in units[:8]) + (" ..." if len(units) > 8 else "")
+    return f"job {job} {why}; log: {log}; {len(units)} unit(s) not finished and pending " \
+           f"again: {names}"
+
+
+# --------------------------------------------------------------------------- prefetch
+
+
+def prefetch(models: Sequence[str], datasets: Sequence[str], *, seed: int = 42,
+             smoke: bool = False, show_progress: bool = True) -> Any:
+    """Download and process data and model files into the cache, so that jobs run offline.
+
+    Each dataset is loaded (fetched, checked and processed into ``$STEBKIT_CACHE``) and
+    each model encodes one sentence (its weights are downloaded, its TF-IDF or feature
+    reference fitted).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``kind``, ``name``, ``status`` (``ok`` or ``failed``), ``seconds``, ``error``.
+
+    Examples
+    --------
+    >>> prefetch(["random"], ["synthetic-authors-en"], smoke=True,
+    ...          show_progress=False)[["kind", "name", "status"]].values.tolist()
+    [['dataset', 'synthetic-authors-en', 'ok'], ['model', 'random', 'ok']]
+    """
+    import pandas as pd
+    from tqdm.auto import tqdm
+
+    from stebkit.datasets import load_dataset
+    from stebkit.encoders import get_encoder
+
+    items = [("dataset", d) for d in datasets] + [("model", m) for m in models]
+    rows = []
+    for kind, name in tqdm(items, desc="prefetch", unit="item", disable=not show_progress):
+        started = time.perf_counter()
+        error = ""
+        try:
+            if kind == "dataset":
+                load_dataset(name, seed=seed, smoke=smoke)
+            else:
+                get_encoder(name).encode(["A short sentence to load the model."])
+        except (StebkitError, OSError, ValueError, ImportError, RuntimeError) as err:
+            error = f"{type(err).__name__}: {err}"
+        rows.append({"kind": kind, "name": name, "status": "failed" if error else "ok",
+                     "seconds": round(time.perf_counter() - started, 2), "error": error})
+    return pd.DataFrame(rows, columns=["kind", "name", "status", "seconds", "error"])

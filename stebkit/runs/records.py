@@ -1,0 +1,167 @@
+"""A run's records, built rather than patched: each is started from its unit, grows by
+small steps that each return a new draft, and ends in one of three constructors —
+:func:`ok`, :func:`failed` or :func:`skipped` — that return a checked
+:class:`~stebkit.results.Record`, checked once, and written as it is
+(:func:`stebkit.results.write_record`). :meth:`Record.from_json` stays the read path.
+
+A draft is a plain dict in the order every record has its keys; no step changes the draft
+it is given, so a failure is recorded with what the steps before it added:
+
+>>> from stebkit.runs.context import RunContext
+>>> from stebkit.runs.planning import plan
+>>> (unit,) = plan("random", "synthetic-authors-en", tasks=["retrieval"],
+...                context=RunContext(smoke=True), output_dir="unused")
+>>> draft = start(unit, {"seed": 42}, {"name": "random"}, {"name": unit.spec.name})
+>>> rec = skipped(draft, "not served", where="r.json")
+>>> rec.status, rec["reason"], draft["status"] if "status" in draft else "no status"
+('skipped', 'not served', 'no status')
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import time
+import traceback
+from collections.abc import Mapping
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from stebkit.results import RECOMPUTE, UNDEFINED, Record, new_record, per_item
+from stebkit.runs import context as run_context
+from stebkit.runs.encoders import collapsed_share
+
+if TYPE_CHECKING:
+    from stebkit.runs.planning import PlannedModel, Unit
+
+Draft = dict[str, Any]
+"""A record being built: its JSON fields so far, never changed in place."""
+
+COLLAPSE_WARN = 0.1
+"""A record warns when more than this share of its distinct texts (or, for encoders that
+embed episodes themselves, of its items) share one identical vector."""
+
+
+def now() -> str:
+    """The time a record is dated with (UTC, to the second)."""
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def model_meta(model: PlannedModel, encoder: Any) -> dict[str, Any]:
+    """A record's ``model`` field: name, revision, category and the encoder's options."""
+    name, info = model.name, model.info
+    category = getattr(encoder, "category", None)
+    if category is None:  # the zoo's category of this very name (not of a Hub id)
+        category = info.category if info is not None and info.name == name else None
+    revision = getattr(encoder, "revision", None) if not isinstance(encoder, Exception) else None
+    meta = {"name": name, "revision": str(revision or "unknown"),
+            "category": category or "custom"}
+    with contextlib.suppress(Exception):  # an encoder that failed or has no such options
+        # every option that changes a vector: the embedding cache's key
+        meta["encoder_config"] = json.loads(json.dumps(dict(encoder.cache_config),
+                                                       sort_keys=True, default=str))
+    return meta
+
+
+def dataset_meta(unit: Unit) -> dict[str, Any]:
+    """A record's ``dataset`` field: name, fingerprint, sources and declared category."""
+    spec = unit.spec
+    return {"name": spec.name, "fingerprint": unit.fingerprint,
+            "source_sha256": [sha for _, sha in spec.source.urls],
+            "category": spec.category, "languages": list(spec.languages),
+            "application": spec.application}
+
+
+def start(unit: Unit, protocol: Mapping[str, Any], model: Mapping[str, Any],
+          dataset: Mapping[str, Any]) -> Draft:
+    """The draft of ``unit``'s record: its identity, protocol and main metric, dated now."""
+    return new_record(model=model, dataset=dataset, task=unit.task,
+                      episode_size=unit.episode_size,
+                      episodes_per_label=unit.episodes_per_label, seed=protocol["seed"],
+                      protocol=protocol,
+                      main_metric=unit.spec.main_metric or unit.family.main_metric,
+                      n_items=0, runtime_s=0.0, date=now())
+
+
+def with_fields(draft: Draft, **fields: Any) -> Draft:
+    """``draft`` with ``fields`` set (a key it has keeps its place, a new one comes last)."""
+    return {**draft, **fields}
+
+
+def with_protocol(draft: Draft, **fields: Any) -> Draft:
+    """``draft`` with ``fields`` set in its protocol (how its result was computed)."""
+    return {**draft, "protocol": {**draft["protocol"], **fields}}
+
+
+def with_collapse(draft: Draft, vectors: np.ndarray, what: str) -> tuple[Draft, str | None]:
+    """``draft`` with the share of ``vectors`` that are one identical vector; above
+    :data:`COLLAPSE_WARN`, a warning in the record, also returned (else None)."""
+    share = collapsed_share(vectors)
+    draft = {**draft, "collapsed_share": share}
+    if share <= COLLAPSE_WARN:
+        return draft, None
+    message = (f"{draft['model']['name']} / {draft['dataset']['name']}: "
+               f"{share:.0%} of the {len(vectors)} {what} share one identical vector; "
+               "the encoder cannot tell them apart (another language or script?)")
+    return {**draft, "warnings": [*draft.get("warnings", []),
+                                  f"CollapsedVectors: {message}"]}, message
+
+
+def with_per_label(draft: Draft, result: Any) -> Draft:
+    """``draft`` with the per-label values of a task result, when it has them."""
+    details = result.get("details") or {}
+    if not isinstance(details.get("per_label"), Mapping):
+        return draft
+    return {**draft, "per_label": {str(k): dict(v) for k, v in details["per_label"].items()}}
+
+
+def with_result(draft: Draft, unit: Unit, ti: Any, result: Any, parts: tuple, ids: Any,
+                messages: list[str], *, seed: int) -> Draft:
+    """``draft`` with a task result: metrics, counts and chosen settings (``parts``), the
+    main metric's bootstrap interval, the items (``ids``) and their values, and the
+    family's warnings (``messages``)."""
+    family = unit.family
+    metrics, counts, chosen = parts
+    main = draft["main_metric"]
+    return {**draft, "metrics": metrics, "counts": counts, "chosen": chosen,
+            "higher_is_better": family.metrics.get(main, True),
+            # None when a dataset's main metric is not the one the bootstrap resamples
+            "ci": family.bootstrap(result, seed=seed, n_resamples=run_context.N_RESAMPLES,
+                                   confidence=run_context.CONFIDENCE)
+            if main == family.main_metric else None,
+            "episodes_per_label": ti.episodes_per_label,
+            "n_items": len(ids) or ti.n_items, "n_texts": len(ti.texts),
+            "dropped": dict(ti.dropped), "per_item": per_item(unit.task, result, ids),
+            "status": "ok", "warnings": draft.get("warnings", []) + messages}
+
+
+def ok(draft: Draft, *, where: str, started: float) -> Record:
+    """The record of a computed result, checked (a value out of its range or undefined
+    raises a ValueError naming ``where`` and the field), dated now."""
+    return _checked({**draft, "runtime_s": round(time.perf_counter() - started, 3),
+                     "date": now()}, where=where, fix=UNDEFINED)
+
+
+def failed(draft: Draft, err: BaseException, *, where: str, started: float,
+           dated: bool = False) -> Record:
+    """The record of a result that could not be computed: ``err`` and the end of its
+    traceback, the time spent (since ``started``); dated now when ``dated``."""
+    tb = traceback.format_exception(type(err), err, err.__traceback__)
+    draft = {**draft, "status": "failed", "error": f"{type(err).__name__}: {err}",
+             "traceback": "".join(tb[-3:]).strip(),
+             "runtime_s": round(time.perf_counter() - started, 3)}
+    return _checked({**draft, "date": now()} if dated else draft, where=where)
+
+
+def skipped(draft: Draft, reason: str, *, where: str, **fields: Any) -> Record:
+    """The record of a result that is not computed, with the ``reason`` (and ``fields``
+    such as the dropped labels)."""
+    return _checked({**draft, "status": "skipped", **fields, "reason": reason}, where=where)
+
+
+def _checked(draft: Draft, *, where: str, fix: str = RECOMPUTE) -> Record:
+    from stebkit.results import _jsonable
+
+    return Record.from_json(_jsonable(draft), where=where, fix=fix)
