@@ -1,8 +1,163 @@
-"""Moved: the names of this module now live in :mod:`stebkit.runs.config`.
+"""How and where an evaluation runs: :class:`ExecutorConfig`, read from a kind name, a
+suite file's ``run: executor`` mapping or the command line (:func:`executor_config`).
 
-This path re-exports them for one release, each with a ``DeprecationWarning``.
+The executors themselves live in :mod:`stebkit.runs.executors`; this module holds only the
+configuration, on the ground floor, so that the suite reader (a floor below the runs) can
+check a suite's executor without importing them.
 """
 
-from stebkit._moved import forward
+from __future__ import annotations
 
-__getattr__ = forward(__name__, "stebkit.runs.config")
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from stebkit.errors import StebkitError
+
+EXECUTORS = ("sequential", "local", "slurm")
+"""The executors :func:`evaluate` knows."""
+
+
+class ExecutorError(StebkitError, ValueError):
+    """An executor cannot run here (no SLURM, unknown partition, bad option)."""
+
+
+@dataclass(frozen=True)
+class ExecutorConfig:
+    """How and where :func:`evaluate` runs its units.
+
+    Parameters
+    ----------
+    kind : {"sequential", "local", "slurm"}
+    jobs : int, default 2
+        Worker processes of the ``local`` executor.
+    partition, gpus_per_job, cpus_per_job, mem, time, array_parallelism
+        SLURM resources of each job (``mem`` as SLURM writes it, e.g. ``"16G"``; ``time``
+        as ``minutes``, ``MM:SS``, ``HH:MM:SS`` or ``D-HH:MM:SS``).
+    setup : list of str
+        Shell lines run before each SLURM job (``module load ...``); a failing line
+        fails the job.
+    extra : dict
+        Other ``sbatch`` options, passed through (``{"account": "abc"}`` gives
+        ``--account=abc``).
+    datasets_per_job : int, optional
+        Datasets per SLURM job (default: a quarter of the datasets, at least 1).
+    wait : bool, default True
+        Wait for the jobs (with a progress bar of finished units); False submits and
+        returns.
+    """
+
+    kind: str = "sequential"
+    jobs: int = 2
+    partition: str | None = None
+    gpus_per_job: int = 0
+    cpus_per_job: int | None = None
+    mem: str | None = None
+    time: str = "4:00:00"
+    array_parallelism: int = 64
+    setup: tuple[str, ...] = ()
+    extra: Mapping[str, str] = field(default_factory=dict)
+    datasets_per_job: int | None = None
+    wait: bool = True
+
+    def __post_init__(self) -> None:
+        if self.kind not in EXECUTORS:
+            raise ExecutorError(f"executor: unknown kind {self.kind!r}; choose one of "
+                                f"{EXECUTORS}")
+        for name in ("jobs", "array_parallelism"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ExecutorError(f"executor: {name} must be a positive int, got {value!r}")
+        for name in ("gpus_per_job", "cpus_per_job", "datasets_per_job"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                                      or value < (0 if name == "gpus_per_job" else 1)):
+                raise ExecutorError(f"executor: {name} must be a "
+                                    f"{'non-negative' if name == 'gpus_per_job' else 'positive'}"
+                                    f" int, got {value!r}")
+        time_minutes(self.time)
+        if isinstance(self.setup, str):
+            object.__setattr__(self, "setup", (self.setup,))
+        object.__setattr__(self, "setup", tuple(str(s) for s in self.setup))
+        if not isinstance(self.extra, Mapping):
+            raise ExecutorError(f"executor: extra must be a mapping of sbatch options, got "
+                                f"{self.extra!r}")
+        object.__setattr__(self, "extra", {str(k): str(v) for k, v in self.extra.items()})
+
+
+def executor_config(value: Any = None, **overrides: Any) -> ExecutorConfig:
+    """An :class:`ExecutorConfig` from a kind name, a mapping (as in a suite file) or a
+    config, with ``overrides`` applied (``None`` overrides are ignored).
+
+    Examples
+    --------
+    >>> executor_config("local", jobs=4).jobs
+    4
+    >>> executor_config({"kind": "slurm", "partition": "gpu", "time": "2:00:00"}).partition
+    'gpu'
+    >>> executor_config({"kind": "slurm", "gpu": 1})
+    Traceback (most recent call last):
+    ...
+    stebkit.executor_config.ExecutorError: executor: unknown option(s) ['gpu']; known: ...
+    """
+    if value is None:
+        base: dict[str, Any] = {}
+    elif isinstance(value, ExecutorConfig):
+        base = {f.name: getattr(value, f.name) for f in fields(value)}
+    elif isinstance(value, str):
+        base = {"kind": value}
+    elif isinstance(value, Mapping):
+        base = dict(value)
+    else:
+        raise ExecutorError(f"executor: expected a kind {EXECUTORS}, a mapping or an "
+                            f"ExecutorConfig, got {type(value).__name__}")
+    base.update({k: v for k, v in overrides.items() if v is not None})
+    known = [f.name for f in fields(ExecutorConfig)]
+    unknown = sorted(set(base) - set(known))
+    if unknown:
+        raise ExecutorError(f"executor: unknown option(s) {unknown}; known: {known}")
+    if isinstance(base.get("setup"), list):
+        base["setup"] = tuple(base["setup"])
+    return ExecutorConfig(**base)
+
+
+_TIME = re.compile(r"^(?:(\d+)-)?(\d+)(?::(\d+))?(?::(\d+))?$")
+
+
+def time_minutes(value: Any) -> int:
+    """A SLURM time limit in whole minutes (rounded up, at least 1).
+
+    >>> time_minutes("90"), time_minutes("1:30:00"), time_minutes("1-00:00:00")
+    (90, 90, 1440)
+    >>> time_minutes("0:30")  # MM:SS
+    1
+    >>> time_minutes("soon")
+    Traceback (most recent call last):
+    ...
+    stebkit.executor_config.ExecutorError: executor: time 'soon' is not a SLURM time ...
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return value
+    m = _TIME.match(str(value).strip())
+    if not m:
+        raise ExecutorError(f"executor: time {value!r} is not a SLURM time (minutes, MM:SS, "
+                            "HH:MM:SS, D-HH or D-HH:MM:SS)")
+    days, a, b, c = m.groups()
+    parts = [int(x) for x in (a, b, c) if x is not None]
+    if days is not None:
+        hours, minutes, seconds = (parts + [0, 0])[:3]
+        total = int(days) * 86400 + hours * 3600 + minutes * 60 + seconds
+    elif len(parts) == 1:
+        total = parts[0] * 60
+    elif len(parts) == 2:
+        total = parts[0] * 60 + parts[1]
+    else:
+        total = parts[0] * 3600 + parts[1] * 60 + parts[2]
+    if total <= 0:
+        raise ExecutorError(f"executor: time {value!r} must be positive")
+    return max(1, math.ceil(total / 60))
+
+
+# --------------------------------------------------------------------------- files

@@ -21,24 +21,27 @@ PACKAGE = Path(__file__).resolve().parent.parent / "stebkit"
 
 FLOORS = (
     ("ground", ("errors", "_io", "names", "sources", "pooling", "features", "escape", "data",
-                "_cli_common", "_cli_errors", "_suitefile", "executor_config")),
+                "_cli_common", "_cli_errors", "_suitefile", "executor_config", "_moved")),
     ("datasets", ("datasets",)),
     ("tasks", ("tasks",)),
     ("encoders", ("encoders",)),
     ("train", ("train",)),
-    ("records", ("record_schema", "record_items", "results", "published", "presets")),
-    ("scores", ("scores", "quality", "plots", "steb_format", "submission", "suites",
-                "validate")),
-    ("runs", ("runs", "runner", "preflight", "executors")),
+    ("records", ("record_schema", "record_items", "results", "published")),
+    ("scores", ("scores", "quality", "plots", "steb_format", "suites", "validate")),
+    ("runs", ("runs", "runner", "preflight", "presets", "executors", "steb_submission",
+              "submission")),
     ("commands", ("cli", "leaderboard_cli", "reference_cli", "notebook", "__main__")),
 )
 """The floors, lowest first, and the units on each. The ground floor holds what every
 floor may use: errors, atomic files, file names of models and datasets, sources, pooling,
 the linguistic features, table escaping, the command line's shared pieces, the suite-file
-grammar and the executor settings a suite file may declare. Data flows up from the
+grammar, the executor settings a suite file may declare, and the forwarding of moved
+module paths (``runner``, ``executors``, ``presets``, ``preflight`` and ``submission``
+only forward to their new homes). Data flows up from the
 datasets through the task families and the encoders (training builds on them) to the
-records, the scores and suites built on records, the runs that write records, and the
-commands that start everything."""
+records, the scores and suites built on records, the runs that write records (and the
+check of a leaderboard submission against the reference's presets), and the commands that
+start everything."""
 
 FLOOR = {unit: level for level, (_, units) in enumerate(FLOORS) for unit in units}
 

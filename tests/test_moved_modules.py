@@ -21,7 +21,6 @@ MOVED = [  # old module, a name, its new module, its new name
     ("stebkit.executors.slurm", "slurm_states", "stebkit.runs.executors.slurm",
      "slurm_states"),
     ("stebkit.executors.states", "status", "stebkit.runs.executors.states", "status"),
-    ("stebkit.executor_config", "ExecutorConfig", "stebkit.runs.config", "ExecutorConfig"),
     ("stebkit.presets", "preset_entries", "stebkit.runs.presets", "preset_entries"),
     ("stebkit.preflight", "preflight", "stebkit.runs.preflight", "preflight"),
     ("stebkit.submission", "check_submission", "stebkit.steb_submission",

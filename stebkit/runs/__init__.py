@@ -6,9 +6,10 @@
 - :mod:`~stebkit.runs.preflight` — what a plan's datasets hold before anything is encoded;
 - :mod:`~stebkit.runs.encoders` — the models a run builds, adapted and cached;
 - :mod:`~stebkit.runs.engine` — each unit evaluated into its record, in this process;
-- :mod:`~stebkit.runs.config` — where a run goes (:class:`ExecutorConfig`);
 - :mod:`~stebkit.runs.executors` — sequential, local workers or SLURM, and
-  :func:`stebkit.evaluate`, the public entry point.
+  :func:`stebkit.evaluate`, the public entry point. Where a run goes
+  (:class:`~stebkit.executor_config.ExecutorConfig`) is a setting that suite files declare
+  too, so it lives on the ground floor, below the suites, in :mod:`stebkit.executor_config`.
 
 The old paths (``stebkit.runner``, ``stebkit.executors``, ``stebkit.executor_config``,
 ``stebkit.presets``, ``stebkit.preflight``) re-export these names for one release.

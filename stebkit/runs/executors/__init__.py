@@ -51,7 +51,7 @@ submitting and waiting; :func:`evaluate`, :func:`prefetch`),
 
 from __future__ import annotations
 
-from stebkit.runs.config import (
+from stebkit.executor_config import (
     EXECUTORS,
     ExecutorConfig,
     ExecutorError,

@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from stebkit.runs.config import (
+from stebkit.executor_config import (
     ExecutorError,
 )
 from stebkit.names import file_name
@@ -51,7 +51,7 @@ def open_regular(path: Path, flags: int, root: Path | None = None) -> int:
     >>> open_regular(folder / "link", os.O_RDWR | os.O_CREAT)
     Traceback (most recent call last):
     ...
-    stebkit.runs.config.ExecutorError: .../link is a symbolic link or not a regular file; ...
+    stebkit.executor_config.ExecutorError: .../link is a symbolic link or not a regular file; ...
     """
     from stebkit._io import open_folder
     from stebkit.errors import LinkRefused

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from stebkit.runs.config import (
+from stebkit.executor_config import (
     ExecutorConfig,
     ExecutorError,
 )

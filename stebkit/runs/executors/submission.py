@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from stebkit.errors import StebkitError
-from stebkit.runs.config import (
+from stebkit.executor_config import (
     ExecutorConfig,
     ExecutorError,
     executor_config,
