@@ -26,10 +26,11 @@ def _site_builder():
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_notebook_is_stored_executed_in_full_mode(path):
     # outputs, one top-to-bottom execution, no machine path, no fast-mode trace, small
-    problems = _store_tool().stored_output_problems(
-        json.loads(path.read_text(encoding="utf-8")), path.name)
+    tool = _store_tool()
+    problems = tool.stored_output_problems(json.loads(path.read_text(encoding="utf-8")),
+                                           path.name)
     assert not problems, "\n".join(problems) + "\n(store it with `make figures`)"
-    assert path.stat().st_size <= _store_tool().MAX_BYTES <= 3_000_000
+    assert path.stat().st_size <= tool.MAX_BYTES <= 3_000_000
 
 
 def _executed(*outputs_of_cells: list) -> dict:
