@@ -45,16 +45,17 @@ test: setup
 test-fast: setup
 	STEBKIT_FAST=1 $(PY) -m pytest -m "not slow and not notebook and not site" -x -q
 
-# Every notebook executed in full mode into .cache/executed/full (paths relative, checked for
-# errors and fast-mode traces; notebooks/ stays without outputs, the website renders these
-# copies with `make docs FULL=1`); their figures are written into figures/. With the
-# records of `make demo` in results/lite, its figures are copied there too.
+# Every notebook executed in full mode and stored with its outputs in notebooks/ (paths
+# relative, checked for errors, machine paths, fast-mode traces and size; one that fails
+# keeps its stored version, and the target fails), which `make docs FULL=1` renders; their
+# figures are written into figures/. With the records of `make demo` in results/lite, its
+# figures are copied there too.
 figures: setup
 	$(PY) scripts/execute_notebooks.py
 	@if [ -d results/lite/figures ]; then cp results/lite/figures/lite_*.pdf results/lite/figures/lite_*.png figures/; fi
 
-# The website in build/site: the notebooks executed in fast mode (FULL=1: full mode, the
-# published site, reusing the executions of `make figures`), the API, CLI and dataset
+# The website in build/site: the notebooks executed in fast mode (FULL=1: the published
+# site, the notebooks as stored, executed in full mode by `make figures`), the API, CLI and dataset
 # references, the leaderboard, the course page.
 docs: setup
 	$(PY) docs/build_site.py $(if $(filter 1,$(FULL)),--full,)

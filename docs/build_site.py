@@ -9,14 +9,14 @@ and a larger tool chain for the same result.)
 
 Steps:
 
-1. every notebook ``notebooks/NN_*.ipynb`` is stored without outputs, so each page shows an
-   execution: an executed copy under ``.cache/executed/<mode>/`` whose cells equal the
-   stored notebook's (the full-mode ones written by ``make figures``, the fast-mode ones by
-   the notebook tests) is reused, otherwise the notebook is executed in fast mode
-   (``STEBKIT_FAST=1``; ``--full``: full mode, the published site). A failing cell stops
-   the build with the notebook, the cell number and the error. Each execution is shown
-   as a reader elsewhere would see it (:func:`clean`: paths relative to the repository,
-   the home folder as ``~``, no timing or widget state), and a fast-mode page says so;
+1. every notebook ``notebooks/NN_*.ipynb`` is stored executed in full mode (``make
+   figures``): ``--full``, the published site, renders the stored notebooks as they are.
+   The default test build shows a fast-mode execution (``STEBKIT_FAST=1``) of a copy
+   instead, and its page says so: a copy under ``.cache/executed/fast/`` whose code equals
+   the stored notebook's (the notebook tests write them) is reused, otherwise the notebook
+   is executed. A failing cell stops the build with the notebook, the cell number and the
+   error. Each execution is shown as a reader elsewhere would see it (:func:`clean`: paths
+   relative to the repository, the home folder as ``~``, no timing or widget state);
 2. pages are generated into ``build/docs-src``: the README as home page, the API and CLI
    references, the dataset catalogue, the leaderboard of ``make demo`` (from the
    committed ``docs/data/lite_leaderboard.csv``) beside the published one, the course page
@@ -45,7 +45,8 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 NOTEBOOKS = ROOT / "notebooks"
 SOLUTIONS = DOCS / "solutions"
-EXECUTED = ROOT / ".cache" / "executed"
+EXECUTED = ROOT / ".cache" / "executed" / "fast"
+"""The fast-mode executions of the notebooks, reused while their code is current."""
 FAST_FIGURES = ROOT / ".cache" / "figures-fast"
 """Where fast-mode executions write their figures: ``figures/`` keeps the full-mode ones."""
 SRC = ROOT / "build" / "docs-src"
@@ -144,7 +145,7 @@ def clean(nb: dict, root: Path | None = None, home: Path | None = None) -> dict:
     widget views or state (images, base64 data, are left as they are).
 
     :func:`execute_notebook` writes every executed copy so: the site renders them as they
-    are, and ``make figures`` keeps them.
+    are, and ``make figures`` stores them in ``notebooks/``.
     """
     root, home = ROOT if root is None else root, HOME if home is None else home
     nb.get("metadata", {}).pop("widgets", None)
@@ -168,9 +169,9 @@ def _errors(nb: dict) -> list[int]:
             for o in c.get("outputs", []) if o.get("output_type") == "error"]
 
 
-def reusable_execution(path: Path, mode: str) -> Path | None:
-    """An executed copy of ``path`` in ``mode`` whose cells equal the stored notebook's."""
-    copy = EXECUTED / mode / path.name
+def reusable_execution(path: Path) -> Path | None:
+    """A fast-mode execution of ``path`` whose cells equal the stored notebook's."""
+    copy = EXECUTED / path.name
     if not copy.is_file():
         return None
     try:
@@ -185,8 +186,9 @@ def reusable_execution(path: Path, mode: str) -> Path | None:
 
 
 def execute_notebook(path: Path, *, full: bool, output: Path, timeout: int = 1800) -> Path:
-    """Execute ``path`` (cwd: its folder) and write the executed copy, cleaned
-    (:func:`clean`), to ``output``.
+    """Execute the code cells of ``path`` afresh (cwd: its folder; its stored outputs are
+    dropped first) and write the executed copy, cleaned (:func:`clean`), to ``output``;
+    ``path`` itself is only read.
 
     Raises :class:`BuildError` naming the notebook, the failing cell (1-based, as Jupyter
     shows it), the cell's first line and the error.
@@ -198,6 +200,9 @@ def execute_notebook(path: Path, *, full: bool, output: Path, timeout: int = 180
     from stebkit._io import write_text
 
     nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
     failed: dict[str, int] = {}
 
     def on_error(cell, cell_index, execute_reply):  # nbclient hook
@@ -235,26 +240,33 @@ def execute_notebook(path: Path, *, full: bool, output: Path, timeout: int = 180
 
 
 def rendered_notebooks(*, full: bool, pattern: str = "[0-9][0-9]_*.ipynb") -> list[Path]:
-    """The executed copy of every notebook the site renders.
+    """The executed notebook the site renders for every notebook.
 
-    Each notebook is executed in fast mode (``full``: full mode), or an executed copy of
-    that mode whose code is current is reused (its markdown is taken from the stored
-    notebook in :func:`generate`).
+    ``full``: the stored notebooks themselves (``make figures`` executes them in full
+    mode); one stored without outputs stops the build with its name. Otherwise a fast-mode
+    execution of each: a reusable one (:func:`reusable_execution`; its markdown is taken
+    from the stored notebook in :func:`generate`) or one made now.
     """
-    mode = "full" if full else "fast"
-    out = []
     paths = notebook_paths(pattern)
     if not paths:
         raise BuildError(f"no notebook matches notebooks/{pattern}")
+    if full:
+        bare = [p.name for p in paths if not any(
+            c.get("outputs") for c in json.loads(p.read_text(encoding="utf-8"))["cells"])]
+        if bare:
+            raise BuildError(f"stored without outputs: {', '.join(bare)}; execute them in "
+                             f"full mode with `make figures` before `make docs FULL=1`")
+        return paths
+    out = []
     for path in paths:
-        copy = reusable_execution(path, mode)
+        copy = reusable_execution(path)
         if copy is None:
             start = time.perf_counter()
-            print(f"executing {path.name} ({mode} mode) ...", flush=True)
-            copy = execute_notebook(path, full=full, output=EXECUTED / mode / path.name)
+            print(f"executing {path.name} (fast mode) ...", flush=True)
+            copy = execute_notebook(path, full=False, output=EXECUTED / path.name)
             print(f"  {path.name}: {time.perf_counter() - start:.0f} s", flush=True)
         else:
-            print(f"reusing the {mode}-mode execution of {path.name}", flush=True)
+            print(f"reusing the fast-mode execution of {path.name}", flush=True)
         out.append(copy)
     return out
 
@@ -262,7 +274,8 @@ def rendered_notebooks(*, full: bool, pattern: str = "[0-9][0-9]_*.ipynb") -> li
 FAST_NOTE = ('<div class="admonition note"><p class="admonition-title">A fast-mode '
              'execution</p><p>This page shows the notebook executed in fast mode '
              '(<code>STEBKIT_FAST=1</code>: the smoke data, fewer models) for a test build; '
-             'the published site shows its full-mode execution (<code>make figures</code>, then '
+             'the published site shows its full-mode execution, the one stored in '
+             '<code>notebooks/</code> (<code>make figures</code>, then '
              '<code>make docs FULL=1</code>).</p></div>')
 
 
@@ -727,8 +740,8 @@ def _repair_notebook_toc(site: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--full", action="store_true",
-                        help="show the full-mode executions (those of `make figures`, or "
-                             "executed now), the published site (default: fast mode)")
+                        help="show the notebooks as stored, executed in full mode by "
+                             "`make figures`: the published site (default: fast mode)")
     parser.add_argument("--site", type=Path, default=SITE, help="output folder of the site")
     parser.add_argument("--notebooks", default="[0-9][0-9]_*.ipynb",
                         help="glob of the notebooks to include (default: all)")

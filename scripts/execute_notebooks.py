@@ -1,12 +1,11 @@
-"""Execute the notebooks in full mode for the figures and the website: ``make figures``.
+"""Execute the notebooks in full mode and store them with their results: ``make figures``.
 
 Each ``notebooks/NN_*.ipynb`` is executed from its folder with ``STEBKIT_FAST=0`` (the
 lite records of ``make demo`` in ``results/lite``, all models, full resamples) with
 ``STEBKIT_FIGURES`` pointing at ``figures/``: this is the one run that writes the tracked
 figures (any other run of a notebook writes into the git-ignored ``results/figures/``,
-:func:`stebkit.plots.figures_dir`). The notebooks in ``notebooks/`` stay stored without
-outputs; the executed copy is kept in ``.cache/executed/full/``, where ``make docs FULL=1``
-renders it, after three steps:
+:func:`stebkit.plots.figures_dir`). The execution is stored in place of the notebook, so
+that a reader on GitHub and ``make docs FULL=1`` see its results, after three steps:
 
 1. the outputs are cleaned as the website shows every execution (``clean`` of
    ``docs/build_site.py``): paths under the repository are shown relative to it and the
@@ -14,11 +13,14 @@ renders it, after three steps:
    is not this one), and a warning raised by a cell's own code loses the location the
    kernel gives it (its temporary file of the cell, e.g. ``/tmp/ipykernel_7/123.py:2:``);
 2. per-cell execution timestamps are dropped (they change at every run), and so are
-   progress-bar widgets (a kept copy has no widget state: they would show as an
+   progress-bar widgets (a stored notebook has no widget state: they would show as an
    empty bar at 0 %);
-3. the kept outputs are checked (:func:`stored_output_problems`): no error, no
-   machine path, no trace of a fast-mode run, a bounded size. A problem stops with the
-   notebook and the cell, and no copy is kept for that notebook.
+3. the execution is checked (:func:`stored_output_problems`): outputs, one top-to-bottom
+   execution, no error, no machine path, no trace of a fast-mode run, a bounded size.
+
+A notebook is replaced atomically, and only by a fit execution: one that fails or is unfit
+keeps its stored version, the script names it with the reasons and exits with status 1
+after executing the others.
 
 Usage: ``python scripts/execute_notebooks.py [NOTEBOOK ...]`` (default: all).
 """
@@ -30,17 +32,19 @@ import importlib.util
 import json
 import os
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
+from stebkit._io import write_text
+
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
-EXECUTED = ROOT / ".cache" / "executed" / "full"
 FIGURES = ROOT / "figures"
 """The tracked figures, written by this script only."""
 FAST_TRACES = ("fast mode: True", "STEBKIT_FAST=1")
 MAX_BYTES = 2_000_000
-"""Largest kept execution: outputs hold PNG figures and small tables, not data."""
+"""Largest stored notebook: outputs hold PNG figures and small tables, not data."""
 
 
 def _text_of(output: dict) -> str:
@@ -51,7 +55,7 @@ def _text_of(output: dict) -> str:
 
 
 def stored_output_problems(nb: dict, name: str) -> list[str]:
-    """What makes an executed notebook (the cleaned copy kept for the website) unfit to
+    """What makes an executed notebook (cleaned, as ``notebooks/`` stores it) unfit to
     publish, one line each (empty: fit).
 
     >>> nb = {"cells": [{"cell_type": "code", "source": "print(1)", "execution_count": 1,
@@ -68,13 +72,16 @@ def stored_output_problems(nb: dict, name: str) -> list[str]:
     if counts != list(range(1, len(counts) + 1)):
         problems.append(f"{name}: not one top-to-bottom execution (execution counts "
                         f"{counts[:8]}...)")
+    machine_path = site_builder().MACHINE_PATHS.search
     for i, cell in enumerate(nb["cells"], start=1):
+        if found := machine_path("".join(cell["source"])):
+            problems.append(f"{name}, cell {i}: machine path {found.group(0)!r} in its source")
         for out in cell.get("outputs", []):
             if out.get("output_type") == "error":
                 problems.append(f"{name}, cell {i}: an error output ({out.get('ename')})")
             text = _text_of(out)
-            problems += [f"{name}, cell {i}: machine path {m.group(0)!r} in an output"
-                         for m in site_builder().MACHINE_PATHS.finditer(text)][:1]
+            if found := machine_path(text):
+                problems.append(f"{name}, cell {i}: machine path {found.group(0)!r} in an output")
             problems += [f"{name}, cell {i}: a fast-mode trace ({t!r}) in an output"
                          for t in FAST_TRACES if t in text]
     size = len(json.dumps(nb, indent=1))
@@ -92,16 +99,23 @@ def site_builder() -> Any:
     return module
 
 
-def execute_and_store(path: Path, builder: Any) -> None:
+def execute_and_store(path: Path, builder: Any) -> list[str]:
     """Execute ``path`` in full mode (``builder``: :func:`site_builder`, whose execution
-    writes the cleaned copy) and keep the copy only if it is fit to publish."""
-    executed = builder.execute_notebook(path, full=True, output=EXECUTED / path.name,
-                                        timeout=-1)
-    problems = stored_output_problems(json.loads(executed.read_text(encoding="utf-8")),
-                                      path.name)
-    if problems:
-        executed.unlink()
-        raise SystemExit("error: not kept:\n  " + "\n  ".join(problems))
+    writes a cleaned copy) and store the execution in its place if it is fit to publish.
+
+    Returns what kept the stored version (the failing cell or the problems; empty: stored).
+    """
+    with tempfile.TemporaryDirectory(prefix="stebkit-notebook-") as scratch:
+        try:
+            executed = builder.execute_notebook(path, full=True, output=Path(scratch) / path.name,
+                                                timeout=-1)
+        except builder.BuildError as err:
+            return [str(err)]
+        text = executed.read_text(encoding="utf-8")
+    problems = stored_output_problems(json.loads(text), path.name)
+    if not problems:
+        write_text(path, text)
+    return problems
 
 
 def notebook_paths(argv: list[str]) -> list[Path]:
@@ -122,15 +136,19 @@ def main(argv: list[str]) -> int:
     paths = notebook_paths(argv)
     builder = site_builder()
     os.environ["STEBKIT_FIGURES"] = str(FIGURES)  # the kernels inherit it
+    unfit = {}
     for path in paths:
         print(f"== {path.relative_to(ROOT)} (full mode)", flush=True)
-        try:
-            execute_and_store(path, builder)
-        except builder.BuildError as err:
-            print(f"error: {err}", file=sys.stderr)
-            return 1
-    print(f"{len(paths)} notebooks executed into {EXECUTED.relative_to(ROOT)}; figures in "
-          f"{FIGURES.relative_to(ROOT)}/")
+        problems = execute_and_store(path, builder)
+        if problems:
+            unfit[path] = problems
+            print("error: not stored:\n  " + "\n  ".join(problems), file=sys.stderr, flush=True)
+    if unfit:
+        print(f"error: {len(unfit)} of {len(paths)} notebooks keep their previous stored "
+              f"version (see above): {', '.join(p.name for p in unfit)}", file=sys.stderr)
+        return 1
+    print(f"{len(paths)} notebooks executed and stored in {NOTEBOOKS.relative_to(ROOT)}/; "
+          f"figures in {FIGURES.relative_to(ROOT)}/")
     return 0
 
 

@@ -1,5 +1,5 @@
-"""Every notebook runs top to bottom in fast mode and is stored without outputs; the
-full-mode executions of ``make figures`` (kept for the website) are cleaned and checked."""
+"""Every notebook is stored executed in full mode (``make figures``: cleaned, checked, each
+replaced only by a fit execution), and a copy of it runs top to bottom in fast mode."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ import repo_scripts
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-EXECUTED = ROOT / ".cache" / "executed" / "fast"  # reused by the website build (docs/)
 
 
 def _store_tool():
@@ -25,11 +24,112 @@ def _site_builder():
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
-def test_notebook_is_stored_without_outputs(path):
-    nb = json.loads(path.read_text(encoding="utf-8"))
-    dirty = [i for i, c in enumerate(nb["cells"])
-             if c["cell_type"] == "code" and (c.get("outputs") or c.get("execution_count"))]
-    assert not dirty, f"{path.name}: cells {dirty} keep outputs; strip them before committing"
+def test_notebook_is_stored_executed_in_full_mode(path):
+    # outputs, one top-to-bottom execution, no machine path, no fast-mode trace, small
+    tool = _store_tool()
+    problems = tool.stored_output_problems(json.loads(path.read_text(encoding="utf-8")),
+                                           path.name)
+    assert not problems, "\n".join(problems) + "\n(store it with `make figures`)"
+    assert path.stat().st_size <= tool.MAX_BYTES <= 3_000_000
+
+
+def _executed(*outputs_of_cells: list) -> dict:
+    """A notebook as ``make figures`` stores it: a heading, then one executed code cell per
+    list of outputs."""
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+    cells = [new_markdown_cell("# 90 · Stored: a stored notebook")]
+    cells += [new_code_cell(f"show({i})", execution_count=i, outputs=outputs)
+              for i, outputs in enumerate(outputs_of_cells, start=1)]
+    return json.loads(json.dumps(new_notebook(cells=cells)))
+
+
+def test_the_stored_notebook_check_passes_a_clean_execution_only():
+    from nbformat.v4 import new_output
+
+    tool = _store_tool()
+    table = new_output("execute_result", execution_count=1,
+                       data={"text/plain": "   model  score\n0  tfidf   0.61"})
+    figure = new_output("display_data", data={"image/png": "iVBORw0KGgo=",
+                                              "text/plain": "<Figure size 700x350>"})
+    assert tool.stored_output_problems(_executed([table], [figure]), "nb") == []
+
+    bare = _executed([table], [figure])
+    for cell in bare["cells"][1:]:
+        cell["outputs"], cell["execution_count"] = [], None
+    assert tool.stored_output_problems(bare, "nb") == [
+        "nb: no outputs; execute it with `make figures`",
+        "nb: not one top-to-bottom execution (execution counts [None, None]...)"]
+
+    printed = new_output("stream", text="records in /home/ana/stebkit/results/lite\n")
+    fast = new_output("stream", text="fast mode: True\n")
+    assert tool.stored_output_problems(_executed([printed], [fast]), "nb") == [
+        "nb, cell 2: machine path '/home/' in an output",
+        "nb, cell 3: a fast-mode trace ('fast mode: True') in an output"]
+    in_source = _executed([table])
+    in_source["cells"][0]["source"] = "Data in C:\\Users\\ana\\mirror"
+    assert tool.stored_output_problems(in_source, "nb") == [
+        "nb, cell 1: machine path 'C:\\\\' in its source"]
+
+    big = new_output("display_data", data={"image/png": "A" * tool.MAX_BYTES})
+    problems = tool.stored_output_problems(_executed([table], [big]), "nb")
+    assert len(problems) == 1 and problems[0].startswith("nb: 2,000,")
+    assert problems[0].endswith(" bytes stored (at most 2,000,000)")
+
+
+def _fake_execution(tool, monkeypatch, outputs_of: dict) -> list:
+    """``make figures`` with an execution that writes, for each notebook name, a stored
+    notebook with those outputs (an exception: raised instead); returns the calls."""
+    builder = tool.site_builder()
+    calls = []
+
+    def execute(path, *, full, output, timeout):
+        calls.append((path.name, full, os.environ.get("STEBKIT_FIGURES")))
+        outputs = outputs_of[path.name]
+        if isinstance(outputs, Exception):
+            raise outputs
+        output.write_text(json.dumps(_executed(outputs), indent=1), encoding="utf-8")
+        return output
+
+    monkeypatch.setattr(builder, "execute_notebook", execute)
+    return calls
+
+
+def test_make_figures_stores_a_fit_execution_and_keeps_the_rest(tmp_path, monkeypatch,
+                                                                capsys):
+    from nbformat.v4 import new_output
+
+    tool = _store_tool()
+    tool.site_builder()  # loaded from this repository before ROOT points elsewhere
+    notebooks = tmp_path / "notebooks"
+    notebooks.mkdir()
+    for name, value in (("ROOT", tmp_path), ("NOTEBOOKS", notebooks),
+                        ("FIGURES", tmp_path / "figures")):
+        monkeypatch.setattr(tool, name, value)
+    monkeypatch.setenv("STEBKIT_FIGURES", "elsewhere")  # restored after the test
+    before = {}
+    for name in ("00_fit.ipynb", "01_fails.ipynb", "02_unfit.ipynb"):
+        before[name] = json.dumps(_executed([]), indent=1)  # an older stored version
+        (notebooks / name).write_text(before[name], encoding="utf-8")
+    table = new_output("stream", text="score 0.61\n")
+    calls = _fake_execution(tool, monkeypatch, {
+        "00_fit.ipynb": [table],
+        "01_fails.ipynb": tool.site_builder().BuildError(
+            "notebooks/01_fails.ipynb: cell 2 ('show(1)') failed: ValueError: no records"),
+        "02_unfit.ipynb": [new_output("stream", text="in /tmp/run/results\n")]})
+    assert tool.main([]) == 1
+    assert calls == [(n, True, str(tmp_path / "figures")) for n in sorted(before)]
+    stored = json.loads((notebooks / "00_fit.ipynb").read_text(encoding="utf-8"))
+    assert stored["cells"][1]["outputs"] == [table]
+    for name in ("01_fails.ipynb", "02_unfit.ipynb"):
+        assert (notebooks / name).read_text(encoding="utf-8") == before[name]
+    assert sorted(p.name for p in notebooks.iterdir()) == sorted(before)  # no scratch left
+    err = capsys.readouterr().err
+    assert "notebooks/01_fails.ipynb: cell 2 ('show(1)') failed: ValueError: no records" in err
+    assert "02_unfit.ipynb, cell 2: machine path '/tmp/' in an output" in err
+    assert err.strip().splitlines()[-1] == ("error: 2 of 3 notebooks keep their previous "
+                                            "stored version (see above): 01_fails.ipynb, "
+                                            "02_unfit.ipynb")
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
@@ -95,17 +195,63 @@ def test_make_figures_names_what_is_not_a_notebook(tmp_path):
 def test_notebook_executes_in_fast_mode(path):
     import nbformat
 
+    build_site = _site_builder()
+    tracked = _files_of(ROOT / "notebooks", ROOT / "figures")
     start = time.perf_counter()
-    # executed as the website's fast build executes it (STEBKIT_FAST=1, its figures in a
-    # scratch folder: figures/ keeps those of the full runs), into the copy the build reuses
-    executed = _site_builder().execute_notebook(path, full=False, output=EXECUTED / path.name,
-                                                timeout=600)
+    # executed as the website's fast build executes it (a copy, its stored outputs dropped,
+    # STEBKIT_FAST=1, its figures in a scratch folder), into the copy the build reuses
+    executed = build_site.execute_notebook(path, full=False,
+                                           output=build_site.EXECUTED / path.name, timeout=600)
     elapsed = time.perf_counter() - start
     nb = nbformat.read(executed, as_version=4)
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
               if o.get("output_type") == "error"]
     assert not errors
+    assert _files_of(ROOT / "notebooks", ROOT / "figures") == tracked
     print(f"{path.name}: {elapsed:.1f} s in fast mode")
+
+
+def _files_of(*folders: Path) -> dict[Path, tuple[int, int]]:
+    return {p: (p.stat().st_mtime_ns, p.stat().st_size)
+            for folder in folders for p in folder.rglob("*") if p.is_file()}
+
+
+def test_a_fast_execution_runs_the_code_afresh_on_a_copy(tmp_path, monkeypatch):
+    """The kernel sees every code cell without its stored outputs, in fast mode with its
+    figures in the scratch folder; the stored notebook is only read."""
+    import nbclient
+    import nbformat
+    from nbformat.v4 import new_output
+
+    build_site = _site_builder()
+    monkeypatch.setattr(build_site, "ROOT", tmp_path)
+    stale = new_output("stream", text="score 0.61 (full mode)\n")
+    path = tmp_path / "notebooks" / "90_stored.ipynb"
+    path.parent.mkdir()
+    path.write_text(json.dumps(_executed([stale], [stale]), indent=1), encoding="utf-8")
+    stored = path.read_bytes()
+    seen = {}
+
+    class Kernel:  # what nbclient's client does with the cells, without a kernel
+        def __init__(self, nb, **kwargs):
+            self.nb = nb
+
+        def execute(self):
+            code = [c for c in self.nb.cells if c.cell_type == "code"]
+            seen["stored"] = [(c.outputs, c.execution_count) for c in code]
+            seen["env"] = (os.environ["STEBKIT_FAST"], os.environ["STEBKIT_FIGURES"])
+            code[0].outputs = [new_output("stream", text="score 0.55\n")]
+            code[0].execution_count = 1
+
+    monkeypatch.setattr(nbclient, "NotebookClient", Kernel)
+    out = build_site.execute_notebook(path, full=False, output=tmp_path / "copy.ipynb")
+    assert seen["stored"] == [([], None), ([], None)]
+    assert seen["env"] == ("1", str(build_site.FAST_FIGURES))
+    assert path.read_bytes() == stored
+    cells = nbformat.read(out, as_version=4).cells
+    assert [c.get("outputs") for c in cells] == [None, [{"output_type": "stream",
+                                                         "name": "stdout",
+                                                         "text": "score 0.55\n"}], []]
 
 
 def test_there_are_notebooks():

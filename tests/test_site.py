@@ -1,6 +1,7 @@
 """The website as a reader sees it: one build per test session (the notebooks executed in
 fast mode, reusing the executions of ``test_notebooks.py``, which the ``site`` marker runs
-first; the full-mode build of the published site is checked on constructed notebooks);
+first; the full-mode build of the published site, which renders the stored notebooks, is
+checked on constructed notebooks);
 every internal link is a file that exists (the site opens from file://); headless
 Chromium opens every page at 1280 and 800 px: no console error, every image loaded, no
 raw reStructuredText marker or figure repr, no table wider than its container.
@@ -495,10 +496,10 @@ def test_leaderboard_page_reads_what_the_cli_writes(tmp_path, monkeypatch, capsy
             assert lines[i + 1].startswith("| "), f"an empty table under {lines[i - 1]}"
 
 
-def test_full_build_renders_the_kept_full_mode_executions(tmp_path, monkeypatch):
-    """``make docs FULL=1`` renders the copies ``make figures`` keeps while their code is
-    current, executes a notebook whose code changed, cleans every page and marks only
-    fast-mode pages."""
+def test_full_build_renders_the_stored_notebooks(tmp_path, monkeypatch):
+    """``make docs FULL=1`` renders the notebooks as ``make figures`` stores them, executing
+    none, and refuses one stored without outputs; the fast build executes a copy (or reuses
+    a current one) and marks its pages."""
     import nbformat
     from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
@@ -514,42 +515,45 @@ def test_full_build_renders_the_kept_full_mode_executions(tmp_path, monkeypatch)
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text("x\n")
     monkeypatch.setattr(build_site, "DOCS", tmp_path / "docs")
-    cells = [new_markdown_cell("# 90 · Kept: a kept execution"), new_code_cell("print(RESULTS)")]
-    for stem in ("90_kept", "91_changed"):
-        nbformat.write(new_notebook(cells=cells), tmp_path / "notebooks" / f"{stem}.ipynb")
-    # as execute_notebook writes it (cleaned: test_executed_copies_are_cleaned)
-    printed = new_output("stream", name="stdout", text="records in results/lite\n")
-    kept = new_notebook(cells=[new_markdown_cell("# an older heading"),
-                               new_code_cell("print(RESULTS)", outputs=[printed],
-                                             execution_count=1)])
-    (tmp_path / "executed" / "full").mkdir(parents=True)
-    nbformat.write(kept, tmp_path / "executed" / "full" / "90_kept.ipynb")
-    kept.cells[1].source = "print(OLD_NAME)"  # its code is not the stored notebook's now
-    nbformat.write(kept, tmp_path / "executed" / "full" / "91_changed.ipynb")
+    # as make figures stores it (cleaned: test_executed_copies_are_cleaned)
+    full = new_output("stream", name="stdout", text="records in results/lite (full)\n")
+    stored = new_notebook(cells=[new_markdown_cell("# 90 · Stored: a stored notebook"),
+                                 new_code_cell("print(RESULTS)", outputs=[full],
+                                               execution_count=1)])
+    nbformat.write(stored, tmp_path / "notebooks" / "90_stored.ipynb")
     executed = []
 
     def execute(path, *, full, output):
         executed.append((path.name, full))
         nb = nbformat.read(path, as_version=4)
-        nb.cells[1].outputs, nb.cells[1].execution_count = [printed], 1
+        nb.cells[1].outputs = [new_output("stream", name="stdout", text="fast\n")]
         output.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(nb, output)
         return output
 
     monkeypatch.setattr(build_site, "execute_notebook", execute)
-    rendered = build_site.rendered_notebooks(full=True)
-    assert [p.relative_to(tmp_path).as_posix() for p in rendered] == [
-        "executed/full/90_kept.ipynb", "executed/full/91_changed.ipynb"]
-    assert executed == [("91_changed.ipynb", True)]
+    assert build_site.rendered_notebooks(full=True) == [tmp_path / "notebooks" /
+                                                        "90_stored.ipynb"]
     build_site.generate(full=True)
-    page = json.loads((tmp_path / "src" / "notebooks" / "90_kept.ipynb").read_text())
+    assert executed == []
+    page = json.loads((tmp_path / "src" / "notebooks" / "90_stored.ipynb").read_text())
     assert build_site.FAST_NOTE not in json.dumps(page)
-    assert "".join(page["cells"][0]["source"]) == "# 90 · Kept: a kept execution"  # current
-    assert "".join(page["cells"][1]["outputs"][0]["text"]) == "records in results/lite\n"
-    monkeypatch.setattr(build_site, "EXECUTED", tmp_path / "none")
+    assert "".join(page["cells"][0]["source"]) == "# 90 · Stored: a stored notebook"
+    assert "".join(page["cells"][1]["outputs"][0]["text"]) == "records in results/lite (full)\n"
+
     build_site.generate(full=False)
-    page = json.loads((tmp_path / "src" / "notebooks" / "90_kept.ipynb").read_text())
+    assert executed == [("90_stored.ipynb", False)]
+    page = json.loads((tmp_path / "src" / "notebooks" / "90_stored.ipynb").read_text())
     assert page["cells"][1]["source"] == build_site.FAST_NOTE
+    assert "".join(page["cells"][2]["outputs"][0]["text"]) == "fast\n"
+    build_site.generate(full=False)  # the fast copy's code is current: reused
+    assert executed == [("90_stored.ipynb", False)]
+
+    stored.cells[1].outputs, stored.cells[1].execution_count = [], None
+    nbformat.write(stored, tmp_path / "notebooks" / "91_bare.ipynb")
+    with pytest.raises(build_site.BuildError, match=r"stored without outputs: "
+                       r"91_bare\.ipynb; execute them in full mode with `make figures`"):
+        build_site.rendered_notebooks(full=True)
 
 
 def test_catalogue_names_wrap_only_after_a_separator():
