@@ -124,7 +124,9 @@ def check_reachable(datasets: Sequence[str], *, seed: int = 42, smoke: bool = Fa
     cache, where the run finds it).
 
     A dataset that fails for another reason ends the check too: the run records that
-    failure with the dataset's results.
+    failure with the dataset's results, or stops at it when the machine is at fault (a
+    full disk, a read-only cache: :func:`~stebkit.runs.engine.stops_the_run`), which is
+    raised here at once.
 
     Examples
     --------
@@ -141,6 +143,7 @@ def check_reachable(datasets: Sequence[str], *, seed: int = 42, smoke: bool = Fa
     """
     from stebkit.datasets import load_dataset
     from stebkit.errors import DataUnavailable
+    from stebkit.runs.engine import stops_the_run
     from stebkit.sources import is_offline, mirror_dirs
 
     if not datasets:
@@ -150,7 +153,9 @@ def check_reachable(datasets: Sequence[str], *, seed: int = 42, smoke: bool = Fa
             load_dataset(name, seed=seed, smoke=smoke, trust_remote_code=trust_remote_code)
         except DataUnavailable:
             continue
-        except Exception:  # not a matter of reaching the data: the run records it
+        except Exception as err:  # not a matter of reaching the data: the run records it
+            if stops_the_run(err):
+                raise
             return
         return
     mirrors = ":".join(map(str, mirror_dirs()))
