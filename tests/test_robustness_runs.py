@@ -302,14 +302,13 @@ def test_a_run_without_its_data_fails_with_one_summary_line(tmp_path, monkeypatc
     monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path / "cache"))
     out = tmp_path / "res"
     datasets = ["federalist-authorship", "bible-eras"]
-    assert _run(out, datasets=datasets, tasks=None) == 1
+    assert _run(out, datasets=datasets, tasks=None) == 2  # stopped before any model
     captured = capsys.readouterr()
     assert "| " not in captured.out  # no leaderboard
-    assert "2 dataset(s) could not be loaded" in captured.out
-    last = _lines(captured.err)[-1]
-    assert last.startswith("stebkit: not everything ran: 2 dataset(s) whose data could not "
-                           "be loaded (e.g. federalist-authorship: ")
-    assert "offline mode is on" in last and "run the same command again" in last
+    (line,) = _lines(captured.err)
+    assert "none of the 2 datasets of this run can be loaded" in line
+    assert "export STEBKIT_MIRROR=" in line
+    assert not _records(out)
     # the Python API: the same failures, visible in the results it returns
     res = executors.evaluate("random", datasets, output_dir=out, show_progress=False)
     assert not res.ok and set(res.with_status("failed")["dataset"]) == set(datasets)
