@@ -42,8 +42,6 @@ from stebkit._cli_errors import (  # noqa: F401 (STDOUT_CLOSED: re-exported)
 )
 from stebkit.datasets.registry import SUITES
 
-_SUITE_FILES = (".yaml", ".yml", ".toml")
-
 # --------------------------------------------------------------------------- datasets
 
 
@@ -352,82 +350,55 @@ def _executor(args: argparse.Namespace, from_suite: Any = None) -> Any:
 
 
 def _run_run(args: argparse.Namespace) -> int:
-    from stebkit.encoders import default_models
     from stebkit.runs.executors import JobsFailed, evaluate
+    from stebkit.runs.request import RUN_SETTINGS, RunRequest
 
-    settings: dict[str, Any] = {}  # a suite file's run: settings, under the command line's
-    if args.suite is None and (args.datasets or args.preset):
-        args.suite = ""  # no suite: the datasets, or those of the preset
-    elif args.suite is None:
-        raise ValueError("stebkit run: say what to run: --suite lite (or smoke, synthetic, "
-                         "steb, a suite file), --datasets NAME ... or --preset benchmark; "
-                         "`stebkit datasets` lists the datasets")
-    if args.datasets:
-        datasets = args.datasets
-        label = _subset_label("datasets", datasets)
-    elif args.suite == "":
-        datasets, label = None, f"preset-{args.preset}"
-    elif args.suite not in SUITES and Path(args.suite).suffix.lower() in _SUITE_FILES:
-        from stebkit.suites import load_suite
-
-        suite = load_suite(args.suite)
-        # what the file asks for needs this command line's grant (--slurm-setup and
-        # --slurm-extra replace the file's own lines: then nothing of the file's runs)
-        settings = suite.granted_run(
-            trust_remote_code=bool(args.trust_remote_code),
-            allow_setup=args.allow_setup or bool(args.slurm_setup),
-            allow_sbatch_extra=args.allow_sbatch_extra or bool(args.slurm_extra))
-        datasets, label = suite.datasets, suite.name
-    else:
-        label = args.suite
-        from stebkit.datasets import list_datasets
-
-        if args.suite not in SUITES:
-            raise ValueError(f"--suite {args.suite!r} is neither a built-in suite {SUITES} "
-                             f"nor a suite file ({', '.join(_SUITE_FILES)})")
-        datasets = list(list_datasets(suite=args.suite))
-        if not datasets:
-            raise ValueError(f"suite {args.suite!r} has no datasets")
-    run = {name: _setting(args, settings, name, None) for name in
-           ("trust_remote_code", "preset", "episode_sizes", "episodes_per_label", "device")}
-    run["trust_remote_code"] = bool(run["trust_remote_code"])
-    if args.suite in SUITES and not args.datasets and not run["trust_remote_code"]:
-        datasets = _without_remote_code(datasets)
-    smoke = args.smoke or args.suite == "smoke"
+    request = RunRequest.resolve(
+        suite=args.suite, datasets=args.datasets, models=args.models, smoke=args.smoke,
+        settings={name: getattr(args, name, None) for name in RUN_SETTINGS},
+        # --slurm-setup and --slurm-extra replace the file's own lines: nothing of it runs
+        allow_setup=args.allow_setup or bool(args.slurm_setup),
+        allow_sbatch_extra=args.allow_sbatch_extra or bool(args.slurm_extra))
+    if request.left_out:
+        print(request.left_out_note(), file=sys.stderr)
     if args.preflight:
-        return _preflight(datasets, args, run, smoke)
-    executor = _executor(args, settings.get("executor"))
-    if datasets is not None:  # offline without the data: one line, before any model
+        return _preflight(request, args)
+    executor = _executor(args, request.executor)
+    if request.datasets is not None:  # offline without the data: one line, before any model
         from stebkit.runs.preflight import check_reachable
 
-        check_reachable(datasets, seed=args.seed, smoke=smoke,
-                        trust_remote_code=run["trust_remote_code"])
-    defaults = default_models()
-    models = args.models or defaults
-    if sorted(models) != sorted(defaults):  # chosen models: figures of their own
-        label = f"{label}-{_subset_label('models', models)}"
+        check_reachable(request.datasets, seed=args.seed, smoke=request.smoke,
+                        trust_remote_code=request.settings["trust_remote_code"])
     try:
-        results = evaluate(models, datasets, tasks=args.tasks,
+        results = evaluate(request.models, request.datasets, tasks=args.tasks,
                            output_dir=args.output, overwrite=args.overwrite, seed=args.seed,
-                           smoke=smoke, batch_size=args.batch_size,
+                           smoke=request.smoke, batch_size=args.batch_size,
                            show_progress=not args.no_progress,
                            sampling=getattr(args, "sampling", "reference"), executor=executor,
-                           **run)
+                           **request.settings)
     except JobsFailed as err:
         print(f"stebkit: not everything ran: {err}\nrecords written so far are kept; run the "
-              f"same command again "
-              f"to compute the rest (`stebkit status {args.output}` shows each unit)",
-              file=sys.stderr)
+              f"same command again to compute the rest (`stebkit status {args.output}` shows "
+              "each unit)", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        jobs = (f"; the SLURM jobs go on (`stebkit status {args.output}` follows them)"
-                if executor.kind == "slurm" else "")
-        print(f"\nstebkit: interrupted; {_count_records(Path(args.output))} complete "
-              f"record(s) are saved in {args.output}{jobs}; run the same command again to "
-              "resume", file=sys.stderr)
-        return 130
+        return _interrupted(Path(args.output), slurm=executor.kind == "slurm")
     if not executor.wait and executor.kind != "sequential":
         return 0
+    return _report_run(results, args, request.label)
+
+
+def _interrupted(output: Path, slurm: bool) -> int:
+    """Say what an interrupted run saved and how to resume; the exit status 130."""
+    jobs = f"; the SLURM jobs go on (`stebkit status {output}` follows them)" if slurm else ""
+    print(f"\nstebkit: interrupted; {_count_records(output)} complete record(s) are saved "
+          f"in {output}{jobs}; run the same command again to resume", file=sys.stderr)
+    return 130
+
+
+def _report_run(results: Any, args: argparse.Namespace, label: str) -> int:
+    """Print a finished run's leaderboard, figures, skipped and failed results; the exit
+    status: 1 when anything did not run or everything was skipped, else 0."""
     if any(r["status"] == "ok" for r in results):
         from stebkit.leaderboard_cli import print_notes, print_summary
         from stebkit.scores import leaderboard, to_markdown
@@ -492,48 +463,20 @@ def _count_records(root: Path) -> int:
                and p.relative_to(root).parts[0] != "jobs")
 
 
-def _without_remote_code(datasets: Sequence[Any]) -> list[Any]:
-    """A built-in suite's datasets less those that run code from their repository, listed
-    with how to opt in (a dataset named with ``--datasets`` is refused instead)."""
-    from stebkit.datasets import get_spec
-
-    left_out = [n for n in datasets if get_spec(n).needs_remote_code]
-    if left_out:
-        print(f"{len(left_out)} dataset(s) left out: they run code from their Hugging Face "
-              f"repository when loaded ({', '.join(left_out)}); add --trust-remote-code to "
-              "include them", file=sys.stderr)
-    return [n for n in datasets if n not in left_out]
-
-
-def _subset_label(kind: str, names: Sequence[str]) -> str:
-    """The figure label of a run over chosen ``--datasets`` or ``--models``: the kind and
-    a short hash of the sorted names, so that such a run never overwrites the figures of
-    a whole suite.
-
-    >>> _subset_label("models", ["b", "a"]) == _subset_label("models", ["a", "b"])
-    True
-    >>> _subset_label("datasets", ["a"]).startswith("datasets-")
-    True
-    """
-    import hashlib
-
-    digest = hashlib.sha256("\n".join(sorted(names)).encode()).hexdigest()[:8]
-    return f"{kind}-{digest}"
-
-
-def _preflight(datasets: Any, args: argparse.Namespace, run: dict[str, Any],
-               smoke: bool) -> int:
+def _preflight(request: Any, args: argparse.Namespace) -> int:
     """Print the preflight report of the run (stebkit.runs.preflight) instead of running it."""
     from stebkit.runs import preflight
 
-    options = {"seed": args.seed, "smoke": smoke, "trust_remote_code": run["trust_remote_code"]}
+    run = request.settings
+    options = {"seed": args.seed, "smoke": request.smoke,
+               "trust_remote_code": run["trust_remote_code"]}
     if run["preset"]:
-        report = preflight.preflight_preset(run["preset"], datasets, tasks=args.tasks,
+        report = preflight.preflight_preset(run["preset"], request.datasets, tasks=args.tasks,
                                             **options)
         for problem in report.attrs["unavailable"]:
             print(f"preset {run['preset']!r}: {problem}", file=sys.stderr)
     else:
-        report = preflight.preflight(datasets, tasks=args.tasks,
+        report = preflight.preflight(request.datasets, tasks=args.tasks,
                                      episode_sizes=run["episode_sizes"],
                                      episodes_per_label=run["episodes_per_label"], **options)
     print(_text(report))
@@ -612,10 +555,11 @@ def _add_prefetch(p: argparse.ArgumentParser) -> None:
 def _run_prefetch(args: argparse.Namespace) -> int:
     from stebkit.encoders import default_models
     from stebkit.runs.executors import prefetch
+    from stebkit.runs.request import is_suite_file, unknown_suite
 
     if args.datasets:
         datasets = list(args.datasets)
-    elif args.suite not in SUITES and Path(args.suite).suffix.lower() in _SUITE_FILES:
+    elif is_suite_file(args.suite):
         from stebkit.suites import load_suite
 
         datasets = load_suite(args.suite).datasets
@@ -624,8 +568,7 @@ def _run_prefetch(args: argparse.Namespace) -> int:
 
         datasets = list(list_datasets(suite=args.suite))
     else:
-        raise ValueError(f"--suite {args.suite!r} is neither a built-in suite {SUITES} "
-                         f"nor a suite file ({', '.join(_SUITE_FILES)})")
+        raise unknown_suite(args.suite)
     table = prefetch(args.models or default_models(), datasets, seed=args.seed,
                      smoke=args.smoke or args.suite == "smoke",
                      show_progress=not args.no_progress)
@@ -638,15 +581,6 @@ def _run_prefetch(args: argparse.Namespace) -> int:
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def _setting(args: argparse.Namespace, settings: dict[str, Any], name: str,
-             default: Any) -> Any:
-    """A run setting: the command line's value, else the suite file's, else ``default``."""
-    value = getattr(args, name, None)
-    if value is not None:
-        return value
-    return settings.get(name, default)
 
 
 def _text(frame: Any) -> str:

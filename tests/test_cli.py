@@ -6,6 +6,7 @@ import pytest
 
 from stebkit import cli
 from stebkit.results import Results
+from stebkit.runs.request import subset_label
 
 
 @pytest.fixture(autouse=True)
@@ -68,8 +69,8 @@ def test_run_then_leaderboard_on_real_smoke_data(tmp_path, capsys, mirror):
     assert cli.main(argv) == 0  # one dataset per task: nothing to group, nothing to warn
     printed = capsys.readouterr().out
     assert printed.startswith("| rank | model |") and "| tfidf-char |" in printed
-    label = (cli._subset_label("datasets", ["synthetic-authors-en", "synthetic-author-pairs-en"])
-             + "-" + cli._subset_label("models", ["tfidf-char", "function-words", "random"]))
+    label = (subset_label("datasets", ["synthetic-authors-en", "synthetic-author-pairs-en"])
+             + "-" + subset_label("models", ["tfidf-char", "function-words", "random"]))
     assert {p.name for p in figs.iterdir()} == {f"{label}_{stem}.{fmt}" for fmt in (
         "png", "pdf") for stem in ("task_heatmap", "figure1_steb_by_category")}
     res = Results.load(out)

@@ -20,6 +20,7 @@ from stebkit.datasets.spec import Dataset, DatasetSpec, License, Source, TaskCon
 from stebkit.encoders.base import BaseEncoder
 from stebkit.results import Results, read_record, safe_name
 from stebkit.runs import engine as runner
+from stebkit.runs.request import subset_label
 
 
 @pytest.fixture(autouse=True)
@@ -108,9 +109,9 @@ def test_04_run_figures_are_named_after_the_suite(tmp_path, capsys):
               "--output", str(tmp_path / "results"), "--figures", str(figs)]
     for datasets in (["synthetic-authors-en"], ["synthetic-authors-en", "synthetic-authors-de"]):
         assert cli.main(["run", "--datasets", *datasets, *common]) == 0
-    models = cli._subset_label("models", names)
-    labels = {f"{cli._subset_label('datasets', ['synthetic-authors-en'])}-{models}",
-              f"{cli._subset_label('datasets', ['synthetic-authors-en', 'synthetic-authors-de'])}"
+    models = subset_label("models", names)
+    labels = {f"{subset_label('datasets', ['synthetic-authors-en'])}-{models}",
+              f"{subset_label('datasets', ['synthetic-authors-en', 'synthetic-authors-de'])}"
               f"-{models}"}
     assert {p.name for p in figs.iterdir()} == {
         f"{label}_{stem}.{fmt}" for label in labels for fmt in ("png", "pdf")
