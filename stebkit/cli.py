@@ -120,11 +120,6 @@ def _check_local_name(name: str) -> None:
 TABLE_WIDTH = 100
 """Width of the compact ``stebkit datasets`` table, in characters."""
 
-TASK_CODES = {"clustering": "clu", "all_to_all_pairs": "a2a", "predefined_pairs": "pairs",
-              "retrieval": "ret", "order_alignment": "oa", "probing": "probe",
-              "classification": "cls", "retrieval_ndcg": "ndcg", "stel": "stel"}
-"""Short names of the task families in the compact ``stebkit datasets`` table."""
-
 _COMPACT = ("name", "tasks", "lang", "status", "texts", "labels", "median_chars",
             "category", "offline")  # the compact table's columns, most needed first
 
@@ -152,8 +147,13 @@ def compact_datasets(frame: Any, width: int = TABLE_WIDTH) -> str:
 
     import pandas as pd
 
+    from stebkit.tasks import FAMILIES
+
+    def code(task: str) -> str:  # a family's short name; a family not registered: its name
+        return FAMILIES[task].code if task in FAMILIES else task
+
     shown = frame.assign(
-        tasks=frame["tasks"].map(lambda t: ",".join(TASK_CODES.get(x, x) for x in t.split(","))),
+        tasks=frame["tasks"].map(lambda t: ",".join(code(x) for x in t.split(","))),
         lang=frame["languages"],
         status=[status.split(";")[0].replace("constructed file", "constructed")
                 + ("+agreement" if ";" in status else "") for status in frame["status"]],
@@ -178,7 +178,7 @@ def compact_datasets(frame: Any, width: int = TABLE_WIDTH) -> str:
     lines = [line({c: c for c in cells})]
     lines += [line({c: cells[c][i] for c in cells}) for i in range(len(frame))]
     used = dict.fromkeys(x for t in frame["tasks"] for x in t.split(","))
-    legend = ["tasks: " + ", ".join(f"{TASK_CODES.get(t, t)} {t}" for t in used),
+    legend = ["tasks: " + ", ".join(f"{code(t)} {t}" for t in used),
               "status: how the reader is tested: on the source's real files or on a "
               "constructed file of the same layout; +agreement: the data is released only "
               "under an agreement (--wide says where to request it)"]

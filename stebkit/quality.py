@@ -262,8 +262,7 @@ def rank_resolution(results: Any, *, task: str | None = None, dataset: str | Non
     if dataset is not None:
         if task is None:
             raise ValueError("rank_resolution(dataset=...) needs task= as well")
-        from stebkit.results import item_details
-        from stebkit.tasks import paired_bootstrap
+        from stebkit.tasks import FAMILIES, paired_bootstrap
 
         recs = _per_item(results, dataset, task)
         common = set.intersection(*(set(map(str, r["per_item"]["ids"]))
@@ -272,7 +271,8 @@ def rank_resolution(results: Any, *, task: str | None = None, dataset: str | Non
             raise ValueError(f"{dataset}/{task}: the models share no item ids")
         ids = [str(i) for i in next(iter(recs.values()))["per_item"]["ids"]
                if str(i) in common]
-        details = {m: item_details(_aligned(r, ids)) for m, r in recs.items()}
+        family = FAMILIES.get_family(task)
+        details = {m: family.item_details(_aligned(r, ids)["per_item"]) for m, r in recs.items()}
         score = {m: float(r["metrics"][r["main_metric"]]) for m, r in recs.items()}
         order = sorted(recs, key=lambda m: (-score[m], m))
         comps = []

@@ -8,13 +8,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import numpy as np
-
 
 def per_item(task: str, result: Mapping[str, Any], ids: list[str]) -> dict[str, list]:
     """The per-item part of a record: ``ids``, ``values`` and, where needed, ``labels``.
 
-    What is kept is the family's :attr:`~stebkit.tasks.TaskFamily.per_item`: enough for a
+    The family's answer (:meth:`stebkit.tasks.TaskFamily.item_values`): enough for a
     paired bootstrap. All-to-all pairs keep nothing (their n(n-1)/2 pair scores are not
     stored).
 
@@ -24,18 +22,7 @@ def per_item(task: str, result: Mapping[str, Any], ids: list[str]) -> dict[str, 
     """
     from stebkit.tasks import FAMILIES
 
-    keep = FAMILIES.get_family(task).per_item
-    if keep is None:
-        return {"ids": [], "values": []}
-    details = result["details"]
-    values_key, labels_key = keep
-    values = np.asarray(details[values_key])
-    if len(ids) != len(values):
-        raise ValueError(f"{task}: {len(ids)} item ids for {len(values)} per-item values")
-    out = {"ids": list(ids), "values": values.tolist()}
-    if labels_key is not None and labels_key in details:
-        out["labels"] = np.asarray(details[labels_key]).tolist()
-    return out
+    return FAMILIES.get_family(task).item_values(result, ids)
 
 
 def item_details(record: Mapping[str, Any]) -> dict[str, Any]:
@@ -50,13 +37,4 @@ def item_details(record: Mapping[str, Any]) -> dict[str, Any]:
     """
     from stebkit.tasks import FAMILIES
 
-    task = record["task"]
-    keep = FAMILIES.get_family(task).per_item
-    if keep is None:
-        raise ValueError(f"records of task {task!r} keep no per-item values")
-    items = record["per_item"]
-    values_key, labels_key = keep
-    details = {values_key: np.asarray(items["values"], dtype=np.float64)}
-    if labels_key is not None and "labels" in items:
-        details[labels_key] = np.asarray(items["labels"])
-    return {"details": details}
+    return FAMILIES.get_family(record["task"]).item_details(record["per_item"])

@@ -46,7 +46,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -219,24 +218,14 @@ def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-_UNIT = (0.0, 1.0)
-_SPECIAL_RANGES: Mapping[str, tuple[float, float]] = {
-    "ami": (-1.0, 1.0), "ari": (-1.0, 1.0),  # adjusted for chance: below 0 is worse than it
-    "mean_rank": (1.0, math.inf),  # ranks start at 1
-}
-_PROBE_METRIC = re.compile(r"^(task_[0-9]+|average)$")
 _SLACK = 1e-9  # rounding in a metric's last bits
 
 
 def metric_range(task: str, name: str) -> tuple[float, float]:
-    """The values metric ``name`` of ``task`` can take, from its definition.
-
-    Every metric a STEB or stebkit family declares is a proportion in [0, 1] (V-measure,
-    ROC and partial AUC, EER, MRR, recall, accuracies, macro-F1, nDCG) except AMI and ARI
-    (chance-adjusted: [-1, 1]), ``mean_rank`` (at least 1) and the ``*_std`` spreads
-    (standard deviations of such values: [0, 1]); the reference's probing keys
-    (``task_<i>``, ``average``) are accuracies. A metric of a family this stebkit does not
-    know only has to be finite.
+    """The values metric ``name`` of ``task`` can take: the family's answer
+    (:meth:`stebkit.tasks.TaskFamily.metric_range`); a metric of a family this stebkit
+    does not know only has to be finite (AMI, ARI, ``mean_rank`` and ``*_std`` keep their
+    ranges).
 
     >>> metric_range("clustering", "v_measure"), metric_range("clustering", "ari")
     ((0.0, 1.0), (-1.0, 1.0))
@@ -244,17 +233,11 @@ def metric_range(task: str, name: str) -> tuple[float, float]:
     ((1.0, inf), (-inf, inf))
     """
     from stebkit.tasks import FAMILIES
+    from stebkit.tasks.family import metric_range as generic_range
 
-    if name in _SPECIAL_RANGES:
-        return _SPECIAL_RANGES[name]
-    if name.endswith("_std"):
-        return _UNIT
-    known = FAMILIES.get(task)
-    if known is not None and name in known.metrics:
-        return _UNIT
-    if task == "probing" and _PROBE_METRIC.match(name):
-        return _UNIT
-    return (-math.inf, math.inf)
+    family = FAMILIES.get(task)
+    return family.metric_range(name) if family is not None else \
+        generic_range(name, declared=False)
 
 
 def check_metric(task: str, name: str, value: Any, *, where: str = "record",

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from stebkit.results import RECOMPUTE, UNDEFINED, Record, new_record, per_item
+from stebkit.results import RECOMPUTE, UNDEFINED, Record, new_record
 from stebkit.runs import context as run_context
 from stebkit.runs.encoders import collapsed_share
 
@@ -133,7 +133,7 @@ def with_result(draft: Draft, unit: Unit, ti: Any, result: Any, parts: tuple, id
             if main == family.main_metric else None,
             "episodes_per_label": ti.episodes_per_label,
             "n_items": len(ids) or ti.n_items, "n_texts": len(ti.texts),
-            "dropped": dict(ti.dropped), "per_item": per_item(unit.task, result, ids),
+            "dropped": dict(ti.dropped), "per_item": family.item_values(result, ids),
             "status": "ok", "warnings": draft.get("warnings", []) + messages}
 
 

@@ -36,7 +36,7 @@ def classification(
     Cs: tuple[float, ...] = DEFAULT_CS,
     max_iter: int = 1000,
     seed: int = 42,
-) -> dict:
+) -> TaskResult:
     """Macro-F1 and accuracy of a logistic-regression probe chosen on validation.
 
     Parameters
@@ -145,7 +145,7 @@ class _Classification(_Probing):
 
 
 FAMILY = _Classification(
-    name="classification", function=classification,
+    name="classification", code="cls", function=classification,
     metrics={"macro_f1": True, "accuracy": True, "validation_score": True},
     unit="test text", per_item=("test_pred", "test_true"), episode_sizes=(1,),
     episodes_per_label=1, columns=RECORD_COLUMNS["classification"], single_text=True, steb=False,

@@ -38,7 +38,7 @@ def degenerate_reason(labels: object) -> str | None:
 
 
 def clustering(embeddings: np.ndarray, labels: np.ndarray, *, batch_size: int = 32,
-               seed: int = 42, n_runs: int = 1, scoring: str = "cosine") -> dict:
+               seed: int = 42, n_runs: int = 1, scoring: str = "cosine") -> TaskResult:
     """Cluster with mini-batch k-means (k = number of distinct labels) and compare to labels.
 
     Follows STEB: ``MiniBatchKMeans(n_clusters=k, batch_size=32, n_init="auto",
@@ -213,7 +213,7 @@ class _Clustering(TaskFamily):
 
 
 FAMILY = _Clustering(
-    name="clustering", function=clustering,
+    name="clustering", code="clu", function=clustering,
     metrics={"v_measure": True, "ami": True, "ari": True, "v_measure_std": False,
              "ami_std": False, "ari_std": False},
     unit="episode", per_item=("clusters", "label_codes"),

@@ -26,6 +26,7 @@ Adding a family is one subclass and one registration::
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
@@ -35,6 +36,7 @@ import numpy as np
 
 from .inputs import SAMPLING, TaskInput, _check_size, _valid_rows
 from .resampling import Statistic, percentile
+from .result import TaskResult
 
 if TYPE_CHECKING:
     from stebkit.datasets.spec import DatasetSpec, TaskConfig
@@ -99,6 +101,33 @@ def mean_of(key: str) -> Callable[[Mapping[str, Any]], tuple[int, Statistic]]:
     return statistic
 
 
+_UNIT = (0.0, 1.0)
+_OTHER_RANGES: Mapping[str, tuple[float, float]] = MappingProxyType({
+    "ami": (-1.0, 1.0), "ari": (-1.0, 1.0),  # adjusted for chance: below 0 is worse than it
+    "mean_rank": (1.0, math.inf),  # ranks start at 1
+})
+
+
+def metric_range(name: str, *, declared: bool) -> tuple[float, float]:
+    """The values a metric ``name`` can take, from its definition.
+
+    Every metric a STEB or stebkit family declares (``declared``) is a proportion in
+    [0, 1] (V-measure, ROC and partial AUC, EER, MRR, recall, accuracies, macro-F1, nDCG)
+    except AMI and ARI (chance-adjusted: [-1, 1]) and ``mean_rank`` (at least 1); the
+    ``*_std`` spreads are standard deviations of such values: [0, 1]. Any other metric only
+    has to be finite. A family whose metrics range otherwise overrides
+    :meth:`TaskFamily.metric_range`.
+
+    >>> metric_range("v_measure", declared=True), metric_range("score", declared=False)
+    ((0.0, 1.0), (-inf, inf))
+    """
+    if name in _OTHER_RANGES:
+        return _OTHER_RANGES[name]
+    if declared or name.endswith("_std"):
+        return _UNIT
+    return (-math.inf, math.inf)
+
+
 @dataclass(frozen=True)
 class TaskFamily:
     """One task family: its declaration (data) and the methods that run it.
@@ -137,6 +166,8 @@ class TaskFamily:
         preset), when they differ from the benchmark preset (e.g. ``((1,), "auto")``).
     description : str
         One line for listings.
+    code : str
+        The short name of compact tables (``"clu"``; default: the name).
 
     A subclass names its input builder (:attr:`builder`), implements ``_run(task_input,
     item_embeddings, *, seed, batch_size, scoring)`` (the task function on built inputs)
@@ -152,7 +183,7 @@ class TaskFamily:
     """
 
     name: str
-    function: Callable[..., Any]
+    function: Callable[..., TaskResult]
     metrics: Mapping[str, bool]
     unit: str
     per_item: tuple[str, str | None] | None = None
@@ -166,6 +197,7 @@ class TaskFamily:
     fast: tuple[tuple[int, ...], int | str] | None = None
     default: tuple[tuple[int, ...], int | str] | None = None
     description: str = field(default="", compare=False)
+    code: str = field(default="", compare=False)
 
     #: ``builder(records, task, episode_size, episodes_per_label, seed, sampling)``: the
     #: family's input builder (arguments already checked), set by each subclass as
@@ -192,6 +224,7 @@ class TaskFamily:
             raise ValueError(f"task family {self.name!r}: episodes_per_label must be an int "
                              f">= 1 or {AUTO!r}, got {per!r}")
         object.__setattr__(self, "columns", tuple(self.columns))
+        object.__setattr__(self, "code", self.code or self.name)
         object.__setattr__(self, "scorings", tuple(check_scoring(s) for s in self.scorings))
 
     # ------------------------------------------------------------------ what it needs
@@ -358,7 +391,7 @@ class TaskFamily:
                             int(seed), sampling)
 
     def evaluate(self, task_input: TaskInput, item_embeddings: np.ndarray, *, seed: int = 42,
-                 scoring: str = "cosine", batch_size: int = 32) -> Any:
+                 scoring: str = "cosine", batch_size: int = 32) -> TaskResult:
         """Run the family's task function on pooled embeddings of a built input.
 
         ``item_embeddings`` is what :meth:`TaskInput.pool` (or
@@ -446,7 +479,7 @@ class TaskFamily:
                 "resamples": n_resamples, "unit": self.unit}
 
     def _run(self, task_input: TaskInput, item_embeddings: np.ndarray, *, seed: int,
-             batch_size: int, scoring: str) -> Any:
+             batch_size: int, scoring: str) -> TaskResult:
         raise NotImplementedError(f"task family {self.name!r} has no task call")
 
     # ------------------------------------------------------------------ its metrics
@@ -475,6 +508,61 @@ class TaskFamily:
             raise ValueError(f"task family {self.name!r} does not produce metric {name!r}; "
                              f"its metrics are {list(self.metrics)}")
         return self.metrics[name]
+
+    def metric_range(self, name: str) -> tuple[float, float]:
+        """The values metric ``name`` can take, from its definition (:func:`metric_range`:
+        each metric the family declares is a proportion in [0, 1] unless it is one of the
+        few with another range; a metric it does not declare only has to be finite).
+
+        >>> from stebkit.tasks import FAMILIES
+        >>> FAMILIES["clustering"].metric_range("ari"), FAMILIES["retrieval"].metric_range("mrr")
+        ((-1.0, 1.0), (0.0, 1.0))
+        """
+        return metric_range(name, declared=name in self.metrics)
+
+    # ------------------------------------------------------------------ what a record keeps
+
+    def item_values(self, result: Mapping[str, Any], ids: list[str]) -> dict[str, list]:
+        """The per-item part of a record: ``ids``, ``values`` and, where the family keeps
+        them, ``labels`` (the ``details`` arrays named by :attr:`per_item`: enough for a
+        paired bootstrap). A family that keeps nothing (all-to-all pairs: their n(n-1)/2
+        pair scores are not stored) gives empty ``ids`` and ``values``.
+
+        >>> import numpy as np
+        >>> from stebkit.tasks import FAMILIES
+        >>> result = {"details": {"per_query_rr": np.array([1.0, 0.5])}}
+        >>> FAMILIES["retrieval"].item_values(result, ["q1", "q2"])
+        {'ids': ['q1', 'q2'], 'values': [1.0, 0.5]}
+        """
+        if self.per_item is None:
+            return {"ids": [], "values": []}
+        details = result["details"]
+        values_key, labels_key = self.per_item
+        values = np.asarray(details[values_key])
+        if len(ids) != len(values):
+            raise ValueError(f"{self.name}: {len(ids)} item ids for {len(values)} per-item "
+                             "values")
+        out = {"ids": list(ids), "values": values.tolist()}
+        if labels_key is not None and labels_key in details:
+            out["labels"] = np.asarray(details[labels_key]).tolist()
+        return out
+
+    def item_details(self, items: Mapping[str, Any]) -> dict[str, Any]:
+        """Rebuild ``{"details": ...}`` from a record's ``per_item`` (:meth:`item_values`),
+        for :meth:`bootstrap` and :func:`stebkit.tasks.paired_bootstrap`.
+
+        >>> from stebkit.tasks import FAMILIES
+        >>> items = {"ids": ["p1", "p2"], "values": [0.9, 0.1], "labels": [True, False]}
+        >>> FAMILIES["predefined_pairs"].item_details(items)["details"]["same"]
+        array([ True, False])
+        """
+        if self.per_item is None:
+            raise ValueError(f"records of task {self.name!r} keep no per-item values")
+        values_key, labels_key = self.per_item
+        details = {values_key: np.asarray(items["values"], dtype=np.float64)}
+        if labels_key is not None and "labels" in items:
+            details[labels_key] = np.asarray(items["labels"])
+        return {"details": details}
 
     def __repr__(self) -> str:
         return (f"TaskFamily({self.name!r}, main_metric={self.main_metric!r}, "

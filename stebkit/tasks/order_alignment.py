@@ -57,7 +57,7 @@ def _accuracy(src: np.ndarray, tgt: np.ndarray, offset: int) -> float:
     return float(np.mean(cols[np.argsort(rows)] == np.arange(src.shape[0]) + offset))
 
 
-def order_alignment(embeddings: np.ndarray, labels: np.ndarray) -> dict:
+def order_alignment(embeddings: np.ndarray, labels: np.ndarray) -> TaskResult:
     """Hungarian order alignment of same-label sequences, with STEB's distractor variants.
 
     Parameters
@@ -214,7 +214,7 @@ class _OrderAlignment(TaskFamily):
 
 
 FAMILY = _OrderAlignment(
-    name="order_alignment", function=order_alignment,
+    name="order_alignment", code="oa", function=order_alignment,
     metrics={"distractor_acc_mean": True, "acc_mean": True,
              "distractor_last_acc_mean": True, "distractor_first_acc_mean": True},
     unit="pair of sets", per_item=("distractor_acc", None),

@@ -117,7 +117,7 @@ def pair_metrics(pos: np.ndarray, neg: np.ndarray) -> dict[str, float]:
 
 
 def all_to_all_pairs(embeddings: np.ndarray, labels: np.ndarray, *,
-                     per_label: bool = False, scoring: str = "cosine") -> dict:
+                     per_label: bool = False, scoring: str = "cosine") -> TaskResult:
     """Pair classification over every unordered pair of a labelled set.
 
     Each of the ``n (n - 1) / 2`` pairs is scored by cosine similarity (or, with
@@ -235,7 +235,7 @@ def pair_scores(emb_a: np.ndarray, emb_b: np.ndarray, scoring: str = "cosine") -
 
 
 def predefined_pairs(emb_a: np.ndarray, emb_b: np.ndarray, same: np.ndarray, *,
-                     scoring: str = "cosine") -> dict:
+                     scoring: str = "cosine") -> TaskResult:
     """Pair classification on given trials ``(emb_a[i], emb_b[i])``.
 
     Parameters
@@ -376,13 +376,13 @@ class _PredefinedPairs(TaskFamily):
 _PAIR_METRICS = {"auc": True, "eer": False, **{f"auc@{f:.2f}": True for f in FPR_LIMITS}}
 
 ALL_TO_ALL_FAMILY = _AllToAllPairs(
-    name="all_to_all_pairs", function=all_to_all_pairs, metrics=_PAIR_METRICS,
+    name="all_to_all_pairs", code="a2a", function=all_to_all_pairs, metrics=_PAIR_METRICS,
     unit="pair", per_item=None, episode_sizes=(1, 2, 5), episodes_per_label=50,
     fast=((1,), 100), default=((1,), "auto"), scorings=SCORINGS,
     description="every pair of episodes: same label or not, by cosine (ROC AUC)")
 
 PREDEFINED_FAMILY = _PredefinedPairs(
-    name="predefined_pairs", function=predefined_pairs, metrics=_PAIR_METRICS,
+    name="predefined_pairs", code="pairs", function=predefined_pairs, metrics=_PAIR_METRICS,
     unit="pair", per_item=("scores", "same"), episode_sizes=(1,), episodes_per_label=2,
     columns=RECORD_COLUMNS["predefined_pairs"], single_text=True, fast=((1,), 2), scorings=SCORINGS,
     description="given trials: same author/style or not, by cosine (ROC AUC)")

@@ -7,6 +7,7 @@ the L2 strength on validation accuracy (SentEval's protocol).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from copy import deepcopy
 from typing import Any
@@ -16,9 +17,12 @@ import numpy as np
 from stebkit.datasets.spec import RECORD_COLUMNS
 
 from . import _checks
-from .family import Statistic, TaskFamily
+from .family import Statistic, TaskFamily, metric_range
 from .inputs import SPLITS, TaskInput, _report, _require, _Texts, _valid_rows
 from .result import TaskResult
+
+_REFERENCE_KEY = re.compile(r"^(task_[0-9]+|average)$")
+"""The keys of the reference's probing results: one accuracy per feature, and their mean."""
 
 #: L2 strengths tried by the probe (STEB: ``10**t for t in range(-5, -1)``).
 L2_GRID: tuple[float, ...] = (1e-5, 1e-4, 1e-3, 1e-2)
@@ -178,7 +182,7 @@ def _logreg_probe(xs: list[np.ndarray], ys: list[np.ndarray],
 
 def probing(X_train: np.ndarray, y_train: np.ndarray, X_val: np.ndarray, y_val: np.ndarray,
             X_test: np.ndarray, y_test: np.ndarray, *, mode: str = "steb",
-            seed: int = 42) -> dict:
+            seed: int = 42) -> TaskResult:
     """Test accuracy of a linear probe trained on frozen embeddings.
 
     Parameters
@@ -392,12 +396,22 @@ class _Probing(TaskFamily):
     def statistic(self, details: Mapping[str, Any]) -> tuple[int, Statistic]:
         return _mean_over_features(details)
 
+    def metric_range(self, name: str) -> tuple[float, float]:
+        """The reference's probing keys (``task_<i>``, ``average``) are accuracies too.
+
+        >>> FAMILY.metric_range("task_3"), FAMILY.metric_range("average")
+        ((0.0, 1.0), (0.0, 1.0))
+        """
+        return metric_range(name, declared=name in self.metrics
+                            or _REFERENCE_KEY.match(name) is not None)
+
     def item_ids(self, task_input: TaskInput, result: Mapping[str, Any]) -> list[str]:
         return held_out_ids(task_input, result)
 
 
 FAMILY = _Probing(
-    name="probing", function=probing, metrics={"accuracy": True, "validation_score": True},
+    name="probing", code="probe", function=probing,
+    metrics={"accuracy": True, "validation_score": True},
     unit="test text", per_item=("test_correct", "feature_index"),
     episode_sizes=(1,), episodes_per_label=1, columns=RECORD_COLUMNS["probing"], single_text=True,
     description="linear probe of a binned feature on frozen embeddings (test accuracy)")

@@ -69,7 +69,7 @@ def _ranks(sims: np.ndarray, rows: np.ndarray, targets: np.ndarray) -> np.ndarra
 
 
 def retrieval(query_emb: np.ndarray, query_labels: np.ndarray, target_emb: np.ndarray,
-              target_labels: np.ndarray) -> dict:
+              target_labels: np.ndarray) -> TaskResult:
     """Rank all targets for each query by cosine similarity and score the relevant ones.
 
     Similarities are computed in the embeddings' own floating precision (float32 in, float32
@@ -231,7 +231,7 @@ class _Retrieval(TaskFamily):
 
 
 FAMILY = _Retrieval(
-    name="retrieval", function=retrieval,
+    name="retrieval", code="ret", function=retrieval,
     metrics={"mrr": True, "mrr_first_hit": True, "mean_rank": False,
              **{f"recall@{k}": True for k in RECALL_KS}},
     unit="query", per_item=("per_query_rr", None),

@@ -69,7 +69,7 @@ def retrieval_ndcg(
     *,
     k: int = 10,
     recall_at: tuple[int, ...] = (1, 5, 10, 100),
-) -> dict:
+) -> TaskResult:
     """nDCG@k (main), MAP@k and recall@k of cosine ranking.
 
     Parameters
@@ -196,7 +196,7 @@ class _RetrievalNdcg(TaskFamily):
 
 
 FAMILY = _RetrievalNdcg(
-    name="retrieval_ndcg", function=retrieval_ndcg,
+    name="retrieval_ndcg", code="ndcg", function=retrieval_ndcg,
     metrics={"ndcg@10": True, "map@10": True,
              **{f"recall@{r}": True for r in (1, 5, 10, 100)}},
     unit="query", per_item=("ndcg", None), episode_sizes=(1,),

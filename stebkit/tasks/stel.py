@@ -32,7 +32,7 @@ def _credit(good: np.ndarray, bad: np.ndarray) -> np.ndarray:
 
 
 def stel(anchor1: np.ndarray, anchor2: np.ndarray, alt1: np.ndarray, alt2: np.ndarray,
-         correct: np.ndarray) -> dict:
+         correct: np.ndarray) -> TaskResult:
     """STEL accuracy (quadruple rule) and STEL-or-Content accuracy (triple rule).
 
     Parameters
