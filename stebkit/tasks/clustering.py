@@ -8,7 +8,7 @@ import numpy as np
 
 from . import _checks
 from .family import SCORINGS, Statistic, TaskFamily, check_scoring
-from .inputs import TaskInput, _report, _require, _sample, _Texts, _valid_rows
+from .inputs import TaskInput, Texts, report_dropped, require_columns, sample_episodes, valid_rows
 from .result import TaskResult
 
 
@@ -166,18 +166,18 @@ def build_labelled(records: Any, task: str, episode_size: int, episodes_per_labe
     text only, the styled original, as the reference's clustering and all-to-all pairs do;
     the other positions are counted in ``dropped`` as ``texts_not_at_position_0``.
     """
-    _require(records, ["text", "label"], task)
+    require_columns(records, ["text", "label"], task)
     off_zero = 0
     if "position" in records.columns:
         at_zero = (records["position"] == 0).to_numpy(dtype=bool)
         off_zero = int((~at_zero).sum())
         records = records[at_zero]
-    rows, invalid = _valid_rows(records, ["label"])
+    rows, invalid = valid_rows(records, ["label"])
     labels = rows["label"].astype(str).to_numpy()
     texts = rows["text"].to_numpy()
-    kept, n_labels, n_rows = _sample(labels, len(rows), episode_size, episodes_per_label, seed,
-                                     sampling)
-    intern = _Texts()
+    kept, n_labels, n_rows = sample_episodes(labels, len(rows), episode_size,
+                                             episodes_per_label, seed, sampling)
+    intern = Texts()
     episodes, item_labels, ids = [], [], []
     for label, eps in kept:
         for k, ep in enumerate(eps):
@@ -185,10 +185,11 @@ def build_labelled(records: Any, task: str, episode_size: int, episodes_per_labe
             item_labels.append(label)
             ids.append(f"{label}#{k}")
     need = "all" if episode_size == -1 else episode_size * episodes_per_label
-    dropped = _report(task, {"texts_not_at_position_0": off_zero, **invalid,
-                             "labels": n_labels, "texts_of_dropped_labels": n_rows},
-                      f"labels need {need} valid texts for {episodes_per_label} episode(s) of "
-                      f"size {episode_size}; parallel sets enter with their position-0 text")
+    dropped = report_dropped(task, {"texts_not_at_position_0": off_zero, **invalid,
+                                    "labels": n_labels, "texts_of_dropped_labels": n_rows},
+                             f"labels need {need} valid texts for {episodes_per_label} "
+                             f"episode(s) of size {episode_size}; parallel sets enter with their "
+                             "position-0 text")
     return TaskInput(task, episode_size, episodes_per_label, seed, intern.tuple(),
                      tuple(episodes), 1, np.asarray(item_labels, dtype=object), tuple(ids),
                      dropped=dropped, sampling=sampling)

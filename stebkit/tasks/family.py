@@ -12,7 +12,8 @@ declared beside its task function (``FAMILY = ...`` in ``stebkit/tasks/<family>.
 that names its input builder and fills in ``_run`` and :meth:`~TaskFamily.statistic`, and is
 registered in :data:`stebkit.tasks.FAMILIES`, the one registry every other module reads.
 
-Adding a family is one subclass and one registration::
+Adding a family is one subclass and one registration (its builder made of the public
+pieces of :mod:`stebkit.tasks.inputs`, whose docstring shows one)::
 
     from stebkit.tasks import FAMILIES, TaskFamily
 
@@ -34,7 +35,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from .inputs import SAMPLING, TaskInput, _check_size, _valid_rows
+from .inputs import SAMPLING, TaskInput, _check_size, valid_rows
 from .resampling import Statistic, percentile
 from .result import TaskResult
 
@@ -328,7 +329,7 @@ class TaskFamily:
             return episodes_per_label  # type: ignore[return-value]
         if episode_size == -1:
             return 1
-        rows, _ = _valid_rows(records, ["label"])
+        rows, _ = valid_rows(records, ["label"])
         counts = rows["label"].astype(str).value_counts()
         if counts.empty:
             where = f"dataset {dataset!r}, " if dataset else ""

@@ -35,6 +35,38 @@ representative and reproducible).
 
 Every filter reports what it removed: the counts are kept in :attr:`TaskInput.dropped`
 and announced with a :class:`FilterWarning`.
+
+The builders' pieces are public, for families declared outside stebkit:
+:func:`require_columns`, :func:`valid_rows`, :func:`sample_episodes`, :class:`Texts` and
+:func:`report_dropped`. A builder for episodes of single texts per label reads::
+
+    >>> import pandas as pd
+    >>> def build_my_family(records, task, episode_size, episodes_per_label, seed,
+    ...                     sampling="reference"):
+    ...     require_columns(records, ["text", "label"], task)
+    ...     rows, invalid = valid_rows(records, ["label"])
+    ...     labels = rows["label"].astype(str).to_numpy()
+    ...     kept, n_labels, n_rows = sample_episodes(labels, len(rows), episode_size,
+    ...                                              episodes_per_label, seed, sampling)
+    ...     intern, episodes, item_labels = Texts(), [], []
+    ...     for label, label_episodes in kept:
+    ...         for rows_of_episode in label_episodes:
+    ...             episodes.append([intern(rows["text"].iloc[i]) for i in rows_of_episode])
+    ...             item_labels.append(label)
+    ...     dropped = report_dropped(task, {**invalid, "labels": n_labels,
+    ...                                     "texts_of_dropped_labels": n_rows},
+    ...                              "labels need enough texts")
+    ...     return TaskInput(task, episode_size, episodes_per_label, seed, intern.tuple(),
+    ...                      episodes, 1, np.array(item_labels, dtype=object),
+    ...                      tuple(f"{label}#{k}" for k, label in enumerate(item_labels)),
+    ...                      dropped=dropped)
+    >>> records = pd.DataFrame({"text": ["a", "b", "c", "d"], "label": ["x", "x", "y", "y"]})
+    >>> ti = build_my_family(records, "my_family", 1, 2, seed=0)
+    >>> ti.texts, ti.n_items
+    (('a', 'b', 'c', 'd'), 4)
+
+A family subclass names it as its builder: ``builder = staticmethod(build_my_family)``
+(see :class:`stebkit.tasks.TaskFamily`).
 """
 
 from __future__ import annotations
@@ -50,8 +82,9 @@ import numpy as np
 from stebkit.datasets.spec import SIDES, SPLITS
 from stebkit.pooling import mean_by_owner
 
-__all__ = ["SAMPLING", "SIDES", "SPLITS", "FilterWarning", "TaskInput", "by_split",
-           "keep_texts", "restrict"]
+__all__ = ["SAMPLING", "SIDES", "SPLITS", "FilterWarning", "TaskInput", "Texts", "by_split",
+           "keep_texts", "report_dropped", "require_columns", "restrict", "sample_episodes",
+           "valid_rows"]
 
 SAMPLING = ("reference", "shuffle")
 """``reference``: the first N texts of each label in record (file) order, labels in the
@@ -191,17 +224,32 @@ class TaskInput:
 # --------------------------------------------------------------------------- helpers
 
 
-def _require(records: Any, columns: Sequence[str], task: str) -> None:
+def require_columns(records: Any, columns: Sequence[str], task: str) -> None:
+    """Raise a ValueError naming the ``columns`` that ``records`` lack for ``task``.
+
+    >>> import pandas as pd
+    >>> require_columns(pd.DataFrame({"text": ["a"]}), ["text", "label"], "clustering")
+    Traceback (most recent call last):
+    ...
+    ValueError: records lack column(s) ['label'] needed by task 'clustering'; the dataset's \
+reader must provide them (see stebkit.datasets.spec)
+    """
     missing = [c for c in columns if c not in records.columns]
     if missing:
         raise ValueError(f"records lack column(s) {missing} needed by task {task!r}; "
                          f"the dataset's reader must provide them (see stebkit.datasets.spec)")
 
 
-def _valid_rows(records: Any, columns: Sequence[str]) -> tuple[Any, dict[str, int]]:
+def valid_rows(records: Any, columns: Sequence[str]) -> tuple[Any, dict[str, int]]:
     """Rows whose text is a non-blank string and whose ``columns`` all have a value.
 
     Returns the rows and the counts removed: ``blank_texts`` and ``rows_without_<col>``.
+
+    >>> import pandas as pd
+    >>> records = pd.DataFrame({"text": ["a", " ", "c"], "label": ["x", "y", None]})
+    >>> rows, removed = valid_rows(records, ["label"])
+    >>> rows["text"].tolist(), removed
+    (['a'], {'blank_texts': 1, 'rows_without_label': 1})
     """
     ok = np.array([isinstance(t, str) and t.strip() != "" for t in records["text"]],
                   dtype=bool)
@@ -234,8 +282,14 @@ def _check_size(episode_size: int, episodes_per_label: int) -> None:
         raise ValueError(f"episodes_per_label must be an int >= 1, got {episodes_per_label!r}")
 
 
-class _Texts:
-    """Interns texts: each unique text gets one index."""
+class Texts:
+    """Interns texts: each unique text gets one index (:attr:`TaskInput.texts` is
+    :meth:`tuple`, the texts in the order of their indices).
+
+    >>> intern = Texts()
+    >>> [intern(t) for t in ("a", "b", "a")], intern.tuple()
+    ([0, 1, 0], ('a', 'b'))
+    """
 
     def __init__(self) -> None:
         self.index: dict[str, int] = {}
@@ -247,7 +301,7 @@ class _Texts:
         return tuple(self.index)
 
 
-def _sample(
+def sample_episodes(
     keys: Sequence[Any], n_rows: int, episode_size: int, episodes_per_label: int, seed: int,
     sampling: str = "reference",
 ) -> tuple[list[tuple[Any, list[list[int]]]], int, int]:
@@ -258,6 +312,9 @@ def _sample(
     reference loader); with ``"shuffle"`` rows are taken in a seeded random order and keys
     in sorted order. Returns, per kept key, its episodes as lists of row indices, plus the
     numbers of dropped keys and of rows those keys held.
+
+    >>> sample_episodes(["x", "y", "x", "x"], 4, episode_size=1, episodes_per_label=2, seed=0)
+    ([('x', [[0], [2]])], 1, 1)
     """
     if sampling not in SAMPLING:
         raise ValueError(f"sampling must be one of {SAMPLING}, got {sampling!r}")
@@ -282,7 +339,19 @@ def _sample(
     return kept, dropped_keys, dropped_rows
 
 
-def _report(task: str, dropped: dict[str, int], detail: str) -> dict[str, int]:
+def report_dropped(task: str, dropped: dict[str, int], detail: str) -> dict[str, int]:
+    """The non-zero counts of ``dropped`` (what a builder's filters removed, for
+    :attr:`TaskInput.dropped`), announced with a :class:`FilterWarning` that names
+    ``task`` and why (``detail``).
+
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     report_dropped("clustering", {"blank_texts": 2, "labels": 0}, "texts need a label")
+    {'blank_texts': 2}
+    >>> str(caught[0].message)
+    'clustering: dropped 2 blank texts (texts need a label)'
+    """
     dropped = {k: int(v) for k, v in dropped.items() if v}
     if dropped:
         counts = ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in dropped.items())

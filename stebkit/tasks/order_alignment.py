@@ -26,7 +26,7 @@ from stebkit.datasets.spec import RECORD_COLUMNS
 
 from . import _checks, similarity
 from .family import Statistic, TaskFamily, mean_of
-from .inputs import TaskInput, _report, _require, _sample, _Texts, _valid_rows
+from .inputs import TaskInput, Texts, report_dropped, require_columns, sample_episodes, valid_rows
 from .result import TaskResult
 
 
@@ -139,8 +139,8 @@ def build_ordered(records: Any, task: str, episode_size: int, episodes_per_label
     """Order alignment: parallel sets (``group``) ordered by ``position``, per label."""
     if episode_size == -1:
         raise ValueError("order_alignment needs a positive episode_size (sets per episode)")
-    _require(records, ["text", "label", "group", "position"], task)
-    rows, invalid = _valid_rows(records, ["label", "group", "position"])
+    require_columns(records, ["text", "label", "group", "position"], task)
+    rows, invalid = valid_rows(records, ["label", "group", "position"])
     set_aside = {}  # rows left out by design: counted, but not a loss
     for column, key in (("distractor", "distractor_texts"), ("repeat", "repeated_set_texts")):
         if column in rows.columns:
@@ -173,9 +173,9 @@ def build_ordered(records: Any, task: str, episode_size: int, episodes_per_label
     if sampling != "reference":
         names.sort()
     set_labels = [sets[g][0] for g in names]
-    kept, n_labels, n_sets = _sample(set_labels, len(names), episode_size, episodes_per_label,
-                                     seed, sampling)
-    intern = _Texts()
+    kept, n_labels, n_sets = sample_episodes(set_labels, len(names), episode_size,
+                                             episodes_per_label, seed, sampling)
+    intern = Texts()
     episodes, item_labels, ids = [], [], []
     for label, eps in kept:
         for ep in eps:
@@ -184,11 +184,11 @@ def build_ordered(records: Any, task: str, episode_size: int, episodes_per_label
                 episodes.append(tuple(intern(texts[m[p]]) for m in members))
             item_labels.append(label)
             ids.append("+".join(names[s] for s in ep))
-    dropped = _report(task, {**invalid, "malformed_sets": bad_sets,
-                             "sets_of_other_length": other_len, "labels": n_labels,
-                             "sets_of_dropped_labels": n_sets},
-                      f"sets need one label and positions 0..{n_pos - 1}; labels need "
-                      f"{episode_size * episodes_per_label} sets")
+    dropped = report_dropped(task, {**invalid, "malformed_sets": bad_sets,
+                                    "sets_of_other_length": other_len, "labels": n_labels,
+                                    "sets_of_dropped_labels": n_sets},
+                             f"sets need one label and positions 0..{n_pos - 1}; labels need "
+                             f"{episode_size * episodes_per_label} sets")
     dropped.update({k: v for k, v in set_aside.items() if v})
     return TaskInput(task, episode_size, episodes_per_label, seed, intern.tuple(),
                      tuple(episodes), n_pos, np.asarray(item_labels, dtype=object), tuple(ids),

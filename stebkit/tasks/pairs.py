@@ -30,7 +30,7 @@ from stebkit.datasets.spec import RECORD_COLUMNS
 from . import _checks, similarity
 from .clustering import build_labelled
 from .family import SCORINGS, Statistic, TaskFamily, check_scoring
-from .inputs import TaskInput, _report, _require, _Texts, _valid_rows
+from .inputs import TaskInput, Texts, report_dropped, require_columns, valid_rows
 from .result import TaskResult
 
 #: Maximum false-positive rates of the reported partial AUCs (keys ``auc@0.01`` ...).
@@ -302,8 +302,8 @@ def build_pairs(records: Any, task: str, episode_size: int, episodes_per_label: 
     if episode_size != 1:
         raise ValueError(f"predefined_pairs compares two single texts: episode_size must be 1, "
                          f"got {episode_size}")
-    _require(records, ["text", "label", "pair", "same"], task)
-    rows, invalid = _valid_rows(records, ["pair", "same"])
+    require_columns(records, ["text", "label", "pair", "same"], task)
+    rows, invalid = valid_rows(records, ["pair", "same"])
     pair_ids = rows["pair"].astype(str).to_numpy()
     texts = rows["text"].to_numpy()
     labels = rows["label"].astype(str).to_numpy()
@@ -311,7 +311,7 @@ def build_pairs(records: Any, task: str, episode_size: int, episodes_per_label: 
     members: dict[str, list[int]] = {}
     for i, p in enumerate(pair_ids):
         members.setdefault(p, []).append(i)
-    intern = _Texts()
+    intern = Texts()
     episodes, item_labels, ids, same_out = [], [], [], []
     bad_count, bad_same = 0, 0
     for p, idx in members.items():
@@ -327,9 +327,9 @@ def build_pairs(records: Any, task: str, episode_size: int, episodes_per_label: 
             item_labels.append(labels[i])
             ids.append(f"{p}:{j}")
         same_out.append(flags.pop())
-    dropped = _report(task, {**invalid, "pairs_without_two_texts": bad_count,
-                             "pairs_with_conflicting_same": bad_same},
-                      "a pair is exactly two texts sharing a pair id and a same flag")
+    dropped = report_dropped(task, {**invalid, "pairs_without_two_texts": bad_count,
+                                    "pairs_with_conflicting_same": bad_same},
+                             "a pair is exactly two texts sharing a pair id and a same flag")
     return TaskInput(task, episode_size, episodes_per_label, seed, intern.tuple(),
                      tuple(episodes), 1, np.asarray(item_labels, dtype=object), tuple(ids),
                      same=np.asarray(same_out, dtype=bool), dropped=dropped,

@@ -18,7 +18,7 @@ from stebkit.datasets.spec import RECORD_COLUMNS
 
 from . import _checks
 from .family import Statistic, TaskFamily, metric_range
-from .inputs import SPLITS, TaskInput, _report, _require, _Texts, _valid_rows
+from .inputs import SPLITS, TaskInput, Texts, report_dropped, require_columns, valid_rows
 from .result import TaskResult
 
 _REFERENCE_KEY = re.compile(r"^(task_[0-9]+|average)$")
@@ -309,8 +309,8 @@ def build_probing(records: Any, task: str, episode_size: int, episodes_per_label
     if episode_size != 1:
         raise ValueError(f"{task} classifies single texts: episode_size must be 1, "
                          f"got {episode_size}")
-    _require(records, ["text", "label", "split"], task)
-    rows, invalid = _valid_rows(records, ["label", "split"])
+    require_columns(records, ["text", "label", "split"], task)
+    rows, invalid = valid_rows(records, ["label", "split"])
     splits = rows["split"].astype(str).to_numpy()
     known = np.isin(splits, SPLITS)
     if not known.all():
@@ -325,12 +325,12 @@ def build_probing(records: Any, task: str, episode_size: int, episodes_per_label
             where = f" (feature {name!r})" if features is not None else ""
             raise ValueError(f"{task} needs texts in every split; split(s) {missing} are "
                              f"empty{where}")
-    intern = _Texts()
+    intern = Texts()
     episodes = tuple((intern(t),) for t in rows["text"].to_numpy())
     ids = tuple(str(i) for i in rows.index)
     if features is not None:
         ids = tuple(f"{f}:{i}" for f, i in zip(features, ids, strict=True))
-    dropped = _report(task, invalid, "texts need a label and a split")
+    dropped = report_dropped(task, invalid, "texts need a label and a split")
     return TaskInput(task, episode_size, episodes_per_label, seed, intern.tuple(), episodes, 1,
                      rows["label"].astype(str).to_numpy(dtype=object), ids,
                      splits=splits.astype(object), dropped=dropped, sampling=sampling,

@@ -20,12 +20,12 @@ from .family import Statistic, TaskFamily, mean_of
 from .inputs import (
     SIDES,
     TaskInput,
+    Texts,
     _checked_sides,
-    _report,
-    _require,
-    _sample,
-    _Texts,
-    _valid_rows,
+    report_dropped,
+    require_columns,
+    sample_episodes,
+    valid_rows,
 )
 from .result import TaskResult
 
@@ -165,19 +165,19 @@ def retrieval(query_emb: np.ndarray, query_labels: np.ndarray, target_emb: np.nd
 def build_retrieval(records: Any, task: str, episode_size: int, episodes_per_label: int,
                     seed: int, sampling: str = "reference") -> TaskInput:
     """Retrieval: episodes per (label, side); labels must appear on both sides."""
-    _require(records, ["text", "label", "side"], task)
-    rows, invalid = _valid_rows(records, ["label", "side"])
+    require_columns(records, ["text", "label", "side"], task)
+    rows, invalid = valid_rows(records, ["label", "side"])
     sides = _checked_sides(rows)
     labels = rows["label"].astype(str).to_numpy()
     texts = rows["text"].to_numpy()
     keys = list(zip(labels.tolist(), sides.tolist(), strict=True))
-    kept, n_keys, n_rows = _sample(keys, len(rows), episode_size, episodes_per_label, seed,
-                                   sampling)
+    kept, n_keys, n_rows = sample_episodes(keys, len(rows), episode_size,
+                                           episodes_per_label, seed, sampling)
     per_side: dict[str, set[str]] = {s: set() for s in SIDES}
     for (label, side), _ in kept:
         per_side[side].add(label)
     both = per_side["query"] & per_side["target"]
-    intern = _Texts()
+    intern = Texts()
     episodes, item_labels, item_sides, ids = [], [], [], []
     one_sided = {"query": 0, "target": 0}
     for side in SIDES:  # queries first, then targets
@@ -192,11 +192,11 @@ def build_retrieval(records: Any, task: str, episode_size: int, episodes_per_lab
                 item_labels.append(label)
                 item_sides.append(side)
                 ids.append(f"{side}:{label}" if episode_size == -1 else f"{side}:{label}#{k}")
-    dropped = _report(task, {**invalid, "label_sides_too_few_texts": n_keys,
-                             "texts_of_those": n_rows,
-                             "queries_without_target": one_sided["query"],
-                             "targets_without_query": one_sided["target"]},
-                      "retrieval keeps labels present on both sides, as the reference")
+    dropped = report_dropped(task, {**invalid, "label_sides_too_few_texts": n_keys,
+                                    "texts_of_those": n_rows,
+                                    "queries_without_target": one_sided["query"],
+                                    "targets_without_query": one_sided["target"]},
+                             "retrieval keeps labels present on both sides, as the reference")
     return TaskInput(task, episode_size, episodes_per_label, seed, intern.tuple(),
                      tuple(episodes), 1, np.asarray(item_labels, dtype=object), tuple(ids),
                      sides=np.asarray(item_sides, dtype=object), dropped=dropped,

@@ -22,7 +22,7 @@ from stebkit.datasets.spec import RECORD_COLUMNS
 
 from . import _checks, similarity
 from .family import Statistic, TaskFamily, mean_of
-from .inputs import TaskInput, _checked_sides, _report, _require, _Texts, _valid_rows
+from .inputs import TaskInput, Texts, _checked_sides, report_dropped, require_columns, valid_rows
 from .result import TaskResult
 from .retrieval import query_ids
 
@@ -156,8 +156,8 @@ def build_ranked(records: Any, task: str, episode_size: int, episodes_per_label:
     if episode_size != 1:
         raise ValueError(f"{task} ranks single texts: episode_size must be 1, "
                          f"got {episode_size}")
-    _require(records, ["text", "side", "group", "relevance"], task)
-    rows, invalid = _valid_rows(records, ["side", "group"])
+    require_columns(records, ["text", "side", "group", "relevance"], task)
+    rows, invalid = valid_rows(records, ["side", "group"])
     sides = _checked_sides(rows)
     queries, targets = rows[sides == "query"], rows[sides == "target"]
     column = {g: j for j, g in enumerate(targets["group"].astype(str))}
@@ -166,12 +166,12 @@ def build_ranked(records: Any, task: str, episode_size: int, episodes_per_label:
         for doc, grade in json.loads(judged or "{}").items():
             if doc in column:
                 relevance[i, column[doc]] = float(grade)
-    intern = _Texts()
+    intern = Texts()
     ordered = [queries, targets]
     episodes = tuple((intern(t),) for part in ordered for t in part["text"].to_numpy())
     labels = np.concatenate([p["group"].astype(str).to_numpy(dtype=object) for p in ordered])
     item_sides = np.array(["query"] * len(queries) + ["target"] * len(targets), dtype=object)
-    dropped = _report(task, invalid, "texts need a side and a group id")
+    dropped = report_dropped(task, invalid, "texts need a side and a group id")
     return TaskInput(task, episode_size, episodes_per_label, seed, intern.tuple(), episodes, 1,
                      labels, tuple(f"{s}:{g}" for s, g in zip(item_sides, labels, strict=True)),
                      sides=item_sides, relevance=relevance, dropped=dropped,

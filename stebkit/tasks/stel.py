@@ -98,15 +98,15 @@ def build_stel(records: Any, task: str, episode_size: int, episodes_per_label: i
     if episode_size != 1:
         raise ValueError(f"{task} compares single texts: episode_size must be 1, "
                          f"got {episode_size}")
-    inputs._require(records, ["text", "label", "group", "position"], task)
-    rows, invalid = inputs._valid_rows(records, ["label", "group", "position"])
+    inputs.require_columns(records, ["text", "label", "group", "position"], task)
+    rows, invalid = inputs.valid_rows(records, ["label", "group", "position"])
     texts = rows["text"].to_numpy()
     groups = rows["group"].astype(str).to_numpy()
     positions = rows["position"].to_numpy(dtype=np.int64)
     members: dict[str, dict[int, int]] = {}
     for i, (g, p) in enumerate(zip(groups, positions, strict=True)):
         members.setdefault(g, {})[int(p)] = i
-    intern = inputs._Texts()
+    intern = inputs.Texts()
     episodes, labels, ids, bad = [], [], [], 0
     counts = Counter(groups.tolist())  # rows per group (a position given twice counts)
     for g, pos in members.items():
@@ -116,8 +116,8 @@ def build_stel(records: Any, task: str, episode_size: int, episodes_per_label: i
         episodes += [(intern(texts[pos[p]]),) for p in range(4)]
         labels.append(str(rows["label"].iloc[pos[0]]))
         ids.append(g)
-    dropped = inputs._report(task, {**invalid, "malformed_items": bad},
-                             "a STEL item is one group with positions 0, 1, 2 and 3")
+    dropped = inputs.report_dropped(task, {**invalid, "malformed_items": bad},
+                                    "a STEL item is one group with positions 0, 1, 2 and 3")
     return inputs.TaskInput(task, episode_size, episodes_per_label, seed, intern.tuple(),
                             tuple(episodes), 4, np.asarray(labels, dtype=object), tuple(ids),
                             dropped=dropped, sampling=sampling)
