@@ -1,5 +1,7 @@
 """The run wing: everything that turns a request for models x datasets x tasks into records.
 
+- :mod:`~stebkit.runs.request` — what a ``stebkit run`` asks for, resolved into dataset
+  names, settings and models (:class:`~stebkit.runs.request.RunRequest`);
 - :mod:`~stebkit.runs.context` — the settings of a run (:class:`RunContext`);
 - :mod:`~stebkit.runs.presets` — the reference's presets as datasets and episode settings;
 - :mod:`~stebkit.runs.planning` — the run resolved once into a plan of units;
