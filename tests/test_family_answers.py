@@ -52,7 +52,8 @@ def test_metric_ranges_come_from_the_family():
     try:
         assert metric_range("graded", "grade") == (0.0, 10.0)
         assert check_metric("graded", "grade", 7.5) == 7.5
-        with pytest.raises(ValueError, match=r"metrics.grade' is 11.0, outside its range \[0, 10\]"):
+        outside = r"metrics.grade' is 11.0, outside its range \[0, 10\]"
+        with pytest.raises(ValueError, match=outside):
             check_metric("graded", "grade", 11.0)
     finally:
         FAMILIES.unregister("graded")
