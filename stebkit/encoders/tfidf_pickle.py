@@ -406,9 +406,10 @@ class PickledTfidfEncoder(_ConcatenatedEpisodes):
                           UserWarning, stacklevel=3)
             return
         warnings.warn(f"{self.name}: stebkit records no published sha256 for it and has not "
-                      f"downloaded it, so the copy {self._path} (sha256 {actual}) cannot be "
-                      "verified: it is used unpinned (its settings checked, its vectorizers "
-                      "rebuilt from its arrays), and its numbers are as good as its source",
+                      f"downloaded it, so the mirror or local copy of {url} (file "
+                      f"{self._path.name}, sha256 {actual}) cannot be verified: it is used "
+                      "unpinned (its settings checked, its vectorizers rebuilt from its "
+                      "arrays), and its numbers are as good as its source",
                       UserWarning, stacklevel=3)
 
     @property
