@@ -8,6 +8,7 @@ import hashlib
 import http.server
 import io
 import json
+import os
 import sys
 import tarfile
 import threading
@@ -188,9 +189,11 @@ def test_download_writes_a_temp_file_in_the_same_folder_then_replaces(env, serve
     moves = []
     real_replace = sources.os.replace
 
-    def spy(src, dst):
-        moves.append((Path(src), Path(dst), Path(dst).exists()))
-        real_replace(src, dst)
+    def spy(src, dst, **dir_fds):  # names relative to an open folder, as _io writes them
+        fd = dir_fds.get("dst_dir_fd")
+        folder = Path(os.readlink(f"/proc/self/fd/{fd}")) if fd is not None else Path()
+        moves.append((folder / src, folder / dst, (folder / dst).exists()))
+        real_replace(src, dst, **dir_fds)
 
     monkeypatch.setattr(sources.os, "replace", spy)
     target = sources.fetch(f"{base}/data/file.bin", SHA, show_progress=False)
