@@ -465,21 +465,27 @@ delete the file to recompute it
                    warnings=tuple(warnings), fields=data)
 
 
-def main_metric_of(task: str, dataset: str) -> str | None:
-    """The main metric of ``task`` on ``dataset``: the one the registered dataset declares
-    (a suite's ``main_metric``), else the task family's; None for a family this stebkit
-    does not know. A record's own ``main_metric`` must be this one (:meth:`Record.from_json`).
+def main_metric_of(task: str, dataset: Any) -> str | None:
+    """The main metric of ``task`` on ``dataset`` (a name or a spec): the one the dataset
+    declares (a suite's ``main_metric``) when it is among the family's metrics, else the
+    family's. The one rule of the records a run writes (:mod:`stebkit.runs.records`) and of
+    those read back (:meth:`Record.from_json`, where a record's own ``main_metric`` must be
+    this one). None for a family this stebkit does not know, or a dataset name that is not
+    registered in this process (a suite not loaded here), which nothing here can decide.
 
     >>> main_metric_of("clustering", "federalist-authorship"), main_metric_of("x", "d")
     ('v_measure', None)
+    >>> main_metric_of("clustering", "a-suite-not-loaded-here") is None
+    True
     """
-    from stebkit.datasets.registry import declared_main_metric
+    from stebkit.datasets.registry import registered
     from stebkit.tasks import FAMILIES
 
     family = FAMILIES.get(task)
-    if family is None:
+    spec = registered(dataset) if isinstance(dataset, str) else dataset
+    if family is None or spec is None:
         return None
-    declared = declared_main_metric(dataset)
+    declared = spec.main_metric
     return declared if declared in family.metrics else family.main_metric
 
 

@@ -587,3 +587,16 @@ def test_14_a_full_disk_mid_run_says_how_to_resume(tmp_path, capsys, monkeypatch
         assert cli.main(argv) == 0  # the rerun resumes: the first record is not recomputed
     assert {p: p.stat().st_mtime_ns for p in kept} == kept
     assert len(list(out.rglob("*.json"))) == 2
+
+
+def test_an_unregistered_dataset_keeps_the_main_metric_it_declares(tmp_path):
+    # a spec passed to the run without registering it (a suite not loaded where records
+    # are read): its records are written with its declared main metric and read back
+    import dataclasses
+
+    data = toy_dataset("toy-declared", {"clustering": TaskConfig((1,), 6)})
+    data = dataclasses.replace(data, spec=dataclasses.replace(data.spec, main_metric="ari"))
+    res = evaluate(HashEncoder(), data, output_dir=tmp_path, show_progress=False,
+                   cache_embeddings=False)
+    assert res.ok and [r["main_metric"] for r in res] == ["ari"]
+    assert [r["main_metric"] for r in Results.load(tmp_path)] == ["ari"]

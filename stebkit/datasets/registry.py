@@ -124,17 +124,15 @@ def register(spec: DatasetSpec, *, replace: bool = False) -> DatasetSpec:
     return spec
 
 
-def declared_main_metric(name: str) -> str | None:
-    """The main metric the registered dataset ``name`` declares in place of its task's
-    (a suite's ``main_metric``); None for a dataset that declares none or is not
-    registered.
+def registered(name: str) -> DatasetSpec | None:
+    """The spec registered under ``name`` in this process, or None (a suite's dataset
+    whose suite is not loaded here, a spec passed to a run without registering it).
 
-    >>> declared_main_metric("ag_news") is None
-    True
+    >>> registered("ag_news").name, registered("not-a-dataset") is None
+    ('ag_news', True)
     """
     _ensure_loaded()
-    spec = _REGISTRY.get(name) if isinstance(name, str) else None
-    return spec.main_metric if spec is not None else None
+    return _REGISTRY.get(name) if isinstance(name, str) else None
 
 
 def get_spec(name: str) -> DatasetSpec:

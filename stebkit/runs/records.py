@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from stebkit.results import RECOMPUTE, UNDEFINED, Record, new_record
+from stebkit.results import RECOMPUTE, UNDEFINED, Record, main_metric_of, new_record
 from stebkit.runs import context as run_context
 from stebkit.runs.encoders import collapsed_share
 
@@ -81,7 +81,7 @@ def start(unit: Unit, protocol: Mapping[str, Any], model: Mapping[str, Any],
                       episode_size=unit.episode_size,
                       episodes_per_label=unit.episodes_per_label, seed=protocol["seed"],
                       protocol=protocol,
-                      main_metric=unit.spec.main_metric or unit.family.main_metric,
+                      main_metric=main_metric_of(unit.family.name, unit.spec),
                       n_items=0, runtime_s=0.0, date=now())
 
 
