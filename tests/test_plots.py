@@ -245,12 +245,14 @@ def test_heat_map_tick_labels_keep_a_margin_inside_the_saved_image(every_figure)
                      for tick in axis.get_major_ticks()
                      if min(axis.get_view_interval()) <= tick.get_loc()
                      <= max(axis.get_view_interval())]
-            for label in drawn:
-                if label.get_visible() and label.get_text().strip():
-                    box = label.get_window_extent(renderer)
-                    margin = min(box.x0 - edge.x0, box.y0 - edge.y0, edge.x1 - box.x1,
-                                 edge.y1 - box.y1) * 72 / dpi
-                    assert margin >= 5, f"{name}[{k}] {label.get_text()!r}: {margin:.1f} pt"
+            shown = [label for label in drawn
+                     if label.get_visible() and label.get_text().strip()]
+            assert shown, f"{name}[{k}]: no tick label drawn to check"
+            for label in shown:
+                box = label.get_window_extent(renderer)
+                margin = min(box.x0 - edge.x0, box.y0 - edge.y0, edge.x1 - box.x1,
+                             edge.y1 - box.y1) * 72 / dpi
+                assert margin >= 5, f"{name}[{k}] {label.get_text()!r}: {margin:.1f} pt"
             fig.set_dpi(100)
 
 
