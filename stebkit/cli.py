@@ -511,7 +511,8 @@ def _figures(board: Any, folder: Path, label: str, output: Path) -> None:
 
 STATUS_EXIT = ("exit status: 0 every unit done; 1 a unit failed, or is pending with no "
                "job left to run it (run the same `stebkit run` again); 3 units still "
-               "running or queued (poll again later)")
+               "running or queued (poll again later; 3 comes first, failures say 1 once "
+               "nothing runs)")
 
 
 def _add_status(p: argparse.ArgumentParser) -> None:

@@ -424,8 +424,8 @@ class _Submission:
         shards = self._shards()
         # submitit's pickles (what a job unpickles and runs), its script and the logs live
         # in the run's private folder of the cache, never in the results folder
-        self.folder = make_job_files_dir(self.root, self.run)
-        ex = submitit.SlurmExecutor(folder=self.folder, max_num_timeout=0)
+        private = make_job_files_dir(self.root, self.run)
+        ex = submitit.SlurmExecutor(folder=private, max_num_timeout=0)
         minutes = time_minutes(self.config.time)
         params: dict[str, Any] = {
             "job_name": "stebkit", "time": minutes, "array_parallelism":
@@ -450,7 +450,7 @@ class _Submission:
             raise ExecutorError(
                 f"SLURM refused the job array for {len(units)} unit(s) ({names}): "
                 f"{_first_lines(str(err))}. Nothing was submitted; the submission script is "
-                f"in {self.folder}") from None
+                f"in {private}") from None
         records = []
         for handle, shard in zip(handles, shards, strict=True):
             paths = handle.paths
