@@ -8,7 +8,7 @@ it through the escaper of its format, so that a name is shown as the text it is:
   ``=``, ``+``, ``-``, ``@``, tab or carriage return) gets a leading ``'``;
 - :func:`markdown_cell`: ``|`` cannot split a row, ``<``, ``>`` and ``&`` are HTML
   entities (no tags), ``[``, ``]``, ``(``, ``)``, ``*``, `````, ``!`` and ``\\`` are
-  backslash-escaped (no links, images, emphasis or code), a line break is a space;
+  backslash-escaped (no links, images, ``*`` emphasis or code), a line break is a space;
 - :func:`latex_cell`: all ten LaTeX specials (``& % $ # _ { } ~ ^ \\``).
 """
 

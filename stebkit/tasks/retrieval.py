@@ -72,8 +72,9 @@ def retrieval(query_emb: np.ndarray, query_labels: np.ndarray, target_emb: np.nd
               target_labels: np.ndarray) -> TaskResult:
     """Rank all targets for each query by cosine similarity and score the relevant ones.
 
-    Similarities are computed in the embeddings' own floating precision (float32 in, float32
-    similarities, as STEB). Ties are broken deterministically by target position: among
+    Similarities are computed in float64 and rounded to float32 (:mod:`.similarity`), so
+    equal similarities tie on every machine. Ties are broken deterministically by target
+    position: among
     equally similar targets the one earlier in ``target_emb`` ranks higher.
 
     Parameters

@@ -68,13 +68,16 @@ def cosine_matrix(a: np.ndarray, b: np.ndarray, *, unit: bool = False) -> np.nda
     return rounded(a @ b.T)
 
 
-def cosine_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Cosine similarity of each row ``a[i]`` with ``b[i]``.
+def cosine_rows(a: np.ndarray, b: np.ndarray, *, unit: bool = False) -> np.ndarray:
+    """Cosine similarity of each row ``a[i]`` with ``b[i]`` (``unit``: as
+    :func:`cosine_matrix`'s).
 
     >>> cosine_rows(np.array([[1.0, 0.0]]), np.array([[0.0, 2.0]])).tolist()
     [0.0]
     """
-    return rounded(np.einsum("...j,...j->...", unit_rows(a), unit_rows(b)))
+    if not unit:
+        a, b = unit_rows(a), unit_rows(b)
+    return rounded(np.einsum("...j,...j->...", a, b))
 
 
 def l1_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -14,6 +14,7 @@ guesses at random there and credits ties with 0.5 in its accuracy).
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from typing import Any
 
@@ -67,20 +68,21 @@ def stel(anchor1: np.ndarray, anchor2: np.ndarray, alt1: np.ndarray, alt2: np.nd
             raise ValueError(f"{name} has shape {arr.shape} but anchor1 has shape {a1.shape}; "
                              "each item needs one row in all four arrays")
         arrays.append(arr)
-    a1, a2, s1, s2 = arrays
+    a1, a2, s1, s2 = (similarity.unit_rows(a) for a in arrays)
     c = _checks.labels(correct, "correct", n, "anchor1")
     if c.dtype.kind not in "iuf" or not np.isin(c, (1, 2)).all():
         raise ValueError("correct must contain only 1 (alt1 matches anchor1's style) or 2")
     one = c == 1
-    c11, c12 = similarity.cosine_rows(a1, s1), similarity.cosine_rows(a1, s2)
+    cos = functools.partial(similarity.cosine_rows, unit=True)  # rows scaled once
+    c11, c12 = cos(a1, s1), cos(a1, s2)
     d11, d12 = 1 - c11, 1 - c12
-    d21, d22 = 1 - similarity.cosine_rows(a2, s1), 1 - similarity.cosine_rows(a2, s2)
+    d21, d22 = 1 - cos(a2, s1), 1 - cos(a2, s2)
     straight = np.sqrt(d11 * d11 + d22 * d22)
     crossed = np.sqrt(d12 * d12 + d21 * d21)
     pred1, pred2 = straight < crossed, straight > crossed
     quad = _credit(np.where(one, pred1, pred2), np.where(one, pred2, pred1))
     style = np.where(one, c11, c12)
-    content = similarity.cosine_rows(a1, a2)
+    content = cos(a1, a2)
     triple = _credit(style > content, style < content)
     return TaskResult({"accuracy": float(quad.mean()),
                        "or_content_accuracy": float(triple.mean())}, {"n_items": n},
