@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections
+import dataclasses
 import json
 
 import pytest
@@ -14,7 +15,7 @@ import stebkit.encoders.zoo
 from stebkit.runs import engine as runner
 from stebkit.runs import executors, planning
 from stebkit.runs.encoders import _prepare_encoder
-from stebkit.runs.engine import Plan, RunContext
+from stebkit.runs.engine import Plan, RunContext, RunState
 from stebkit.runs.planning import _resolve_models
 
 DATASETS = ["synthetic-authors-en", "synthetic-authors-de"]
@@ -120,11 +121,20 @@ def test_a_context_holds_the_run_settings_checked_once():
         RunContext(sampling="random")
     with pytest.raises(TypeError, match="a context or settings, not both"):
         runner.plan("random", DATASETS[0], context=ctx, seed=3)
-    # a context that keeps its models hands the same built model to every evaluation
-    kept = ctx.keeping_encoders()
-    assert kept.keeping_encoders() is kept and ctx.encoders is None
+    # settings change through the one checked constructor; an unknown name lists them
+    assert ctx.with_settings(seed=8) == RunContext(seed=8, smoke=True, batch_size=8,
+                                                   sampling="shuffle")
+    with pytest.raises(ValueError, match="batch_size must be a positive int"):
+        ctx.with_settings(batch_size=0)
+    with pytest.raises(TypeError, match="unknown run setting 'sed'; the settings are seed, "):
+        ctx.with_settings(sed=8)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        ctx.seed = 8  # type: ignore[misc]
+    # the models a run keeps (its state, not its settings) are built once per state
+    kept = RunState().models
     (model,) = _resolve_models("tfidf-char")
-    assert _prepare_encoder(model, kept) is _prepare_encoder(model, kept)
+    assert _prepare_encoder(model, ctx, kept) is _prepare_encoder(model, ctx, kept)
+    assert list(kept) == [("tfidf-char", (), None)]
     assert _prepare_encoder(model, ctx) is not _prepare_encoder(model, ctx)
     assert not hasattr(runner, "_BUILT") and not hasattr(runner, "reuse_encoders")
 

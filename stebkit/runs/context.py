@@ -1,4 +1,5 @@
-"""The settings one run shares: :class:`RunContext`."""
+"""The settings one run shares (:class:`RunContext`) and what it keeps between its units
+(:class:`RunState`)."""
 
 from __future__ import annotations
 
@@ -38,17 +39,47 @@ def run_protocol(*, seed: int = 42, smoke: bool = False, batch_size: int = 32,
 
 @dataclass(frozen=True)
 class RunContext:
-    """The settings every unit of one run shares, checked once (arguments as
-    :func:`stebkit.evaluate`); :func:`stebkit.evaluate` makes one from its arguments.
+    """The settings every unit of one run shares, checked once: the settings of
+    :func:`stebkit.evaluate`, spelled here and nowhere else.
 
-    ``encoders`` keeps the models built by name, keyed by ``(name, options, device)``,
-    for every evaluation with this context that names them: a worker that evaluates one
-    model on several chunks of datasets, or a preset's entries, build (and load) it once.
-    None (the default): each evaluation builds its own models.
+    Parameters
+    ----------
+    seed : int, default 42
+        Seeds dataset sampling, the task functions, the bootstrap and (with
+        ``sampling="shuffle"``) episode sampling.
+    smoke : bool, default False
+        Load the small smoke version of each dataset.
+    batch_size : int, default 32
+        Encoding batch size (clustering's mini-batch stays 32, as the reference's).
+    sampling : {"reference", "shuffle"}, default "reference"
+        How episodes pick their texts: the reference's first N texts of each label in
+        record order, or the first N after a seeded shuffle
+        (:meth:`stebkit.tasks.TaskFamily.build`).
+    overwrite : {"only-missing", "never", "always"}, default "only-missing"
+        ``only-missing`` computes combinations without a valid record (missing, failed,
+        or made from another dataset fingerprint) and raises
+        :class:`stebkit.runs.planning.ProtocolMismatch`, before any work, when successful
+        records were made with another seed, smoke setting, sampling or episodes per
+        label; ``never`` leaves every existing file alone; ``always`` recomputes
+        everything. (A new model revision is not detected: use ``always``.)
+    device : str, optional
+        Torch device of the neural encoders (``"cpu"``, ``"cuda"``, ``"cuda:1"``,
+        ``"mps"``); default: a GPU when there is one. Non-neural baselines ignore it.
+    cache_embeddings : bool, default True
+        Encode through the on-disk embedding cache (:func:`stebkit.encoders.cached`).
+    trust_remote_code : bool, default False
+        Allow models and datasets that run code from their repository (LUAR, gte,
+        jina; the Hub loading scripts of ``blog_age``, ``blog_gender``,
+        ``reuters21578``). Without it such a dataset stops the run before any work,
+        with a message naming it, and such a model's results are recorded as failed.
+    show_progress : bool, default True
+        Show a progress bar over the records (over the units with other executors).
 
+    Examples
+    --------
     >>> ctx = RunContext(smoke=True)
-    >>> ctx.encoders is None, ctx.keeping_encoders().encoders, ctx.protocol["smoke"]
-    (True, {}, True)
+    >>> ctx.protocol["smoke"], ctx.with_settings(seed=7).seed
+    (True, 7)
     >>> RunContext(batch_size=0)
     Traceback (most recent call last):
     ...
@@ -64,8 +95,6 @@ class RunContext:
     cache_embeddings: bool = True
     trust_remote_code: bool = False
     show_progress: bool = True
-    encoders: dict[tuple[Any, ...], Any] | None = field(default=None, compare=False,
-                                                         repr=False)
 
     def __post_init__(self) -> None:
         _check_device(self.device)
@@ -94,9 +123,25 @@ class RunContext:
         >>> ctx.seed, rest
         (7, {'tasks': ['retrieval']})
         """
-        names = {f.name for f in fields(cls)} - {"encoders"}
+        names = set(SETTINGS)
         return (cls(**{k: v for k, v in options.items() if k in names}),
                 {k: v for k, v in options.items() if k not in names})
+
+    def with_settings(self, **settings: Any) -> RunContext:
+        """This context with ``settings`` changed (checked again); an unknown name is a
+        ``TypeError`` that lists the settings.
+
+        >>> RunContext().with_settings(sed=1)
+        Traceback (most recent call last):
+        ...
+        TypeError: unknown run setting 'sed'; the settings are seed, smoke, batch_size, \
+sampling, overwrite, device, cache_embeddings, trust_remote_code, show_progress
+        """
+        unknown = [name for name in settings if name not in SETTINGS]
+        if unknown:
+            raise TypeError(f"unknown run setting {unknown[0]!r}; the settings are "
+                            f"{', '.join(SETTINGS)}")
+        return replace(self, **settings) if settings else self
 
     @property
     def protocol(self) -> dict[str, Any]:
@@ -105,10 +150,38 @@ class RunContext:
         return run_protocol(seed=self.seed, smoke=self.smoke, batch_size=self.batch_size,
                             sampling=self.sampling)
 
-    def keeping_encoders(self) -> RunContext:
-        """This context keeping the models it builds (itself when it keeps them already)."""
-        return self if self.encoders is not None else replace(self, encoders={})
 
+SETTINGS = tuple(f.name for f in fields(RunContext))
+"""The names of the run settings (the fields of :class:`RunContext`), in order."""
+
+
+@dataclass(frozen=True)
+class RunState:
+    """What one run keeps between its units so that each thing is made once: the models
+    built by name (``models``, keyed by name, options and device, and shared with the
+    caller: a worker's later chunks, a preset's later entries), the datasets loaded
+    (``datasets``, by name), the task inputs built (``inputs``, by dataset, task, episode
+    size and episodes per label, with the warnings building them issued) and the current
+    model adapted to each language with its cached version (``adapted``, by the adapted
+    encoder's name; emptied for each model by :meth:`next_model`).
+
+    The state is frozen: its fields are the caches themselves, never replaced.
+
+    >>> state = RunState()
+    >>> state.adapted["m"] = ("encoder", "cached encoder")
+    >>> state.next_model() is state, state.adapted
+    (True, {})
+    """
+
+    models: dict[tuple[Any, ...], Any] = field(default_factory=dict)
+    datasets: dict[str, Any] = field(default_factory=dict)
+    inputs: dict[tuple[Any, ...], tuple[Any, list[str]]] = field(default_factory=dict)
+    adapted: dict[str, tuple[Any, Any]] = field(default_factory=dict)
+
+    def next_model(self) -> RunState:
+        """This state ready for the next model (its adapted encoders let go)."""
+        self.adapted.clear()
+        return self
 
 
 def _check_device(device: str | None) -> None:

@@ -1,4 +1,4 @@
-"""The models a run builds: by name (once per context that keeps them), on a device,
+"""The models a run builds: by name (once per run state that keeps them), on a device,
 through the embedding cache, adapted to a dataset's language."""
 
 from __future__ import annotations
@@ -38,10 +38,11 @@ def _on_device(encoder: Any, device: str | None) -> Any:
     return encoder
 
 
-def _prepare_encoder(model: PlannedModel, ctx: RunContext) -> Any:
+def _prepare_encoder(model: PlannedModel, ctx: RunContext,
+                     kept: dict[tuple[Any, ...], Any] | None = None) -> Any:
     """Build a model by name from the zoo entry its plan holds (weights load lazily, on
-    the first encode), on the context's device; a model the context keeps
-    (:attr:`RunContext.encoders`) is built once.
+    the first encode), on the context's device; a model ``kept`` holds already
+    (:attr:`stebkit.runs.context.RunState.models`) is not built again.
 
     Unknown names raise ``ValueError`` now, before anything runs; a model that cannot be
     had here (:class:`stebkit.errors.ModelUnavailable`, e.g. one that needs remote code
@@ -56,7 +57,6 @@ def _prepare_encoder(model: PlannedModel, ctx: RunContext) -> Any:
 
     options = _encoder_options(model, ctx.trust_remote_code)
     key = (model.name, tuple(sorted(options.items())), device)
-    kept = ctx.encoders
     if kept is not None and key in kept:
         return kept[key]
     try:

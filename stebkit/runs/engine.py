@@ -1,27 +1,27 @@
 """Evaluate models x datasets x tasks x episode sizes, one result record per combination.
 
-The run has three seams, each a public function:
+A run is a pipeline of typed objects, each made once:
 
-1. :func:`plan` — the run resolved once, as a :class:`Plan`: its models
-   (:class:`PlannedModel`), its datasets and every combination as a :class:`Unit` with
-   its record path (:func:`stebkit.results.find_record`); :func:`needs_run` says which
-   are pending, so combinations whose record is already there are skipped *before* a
-   model is loaded or a text encoded — an interrupted run resumes where it stopped;
-2. :func:`run_model_dataset` — all pending units of one model on one dataset: the
-   family of each unit (:data:`stebkit.tasks.FAMILIES`) builds its input, the unique
-   texts are encoded once (through the embedding cache), episodes are mean-pooled (or
-   embedded by the encoder itself when it defines its own ``encode_episodes``), the
-   family's task function runs and its main metric gets a bootstrap interval;
-3. each record is written atomically as soon as it is done.
+1. :func:`plan` (or :func:`plan_run`) — the run resolved once, as a :class:`Plan`: its
+   models (:class:`PlannedModel`), its datasets and every combination as a :class:`Unit`
+   (model, dataset spec, task family, episode configuration) with its record path
+   (:func:`stebkit.results.find_record`); :func:`needs_run` says which are pending, so
+   combinations whose record is already there are skipped *before* a model is loaded or
+   a text encoded — an interrupted run resumes where it stopped;
+2. :func:`evaluate_units` — the unit function: the pending units of one model on one
+   dataset, in three steps (each family builds its input; the unique texts are encoded
+   once, through the embedding cache, and episodes mean-pooled unless the encoder embeds
+   them itself; each family evaluates, its main metric gets a bootstrap interval), each
+   yielding its checked :class:`~stebkit.results.Record` (:mod:`stebkit.runs.records`);
+3. :func:`run_plan` — maps the unit function over the plan, model after model, and
+   writes each record atomically as soon as it is made.
 
-:func:`run` chains them with the settings of one :class:`RunContext` (seed, smoke,
-batch size, device, overwrite, cache, trust, and the models it keeps built):
-:func:`plan_run` plans the run once (a preset's entries with :func:`plan_preset`) and
-:func:`run_plan` runs the plan in this process, as the sequential executor and each job
-of the local and SLURM executors do. :func:`stebkit.evaluate` (:mod:`stebkit.runs.executors`)
-is the public entry point: it makes the context from its arguments and hands the plan to
-an executor. The plan, the context and the models live in :mod:`stebkit.runs`; every
-public name is importable from here.
+The settings of a run are one frozen :class:`RunContext` (seed, smoke, batch size,
+sampling, overwrite, device, cache, trust, progress); what it keeps between units (the
+models built, the datasets loaded, the inputs built) is one :class:`RunState`.
+:func:`run` plans and runs in this process, as the sequential executor and each job of the
+local and SLURM executors do; :func:`stebkit.evaluate` (:mod:`stebkit.runs.executors`) is
+the public entry point. Every public name of :mod:`stebkit.runs` is importable from here.
 
 A failure is recorded (``status: "failed"``, with the error) and the run goes on, except
 a fault of the machine that every result would hit (a full disk, a read-only cache:
@@ -39,7 +39,7 @@ import os
 import sys
 import time
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -56,7 +56,7 @@ from stebkit.results import (
     write_record,
 )
 from stebkit.runs import records
-from stebkit.runs.context import OVERWRITE, RunContext, run_protocol
+from stebkit.runs.context import OVERWRITE, RunContext, RunState, run_protocol
 from stebkit.runs.encoders import (
     _embeds_episodes,
     _for_language,
@@ -87,10 +87,11 @@ from stebkit.tasks.inputs import TaskInput, keep_texts, restrict
 
 __all__ = [
     "OVERWRITE", "SMOKE_EPISODES_PER_LABEL", "COLLAPSE_WARN",
-    "RunContext", "PlannedModel", "Plan", "PresetPlan", "Unit", "plan", "plan_preset",
+    "RunContext", "RunState", "PlannedModel", "Plan", "PresetPlan", "Unit", "plan", "plan_preset",
     "planned_model", "plan_run", "existing_record", "needs_run", "ProtocolMismatch",
     "other_settings", "check_resume", "resume_protocol", "model_scoring", "run", "run_plan",
-    "progress_interval", "run_protocol", "run_model_dataset", "stops_the_run",
+    "progress_interval", "run_protocol", "run_model_dataset", "evaluate_units",
+    "stops_the_run",
     "collapsed_share",
 ]
 
@@ -110,36 +111,11 @@ def _captured(fn: Any, *args: Any, **kwargs: Any) -> tuple[Any, list[str]]:
     return out, messages
 
 
-def _parts(result: Mapping[str, Any]) -> tuple[dict[str, float], dict[str, int],
-                                                dict[str, Any]]:
-    """Metrics, counts and chosen settings of a task result (a TaskResult, or a plain
-    dict of floats plus ``details`` from a user's own family)."""
-    from stebkit.tasks import TaskResult
-
-    if isinstance(result, TaskResult):
-        return dict(result.metrics), dict(result.counts), result.scalars()
-    return {k: float(v) for k, v in result.items() if k != "details"}, {}, {}
-
-
 def _evaluate(family: TaskFamily, ti: TaskInput, item_emb: np.ndarray, *, seed: int,
               batch_size: int, scoring: str) -> tuple[Any, list[str]]:
     """Run the family on built inputs; its warnings are logged and returned."""
     return _captured(family.evaluate, ti, item_emb, seed=seed, batch_size=batch_size,
                      scoring=scoring)
-
-
-def _result(unit: Unit, ti: TaskInput, item_emb: np.ndarray, main: str, *, seed: int,
-            batch_size: int, scoring: str) -> tuple[Any, tuple, Any, list[str]]:
-    """The family's result on built inputs, its parts (:func:`_parts`), its item ids and
-    its warnings; a ValueError when it lacks the record's main metric."""
-    result, messages = _evaluate(unit.family, ti, item_emb, seed=seed, batch_size=batch_size,
-                                 scoring=scoring)
-    parts = _parts(result)
-    if main not in parts[0]:
-        raise ValueError(f"dataset {unit.spec.name!r}, task {unit.task!r}, field "
-                         f"'main_metric': the family does not produce {main!r}; its metrics "
-                         f"are {sorted(parts[0])}")
-    return result, parts, unit.family.item_ids(ti, result), messages
 
 
 def _field_texts(records: Any, name: str, sub: Submetric) -> set[str]:
@@ -176,7 +152,7 @@ def _run_submetrics(unit: Unit, ti: TaskInput, item_emb: np.ndarray, table: Any,
                 sub_emb = embed(sub_ti)
             result, _ = _evaluate(family, sub_ti, sub_emb, seed=seed, batch_size=batch_size,
                                   scoring=family.scoring_for(scoring))
-            metrics, counts, _ = _parts(result)
+            metrics, counts, _ = records.result_parts(result)
             out[name] = {**check_metrics(unit.task, metrics, where=f"submetric {name!r}",
                                          fix=UNDEFINED), "n_items": sub_ti.n_items}
         except Exception as err:  # recorded per sub-result; the main result stands
@@ -213,10 +189,11 @@ def plan_run(models: Any, datasets: Any, context: RunContext, *,
 def run(models: Any, datasets: Any, context: RunContext, *,
         tasks: Sequence[str] | None = None, output_dir: str | os.PathLike = "results",
         episode_sizes: Any = None, episodes_per_label: Any = None,
-        preset: str | None = None) -> Results:
+        preset: str | None = None, kept_models: dict[tuple[Any, ...], Any] | None = None
+        ) -> Results:
     """Plan the run once with the settings of ``context`` (:func:`plan_run`) and run it in
-    this process (:func:`run_plan`): the engine behind :func:`stebkit.evaluate`, and what
-    each local or SLURM job runs on its units.
+    this process (:func:`run_plan`, which ``kept_models`` is handed to): the engine behind
+    :func:`stebkit.evaluate`, and what each local or SLURM job runs on its units.
 
     >>> import tempfile
     >>> res = run("random", "synthetic-authors-en", RunContext(smoke=True, show_progress=False),
@@ -226,15 +203,22 @@ def run(models: Any, datasets: Any, context: RunContext, *,
     """
     return run_plan(plan_run(models, datasets, context, tasks=tasks, output_dir=output_dir,
                              episode_sizes=episode_sizes,
-                             episodes_per_label=episodes_per_label, preset=preset), context)
+                             episodes_per_label=episodes_per_label, preset=preset), context,
+                    kept_models=kept_models)
 
 
-def run_plan(the_plan: Plan | PresetPlan, context: RunContext) -> Results:
-    """Run the pending units of ``the_plan`` in this process, model after model (each
-    built once, only when one of its units is pending and served), and return every
-    record of the plan (read back from its folder): the sequential executor, and what
-    each local or SLURM job runs on its units. A preset's plan (:class:`PresetPlan`) runs
-    entry after entry, each model built once for all of them.
+def run_plan(the_plan: Plan | PresetPlan, context: RunContext, *,
+             kept_models: dict[tuple[Any, ...], Any] | None = None) -> Results:
+    """Run the pending units of ``the_plan`` in this process and return every record of
+    the plan (read back from its folder): the sequential executor, and what each local or
+    SLURM job runs on its units.
+
+    It maps the unit function (:func:`evaluate_units`) over each model's pending units of
+    each dataset, model after model, and writes each record it returns (atomically, as
+    soon as it is made). A model is built once, only when one of its units is pending and
+    served; ``kept_models`` keeps the models built for the caller's later plans (a worker's
+    later chunks; a preset's entries share one), keyed by name, options and device. A
+    preset's plan (:class:`PresetPlan`) runs entry after entry.
 
     >>> import tempfile
     >>> ctx = RunContext(smoke=True, show_progress=False)
@@ -243,51 +227,50 @@ def run_plan(the_plan: Plan | PresetPlan, context: RunContext) -> Results:
     >>> run_plan(p, ctx).main_frame()[["model", "task", "metric"]].values.tolist()
     [['random', 'retrieval', 'mrr']]
     """
+    kept_models = {} if kept_models is None else kept_models
     if isinstance(the_plan, PresetPlan):
-        return _run_preset(the_plan, context)
+        return _run_preset(the_plan, context, kept_models)
     from stebkit.datasets.hub import check_remote_code
 
     for spec, loaded_ds in the_plan.datasets:
         if loaded_ds is None:
             check_remote_code(spec, context.trust_remote_code)
-    units = the_plan.units
+    state = RunState(models=kept_models, datasets={spec.name: ds for spec, ds in the_plan.datasets
+                                              if ds is not None})
+    work = _work(the_plan, context, state)  # every model resolved before anything runs
 
     from tqdm.auto import tqdm
 
-    pending = []
-    for model in the_plan.models:
-        mine = [u for u in units if u.model == model.name]
-        todo = [u for u, due in zip(units, the_plan.pending, strict=True)
-                if due and u.model == model.name]
-        given = model.given
-        if todo and any(u.served for u in todo):
-            given = _prepare_encoder(model, context)
-        pending.append((model, given, len(mine) - len(todo), todo))
-
-    bar = tqdm(total=len(units), desc="stebkit", unit="result",
-               disable=not context.show_progress, mininterval=progress_interval())
-    loaded: dict[str, Dataset] = {spec.name: ds for spec, ds in the_plan.datasets
-                                  if ds is not None}
-    inputs: dict[tuple[str, str, int], tuple[TaskInput | BaseException, list[str]]] = {}
-    try:
-        for model, encoder, n_done, todo in pending:
+    with tqdm(total=len(the_plan.units), desc="stebkit", unit="result",
+              disable=not context.show_progress, mininterval=progress_interval()) as bar:
+        for model, encoder, n_done, by_dataset in work:
             bar.update(n_done)
-            adapted: dict[str, tuple[Any, Any]] = {}  # encoder name -> (encoder, cached)
-            for spec, _ in the_plan.datasets:
-                mine = [u for u in todo if u.spec.name == spec.name]
-                if not mine:
-                    continue
-                bar.set_postfix_str(f"{model.name} / {spec.name}", refresh=False)
-                dataset = _run_model_dataset(
-                    model, encoder, mine, loaded.get(spec.name), context, inputs,
-                    adapted, lambda _u, _r: bar.update(1),
-                    show_progress=False)  # no bar per encoding: the run's bar counts results
-                if dataset is not None:
-                    loaded[spec.name] = dataset
-    finally:
-        bar.close()
-    return Results((Record.read(u.path) for u in units if u.path.exists()),
+            state.next_model()
+            for units in by_dataset:
+                bar.set_postfix_str(f"{model.name} / {units[0].spec.name}", refresh=False)
+                # no bar per encoding: the run's bar counts results
+                for unit, record in evaluate_units(model, encoder, units, context, state):
+                    write_record(unit.path, record)
+                    bar.update(1)
+    return Results((Record.read(u.path) for u in the_plan.units if u.path.exists()),
                    root=the_plan.root)
+
+
+def _work(the_plan: Plan, context: RunContext, state: RunState
+          ) -> list[tuple[PlannedModel, Any, int, list[list[Unit]]]]:
+    """Each model of ``the_plan`` with its encoder (built only when one of its pending
+    units is served), how many of its units are done, and its pending units by dataset."""
+    work = []
+    for model in the_plan.models:
+        todo = [u for u, due in zip(the_plan.units, the_plan.pending, strict=True)
+                if due and u.model == model.name]
+        n_done = sum(u.model == model.name for u in the_plan.units) - len(todo)
+        encoder = (_prepare_encoder(model, context, state.models)
+                   if any(u.served for u in todo) else model.given)
+        by_dataset = [[u for u in todo if u.spec.name == spec.name]
+                      for spec, _ in the_plan.datasets]
+        work.append((model, encoder, n_done, [units for units in by_dataset if units]))
+    return work
 
 
 def progress_interval() -> float:
@@ -307,13 +290,14 @@ def progress_interval() -> float:
     return 0.1 if getattr(sys.stderr, "isatty", bool)() else 30.0
 
 
-def _run_preset(the_plan: PresetPlan, context: RunContext) -> Results:
-    """:func:`run_plan` of every entry of a preset into one results folder."""
+def _run_preset(the_plan: PresetPlan, context: RunContext,
+                kept_models: dict[tuple[Any, ...], Any]) -> Results:
+    """:func:`run_plan` of every entry of a preset into one results folder, each model
+    built once for all the entries."""
     the_plan.announce(stacklevel=4)  # attributed to stebkit.evaluate's line
-    context = context.keeping_encoders()  # each model loads once for all the entries
     records = []
     for entry in the_plan.plans:
-        records += run_plan(entry, context).records
+        records += run_plan(entry, context, kept_models=kept_models).records
     return Results(records, root=the_plan.root)
 
 
@@ -322,9 +306,10 @@ def run_model_dataset(model: str, encoder: Any, units: Sequence[Unit], *,
                       on_record: Any = None) -> list[Path]:
     """Evaluate and record the pending ``units`` of one model on one dataset.
 
-    The unit of work of a run (what an executor hands to one worker): loads the dataset
-    (unless given), builds each family's input, encodes the unique texts once, runs every
-    unit and writes its record atomically. Failures are recorded, never raised.
+    :func:`evaluate_units` with its records written (atomically, each as soon as it is
+    made), for a caller that holds units rather than a plan: loads the dataset (unless
+    given), builds the model (unless given), and never raises a failure of a result: it
+    is recorded.
 
     Parameters
     ----------
@@ -366,65 +351,73 @@ def run_model_dataset(model: str, encoder: Any, units: Sequence[Unit], *,
                          f"dataset, got {sorted(names)}")
     given = None if encoder is None or isinstance(encoder, str) else encoder
     planned = planned_model(model, given)
-    encoder = _prepare_encoder(planned, context)
+    state = RunState(datasets={} if dataset is None else {units[0].spec.name: dataset})
     written: list[Path] = []
-
-    def record(unit: Unit, rec: dict[str, Any]) -> None:
+    for unit, record in evaluate_units(planned, _prepare_encoder(planned, context), units,
+                                       context, state, show_progress=context.show_progress):
+        write_record(unit.path, record)
         written.append(unit.path)
         if on_record is not None:
-            on_record(unit, rec)
-
-    _run_model_dataset(planned, encoder, list(units), dataset, context, {}, {}, record,
-                       show_progress=context.show_progress)
+            on_record(unit, record)
     return written
 
 
-def _run_model_dataset(model: PlannedModel, encoder: Any, units: list[Unit],
-                       dataset: Dataset | None, ctx: RunContext, inputs: dict, adapted: dict,
-                       done: Any, *, show_progress: bool) -> Dataset | None:
-    """All pending records of one model on one dataset; returns the loaded dataset.
+def evaluate_units(model: PlannedModel, encoder: Any, units: Sequence[Unit],
+                   context: RunContext, state: RunState, *,
+                   show_progress: bool = False) -> Iterator[tuple[Unit, Record]]:
+    """The unit function of a run: each of the ``units`` of one model on one dataset with
+    its checked record, yielded as soon as it is made (the caller writes it).
 
-    ``adapted`` keeps, per encoder name, the encoder adapted to a language and its cached
-    version, so that one model's datasets share them."""
+    A unit the dataset does not serve is skipped; then the dataset is loaded (unless
+    ``state`` holds it) and the encoder adapted to its language, and the three steps run:
+    build each unit's task input, encode the texts once, evaluate each unit. A failure is
+    the failed record of the units it touches, never raised, except a fault of the machine
+    (:func:`stops_the_run`). ``encoder`` is the built model, or the exception that says
+    why it cannot be had here."""
     spec = units[0].spec
     meta = records.model_meta(model, encoder)
     started = time.perf_counter()
-    drafts = {u.key: records.start(u, {**ctx.protocol, "served": u.served, "pooling": "mean"},
-                                   meta, records.dataset_meta(u)) for u in units}
-    for u in [u for u in units if not u.served]:  # tasks the dataset does not serve
-        _write(u, records.skipped(drafts.pop(u.key), f"dataset {spec.name!r} does not serve "
-                                  f"task {u.task!r}; it serves {sorted(spec.tasks)}",
-                                  where=str(u.path)), done)
-    units = [u for u in units if u.served]
-    if not units:
-        return dataset
+    drafts = {u.key: records.start(u, {**context.protocol, "served": u.served,
+                                       "pooling": "mean"}, meta, records.dataset_meta(u))
+              for u in units}
+    for u in units:
+        if not u.served:
+            yield u, records.skipped(drafts[u.key], f"dataset {spec.name!r} does not serve "
+                                     f"task {u.task!r}; it serves {sorted(spec.tasks)}",
+                                     where=str(u.path))
+    served = [u for u in units if u.served]
+    if not served:
+        return
     try:
-        if isinstance(encoder, Exception):
-            raise encoder
-        if dataset is None:
-            from stebkit.datasets import load_dataset
-
-            dataset = load_dataset(spec, seed=ctx.seed, smoke=ctx.smoke,  # the planned spec
-                                   trust_remote_code=ctx.trust_remote_code)
-        ds_encoder, note = _for_language(encoder, spec.languages)
-        key = str(getattr(ds_encoder, "name", model.name))
-        if key not in adapted:
-            adapted[key] = (ds_encoder, _with_cache(ds_encoder, ctx.cache_embeddings))
-        ds_encoder, text_encoder = adapted[key]
+        dataset, ds_encoder, text_encoder, note = _dataset_and_encoder(model, encoder, spec,
+                                                                       context, state)
     except Exception as err:  # recorded; the run goes on
         _raise_if_fatal(err)
-        for u in units:
-            _write(u, _failed(drafts[u.key], err, u, started), done)
-        return dataset
-    _run_dataset(dataset, units, drafts, inputs, ds_encoder, text_encoder, done, ctx,
-                 show_progress=show_progress, notes=[note] if note else [])
-    return dataset
+        for u in served:
+            yield u, _failed(drafts[u.key], err, u, started)
+        return
+    yield from _evaluate_dataset(dataset, served, drafts, ds_encoder, text_encoder, context,
+                                 state, show_progress=show_progress,
+                                 notes=[note] if note else [])
 
 
-def _write(unit: Unit, record: Record, done: Any) -> None:
-    """Write ``unit``'s checked record (atomically) and tell the run it is done."""
-    write_record(unit.path, record)
-    done(unit, record)
+def _dataset_and_encoder(model: PlannedModel, encoder: Any, spec: Any, ctx: RunContext,
+                         state: RunState) -> tuple[Dataset, Any, Any, str | None]:
+    """The dataset (loaded once per state), the encoder adapted to its language and its
+    cached version (once per model and language), and the note the adaptation leaves."""
+    if isinstance(encoder, Exception):
+        raise encoder
+    dataset = state.datasets.get(spec.name)
+    if dataset is None:
+        from stebkit.datasets import load_dataset
+
+        dataset = state.datasets[spec.name] = load_dataset(  # the planned spec
+            spec, seed=ctx.seed, smoke=ctx.smoke, trust_remote_code=ctx.trust_remote_code)
+    ds_encoder, note = _for_language(encoder, spec.languages)
+    key = str(getattr(ds_encoder, "name", model.name))
+    if key not in state.adapted:
+        state.adapted[key] = (ds_encoder, _with_cache(ds_encoder, ctx.cache_embeddings))
+    return dataset, *state.adapted[key], note
 
 
 def _failed(draft: records.Draft, err: BaseException, unit: Unit, started: float, *,
@@ -467,14 +460,16 @@ def _raise_if_fatal(err: BaseException) -> None:
         raise err
 
 
-def _run_dataset(dataset: Dataset, units: list[Unit], drafts: dict, inputs: dict,
-                 encoder: Any, text_encoder: Any, done: Any, ctx: RunContext, *,
-                 show_progress: bool, notes: Sequence[str] = ()) -> None:
+def _evaluate_dataset(dataset: Dataset, units: list[Unit], drafts: dict, encoder: Any,
+                      text_encoder: Any, ctx: RunContext, state: RunState, *,
+                      show_progress: bool, notes: Sequence[str] = ()
+                      ) -> Iterator[tuple[Unit, Record]]:
     """The three steps of one model on one dataset: build each unit's task input (once
-    per task and episode size), encode the texts once, evaluate each unit into its
-    record; every record is written as soon as it is made."""
+    per task and episode configuration), encode the texts once, evaluate each unit into
+    its record; every record is yielded as soon as it is made."""
     started = time.perf_counter()
-    built = _build_inputs(dataset, units, drafts, inputs, done, ctx, notes, started)
+    # step 1 yields the records of the units it ends, and returns the inputs it built
+    built = yield from _build_inputs(dataset, units, drafts, ctx, state, notes, started)
     if not built:
         return
     try:
@@ -483,7 +478,7 @@ def _run_dataset(dataset: Dataset, units: list[Unit], drafts: dict, inputs: dict
         _raise_if_fatal(err)
         for u in units:
             if u.key in built:
-                _write(u, _failed(built[u.key][1], err, u, started), done)
+                yield u, _failed(built[u.key][1], err, u, started)
         return
     collapsed: list[tuple[float, str]] = []
     for u in units:
@@ -493,38 +488,39 @@ def _run_dataset(dataset: Dataset, units: list[Unit], drafts: dict, inputs: dict
                                              show_progress)
             if message is not None:
                 collapsed.append((record["collapsed_share"], message))
-            _write(u, record, done)
+            yield u, record
     if collapsed:  # logged once per model and dataset; every record keeps its own
         _, message = max(collapsed)
         log.warning("%s%s", message, f" (the largest share of {len(collapsed)} results)"
                     if len(collapsed) > 1 else "")
 
 
-def _build_inputs(dataset: Dataset, units: list[Unit], drafts: dict, inputs: dict,
-                  done: Any, ctx: RunContext, notes: Sequence[str],
-                  started: float) -> dict[tuple, tuple[TaskInput, records.Draft]]:
-    """Step 1: each unit's task input (``inputs`` keeps them per dataset, task and episode
-    size) with its record's draft; a unit whose input fails or is empty, or that its
-    family skips, is recorded here."""
+def _build_inputs(dataset: Dataset, units: list[Unit], drafts: dict, ctx: RunContext,
+                  state: RunState, notes: Sequence[str], started: float
+                  ) -> Generator[tuple[Unit, Record], None,
+                                 dict[tuple, tuple[TaskInput, records.Draft]]]:
+    """Step 1: each unit's task input (built once per state, dataset, task and episode
+    configuration) with its record's draft, returned; a unit whose input fails or is
+    empty, or that its family skips, is ended here: its record is yielded."""
     built = {}
     for u in units:
-        key = (dataset.name, u.task, u.episode_size)
-        if key not in inputs:
+        key = (dataset.name, u.task, u.episode_size, u.episodes_per_label)
+        if key not in state.inputs:
             try:
-                inputs[key] = _captured(u.family.build, dataset.records,
-                                        episode_size=u.episode_size,
-                                        episodes_per_label=u.episodes_per_label,
-                                        seed=ctx.seed, sampling=ctx.sampling)
+                state.inputs[key] = _captured(u.family.build, dataset.records,
+                                              episode_size=u.episode_size,
+                                              episodes_per_label=u.episodes_per_label,
+                                              seed=ctx.seed, sampling=ctx.sampling)
             except Exception as err:
                 _raise_if_fatal(err)
-                inputs[key] = (err, [])
-        ti, messages = inputs[key]
+                state.inputs[key] = (err, [])
+        ti, messages = state.inputs[key]
         draft = records.with_fields(drafts[u.key], warnings=[*notes, *messages])
         if isinstance(ti, BaseException):
-            _write(u, _failed(draft, ti, u, started), done)
+            yield u, _failed(draft, ti, u, started)
         elif (reason := _skip_reason(dataset, u, ti)) is not None:
-            _write(u, records.skipped(draft, reason, where=str(u.path),
-                                      dropped=dict(ti.dropped)), done)
+            yield u, records.skipped(draft, reason, where=str(u.path),
+                                     dropped=dict(ti.dropped))
         else:
             built[u.key] = (ti, draft)
     return built
@@ -603,12 +599,9 @@ def _evaluate_unit(u: Unit, ti: TaskInput, draft: records.Draft, dataset: Datase
             item_emb = ti.pool(text_emb)
         scoring = getattr(encoder, "scoring", "cosine")
         draft = records.with_protocol(draft, scoring=u.family.scoring_for(scoring))
-        result, parts, ids, messages = _result(u, ti, item_emb, draft["main_metric"], seed=seed,
-                                          batch_size=batch_size,
-                                          scoring=draft["protocol"]["scoring"])
-        draft = records.with_per_label(draft, result)
-        draft = records.with_result(draft, u, ti, result, parts, ids, messages,
-                                    seed=seed)
+        result, messages = _evaluate(u.family, ti, item_emb, seed=seed, batch_size=batch_size,
+                                     scoring=draft["protocol"]["scoring"])
+        draft = records.with_result(draft, u, ti, result, messages, seed=seed)
         sub = _run_submetrics(u, ti, item_emb, dataset.records, encoded.items, seed=seed,
                               batch_size=batch_size, scoring=scoring)
         if sub is not None:

@@ -29,12 +29,13 @@ _PROTOCOL_DEFAULTS = {"scoring": "cosine"}  # what records written before a key 
 class Unit:
     """One model x dataset x task x episode size: one record.
 
-    ``episodes_per_label`` is an int or ``"auto"`` (resolved on the dataset's records).
+    ``family`` is the task family (pickled by its registered name); ``episodes_per_label``
+    is an int or ``"auto"`` (resolved on the dataset's records).
     """
 
     model: str
     spec: DatasetSpec
-    task: str
+    family: TaskFamily
     episode_size: int
     episodes_per_label: int | str
     served: bool
@@ -42,12 +43,13 @@ class Unit:
     path: Path
 
     @property
-    def key(self) -> tuple[str, int]:
-        return self.task, self.episode_size
+    def task(self) -> str:
+        """The family's name: the record's ``task``."""
+        return self.family.name
 
     @property
-    def family(self) -> TaskFamily:
-        return FAMILIES[self.task]
+    def key(self) -> tuple[str, int]:
+        return self.task, self.episode_size
 
 
 @dataclass(frozen=True)
@@ -251,7 +253,7 @@ def _plan(models: list[PlannedModel], specs: list[tuple[DatasetSpec, Any]],
                 sizes, per_label = _sizes(task, spec, episode_sizes, smoke=smoke,
                                           episodes_per_label=episodes_per_label)
                 for size in sizes:
-                    units.append(Unit(model.name, spec, task, size, per_label,
+                    units.append(Unit(model.name, spec, FAMILIES[task], size, per_label,
                                       spec.serves(task), prints[spec.name],
                                       find_record(root, model.name, spec.name, task, size)))
                     protocols.append(resume_protocol(units[-1], base, model.scoring))

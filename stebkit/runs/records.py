@@ -109,22 +109,39 @@ def with_collapse(draft: Draft, vectors: np.ndarray, what: str) -> tuple[Draft, 
                                   f"CollapsedVectors: {message}"]}, message
 
 
-def with_per_label(draft: Draft, result: Any) -> Draft:
-    """``draft`` with the per-label values of a task result, when it has them."""
-    details = result.get("details") or {}
-    if not isinstance(details.get("per_label"), Mapping):
-        return draft
-    return {**draft, "per_label": {str(k): dict(v) for k, v in details["per_label"].items()}}
+def result_parts(result: Mapping[str, Any]) -> tuple[dict[str, float], dict[str, int],
+                                                     dict[str, Any]]:
+    """Metrics, counts and chosen settings of a task result (a TaskResult, or a plain
+    dict of floats plus ``details`` from a user's own family).
+
+    >>> result_parts({"mrr": 0.5, "details": {}})
+    ({'mrr': 0.5}, {}, {})
+    """
+    from stebkit.tasks import TaskResult
+
+    if isinstance(result, TaskResult):
+        return dict(result.metrics), dict(result.counts), result.scalars()
+    return {k: float(v) for k, v in result.items() if k != "details"}, {}, {}
 
 
-def with_result(draft: Draft, unit: Unit, ti: Any, result: Any, parts: tuple, ids: Any,
-                messages: list[str], *, seed: int) -> Draft:
-    """``draft`` with a task result: metrics, counts and chosen settings (``parts``), the
-    main metric's bootstrap interval, the items (``ids``) and their values, and the
-    family's warnings (``messages``)."""
+def with_result(draft: Draft, unit: Unit, ti: Any, result: Any, messages: list[str], *,
+                seed: int) -> Draft:
+    """``draft`` with a task result on the built input ``ti``: its per-label values (when
+    it has them), metrics, counts and chosen settings, the main metric's bootstrap
+    interval, the items and their values, and the family's warnings (``messages``); a
+    ValueError when the result lacks the record's main metric."""
     family = unit.family
-    metrics, counts, chosen = parts
+    metrics, counts, chosen = result_parts(result)
     main = draft["main_metric"]
+    if main not in metrics:
+        raise ValueError(f"dataset {unit.spec.name!r}, task {unit.task!r}, field "
+                         f"'main_metric': the family does not produce {main!r}; its metrics "
+                         f"are {sorted(metrics)}")
+    ids = family.item_ids(ti, result)
+    details = result.get("details") or {}
+    if isinstance(details.get("per_label"), Mapping):
+        draft = {**draft, "per_label": {str(k): dict(v)
+                                        for k, v in details["per_label"].items()}}
     return {**draft, "metrics": metrics, "counts": counts, "chosen": chosen,
             "higher_is_better": family.metrics.get(main, True),
             # None when a dataset's main metric is not the one the bootstrap resamples

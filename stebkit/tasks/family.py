@@ -228,6 +228,19 @@ class TaskFamily:
         object.__setattr__(self, "code", self.code or self.name)
         object.__setattr__(self, "scorings", tuple(check_scoring(s) for s in self.scorings))
 
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        """A registered family is pickled by its name (the process that unpickles it
+        finds it in its own :data:`FAMILIES`); any other by its fields.
+
+        >>> import pickle
+        >>> from stebkit.tasks import FAMILIES
+        >>> pickle.loads(pickle.dumps(FAMILIES["retrieval"])) is FAMILIES["retrieval"]
+        True
+        """
+        if FAMILIES._families.get(self.name) is self:
+            return registered_family, (self.name,)
+        return super().__reduce_ex__(protocol)
+
     # ------------------------------------------------------------------ what it needs
 
     @property
@@ -649,3 +662,10 @@ class FamilyRegistry(Mapping[str, TaskFamily]):
 FAMILIES = FamilyRegistry()
 """Every task family by name: the one registry the runner, records, bootstrap, scores,
 command line and plots read (filled by :mod:`stebkit.tasks`)."""
+
+
+def registered_family(name: str) -> TaskFamily:
+    """The registered family ``name`` (how a pickled family is found again)."""
+    import stebkit.tasks  # noqa: F401 (fills the registry)
+
+    return FAMILIES[name]

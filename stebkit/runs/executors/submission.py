@@ -14,7 +14,7 @@ import sys
 import time
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -127,20 +127,13 @@ def evaluate(
     datasets: Any = None,
     *,
     tasks: Sequence[str] | None = None,
-    output_dir: str | os.PathLike = "results",
-    overwrite: str = "only-missing",
-    seed: int = 42,
-    smoke: bool = False,
     episode_sizes: Sequence[int] | Mapping[str, Sequence[int]] | None = None,
-    batch_size: int = 32,
-    show_progress: bool = True,
-    cache_embeddings: bool = True,
-    sampling: str = "reference",
-    trust_remote_code: bool = False,
     episodes_per_label: int | Mapping[str, int] | None = None,
-    device: str | None = None,
     preset: str | None = None,
+    output_dir: str | os.PathLike = "results",
     executor: Any = None,
+    context: RunContext | None = None,
+    **settings: Any,
 ) -> Results:
     """Evaluate every model on every dataset, task and episode size; write one record each
     (``stebkit.evaluate``).
@@ -161,54 +154,33 @@ def evaluate(
     tasks : list of str, optional
         Task families to run; default: those each dataset serves. A requested task a
         dataset does not serve gets a ``"skipped"`` record with the reason.
-    output_dir : path, default "results"
-        Root of the record files ``<model>/<dataset>/<task>__e<size>.json``.
-    overwrite : {"only-missing", "never", "always"}
-        ``only-missing`` computes combinations without a valid record (missing, failed,
-        or made from another dataset fingerprint) and raises
-        :class:`stebkit.runs.engine.ProtocolMismatch`, before any work, when successful
-        records were made with another seed, smoke setting, sampling or episodes per
-        label; ``never`` leaves every existing file alone; ``always`` recomputes
-        everything. (A new model revision is not detected: use ``always``.)
-    seed : int, default 42
-        Seeds dataset sampling, the task functions, the bootstrap and (with
-        ``sampling="shuffle"``) episode sampling.
-    smoke : bool, default False
-        Load the small smoke version of each dataset.
     episode_sizes : list of int, or dict task -> list of int, optional
         Override the datasets' episode sizes (a list applies to every task except
         predefined pairs and probing, which use single texts).
-    batch_size : int, default 32
-        Encoding batch size (clustering's mini-batch stays 32, as the reference's).
-    show_progress : bool, default True
-        Show a progress bar over the records (over the units with other executors).
-    cache_embeddings : bool, default True
-        Encode through the on-disk embedding cache (:func:`stebkit.encoders.cached`).
-    sampling : {"reference", "shuffle"}, default "reference"
-        How episodes pick their texts: the reference's first N texts of each label in
-        record order, or the first N after a seeded shuffle
-        (:meth:`stebkit.tasks.TaskFamily.build`).
-    trust_remote_code : bool, default False
-        Allow models and datasets that run code from their repository (LUAR, gte,
-        jina; the Hub loading scripts of ``blog_age``, ``blog_gender``,
-        ``reuters21578``). Without it such a dataset stops the run before any work,
-        with a message naming it, and such a model's results are recorded as failed.
     episodes_per_label : int, or dict task -> int, optional
         Override the datasets' episodes per label (the reference's
         ``n_episodes_per_class``; predefined pairs, probing and retrieval with size -1
         use every text whatever it is).
-    device : str, optional
-        Torch device of the neural encoders (``"cpu"``, ``"cuda"``, ``"cuda:1"``,
-        ``"mps"``); default: a GPU when there is one. Non-neural baselines ignore it.
     preset : {"benchmark", "fast"}, optional
         Run one of the reference's presets (:mod:`stebkit.runs.presets`): its tasks, datasets
         and episode configuration; ``datasets`` (when given) restricts it.
+    output_dir : path, default "results"
+        Root of the record files ``<model>/<dataset>/<task>__e<size>.json``.
     executor : str, mapping or ExecutorConfig, optional
         ``"sequential"`` (default: in this process), ``"local"`` or ``"slurm"``, or a
         mapping with the fields of :class:`ExecutorConfig` (``{"kind": "local", "jobs":
         4}``). Other executors than ``sequential`` take model and dataset *names*
         (objects cannot travel to another process); datasets of suite files are loaded
         again in each job.
+    context : RunContext, optional
+        The run settings, spelled and documented once in
+        :class:`~stebkit.runs.context.RunContext`: ``seed``, ``smoke``, ``batch_size``,
+        ``sampling``, ``overwrite``, ``device``, ``cache_embeddings``,
+        ``trust_remote_code``, ``show_progress`` (default: ``RunContext()``).
+    **settings
+        Any of those settings by name, over ``context``'s: ``evaluate(m, d, smoke=True)``
+        is ``evaluate(m, d, context=RunContext(smoke=True))``. An unknown name is a
+        ``TypeError`` that lists the settings.
 
     Returns
     -------
@@ -239,22 +211,19 @@ def evaluate(
     """
     from stebkit.runs.context import RunContext
 
+    context = (context or RunContext()).with_settings(**settings)
     config = executor_config(executor)
     root = Path(output_dir)
-    settings = {"overwrite": overwrite, "seed": seed, "smoke": smoke,
-                "batch_size": batch_size, "cache_embeddings": cache_embeddings,
-                "sampling": sampling, "trust_remote_code": trust_remote_code,
-                "device": device}
     options = {"tasks": tasks, "episode_sizes": episode_sizes,
                "episodes_per_label": episodes_per_label, "preset": preset}
     run = f"{datetime.now(timezone.utc):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
-    with run_lock(root, run_info(run, {**settings, **options, "executor": config.kind})):
+    shown = {**asdict(context), **options, "executor": config.kind}
+    with run_lock(root, run_info(run, shown)):
         if config.kind == "sequential":
-            return _sequential(models, datasets, root,
-                               RunContext(**settings, show_progress=show_progress), options)
+            return _sequential(models, datasets, root, context, options)
         names = _names(models, "models"), (None if datasets is None and preset
                                            else _names(datasets, "datasets"))
-        return _submitted(names, root, config, run, settings, options, show_progress)
+        return _submitted(names, root, config, run, context, options)
 
 
 def run_info(run: str, settings: Mapping[str, Any]) -> dict[str, Any]:
@@ -268,13 +237,11 @@ def run_info(run: str, settings: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _submitted(names: tuple[list[str], list[str] | None], root: Path, config: ExecutorConfig,
-               run: str, settings: dict[str, Any], options: dict[str, Any],
-               show_progress: bool) -> Results:
+               run: str, context: RunContext, options: dict[str, Any]) -> Results:
     """:func:`evaluate` with the local or SLURM executor, under the run lock."""
     from stebkit.results import Record, Results
-    from stebkit.runs.context import RunContext
 
-    the_plan, units = _planned(names[0], names[1], root, RunContext(**settings), options)
+    the_plan, units = _planned(names[0], names[1], root, context, options)
     if options["preset"]:
         the_plan.announce(stacklevel=3)  # as a sequential preset run says it
     _save_plan(root, units)
@@ -289,7 +256,7 @@ def _submitted(names: tuple[list[str], list[str] | None], root: Path, config: Ex
               file=sys.stderr)
     suite_files = sorted({str(f) for f in map(_suite_file, {u.dataset for u in units})
                           if f is not None})
-    evaluate_kwargs = {**settings, **options, "output_dir": str(root.resolve())}
+    evaluate_kwargs = {**asdict(context), **options, "output_dir": str(root.resolve())}
     submission = _Submission(root, config, [u for u, _ in todo], evaluate_kwargs, suite_files,
                              run=run)
     if todo:
@@ -299,7 +266,7 @@ def _submitted(names: tuple[list[str], list[str] | None], root: Path, config: Ex
             submission.start_slurm()
         if config.wait:
             try:
-                submission.wait(show_progress=show_progress)
+                submission.wait(show_progress=context.show_progress)
             except KeyboardInterrupt:
                 submission.stop_local()  # SLURM jobs go on: `stebkit status` follows them
                 raise

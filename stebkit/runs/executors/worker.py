@@ -78,7 +78,6 @@ def run_job(payload: Mapping[str, Any]) -> dict[str, Any]:
         for file in payload["suite_files"]:
             load_suite(file)
     context, options = RunContext.split({**payload["evaluate"], "show_progress": False})
-    context = context.keeping_encoders()  # each model is built once per job
     root = Path(options["output_dir"])
     run, job = payload["run"], _job_name()
     units = [tuple(u) for u in payload["units"]]
@@ -89,7 +88,8 @@ def run_job(payload: Mapping[str, Any]) -> dict[str, Any]:
     _log(f"job {job}: {len(units)} unit(s), output {root}")
     try:
         with run_lock(root, {**info, "started": _now(), "settings": "(a job of the run)"}):
-            ran, passed = _run_units(order, chunk, root, run, info, context, options)
+            ran, passed = _run_units(order, chunk, root, run, info, context, options,
+                                     kept_models={})  # each model is built once per job
     except BaseException as err:
         _write_outcome(root, run, job, "interrupted" if isinstance(err, JobInterrupted)
                        else "error", f"{type(err).__name__}: {err}")
@@ -100,11 +100,11 @@ def run_job(payload: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _run_units(order: Sequence[tuple[str, str]], chunk: int, root: Path, run: str,
-               info: Mapping[str, Any], context: Any, options: Mapping[str, Any]
-               ) -> tuple[int, int]:
+               info: Mapping[str, Any], context: Any, options: Mapping[str, Any], *,
+               kept_models: dict[tuple[Any, ...], Any]) -> tuple[int, int]:
     """Claim and run ``order`` in chunks of one model (see :func:`run_job`) with the run's
-    ``context`` (a :class:`stebkit.runs.engine.RunContext` keeping the models built so far) and
-    ``options`` (what to plan: :func:`stebkit.runs.engine.run`)."""
+    ``context`` (a :class:`stebkit.runs.engine.RunContext`), ``options`` (what to plan:
+    :func:`stebkit.runs.engine.run`) and the models built so far (``kept_models``)."""
     import gc
 
     from stebkit.runs.engine import run as run_here
@@ -143,7 +143,7 @@ def _run_units(order: Sequence[tuple[str, str]], chunk: int, root: Path, run: st
         try:
             _prepare_datasets(datasets, {"seed": context.seed, "smoke": context.smoke},
                               run_datasets)
-            run_here(model, datasets, context, **options)
+            run_here(model, datasets, context, kept_models=kept_models, **options)
             ok = True
         except JobInterrupted as err:
             _log(f"{err}; unfinished: {', '.join(datasets)}")
@@ -156,10 +156,9 @@ def _run_units(order: Sequence[tuple[str, str]], chunk: int, root: Path, run: st
         ran += len(held)
         _log(f"{model}: done in {time.perf_counter() - started:.1f} s")
         later = {m for m, _ in order[i:]}
-        kept = context.encoders
-        done = [key for key in kept if key[0] not in later]
+        done = [key for key in kept_models if key[0] not in later]
         for key in done:  # this job has no more units of that model: free its memory
-            del kept[key]
+            del kept_models[key]
         if done:
             gc.collect()
     return ran, passed
