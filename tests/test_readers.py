@@ -29,6 +29,7 @@ from stebkit.datasets.readers import (
     politeness,
     stel,
 )
+from stebkit.datasets.readers._files import Tree
 from stebkit.datasets.readers._records import (
     cross_work_pairs,
     cross_work_retrieval,
@@ -38,6 +39,7 @@ from stebkit.datasets.readers.text import (
     DroppedRowsWarning,
     cut_passages,
     n_words,
+    read_text,
     split_sentences_by_regex,
 )
 
@@ -65,6 +67,33 @@ def test_sentences_and_passages_are_cut_on_boundaries():
     # one endless sentence is cut at clauses, then words, never exceeding the cap
     long = ", ".join(["word"] * 500) + "."
     assert all(n_words(p) <= 120 for p in cut_passages(long))
+
+
+_LINE_ENDS = "a\r\nb\rc\u2028d\r\r\ne\n\r"  # \u2028 ends no line of a file
+
+
+@pytest.mark.parametrize(("newline", "expected"), [
+    (None, "a\nb\nc\u2028d\n\ne\n\n"),  # text mode: \r\n and \r read as \n
+    ("", _LINE_ENDS),  # as stored (the readers' default)
+])
+def test_the_newline_keyword_reads_line_ends_as_open_does(tmp_path, newline, expected):
+    path, damaged, archive = tmp_path / "x.txt", tmp_path / "bad.txt", tmp_path / "a.zip"
+    path.write_bytes(_LINE_ENDS.encode())
+    damaged.write_bytes(_LINE_ENDS.encode() + b"\xff")
+    with zipfile.ZipFile(archive, "w") as z:
+        z.write(path, "x.txt")
+        z.write(damaged, "bad.txt")
+    with open(path, encoding="utf-8", newline=newline) as fh:
+        assert fh.read() == expected
+    with open(damaged, encoding="utf-8", errors="replace", newline=newline) as fh:
+        replaced = fh.read()
+    assert replaced == expected + "\ufffd"
+    assert read_text(path, newline=newline) == expected
+    assert Tree(path).text("x.txt", newline=newline) == expected  # a plain file
+    assert Tree(archive).text("x.txt", newline=newline) == expected
+    assert Tree(archive).text("bad.txt", errors="replace", newline=newline) == replaced
+    # the default keeps the line ends as stored
+    assert read_text(path) == Tree(archive).text("x.txt") == _LINE_ENDS
 
 
 def test_pairs_and_retrieval_builders_use_distinct_works():

@@ -9,6 +9,7 @@ import math
 import os
 
 import pytest
+from result_records import result_record as _record
 
 import stebkit
 from stebkit import cli
@@ -45,14 +46,6 @@ def write_benchmark(root, short: str):
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(json.dumps(_METRICS[task]))
     return root
-
-
-def _record(model="m", dataset="d", task="clustering", size=1, per_label=50, **metrics):
-    return {"schema": 2, "model": {"name": model, "category": "style"},
-            "dataset": {"name": dataset, "category": "genre", "languages": ["en"]},
-            "task": task, "episode_size": size, "episodes_per_label": per_label,
-            "protocol": {"seed": 42, "smoke": False}, "main_metric": "v_measure",
-            "metrics": metrics or {"v_measure": 0.5}, "status": "ok"}
 
 
 def _steb_file(root, relative: str, content: str):

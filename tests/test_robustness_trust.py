@@ -12,6 +12,7 @@ import re
 import warnings
 
 import pytest
+from result_records import result_record as _record
 
 from stebkit import cli
 from stebkit.results import Record, Results, record_path, write_record
@@ -25,16 +26,6 @@ _TASKS = {"clustering": ("argugpt-generator", "v_measure"),
           "retrieval": ("eltec-deu-retrieval", "mrr"),
           "order_alignment": ("asset-simplification", "distractor_acc_mean"),
           "probing": ("informal-formality", "accuracy")}
-
-
-def _record(model="m", dataset="d", task="clustering", size=1, per_label=50, main=None,
-            **metrics):
-    return {"schema": 2, "model": {"name": model, "category": "style"},
-            "dataset": {"name": dataset, "category": "genre", "languages": ["en"]},
-            "task": task, "episode_size": size, "episodes_per_label": per_label,
-            "protocol": {"seed": 42, "smoke": False},
-            "main_metric": main or "v_measure", "metrics": metrics or {"v_measure": 0.5},
-            "status": "ok"}
 
 
 def _board(root):

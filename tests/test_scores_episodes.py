@@ -8,6 +8,7 @@ import warnings
 
 import pandas as pd
 import pytest
+from result_records import result_record
 
 from stebkit import scores
 from stebkit.results import Results, record_path, write_record
@@ -19,10 +20,8 @@ MAIN = {"clustering": "v_measure", "all_to_all_pairs": "auc",
 
 def _record(model: str, dataset: str, task: str, size: int, per_label: int,
             metrics: dict[str, float], category: str = "genre") -> dict:
-    return {"schema": 2, "model": {"name": model, "category": "style"},
-            "dataset": {"name": dataset, "category": category, "languages": ["en"]},
-            "task": task, "episode_size": size, "episodes_per_label": per_label,
-            "main_metric": MAIN[task], "metrics": metrics, "status": "ok"}
+    return result_record(model, dataset, task, size, per_label, main=MAIN[task],
+                         category=category, protocol=None, **metrics)
 
 
 def _write(root, rec: dict) -> None:

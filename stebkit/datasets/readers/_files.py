@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import DataUnavailable
-from .text import decode, file_lines
+from .text import decode, file_lines, line_ends
 
 __all__ = ["Tree", "file_lines", "json_lines", "load_json", "open_source", "require_keys",
            "source_tree"]
@@ -107,12 +107,25 @@ class Tree:
             self._missing(name)
         return self._plain[1]
 
-    def text(self, name: str, *, errors: str = "strict", encoding: str = "utf-8") -> str:
-        """Member ``name`` decoded (``errors="replace"`` where the reference replaces)."""
+    def text(self, name: str, *, errors: str = "strict", encoding: str = "utf-8",
+             newline: str | None = "") -> str:
+        """Member ``name`` decoded (``errors="replace"`` where the reference replaces).
+
+        ``newline`` is read as :func:`open` reads it (:func:`~.text.line_ends`): ``None``
+        reads the line ends as text mode does (``\\r\\n`` and ``\\r`` become ``\\n``),
+        ``""`` (the default here) keeps them as stored.
+
+        >>> import tempfile, zipfile, pathlib
+        >>> p = pathlib.Path(tempfile.mkdtemp()) / "a.zip"
+        >>> with zipfile.ZipFile(p, "w") as z:
+        ...     z.writestr("x.txt", "a\\r\\nb\\rc\\u2028d")
+        >>> Tree(p).text("x.txt"), Tree(p).text("x.txt", newline=None)
+        ('a\\r\\nb\\rc\\u2028d', 'a\\nb\\nc\\u2028d')
+        """
         data = self.read(name)
-        if errors == "strict":
-            return decode(data, f"{self.label}: {name}", encoding)
-        return data.decode(encoding, errors=errors)
+        text = (decode(data, f"{self.label}: {name}", encoding) if errors == "strict"
+                else data.decode(encoding, errors=errors))
+        return line_ends(text, newline)
 
     def open(self, name: str) -> Tree:
         """The archive stored as member ``name``, as a :class:`Tree`."""

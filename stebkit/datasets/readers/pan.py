@@ -65,7 +65,7 @@ import pandas as pd
 from ...errors import DataUnavailable
 from ._files import Tree, json_lines, load_json, require_keys, source_tree
 from ._steb import frame, pair_rows, smoke_cut, trial_label
-from .text import report_dropped, text_mode
+from .text import report_dropped
 
 __all__ = ["read_pan18_attribution", "read_pan18_style_change", "read_pan_generated",
            "read_pan_jsonl_pairs", "read_pan_style_change", "read_pan_verification"]
@@ -163,9 +163,9 @@ def read_pan_verification(spec: Any, *, seed: int = 42, smoke: bool = False) -> 
         if not known or not unknown:
             skipped += 1
             continue
-        first = "\n\n".join(text_mode(tree.text(f"{base}{pid}/{k}", errors="replace"))
+        first = "\n\n".join(tree.text(f"{base}{pid}/{k}", errors="replace", newline=None)
                             for k in known)
-        second = text_mode(tree.text(f"{base}{pid}/{unknown[0]}", errors="replace"))
+        second = tree.text(f"{base}{pid}/{unknown[0]}", errors="replace", newline=None)
         rows += pair_rows(pid, truth[pid], trial_label(pid, truth[pid]), first, second)
     report_dropped(spec.name, skipped, len(pids), "problems without their known/unknown files")
     return smoke_cut(frame(rows, _PAIR_COLUMNS), smoke)
@@ -259,7 +259,7 @@ def read_pan18_style_change(spec: Any, *, seed: int = 42, smoke: bool = False) -
     rows, skipped = [], 0
     for doc_id, member in problems:
         truth_name = member[: -len(".txt")] + ".truth"
-        text = text_mode(tree.text(member, errors="replace"))
+        text = tree.text(member, errors="replace", newline=None)
         truth = load_json(tree.text(truth_name), f"{tree.label}: {truth_name}")
         if truth.get("changes"):
             positions = truth.get("positions") or []
@@ -350,7 +350,7 @@ def read_pan18_attribution(spec: Any, *, seed: int = 42, smoke: bool = False) ->
                 folder, leaf = name[len(base) + len(problem) + 1:].split("/")
                 members.setdefault(folder, []).append(leaf)
         for candidate in sorted(c for c in members if c != "unknown"):
-            texts = [text_mode(tree.text(f"{base}{problem}/{candidate}/{f}", errors="replace"))
+            texts = [tree.text(f"{base}{problem}/{candidate}/{f}", errors="replace", newline=None)
                      for f in sorted(members[candidate]) if f.endswith(".txt")]
             rows.append({"text": "\n\n".join(texts), "label": f"{problem}_{candidate}",
                          "side": "target"})
@@ -359,7 +359,7 @@ def read_pan18_attribution(spec: Any, *, seed: int = 42, smoke: bool = False) ->
             if leaf not in author_of:
                 skipped += 1
                 continue
-            text = text_mode(tree.text(f"{base}{problem}/unknown/{leaf}", errors="replace"))
+            text = tree.text(f"{base}{problem}/unknown/{leaf}", errors="replace", newline=None)
             rows.append({"text": text, "label": f"{problem}_{author_of[leaf]}",
                          "side": "query"})
     report_dropped(spec.name, skipped, n_unknown, "unknown texts without a ground-truth author")

@@ -42,7 +42,7 @@ import pandas as pd
 
 from ._records import is_seeded, sequences
 from ._steb import set_records
-from .text import read_text, report_dropped, require_columns, rng_for, spec_files, text_mode
+from .text import read_text, report_dropped, require_columns, rng_for, spec_files
 
 __all__ = ["STEL_URLS", "quadruple_records", "quadruples", "read_quadruples", "read_stel"]
 
@@ -281,7 +281,7 @@ def _all_pairs(spec: Any, smoke: bool) -> pd.DataFrame:
     sets: list[tuple[str, Sequence[str]]] = []
     rows = no_pair = duplicates = 0
     for url, path in spec_files(spec).items():
-        text = text_mode(read_text(path, name=url))
+        text = read_text(path, name=url, newline=None)
         reader = csv.DictReader(io.StringIO(text, newline=""), delimiter="\t")
         require_columns(reader.fieldnames or [], ("Anchor 1", "Anchor 2", "Alternative 1.1",
                                                   "Alternative 1.2", "ID", "style type"), url)

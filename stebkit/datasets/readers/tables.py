@@ -37,7 +37,7 @@ import pandas as pd
 
 from ._files import Tree, file_lines, open_source, source_tree
 from ._steb import frame, set_records, smoke_cut
-from .text import report_dropped, text_mode
+from .text import report_dropped
 
 __all__ = ["CORE_REGISTERS", "read_core", "read_ewave", "read_graded_formality"]
 
@@ -63,12 +63,11 @@ CORE_REGISTERS: dict[str, str] = {
 
 
 def _csv_rows(tree: Tree, name: str, needed: tuple[str, ...], *,
-              universal_newlines: bool = False) -> list[dict]:
-    """The rows of CSV member ``name``; with ``universal_newlines`` its line ends are first
-    read as text mode reads them (:func:`~.text.text_mode`), as an ``open`` without
-    ``newline=""`` does."""
-    text = tree.text(name)
-    text = text_mode(text) if universal_newlines else text
+              newline: str | None = "") -> list[dict]:
+    """The rows of CSV member ``name``, its line ends read as ``open(newline=newline)``
+    reads them (``Tree.text``): ``None`` reads them as text mode does, as an ``open``
+    without ``newline=""`` does; ``""`` (the default) keeps them as stored."""
+    text = tree.text(name, newline=newline)
     reader = csv.DictReader(io.StringIO(text, newline=""))
     missing = [c for c in needed if c not in (reader.fieldnames or [])]
     if missing:
@@ -128,7 +127,7 @@ def read_graded_formality(spec: Any, *, seed: int = 42, smoke: bool = False) -> 
         tree.find(f"*{folder}/*.csv", what="CSV file")
     sets, skipped, total = [], 0, 0
     for name in names:
-        for row in _csv_rows(tree, name, _LEVELS, universal_newlines=True):
+        for row in _csv_rows(tree, name, _LEVELS, newline=None):
             total += 1
             texts = [(row.get(c) or "").strip() for c in _LEVELS]
             if not all(texts):

@@ -97,9 +97,13 @@ def files_matching(files: dict[str, Path], pattern: str) -> list[tuple[str, Path
     return found
 
 
-def read_text(path: Path, encoding: str = "utf-8", name: str | None = None) -> str:
+def read_text(path: Path, encoding: str = "utf-8", name: str | None = None, *,
+              newline: str | None = "") -> str:
     """Read a whole text file, with an error naming the file (or ``name``, e.g. its
     URL) and byte on bad encoding.
+
+    ``newline`` is read as :func:`open` reads it (:func:`line_ends`): ``None`` reads the
+    line ends as text mode does, ``""`` (the default here) keeps them as stored.
 
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "bad.txt"
@@ -108,9 +112,12 @@ def read_text(path: Path, encoding: str = "utf-8", name: str | None = None) -> s
     Traceback (most recent call last):
     ...
     ValueError: .../bad.txt is not valid utf-8 (byte 2: invalid start byte)...
+    >>> _ = p.write_bytes(b"a\\r\\nb\\rc")
+    >>> read_text(p), read_text(p, newline=None)
+    ('a\\r\\nb\\rc', 'a\\nb\\nc')
     """
     data = Path(path).read_bytes()
-    return decode(data, str(path) if name is None else name, encoding)
+    return line_ends(decode(data, str(path) if name is None else name, encoding), newline)
 
 
 def text_mode(text: str) -> str:
@@ -121,6 +128,28 @@ def text_mode(text: str) -> str:
     'a\\nb\\nc\\n\\u2028'
     """
     return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def line_ends(text: str, newline: str | None) -> str:
+    """``text`` with its line ends as ``open(..., newline=newline)`` reads them: ``None``
+    reads them as text mode does (:func:`text_mode`), ``""`` keeps them as stored.
+
+    The ``newline`` keyword of the readers (:func:`read_text`, ``Tree.text``) means this;
+    the other values :func:`open` takes are not used, and are refused.
+
+    >>> line_ends("a\\r\\nb\\r\\u2028", None), line_ends("a\\r\\nb\\r\\u2028", "")
+    ('a\\nb\\n\\u2028', 'a\\r\\nb\\r\\u2028')
+    >>> line_ends("a", "\\n")
+    Traceback (most recent call last):
+    ...
+    ValueError: newline must be None (text mode's line ends) or '' (as stored), not '\\n'
+    """
+    if newline is None:
+        return text_mode(text)
+    if newline != "":
+        raise ValueError(f"newline must be None (text mode's line ends) or '' (as stored), "
+                         f"not {newline!r}")
+    return text
 
 
 def file_lines(text: str) -> list[str]:

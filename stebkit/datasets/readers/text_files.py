@@ -45,7 +45,7 @@ import pandas as pd
 
 from ._files import load_json, source_tree
 from ._steb import frame, set_records, smoke_cut
-from .text import report_dropped, text_lines, text_mode
+from .text import report_dropped, text_lines
 
 __all__ = ["MASC_CHUNKS", "STYLEPTB_CODES", "equal_chunks", "equal_word_chunks",
            "read_aave_sae", "read_masc", "read_pastel", "read_styleptb"]
@@ -103,7 +103,7 @@ def read_masc(spec: Any, *, seed: int = 42, smoke: bool = False) -> pd.DataFrame
                    "reference's glob skips")
     rows = []
     for genre in sorted(genres):
-        texts = [text_mode(tree.text(n, errors="replace")) for n in sorted(genres[genre])]
+        texts = [tree.text(n, errors="replace", newline=None) for n in sorted(genres[genre])]
         cut = (equal_chunks("\n".join(texts), MASC_SAMPLES) if chunks == "characters"
                else equal_word_chunks(" ".join(texts), MASC_SAMPLES))
         rows += [{"text": chunk, "label": genre} for chunk in cut]
