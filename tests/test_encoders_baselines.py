@@ -21,15 +21,31 @@ CORPUS = ["The cat sat on the mat.", "A dog ran in the park!", "The dog and the 
 TEXTS = ["The cat ran.", "Dogs in the rain, on the mat."]
 
 
+def _top_ngrams(analyzer: str, rng: tuple[int, int], corpus: list[str], k: int) -> list[str]:
+    """The ``k`` most frequent n-grams of ``corpus`` counted by hand, ties in string
+    order, returned in string order."""
+    import collections
+
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    kw = {"token_pattern": r"(?u)\b\w+\b"} if analyzer == "word" else {}
+    analyze = CountVectorizer(analyzer=analyzer, ngram_range=rng, **kw).build_analyzer()
+    counts = collections.Counter(g for doc in corpus for g in analyze(doc))
+    return sorted(sorted(counts, key=lambda g: (-counts[g], g))[:k])
+
+
 @pytest.mark.parametrize("analyzer,rng", [("word", (1, 2)), ("char", (3, 5))])
 def test_tfidf_matches_sklearn(analyzer, rng):
     from sklearn.feature_extraction.text import TfidfVectorizer
 
     enc = TfidfEncoder(analyzer, corpus=CORPUS, max_features=30)
     kw = {"token_pattern": r"(?u)\b\w+\b"} if analyzer == "word" else {}
-    oracle = TfidfVectorizer(analyzer=analyzer, ngram_range=rng, max_features=30, **kw)
+    # the 30 most frequent n-grams, ties at the cut in string order (counted by hand) ...
+    vocab = _top_ngrams(analyzer, rng, CORPUS, 30)
+    assert enc.vocabulary == [*vocab, "<other>"]
+    # ... weighted as scikit-learn weights them with that vocabulary
+    oracle = TfidfVectorizer(analyzer=analyzer, ngram_range=rng, vocabulary=vocab, **kw)
     oracle.fit(CORPUS)
-    assert enc.vocabulary == [*oracle.get_feature_names_out(), "<other>"]
     got = enc.encode(TEXTS).astype(np.float64)
     # The vocabulary columns are scikit-learn's TF-IDF direction ...
     inside = got[:, :-1] / np.linalg.norm(got[:, :-1], axis=1, keepdims=True)
@@ -49,13 +65,37 @@ def test_tfidf_matches_sklearn(analyzer, rng):
     assert empty[-1] == 1 and not empty[:-1].any()
 
 
+@pytest.mark.parametrize("analyzer,rng", [("word", (1, 2)), ("char", (3, 5))])
+def test_tfidf_without_ties_at_the_cut_is_sklearns_max_features(analyzer, rng):
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    kw = {"token_pattern": r"(?u)\b\w+\b"} if analyzer == "word" else {}
+    counts = TfidfVectorizer(analyzer=analyzer, ngram_range=rng, use_idf=False, norm=None,
+                             **kw).fit_transform(CORPUS).sum(axis=0).A1
+    k = int((counts > 1).sum())  # every n-gram seen twice or more: no tie at the cut
+    oracle = TfidfVectorizer(analyzer=analyzer, ngram_range=rng, max_features=k, **kw)
+    oracle.fit(CORPUS)
+    enc = TfidfEncoder(analyzer, corpus=CORPUS, max_features=k)
+    assert enc.vocabulary == [*oracle.get_feature_names_out(), "<other>"]
+    enc.encode(TEXTS)
+    assert np.array_equal(enc._idf, oracle.idf_)
+
+
 def test_tfidf_reference_corpus(mirror):
     from stebkit.sources import fetch, file_sha256
 
     assert file_sha256(fetch(REFERENCE_URL, REFERENCE_SHA256)) == REFERENCE_SHA256
+    from stebkit.encoders.baselines import reference_corpus
+
     enc = get_encoder("tfidf-word")
-    assert enc.revision == "nltk-inaugural@5db857e6f7+other" and enc.embedding_dim == 2001
+    assert enc.revision == "nltk-inaugural@5db857e6f7+other+ties-by-ngram"
+    assert enc.embedding_dim == 2001
     assert {"the", "of the", "fellow citizens"} <= set(enc.vocabulary)
+    # 186 word n-grams share the frequency at the cut (22 are kept), 11 character ones (9
+    # kept): the same ones on every processor, the first in string order
+    corpus = reference_corpus()
+    assert enc.vocabulary[:-1] == _top_ngrams("word", (1, 2), corpus, 2000)
+    assert get_encoder("tfidf-char").vocabulary[:-1] == _top_ngrams("char", (3, 5), corpus, 2000)
     emb = enc.encode(TEXTS)
     assert np.allclose(np.linalg.norm(emb, axis=1), 1, atol=1e-5)
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import importlib.resources
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +31,9 @@ REFERENCE_URL = ("https://raw.githubusercontent.com/nltk/nltk_data/"
                  "5db857e6f7df11eabb5e5665836db9ec8df07e28/packages/corpora/inaugural.zip")
 REFERENCE_SHA256 = "7c5fb5793e31fbeae12bf1aa0ffda5336468f07cedb50654c6d31ca384e2046b"
 REFERENCE_NAME = "nltk-inaugural@5db857e6f7"
+TIES = "ties-by-ngram"
+"""How the TF-IDF vocabulary breaks ties at its cut (part of the encoders' revision, so
+that vocabularies and embeddings cached under another rule are not reused)."""
 TOKEN_PATTERN = r"(?u)\b\w+\b"  # keeps one-letter words ("a", "I")
 FUNCTION_WORD_LANGUAGES = ("en", "de", "fr", "es", "it")
 
@@ -90,7 +93,8 @@ def reference_corpus() -> list[str]:
 class TfidfEncoder(_ConcatenatedEpisodes):
     """TF-IDF over word or character n-grams, fitted on a reference corpus.
 
-    Vocabulary: the ``max_features`` most frequent n-grams of the corpus (lowercased);
+    Vocabulary: the ``max_features`` most frequent n-grams of the corpus (lowercased;
+    of n-grams of equal frequency at the cut, the first in string order, :data:`TIES`);
     weights: smoothed IDF, rows L2-normalised (scikit-learn's ``TfidfVectorizer``
     defaults, as the reference). One more column, :data:`OTHER`, counts the text's n-grams
     outside the vocabulary (weight 1), so that no text gets the zero vector — cosine
@@ -133,25 +137,40 @@ class TfidfEncoder(_ConcatenatedEpisodes):
         lo, hi = self.ngram_range
         self.name = f"tfidf-{analyzer}-{lo}-{hi}grams"
         if self._corpus is None:
-            self.revision = f"{REFERENCE_NAME}+other"
+            self.revision = f"{REFERENCE_NAME}+other+{TIES}"
         else:
             digest = hashlib.sha256("\x00".join(self._corpus).encode()).hexdigest()[:16]
-            self.revision = f"corpus:{digest}+other"
+            self.revision = f"corpus:{digest}+other+{TIES}"
         self.cache_config = {"max_features": self.max_features}
         self._vocab: list[str] | None = None
         self._idf: np.ndarray | None = None
         self._counter: Any = None
 
-    def _vectorizer(self, **kw: Any) -> Any:
-        from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
+    def _counter_for(self, vocabulary: Mapping[str, int] | None = None) -> Any:
+        """The n-gram counter (every n-gram of the corpus, or those of ``vocabulary``)."""
+        from sklearn.feature_extraction.text import CountVectorizer
 
-        common = {"analyzer": self.analyzer, "ngram_range": self.ngram_range,
-                  "lowercase": True, "dtype": np.float64}
-        if self.analyzer == "word":
-            common["token_pattern"] = TOKEN_PATTERN
-        if "vocabulary" in kw:
-            return CountVectorizer(**common, **kw)
-        return TfidfVectorizer(**common, max_features=self.max_features, norm="l2", **kw)
+        pattern = {"token_pattern": TOKEN_PATTERN} if self.analyzer == "word" else {}
+        return CountVectorizer(analyzer=self.analyzer, ngram_range=self.ngram_range,
+                               lowercase=True, dtype=np.float64, vocabulary=vocabulary,
+                               **pattern)
+
+    def _fitted(self, corpus: Sequence[str]) -> dict[str, np.ndarray]:
+        """The vocabulary and smoothed IDF weights fitted on ``corpus``: the
+        ``max_features`` n-grams of highest corpus frequency, n-grams of equal frequency
+        at the cut taken in string order (scikit-learn's column order).
+        (``TfidfVectorizer(max_features=...)``
+        keeps the same n-grams except at such ties, where its choice follows the
+        processor's sort; here it is one choice everywhere.)"""
+        from sklearn.feature_extraction.text import TfidfTransformer
+
+        counter = self._counter_for()
+        counts = counter.fit_transform(corpus).tocsc()  # columns in string order
+        frequency = np.asarray(counts.sum(axis=0)).ravel()
+        kept = np.sort(np.argsort(-frequency, kind="stable")[:self.max_features])
+        idf = TfidfTransformer(smooth_idf=True).fit(counts[:, kept]).idf_
+        return {"vocabulary": np.asarray(counter.get_feature_names_out()[kept], dtype=str),
+                "idf": idf.astype(np.float64)}
 
     def _fit(self) -> None:
         if self._vocab is not None:
@@ -159,20 +178,17 @@ class TfidfEncoder(_ConcatenatedEpisodes):
         lo, hi = self.ngram_range
         from stebkit.sources import cache_dir
 
-        path = (cache_dir() / "baselines" /
-                f"tfidf-{self.analyzer}-{lo}-{hi}-{self.max_features}-{REFERENCE_NAME}.npz")
+        path = (cache_dir() / "baselines" / f"tfidf-{self.analyzer}-{lo}-{hi}-"
+                f"{self.max_features}-{REFERENCE_NAME}-{TIES}.npz")
         stored = _load_npz(path) if self._corpus is None else None
         if stored is None:
-            fitted = self._vectorizer().fit(self._corpus if self._corpus is not None
-                                            else reference_corpus())
-            vocab = fitted.get_feature_names_out()
-            stored = {"vocabulary": np.asarray(vocab, dtype=str),
-                      "idf": fitted.idf_.astype(np.float64)}
+            stored = self._fitted(self._corpus if self._corpus is not None
+                                  else reference_corpus())
             if self._corpus is None:
                 _save_npz(path, **stored)
         self._vocab = [str(v) for v in stored["vocabulary"]]
         self._idf = stored["idf"]
-        self._counter = self._vectorizer(vocabulary={v: i for i, v in enumerate(self._vocab)})
+        self._counter = self._counter_for({v: i for i, v in enumerate(self._vocab)})
 
     @property
     def vocabulary(self) -> list[str]:
