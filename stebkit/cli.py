@@ -282,8 +282,6 @@ def model_argument(value: str) -> str:
     >>> model_argument("./tiny"), model_argument("org/model")
     ('tiny', 'org/model')
     """
-    import os
-
     if value.startswith(("/", "~")) or "/" not in value and value not in (".", ".."):
         return value
     plain = os.path.normpath(value)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import inspect
 import json
+import pickle
 
 import pytest
 
@@ -178,3 +180,64 @@ def test_a_preset_with_nothing_to_run_is_refused_alike_by_every_executor(tmp_pat
                          tasks=["stel"], smoke=True, output_dir=tmp_path, executor=executor,
                          show_progress=False)
     assert not any(tmp_path.rglob("*.json"))  # refused before any work
+
+
+def test_evaluate_takes_its_settings_as_one_context_or_by_name(tmp_path):
+    context = RunContext(smoke=True, show_progress=False)
+    res = stebkit.evaluate("random", DATASETS[0], tasks=["retrieval"], output_dir=tmp_path,
+                           context=context, seed=3)  # a setting by name over the context's
+    (rec,) = res.records
+    assert (rec["seed"], rec["protocol"]["smoke"], rec["protocol"]["seed"]) == (3, True, 3)
+    assert context.seed == 42  # the given context is not changed
+    with pytest.raises(TypeError, match="unknown run setting 'sed'; the settings are seed"):
+        stebkit.evaluate("random", DATASETS[0], output_dir=tmp_path / "b", sed=3)
+    assert not (tmp_path / "b").exists()  # refused before any folder is made
+    params = inspect.signature(stebkit.evaluate).parameters
+    assert len(params) <= 10 and not set(params) & set(runner.RunContext.__dataclass_fields__)
+
+
+def test_the_unit_function_returns_checked_records_and_writes_nothing(tmp_path):
+    ctx = RunContext(smoke=True, show_progress=False)
+    the_plan = runner.plan(MODELS, DATASETS, tasks=["retrieval", "clustering", "stel"],
+                           output_dir=tmp_path, context=ctx)
+    state = RunState()
+    out = []
+    for model in the_plan.models:
+        encoder = _prepare_encoder(model, ctx, state.models)
+        for spec, _ in the_plan.datasets:
+            units = [u for u in the_plan if u.model == model.name and u.spec.name == spec.name]
+            state.next_model()
+            out += list(runner.evaluate_units(model, encoder, units, ctx, state))
+    assert not any(tmp_path.rglob("*.json"))  # the caller writes
+    assert sorted(u.path for u, _ in out) == sorted(u.path for u in the_plan)
+    assert all(isinstance(r, stebkit.results.Record) for _, r in out)
+    assert {u.task: r.status for u, r in out} == {"retrieval": "ok", "clustering": "ok",
+                                                 "stel": "skipped"}
+    # every input is built once per dataset, task and episode configuration, for both models
+    assert sorted(state.inputs) == sorted(
+        {(u.spec.name, u.task, u.episode_size, u.episodes_per_label)
+         for u in the_plan if u.served})
+    assert set(state.datasets) == set(DATASETS)
+    assert set(state.models) == {(m, (), None) for m in MODELS}
+    # written by the run, the records are those the unit function returned
+    def summary(records):
+        return sorted((r.model_name, r["dataset"]["name"], r.task, r.status, r.main_value)
+                      for r in records)
+
+    assert summary(runner.run_plan(the_plan, ctx)) == summary(r for _, r in out)
+
+
+def test_a_unit_holds_its_family_and_travels_with_its_name(tmp_path):
+    from stebkit.tasks import FAMILIES
+
+    (unit,) = runner.plan("random", DATASETS[0], tasks=["retrieval"], output_dir=tmp_path,
+                          context=RunContext(smoke=True))
+    assert unit.family is FAMILIES["retrieval"] and unit.task == "retrieval"
+    blob = pickle.dumps(unit.family)
+    assert b"retrieval" in blob and len(blob) < 200  # its name, not its fields
+    assert pickle.loads(blob) is FAMILIES["retrieval"]
+    # a family nobody registered cannot travel: the error names it and the fix
+    stray = dataclasses.replace(FAMILIES["retrieval"], name="stray_retrieval")
+    with pytest.raises(TypeError, match="task family 'stray_retrieval' is not the registered "
+                                        "family of that name: register it"):
+        pickle.dumps(stray)

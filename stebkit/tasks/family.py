@@ -229,17 +229,20 @@ class TaskFamily:
         object.__setattr__(self, "scorings", tuple(check_scoring(s) for s in self.scorings))
 
     def __reduce_ex__(self, protocol: Any) -> Any:
-        """A registered family is pickled by its name (the process that unpickles it
-        finds it in its own :data:`FAMILIES`); any other by its fields.
+        """A family is pickled by its registered name: the process that unpickles it finds
+        it in its own :data:`FAMILIES` (an outside family: registered there by the module
+        that declares it, or a suite file). A family not registered is refused, naming it.
 
         >>> import pickle
         >>> from stebkit.tasks import FAMILIES
         >>> pickle.loads(pickle.dumps(FAMILIES["retrieval"])) is FAMILIES["retrieval"]
         True
         """
-        if FAMILIES._families.get(self.name) is self:
-            return registered_family, (self.name,)
-        return super().__reduce_ex__(protocol)
+        if FAMILIES._families.get(self.name) is not self:
+            raise TypeError(f"task family {self.name!r} is not the registered family of that "
+                            "name: register it (stebkit.tasks.FAMILIES.register) to send it "
+                            "to another process")
+        return registered_family, (self.name,)
 
     # ------------------------------------------------------------------ what it needs
 
