@@ -9,7 +9,8 @@ The public face, imported lazily so that ``import stebkit`` stays fast:
 - :func:`load_dataset` — a benchmark dataset as records (``stebkit.datasets``)
 - :func:`get_encoder` — any model of the zoo (``stebkit.encoders``)
 - :func:`evaluate` — models x datasets x tasks, results on disk, in this process
-  (``stebkit.runs.engine``), local workers or SLURM jobs (``stebkit.runs.executors``)
+  (``stebkit.runs.engine``), local workers or SLURM jobs (``stebkit.runs.executors``),
+  with the settings of one :class:`RunContext` (``stebkit.runs.context``)
 - :func:`leaderboard` — operational and definitional STEB scores (``stebkit.scores``)
 - :func:`published_leaderboard` — the published STEB leaderboard (``stebkit.published``)
 - ``stebkit.tasks`` — the task families as pure functions of embeddings
@@ -28,6 +29,7 @@ _LAZY = {
     "get_encoder": "stebkit.encoders",
     "list_models": "stebkit.encoders",
     "evaluate": "stebkit.runs.executors",
+    "RunContext": "stebkit.runs.context",
     "Results": "stebkit.results",
     "leaderboard": "stebkit.scores",
     "published_leaderboard": "stebkit.published",

@@ -183,7 +183,8 @@ def test_a_preset_with_nothing_to_run_is_refused_alike_by_every_executor(tmp_pat
 
 
 def test_evaluate_takes_its_settings_as_one_context_or_by_name(tmp_path):
-    context = RunContext(smoke=True, show_progress=False)
+    assert stebkit.RunContext is RunContext
+    context = stebkit.RunContext(smoke=True, show_progress=False)
     res = stebkit.evaluate("random", DATASETS[0], tasks=["retrieval"], output_dir=tmp_path,
                            context=context, seed=3)  # a setting by name over the context's
     (rec,) = res.records
