@@ -668,7 +668,6 @@ command line and plots read (filled by :mod:`stebkit.tasks`)."""
 
 
 def registered_family(name: str) -> TaskFamily:
-    """The registered family ``name`` (how a pickled family is found again)."""
-    import stebkit.tasks  # noqa: F401 (fills the registry)
-
+    """The registered family ``name``: how a pickled family is found again (unpickling
+    imports this module, so its package :mod:`stebkit.tasks` has filled the registry)."""
     return FAMILIES[name]
