@@ -96,11 +96,16 @@ def read_published(path: str | os.PathLike[str] = PUBLISHED_FILE, *,
     """
     import pandas as pd
 
+    from stebkit._io import read_text
+
     path = Path(path)
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as err:
+        lines = read_text(path, fix="name the published leaderboard's CSV file",
+                          chosen=True).splitlines()
+    except ValueError as err:
         raise _fail(path, None, f"cannot be read ({err})") from None
+    except OSError as err:
+        raise _fail(path, None, f"cannot be read ({err.strerror or err})") from None
     source: dict[str, str] = {}
     start = 0
     while start < len(lines) and lines[start].startswith("#"):

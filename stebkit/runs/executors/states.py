@@ -55,8 +55,7 @@ def status(output_dir: str | os.PathLike) -> Any:
     root = Path(output_dir)
     if not root.is_dir():
         raise FileNotFoundError(f"results folder {str(root)!r} does not exist")
-    plan = {(r["model"], r["dataset"]): [root / p for p in r["records"]]
-            for r in _read_jsonl(jobs_dir(root) / "plan.jsonl")}
+    plan = _planned_records(root)
     # records of runs that left no plan
     from stebkit._io import files_under
 
@@ -96,6 +95,26 @@ def status(output_dir: str | os.PathLike) -> Any:
                      "reason": "; ".join(r for r in reasons if r)})
     return pd.DataFrame(rows, columns=["model", "dataset", "state", "records", "job",
                                        "reason"])
+
+
+def _planned_records(root: Path) -> dict[tuple[str, str], list[Path]]:
+    """``{(model, dataset): record files}`` of ``<root>/jobs/plan.jsonl``; a row that is
+    not one stebkit writes (names not strings, a record path that leaves ``root`` or
+    passes ``.``/``..``) is skipped."""
+    plan: dict[tuple[str, str], list[Path]] = {}
+    for row in _read_jsonl(jobs_dir(root) / "plan.jsonl"):
+        model, dataset, records = row.get("model"), row.get("dataset"), row.get("records")
+        if not isinstance(model, str) or not isinstance(dataset, str) \
+                or not isinstance(records, list) \
+                or not all(isinstance(p, str) and _plain_path(p) for p in records):
+            continue
+        plan[(model, dataset)] = [root / p for p in records]
+    return plan
+
+
+def _plain_path(path: str) -> bool:
+    """Whether ``path`` is relative, without ``.``/``..`` or empty segments."""
+    return not path.startswith("/") and all(p not in ("", ".", "..") for p in path.split("/"))
 
 
 def _unit_state(paths: Sequence[Path]) -> tuple[str, int, list[str]]:
