@@ -32,10 +32,10 @@ export DEBIAN_FRONTEND=noninteractive
 wait_lock=(-o DPkg::Lock::Timeout=600)
 if ! errors=$({ apt-get "${wait_lock[@]}" update -q \
                 && apt-get "${wait_lock[@]}" install -y -q "${missing[@]}"; } 2>&1 >/dev/null); then
-  if grep -qiE "lock" <<<"$errors"; then
+  if [[ ${errors,,} == *"could not get lock"* || ${errors,,} == *"unable to acquire the dpkg"* ]]; then
     echo "error: another package manager is running (apt or dpkg held its lock for 10 minutes); wait until it ends, then run make test again" >&2
   else
-    echo "error: apt-get could not install ${missing[*]} ($(tail -n 1 <<<"$errors")); install them by hand and run make test again" >&2
+    echo "error: apt-get could not install ${missing[*]} (${errors##*$'\n'}); install them by hand and run make test again" >&2
   fi
   exit 1
 fi

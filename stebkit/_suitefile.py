@@ -115,9 +115,7 @@ def read_suite_file(path: Path) -> tuple[dict[str, Any], KeyLines]:
     try:
         text = read_text(path, fix="name a suite file (YAML or TOML, saved as UTF-8)",
                          chosen=True)
-    except OSError as err:
-        raise SuiteError(f"{path}: cannot be read ({err.strerror or err})") from None
-    except ValueError as err:
+    except ValueError as err:  # an OSError (permissions) is the command's to name
         raise SuiteError(str(err)) from None
     kind = "TOML" if path.suffix.lower() == ".toml" else "YAML"
     try:

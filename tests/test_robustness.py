@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import warnings
 from pathlib import Path
 
@@ -541,14 +542,14 @@ def test_14_an_unreadable_suite_file_is_one_line_with_the_path(tmp_path, capsys,
     from stebkit import cli
 
     suite = _suite(tmp_path, "name: my-locked-14, task: clustering, source: {path: d.csv}")
-    real = Path.read_text
+    real = os.open
 
-    def locked(self, *args, **kwargs):
-        if self == suite:
-            raise PermissionError(errno.EACCES, "Permission denied", str(self))
-        return real(self, *args, **kwargs)
+    def locked(path, *args, **kwargs):
+        if Path(path) == suite:
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return real(path, *args, **kwargs)
 
-    monkeypatch.setattr(Path, "read_text", locked)
+    monkeypatch.setattr(os, "open", locked)
     assert cli.main(["run", "--suite", str(suite), "--models", "random", "--output",
                      str(tmp_path / "r"), "--no-progress"]) == 2
     err = capsys.readouterr().err
