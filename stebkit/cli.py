@@ -347,10 +347,35 @@ def _executor(args: argparse.Namespace, from_suite: Any = None) -> Any:
         setup=tuple(args.slurm_setup) if args.slurm_setup else None, extra=extra)
 
 
+def checked_run_arguments(args: argparse.Namespace) -> None:
+    """Check the settings of ``stebkit run`` through their declared schema
+    (:mod:`stebkit.settings`) before anything is resolved, loaded or written: an
+    :class:`~stebkit.errors.InvalidSetting` names the option (exit status 2).
+
+    >>> from stebkit.cli import build_parser
+    >>> checked_run_arguments(build_parser().parse_args(["run", "--seed", "4294967296"]))
+    Traceback (most recent call last):
+    ...
+    stebkit.errors.InvalidSetting: --seed: seed must be an int in [0, 4294967296), got 4294967296
+    """
+    from stebkit.errors import InvalidSetting
+    from stebkit.runs.context import RunContext, check_options
+
+    try:
+        RunContext(seed=args.seed, batch_size=args.batch_size, device=args.device)
+        check_options(output_dir=args.output, episode_sizes=args.episode_sizes,
+                      episodes_per_label=args.episodes_per_label)
+    except InvalidSetting as err:
+        name = str(err).split(" ", 1)[0]
+        option = {"output_dir": "output"}.get(name, name).replace("_", "-")
+        raise InvalidSetting(f"--{option}: {err}") from None
+
+
 def _run_run(args: argparse.Namespace) -> int:
     from stebkit.runs.executors import JobsFailed, evaluate
     from stebkit.runs.request import RUN_SETTINGS, RunRequest
 
+    checked_run_arguments(args)
     request = RunRequest.resolve(
         suite=args.suite, datasets=args.datasets, models=args.models, smoke=args.smoke,
         settings={name: getattr(args, name, None) for name in RUN_SETTINGS},

@@ -12,8 +12,13 @@ import argparse
 import dataclasses
 
 from stebkit._cli_common import Subcommand
+from stebkit.errors import InvalidSetting
+from stebkit.settings import Setting
 
-from .loop import TrainConfig
+from .loop import TrainConfig, check_widths
+
+THREADS = Setting("--threads", "int", low=1, high=4096, optional=True)
+"""torch's CPU threads of ``stebkit train --threads``."""
 
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
@@ -60,8 +65,10 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def checked_config(args: argparse.Namespace) -> TrainConfig:
-    """The :class:`TrainConfig` of the command line, every option checked first (before
-    torch is imported or a model loaded); a ``ValueError`` names the option at fault.
+    """The :class:`TrainConfig` of the command line, every option checked first through
+    its declared setting (:mod:`stebkit.settings`), Matryoshka widths against the base
+    model's width (:func:`~stebkit.train.loop.check_widths`), before torch is imported
+    or a model loaded; an :class:`~stebkit.errors.InvalidSetting` names the option.
 
     >>> from stebkit.cli import build_parser
     >>> checked_config(build_parser().parse_args(["train", "--matryoshka", "abc,-5"]))
@@ -69,8 +76,12 @@ def checked_config(args: argparse.Namespace) -> TrainConfig:
     ...
     ValueError: --matryoshka: 'abc' is not a whole number; give increasing positive widths \
 such as 64,128,256
+    >>> checked_config(build_parser().parse_args(["train", "--matryoshka", "999999"]))
+    Traceback (most recent call last):
+    ...
+    stebkit.errors.InvalidSetting: --matryoshka: 999999 is wider than the base model's \
+embedding (384 dimensions); give widths up to 384, such as 48,96,192,384
     """
-    import math
     from pathlib import Path
 
     from .content import CONTENT_SOURCES
@@ -86,15 +97,7 @@ such as 64,128,256
     if unknown:
         raise ValueError(f"--content-sources: unknown source(s) {unknown}; choose among "
                          f"{', '.join(CONTENT_SOURCES)}")
-    for option, value in (("learning-rate", args.learning_rate),
-                          ("temperature", args.temperature), ("dropout1d", args.dropout1d),
-                          ("content-weight", args.content_weight)):
-        if not math.isfinite(value):
-            raise ValueError(f"--{option}: {value} is not a finite number")
-    if not args.learning_rate > 0:
-        raise ValueError(f"--learning-rate must be > 0, got {args.learning_rate}")
-    if args.threads is not None and args.threads < 1:
-        raise ValueError(f"--threads must be >= 1, got {args.threads}")
+    THREADS.check(args.threads)
     if args.base_model is not None:
         from stebkit.encoders.folders import check_model_folder
 
@@ -112,12 +115,21 @@ such as 64,128,256
                   seed=args.seed, content_pairs=args.content_pairs,
                   content_weight=args.content_weight, content_sources=sources)
     try:
-        return dataclasses.replace(TrainConfig(), **fields)
-    except ValueError as err:  # TrainConfig names its field: say the option instead
-        message = str(err)
-        for name in fields:
-            message = message.replace(f"TrainConfig.{name}", f"--{name.replace('_', '-')}")
-        raise ValueError(message.replace("--matryoshka-dims", "--matryoshka")) from None
+        config = dataclasses.replace(TrainConfig(), **fields)
+        check_widths(config)
+    except InvalidSetting as err:  # TrainConfig names its field: say the option instead
+        raise InvalidSetting(_as_option(str(err))) from None
+    return config
+
+
+def _as_option(message: str) -> str:
+    """A message of :class:`TrainConfig` with its field named as the command line's
+    option (``matryoshka_dims must ...`` -> ``--matryoshka must ...``)."""
+    head, _, rest = message.partition(" ")
+    name = head.rstrip(":")
+    field = name.removeprefix("TrainConfig.")
+    option = {"matryoshka_dims": "matryoshka"}.get(field, field).replace("_", "-")
+    return f"--{option}{head[len(name):]} {rest}"
 
 
 def _run(args: argparse.Namespace) -> int:
