@@ -103,8 +103,7 @@ class Setting:
         if checked is _REFUSED:
             from stebkit._io import shown
 
-            raise InvalidSetting(f"{self.name} must be {self.describe()}"
-                                 f"{' (or None)' if self.optional else ''}, got {shown(value)}")
+            raise InvalidSetting(f"{self.name} must be {self.describe()}, got {shown(value)}")
         return checked
 
 

@@ -196,8 +196,7 @@ def check_options(**options: Any) -> dict[str, Any]:
     >>> check_options(episode_sizes=[2, float("nan")])
     Traceback (most recent call last):
     ...
-    stebkit.errors.InvalidSetting: episode_sizes must be an int in [1, 1000000) or -1 \
-(or None), got nan
+    stebkit.errors.InvalidSetting: episode_sizes must be an int in [1, 1000000) or -1, got nan
     """
     out = dict(options)
     for name, value in options.items():
