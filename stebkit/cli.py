@@ -247,7 +247,8 @@ def _add_run(p: argparse.ArgumentParser) -> None:
                    default="only-missing", help="which existing records to recompute "
                    "(only-missing refuses to replace results made with another --seed, "
                    "--smoke, --sampling or episodes per label; always replaces them)")
-    p.add_argument("--seed", type=int, default=42, help="random seed (default: 42)")
+    p.add_argument("--seed", type=int, default=42,
+                   help="random seed in [0, 2^32) (default: 42)")
     p.add_argument("--batch-size", type=int, default=32, help="encoding batch size")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     p.add_argument("--trust-remote-code", action="store_true", default=None,
@@ -263,7 +264,8 @@ def _add_run(p: argparse.ArgumentParser) -> None:
                    help="texts pooled per episode (-1: one episode of all texts per label); "
                         "overrides the datasets' sizes except for single-text tasks")
     p.add_argument("--episodes-per-label", type=int, default=None, metavar="N",
-                   help="episodes sampled per label (the reference's n_episodes_per_class)")
+                   help="episodes sampled per label (the reference's n_episodes_per_class; "
+                        "a --smoke run samples at most 10)")
     p.add_argument("--device", default=None,
                    help="torch device of the neural models: cpu, cuda, cuda:1, mps "
                         "(default: a GPU when there is one)")
@@ -572,7 +574,8 @@ def _add_prefetch(p: argparse.ArgumentParser) -> None:
                         "the trained style model)")
     p.add_argument("--datasets", nargs="+", metavar="DATASET", help="dataset names")
     p.add_argument("--smoke", action="store_true", help="the smoke version of each dataset")
-    p.add_argument("--seed", type=int, default=42, help="random seed (default: 42)")
+    p.add_argument("--seed", type=int, default=42,
+                   help="random seed in [0, 2^32) (default: 42)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
 
@@ -580,7 +583,9 @@ def _run_prefetch(args: argparse.Namespace) -> int:
     from stebkit.encoders import default_models
     from stebkit.runs.executors import prefetch
     from stebkit.runs.request import is_suite_file, unknown_suite
+    from stebkit.settings import SEED
 
+    SEED.named("--seed").check(args.seed)
     if args.datasets:
         datasets = list(args.datasets)
     elif is_suite_file(args.suite):

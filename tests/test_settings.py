@@ -167,6 +167,13 @@ def test_a_smoke_run_says_it_caps_the_episodes_per_label(tmp_path):
     assert code == 0
 
 
+def test_stebkit_prefetch_refuses_a_seed_out_of_range(tmp_path, capsys):
+    code = cli.main(["prefetch", "--datasets", "synthetic-authors-en", "--models", "random",
+                     "--seed", "4294967296", "--no-progress"])
+    assert code == 2
+    assert "--seed must be an int in [0, 4294967296), got 4294967296" in capsys.readouterr().err
+
+
 TRAIN_ARGUMENTS = [
     (["--matryoshka", "999999"], "--matryoshka: 999999 is wider than the base model's"),
     (["--matryoshka", "64,1000000"], "--matryoshka must be an int in [1, 1000000)"),
