@@ -14,6 +14,7 @@ import pytest
 
 from stebkit import cli
 from stebkit.errors import InvalidSetting
+from stebkit.executor_config import ExecutorConfig
 from stebkit.runs.context import OPTIONS, SETTINGS, RunContext, check_options
 from stebkit.runs.executors import evaluate
 from stebkit.settings import SEED, Setting, declared
@@ -25,7 +26,8 @@ BAD = {"a wrong type": object(), "a string for a bool": "false", "NaN": math.nan
 
 VALID = {("output_dir", "a string for a bool"),  # a folder may be named "false"
          ("episode_sizes", "a negative"),  # -1: every text of a label
-         ("base_model", "a string for a bool")}  # a folder name: checked as a folder later
+         ("base_model", "a string for a bool"),  # a folder name: checked as a folder later
+         ("partition", "a string for a bool"), ("mem", "a string for a bool")}  # SLURM's
 """The (setting, value) pairs the schema declares valid; every other pair is refused."""
 
 
@@ -62,6 +64,19 @@ def test_evaluate_refuses_each_bad_value_before_writing(tmp_path, name, what):
         evaluate("random", "synthetic-authors-en", **options)
     _one_clear_error(err, name)
     assert not out.exists() and not (tmp_path / "false").exists()
+
+
+EXECUTOR_SETTINGS = tuple(declared(ExecutorConfig))
+
+
+@pytest.mark.parametrize("name, what", _cases(EXECUTOR_SETTINGS))
+def test_evaluate_refuses_each_bad_executor_setting(tmp_path, name, what):
+    out = tmp_path / "res"
+    with pytest.raises(ValueError) as err:
+        evaluate("random", "synthetic-authors-en", smoke=True, show_progress=False,
+                 output_dir=out, executor={"kind": "local", name: BAD[what]})
+    _one_clear_error(err, name)
+    assert not out.exists()
 
 
 @pytest.mark.parametrize("value", ["true", "false", 0, 1, None])
