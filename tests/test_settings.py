@@ -18,7 +18,7 @@ from stebkit.executor_config import ExecutorConfig
 from stebkit.runs.context import OPTIONS, SETTINGS, RunContext, check_options
 from stebkit.runs.executors import evaluate
 from stebkit.settings import SEED, Setting, declared
-from stebkit.train.loop import TrainConfig, train_style_encoder
+from stebkit.train.loop import TRAIN_OPTIONS, TrainConfig, train_style_encoder
 
 BAD = {"a wrong type": object(), "a string for a bool": "false", "NaN": math.nan,
        "a negative": -1, "a huge value": 10**30}
@@ -130,6 +130,15 @@ def test_a_training_configuration_refuses_each_bad_value(name, what):
     with pytest.raises(InvalidSetting) as err:
         TrainConfig(**{name: value})
     _one_clear_error(err, name)
+
+
+@pytest.mark.parametrize("name, what", _cases(TRAIN_OPTIONS))
+def test_train_style_encoder_refuses_each_bad_option(tmp_path, name, what):
+    with pytest.raises(InvalidSetting) as err:
+        train_style_encoder(TrainConfig(), output_dir=tmp_path / "m", passages=object(),
+                            **{name: BAD[what]})
+    _one_clear_error(err, name)
+    assert not list(tmp_path.iterdir())
 
 
 def test_matryoshka_widths_wider_than_the_model_stop_training_before_it_starts(tmp_path):

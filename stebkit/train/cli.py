@@ -13,12 +13,8 @@ import dataclasses
 
 from stebkit._cli_common import Subcommand
 from stebkit.errors import InvalidSetting
-from stebkit.settings import Setting
 
-from .loop import TrainConfig, check_widths
-
-THREADS = Setting("--threads", "int", low=1, high=4096, optional=True)
-"""torch's CPU threads of ``stebkit train --threads``."""
+from .loop import TRAIN_OPTIONS, TrainConfig, check_widths
 
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
@@ -97,7 +93,7 @@ embedding (384 dimensions); give widths up to 384, such as 48,96,192,384
     if unknown:
         raise ValueError(f"--content-sources: unknown source(s) {unknown}; choose among "
                          f"{', '.join(CONTENT_SOURCES)}")
-    THREADS.check(args.threads)
+    TRAIN_OPTIONS["num_threads"].named("--threads").check(args.threads)
     if args.base_model is not None:
         from stebkit.encoders.folders import check_model_folder
 

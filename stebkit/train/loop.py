@@ -55,7 +55,7 @@ import json
 import os
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -240,6 +240,17 @@ def _lr_factor(step: int, config: TrainConfig) -> float:
     return max(0.0, (config.steps - step) / max(1, config.steps - warm))
 
 
+TRAIN_OPTIONS: Mapping[str, Setting] = {
+    "resume": Setting("resume", "bool"), "save": Setting("save", "bool"),
+    "show_progress": Setting("show_progress", "bool"),
+    "overwrite": Setting("overwrite", "bool"),
+    "until_step": Setting("until_step", "int", low=1, high=MAX_STEPS, optional=True),
+    "num_threads": Setting("num_threads", "int", low=1, high=4096, optional=True),
+}
+"""The options of :func:`train_style_encoder` besides its configuration, declared as the
+configuration's fields are."""
+
+
 def check_widths(config: TrainConfig) -> None:
     """Refuse, before anything is loaded or trained, Matryoshka widths wider than the
     base model's embedding (:func:`stebkit.train.model.model_width`).
@@ -319,6 +330,12 @@ def train_style_encoder(
     (2, 2, True)
     """
     config = config or TrainConfig()
+    if not isinstance(config, TrainConfig):
+        raise InvalidSetting(f"config must be a TrainConfig, got {type(config).__name__}")
+    for name, value in (("resume", resume), ("until_step", until_step), ("save", save),
+                        ("show_progress", show_progress), ("num_threads", num_threads),
+                        ("overwrite", overwrite)):
+        TRAIN_OPTIONS[name].check(value)
     check_widths(config)
     import torch
 
