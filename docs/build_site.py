@@ -60,14 +60,14 @@ API_MODULES = (
     ("stebkit.encoders", "Encoders"),
     ("stebkit.tasks", "Task families"),
     ("stebkit.runs.engine", "Runner"),
-    ("stebkit.results", "Result records"),
+    ("stebkit.records.results", "Result records"),
     ("stebkit.names", "File names of models and datasets"),
-    ("stebkit.record_items", "Per-item values of a record"),
+    ("stebkit.records.items", "Per-item values of a record"),
     ("stebkit.scores", "STEB scores and leaderboards"),
     ("stebkit.plots", "Figures"),
     ("stebkit.suites", "Your own suites"),
-    ("stebkit.quality", "Benchmark quality"),
-    ("stebkit.features", "Linguistic features"),
+    ("stebkit.scores.quality", "Benchmark quality"),
+    ("stebkit.datasets.features", "Linguistic features"),
     ("stebkit.sources", "Data sources"),
     ("stebkit.errors", "Errors"),
 )
@@ -417,7 +417,7 @@ def read_lite_leaderboard(path: Path | None = None) -> Any:
     :class:`BuildError` names a missing file or column and the command that writes it."""
     import pandas as pd
 
-    from stebkit.published import TASK_COLUMNS
+    from stebkit.scores.published import TASK_COLUMNS
 
     path = LITE_LEADERBOARD if path is None else path
     name = _shown(path)
@@ -485,7 +485,12 @@ def leaderboard_page() -> str:
     import stebkit
     from stebkit.datasets import get_spec, list_datasets
     from stebkit.escape import markdown_cell
-    from stebkit.published import DEFINITIONAL_AXES, OBJECT_OF_STUDY, TASK_COLUMNS, source_note
+    from stebkit.scores.published import (
+        DEFINITIONAL_AXES,
+        OBJECT_OF_STUDY,
+        TASK_COLUMNS,
+        source_note,
+    )
 
     board = read_lite_leaderboard()
     pub = stebkit.published_leaderboard()

@@ -5,13 +5,13 @@ home, so code can move at its own pace:
 
 >>> import warnings
 >>> from stebkit._moved import forward
->>> getattr_ = forward("old.place", "stebkit.results", {"OldRecord": "Record"})
+>>> getattr_ = forward("old.place", "stebkit.records.results", {"OldRecord": "Record"})
 >>> with warnings.catch_warnings(record=True) as caught:
 ...     warnings.simplefilter("always")
 ...     getattr_("OldRecord").__name__
 'Record'
 >>> str(caught[0].message)
-'old.place.OldRecord moved to stebkit.results.Record; import it from there'
+'old.place.OldRecord moved to stebkit.records.results.Record; import it from there'
 """
 
 from __future__ import annotations

@@ -21,9 +21,9 @@ MOVED = [  # old module, a name, its new module, its new name
     ("stebkit.executors.slurm", "slurm_states", "stebkit.runs.executors.slurm",
      "slurm_states"),
     ("stebkit.executors.states", "status", "stebkit.runs.executors.states", "status"),
-    ("stebkit.presets", "preset_entries", "stebkit.runs.presets", "preset_entries"),
+    ("stebkit.presets", "preset_entries", "stebkit.tasks.presets", "preset_entries"),
     ("stebkit.preflight", "preflight", "stebkit.runs.preflight", "preflight"),
-    ("stebkit.submission", "check_submission", "stebkit.steb_submission",
+    ("stebkit.submission", "check_submission", "stebkit.records.submission",
      "check_submission"),
 ]
 

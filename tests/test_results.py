@@ -8,8 +8,8 @@ import os
 import numpy as np
 import pytest
 
-from stebkit import results as R
-from stebkit.results import (
+from stebkit.records import results as R
+from stebkit.records.results import (
     Results,
     item_details,
     per_item,

@@ -18,7 +18,7 @@ import pytest
 from stebkit import evaluate
 from stebkit.datasets.spec import Dataset, DatasetSpec, License, Source, TaskConfig
 from stebkit.encoders.base import BaseEncoder
-from stebkit.results import Results, read_record, safe_name
+from stebkit.records.results import Results, read_record, safe_name
 from stebkit.runs import engine as runner
 from stebkit.runs.request import subset_label
 

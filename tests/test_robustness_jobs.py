@@ -21,7 +21,7 @@ import pytest
 from test_executors import slurm  # noqa: F401 - the single-node SLURM cluster fixture
 
 from stebkit import cli
-from stebkit.results import record_path
+from stebkit.records.results import record_path
 from stebkit.runs import executors
 from stebkit.runs.executors import status
 

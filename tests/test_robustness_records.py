@@ -13,10 +13,10 @@ from result_records import result_record as _record
 
 import stebkit
 from stebkit import cli
-from stebkit.results import Record, Results, read_record, record_path, write_record
+from stebkit.records.results import Record, Results, read_record, record_path, write_record
+from stebkit.records.steb_format import export_steb, import_steb, scan_steb
+from stebkit.records.submission import check_submission
 from stebkit.runs import engine as runner
-from stebkit.steb_format import export_steb, import_steb, scan_steb
-from stebkit.steb_submission import check_submission
 
 _METRICS = {  # one valid metrics.json per reference task folder
     "clustering": {"v_measure": 0.5},
@@ -34,7 +34,7 @@ def write_benchmark(root, short: str):
     """The files a whole run of the reference's benchmark preset writes for one model:
     every catalogue dataset its entries run, with each entry's episode configuration."""
     from stebkit.datasets import get_spec
-    from stebkit.runs.presets import preset_entries, resolve_datasets
+    from stebkit.tasks.presets import preset_entries, resolve_datasets
 
     for entry in preset_entries("benchmark"):
         task = _FOLDERS.get(entry.task, entry.task)

@@ -23,7 +23,7 @@ import pytest
 from test_executors import slurm  # noqa: F401 - the single-node SLURM cluster fixture
 
 from stebkit import cli
-from stebkit.results import Results
+from stebkit.records.results import Results
 from stebkit.runs import executors
 from stebkit.runs.executors import claim_path, status
 
@@ -191,7 +191,7 @@ def test_a_run_with_other_settings_replaces_no_record(tmp_path, capsys):
 # first one leaves a marker, so that the test interrupts the run in its middle
 _SLOW_RECORDS = '''
 import os, time
-from stebkit import results
+from stebkit.records import results
 
 _write = results.write_record
 
@@ -322,7 +322,7 @@ def test_a_run_without_its_data_fails_with_one_summary_line(tmp_path, monkeypatc
 # third record, in the middle of a chunk of datasets
 _DIE_AFTER_THREE = '''
 import os, signal
-from stebkit import results
+from stebkit.records import results
 
 _write = results.write_record
 _n = [0]

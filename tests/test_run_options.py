@@ -9,7 +9,7 @@ import stebkit
 from stebkit import cli
 from stebkit.runs import engine as runner
 from stebkit.runs.preflight import preflight
-from stebkit.runs.presets import preset_entries
+from stebkit.tasks.presets import preset_entries
 
 AUTHORS = "synthetic-authors-en"
 
@@ -125,7 +125,7 @@ def test_cli_flags_and_suite_file_settings(tmp_path, capsys) -> None:
             "--device", "cpu"]
     with pytest.warns(UserWarning, match="correlation grouping needs 3"):  # one model
         assert cli.main(argv) == 0
-    from stebkit.results import Results
+    from stebkit.records.results import Results
 
     recs = sorted((r["episode_size"], r["episodes_per_label"], r["n_items"])
                   for r in Results.load(tmp_path / "r"))

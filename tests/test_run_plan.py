@@ -211,7 +211,7 @@ def test_the_unit_function_returns_checked_records_and_writes_nothing(tmp_path):
             out += list(runner.evaluate_units(model, encoder, units, ctx, state))
     assert not any(tmp_path.rglob("*.json"))  # the caller writes
     assert sorted(u.path for u, _ in out) == sorted(u.path for u in the_plan)
-    assert all(isinstance(r, stebkit.results.Record) for _, r in out)
+    assert all(isinstance(r, stebkit.records.results.Record) for _, r in out)
     assert {u.task: r.status for u, r in out} == {"retrieval": "ok", "clustering": "ok",
                                                  "stel": "skipped"}
     # every input is built once per dataset, task and episode configuration, for both models

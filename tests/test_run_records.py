@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import stebkit
-from stebkit.results import Record, check_record, write_record
+from stebkit.records.results import Record, check_record, write_record
 from stebkit.runs import records
 from stebkit.runs.context import RunContext
 from stebkit.runs.planning import plan

@@ -14,7 +14,7 @@ import pytest
 from stebkit import evaluate
 from stebkit.datasets.spec import Dataset, DatasetSpec, License, Source, TaskConfig
 from stebkit.encoders.base import BaseEncoder
-from stebkit.results import Results, read_record, record_path
+from stebkit.records.results import Results, read_record, record_path
 from stebkit.runs.engine import ProtocolMismatch
 from stebkit.tasks import FAMILIES
 

@@ -445,7 +445,7 @@ def test_leaderboard_page_reads_what_the_cli_writes(tmp_path, monkeypatch, capsy
     import warnings
 
     from stebkit import cli
-    from stebkit.results import record_path, write_record
+    from stebkit.records.results import record_path, write_record
 
     tasks = {"clustering": ("argugpt-generator", "v_measure"),
              "all_to_all_pairs": ("argugpt-generator", "auc"),
@@ -593,7 +593,7 @@ def test_docstring_markup_becomes_markdown():
     finally:
         sys.path.remove(str(ROOT / "docs"))
     assert doctest.testmod(griffe_markup).failed == 0
-    text = ("Load it with :func:`load_suite` or :class:`~stebkit.results.Results`.\n\n"
+    text = ("Load it with :func:`load_suite` or :class:`~stebkit.records.results.Results`.\n\n"
             "The format::\n\n    name: x\n    datasets: []\n\n"
             "Examples\n--------\n>>> 1 + 1\n2")
     assert griffe_markup.to_markdown(text).splitlines() == [

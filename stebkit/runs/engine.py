@@ -5,14 +5,14 @@ A run is a pipeline of typed objects, each made once:
 1. :func:`plan` (or :func:`plan_run`) — the run resolved once, as a :class:`Plan`: its
    models (:class:`PlannedModel`), its datasets and every combination as a :class:`Unit`
    (model, dataset spec, task family, episode configuration) with its record path
-   (:func:`stebkit.results.find_record`); :func:`needs_run` says which are pending, so
+   (:func:`stebkit.records.results.find_record`); :func:`needs_run` says which are pending, so
    combinations whose record is already there are skipped *before* a model is loaded or
    a text encoded — an interrupted run resumes where it stopped;
 2. :func:`evaluate_units` — the unit function: the pending units of one model on one
    dataset, in three steps (each family builds its input; the unique texts are encoded
    once, through the embedding cache, and episodes mean-pooled unless the encoder embeds
    them itself; each family evaluates, its main metric gets a bootstrap interval), each
-   yielding its checked :class:`~stebkit.results.Record` (:mod:`stebkit.runs.records`);
+   yielding its checked :class:`~stebkit.records.results.Record` (:mod:`stebkit.runs.records`);
 3. :func:`run_plan` — maps the unit function over the plan, model after model, and
    writes each record atomically as soon as it is made.
 
@@ -48,7 +48,7 @@ import numpy as np
 
 from stebkit.datasets.spec import Dataset, Submetric, expand_submetrics
 from stebkit.errors import StebkitError
-from stebkit.results import (
+from stebkit.records.results import (
     UNDEFINED,
     Record,
     Results,

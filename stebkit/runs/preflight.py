@@ -100,7 +100,7 @@ def preflight_preset(preset: str, datasets: Sequence[str] | None = None, *,
     """:func:`preflight` of every entry of one of the reference's presets."""
     import pandas as pd
 
-    from stebkit.runs.presets import preset_entries, resolve_datasets
+    from stebkit.tasks.presets import preset_entries, resolve_datasets
 
     frames, unavailable = [], []
     for entry in preset_entries(preset):

@@ -1,8 +1,8 @@
 """A run's records, built rather than patched: each is started from its unit, grows by
 small steps that each return a new draft, and ends in one of three constructors —
 :func:`ok`, :func:`failed` or :func:`skipped` — that return a checked
-:class:`~stebkit.results.Record`, checked once, and written as it is
-(:func:`stebkit.results.write_record`). :meth:`Record.from_json` stays the read path.
+:class:`~stebkit.records.results.Record`, checked once, and written as it is
+(:func:`stebkit.records.results.write_record`). :meth:`Record.from_json` stays the read path.
 
 A draft is a plain dict in the order every record has its keys; no step changes the draft
 it is given, so a failure is recorded with what the steps before it added:
@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from stebkit.results import RECOMPUTE, UNDEFINED, Record, main_metric_of, new_record
+from stebkit.records.results import RECOMPUTE, UNDEFINED, Record, main_metric_of, new_record
 from stebkit.runs import context as run_context
 from stebkit.runs.encoders import collapsed_share
 
@@ -179,6 +179,6 @@ def skipped(draft: Draft, reason: str, *, where: str, **fields: Any) -> Record:
 
 
 def _checked(draft: Draft, *, where: str, fix: str = RECOMPUTE) -> Record:
-    from stebkit.results import _jsonable
+    from stebkit.records.results import _jsonable
 
     return Record.from_json(_jsonable(draft), where=where, fix=fix)

@@ -51,13 +51,6 @@ submitting and waiting; :func:`evaluate`, :func:`prefetch`),
 
 from __future__ import annotations
 
-from stebkit.executor_config import (
-    EXECUTORS,
-    ExecutorConfig,
-    ExecutorError,
-    executor_config,
-    time_minutes,
-)
 from stebkit.runs.executors.jobfiles import (
     JOBS_DIR,
     Claim,
@@ -89,6 +82,13 @@ from stebkit.runs.executors.submission import (
 from stebkit.runs.executors.worker import (
     JobInterrupted,
     run_job,
+)
+from stebkit.suites.executor_config import (
+    EXECUTORS,
+    ExecutorConfig,
+    ExecutorError,
+    executor_config,
+    time_minutes,
 )
 
 __all__ = [

@@ -16,10 +16,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from stebkit.executor_config import (
+from stebkit.names import file_name
+from stebkit.suites.executor_config import (
     ExecutorError,
 )
-from stebkit.names import file_name
 
 JOBS_DIR = "jobs"
 """Folder of the results folder that holds job logs, claims, the plan and the job index."""
@@ -51,7 +51,7 @@ def open_regular(path: Path, flags: int, root: Path | None = None) -> int:
     >>> open_regular(folder / "link", os.O_RDWR | os.O_CREAT)
     Traceback (most recent call last):
     ...
-    stebkit.executor_config.ExecutorError: .../link is a symbolic link or not a regular file; ...
+    stebkit.suites.executor_config.ExecutorError: .../link is a symbolic link or not a ...
     """
     from stebkit._io import open_folder
     from stebkit.errors import LinkRefused

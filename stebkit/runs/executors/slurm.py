@@ -12,14 +12,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from stebkit.executor_config import (
-    ExecutorConfig,
-    ExecutorError,
-)
 from stebkit.runs.executors.jobfiles import (
     job_files_dir,
     jobs_dir,
     read_outcome,
+)
+from stebkit.suites.executor_config import (
+    ExecutorConfig,
+    ExecutorError,
 )
 
 

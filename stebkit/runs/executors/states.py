@@ -50,7 +50,7 @@ def status(output_dir: str | os.PathLike) -> Any:
     """
     import pandas as pd
 
-    from stebkit.results import read_record
+    from stebkit.records.results import read_record
 
     root = Path(output_dir)
     if not root.is_dir():
@@ -101,7 +101,7 @@ def status(output_dir: str | os.PathLike) -> Any:
 def _unit_state(paths: Sequence[Path]) -> tuple[str, int, list[str]]:
     """``(state, records written, reasons)`` of a unit from its record files: ``failed``
     when one failed, ``done`` when all are there, else ``pending``."""
-    from stebkit.results import read_record
+    from stebkit.records.results import read_record
 
     done, failed, reasons = 0, 0, []
     for p in paths:

@@ -20,12 +20,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from stebkit.errors import StebkitError
-from stebkit.executor_config import (
-    ExecutorConfig,
-    ExecutorError,
-    executor_config,
-    time_minutes,
-)
 from stebkit.runs.executors import slurm
 from stebkit.runs.executors.jobfiles import (
     JobUnit,
@@ -43,9 +37,15 @@ from stebkit.runs.executors.jobfiles import (
 from stebkit.runs.executors.slurm import _SLURM_ACTIVE, _first_lines, check_slurm, job_outcome
 from stebkit.runs.executors.states import _unit_state
 from stebkit.runs.executors.worker import run_job
+from stebkit.suites.executor_config import (
+    ExecutorConfig,
+    ExecutorError,
+    executor_config,
+    time_minutes,
+)
 
 if TYPE_CHECKING:
-    from stebkit.results import Results
+    from stebkit.records.results import Results
     from stebkit.runs.context import RunContext
     from stebkit.runs.planning import Plan, PresetPlan
 
@@ -162,7 +162,7 @@ def evaluate(
         ``n_episodes_per_class``; predefined pairs, probing and retrieval with size -1
         use every text whatever it is).
     preset : {"benchmark", "fast"}, optional
-        Run one of the reference's presets (:mod:`stebkit.runs.presets`): its tasks, datasets
+        Run one of the reference's presets (:mod:`stebkit.tasks.presets`): its tasks, datasets
         and episode configuration; ``datasets`` (when given) restricts it.
     output_dir : path, default "results"
         Root of the record files ``<model>/<dataset>/<task>__e<size>.json``.
@@ -239,7 +239,7 @@ def run_info(run: str, settings: Mapping[str, Any]) -> dict[str, Any]:
 def _submitted(names: tuple[list[str], list[str] | None], root: Path, config: ExecutorConfig,
                run: str, context: RunContext, options: dict[str, Any]) -> Results:
     """:func:`evaluate` with the local or SLURM executor, under the run lock."""
-    from stebkit.results import Record, Results
+    from stebkit.records.results import Record, Results
 
     the_plan, units = _planned(names[0], names[1], root, context, options)
     if options["preset"]:
