@@ -20,14 +20,14 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parent.parent / "stebkit"
 
 FLOORS = (
-    ("ground", ("errors", "_io", "names", "sources", "pooling", "escape", "data", "_moved")),
+    ("ground", ("errors", "_io", "names", "sources", "pooling", "escape", "data")),
     ("datasets", ("datasets",)),
     ("tasks", ("tasks",)),
     ("encoders", ("encoders",)),
     ("train", ("train",)),
     ("records", ("records",)),
     ("scores", ("scores", "plots", "suites")),
-    ("runs", ("runs", "runner", "preflight", "presets", "executors", "submission")),
+    ("runs", ("runs",)),
     ("commands", ("cli", "__main__")),
 )
 """The floors, lowest first, and the units on each: one folder is one unit. The ground

@@ -18,7 +18,8 @@ import pytest
 from stebkit import evaluate
 from stebkit.datasets.spec import Dataset, DatasetSpec, License, Source, TaskConfig
 from stebkit.encoders.base import BaseEncoder
-from stebkit.records.results import Results, read_record, safe_name
+from stebkit.names import safe_name
+from stebkit.records.results import Results, read_record
 from stebkit.runs import engine as runner
 from stebkit.runs.request import subset_label
 
@@ -131,7 +132,7 @@ def test_10_collapsed_vectors_are_reported_and_function_words_follow_the_languag
               for i in range(24)]
     datasets = [toy_dataset("toy-ru", languages=("ru",), texts=russian),
                 toy_dataset("toy-de", languages=("de",), texts=german)]
-    with caplog.at_level("WARNING", logger="stebkit.runner"):
+    with caplog.at_level("WARNING", logger="stebkit.runs.engine"):
         res = evaluate(FunctionWordEncoder(), datasets, output_dir=tmp_path,
                        show_progress=False, cache_embeddings=False)
     rec = {r["dataset"]["name"]: r for r in res}

@@ -33,8 +33,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from stebkit.cli.reporting import (  # noqa: F401 (STDOUT_CLOSED: re-exported)
-    STDOUT_CLOSED,
+from stebkit.cli.reporting import (
     one_line_warning,
     os_error_message,
     stdout_closed,
@@ -298,7 +297,7 @@ def model_argument(value: str) -> str:
 def _add_executor(p: argparse.ArgumentParser) -> None:
     from stebkit.runs.executors import EXECUTORS
 
-    g = p.add_argument_group("where it runs (see stebkit.executors; a suite file sets the "
+    g = p.add_argument_group("where it runs (see stebkit.runs.executors; a suite file sets the "
                              "same options in run: {executor: {kind: slurm, ...}})")
     g.add_argument("--executor", choices=EXECUTORS, help="sequential (default): this "
                    "process; local: --jobs worker processes; slurm: a SLURM job array")

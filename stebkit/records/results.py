@@ -52,9 +52,8 @@ from pathlib import Path
 from typing import Any
 
 from stebkit._io import shown as _shown
-from stebkit.names import file_name, safe_name  # moved to stebkit.names, still importable here
-from stebkit.records.items import item_details, per_item  # noqa: F401 (re-exported)
-from stebkit.records.schema import SCHEMA, upgrade_record  # noqa: F401 (re-exported)
+from stebkit.names import file_name, safe_name
+from stebkit.records.schema import SCHEMA, upgrade_record
 
 STATUSES = ("ok", "failed", "skipped")
 _STATUS_DETAIL = {"ok": None, "failed": "error", "skipped": "reason"}

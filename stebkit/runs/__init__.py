@@ -4,7 +4,6 @@
   names, settings and models (:class:`~stebkit.runs.request.RunRequest`);
 - :mod:`~stebkit.runs.context` — the settings of a run (:class:`~stebkit.runs.context.RunContext`)
   and what it keeps between its units (:class:`~stebkit.runs.context.RunState`);
-- :mod:`~stebkit.tasks.presets` — the reference's presets as datasets and episode settings;
 - :mod:`~stebkit.runs.planning` — the run resolved once into a plan of units;
 - :mod:`~stebkit.runs.preflight` — what a plan's datasets hold before anything is encoded;
 - :mod:`~stebkit.runs.encoders` — the models a run builds, adapted and cached;
@@ -13,9 +12,6 @@
 - :mod:`~stebkit.runs.records` — a record built by constructors, checked once;
 - :mod:`~stebkit.runs.executors` — sequential, local workers or SLURM, and
   :func:`stebkit.evaluate`, the public entry point. Where a run goes
-  (:class:`~stebkit.suites.executor_config.ExecutorConfig`) is a setting that suite files declare
-  too, so it lives on the ground floor, below the suites, in :mod:`stebkit.suites.executor_config`.
-
-The old paths (``stebkit.runner``, ``stebkit.executors``, ``stebkit.suites.executor_config``,
-``stebkit.presets``, ``stebkit.preflight``) re-export these names for one release.
+  (:class:`~stebkit.suites.executor_config.ExecutorConfig`) is a setting that suite files
+  declare too, so it lives with the suites, below the runs.
 """

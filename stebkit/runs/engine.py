@@ -95,7 +95,7 @@ __all__ = [
     "collapsed_share",
 ]
 
-log = logging.getLogger("stebkit.runner")
+log = logging.getLogger(__name__)
 
 # --------------------------------------------------------------------------- work
 
