@@ -7,7 +7,7 @@ import pytest
 
 import stebkit
 from stebkit import cli
-from stebkit.runs import engine as runner
+from stebkit.runs import RunContext
 from stebkit.runs.preflight import preflight
 from stebkit.tasks.presets import preset_entries
 
@@ -49,14 +49,14 @@ def test_episodes_per_label_in_the_api(tmp_path) -> None:
 
 
 def test_device_reaches_torch_encoders_only(tmp_path) -> None:
-    from stebkit.runs.encoders import _prepare_encoder
+    from stebkit.runs.encoders import prepare_encoder
     from stebkit.runs.planning import _resolve_models
 
-    on_cpu = runner.RunContext(device="cpu")
+    on_cpu = RunContext(device="cpu")
     (minilm, tfidf) = _resolve_models(["all-MiniLM-L6-v2", "tfidf-char"])
-    enc = _prepare_encoder(minilm, on_cpu)
+    enc = prepare_encoder(minilm, on_cpu)
     assert enc.device_name == "cpu"
-    assert not hasattr(_prepare_encoder(tfidf, on_cpu), "device_name")
+    assert not hasattr(prepare_encoder(tfidf, on_cpu), "device_name")
     with pytest.raises(ValueError, match="device 'gpu0' is not a torch device name"):
         stebkit.evaluate("random", AUTHORS, device="gpu0", output_dir=tmp_path)
     assert not list(tmp_path.rglob("*.json"))

@@ -15,7 +15,7 @@ from stebkit import evaluate
 from stebkit.datasets.spec import Dataset, DatasetSpec, License, Source, TaskConfig
 from stebkit.encoders.base import BaseEncoder
 from stebkit.records.results import Results, read_record, record_path
-from stebkit.runs.engine import ProtocolMismatch
+from stebkit.runs.planning import ProtocolMismatch
 from stebkit.tasks import FAMILIES
 
 MARKERS = "qwxzjk"

@@ -347,7 +347,8 @@ def _executor(args: argparse.Namespace, from_suite: Any = None) -> Any:
 
 
 def _run_run(args: argparse.Namespace) -> int:
-    from stebkit.runs.executors import JobsFailed, evaluate
+    from stebkit.runs import evaluate
+    from stebkit.runs.executors import JobsFailed
     from stebkit.runs.request import RUN_SETTINGS, RunRequest
 
     request = RunRequest.resolve(

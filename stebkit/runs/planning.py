@@ -185,7 +185,7 @@ def _per_label(task: str, default: int | str, episodes_per_label: Any) -> int | 
     return int(value)
 
 
-def _sizes(task: str, spec: DatasetSpec, episode_sizes: Any, *,
+def episode_settings(task: str, spec: DatasetSpec, episode_sizes: Any, *,
            smoke: bool = False, episodes_per_label: Any = None
            ) -> tuple[tuple[int, ...], int | str]:
     """Episode sizes and episodes per label of ``task`` on ``spec`` (capped when smoke):
@@ -250,7 +250,7 @@ def _plan(models: list[PlannedModel], specs: list[tuple[DatasetSpec, Any]],
         for spec, _ in specs:
             wanted = list(spec.tasks) if tasks is None else list(tasks)
             for task in wanted:
-                sizes, per_label = _sizes(task, spec, episode_sizes, smoke=smoke,
+                sizes, per_label = episode_settings(task, spec, episode_sizes, smoke=smoke,
                                           episodes_per_label=episodes_per_label)
                 for size in sizes:
                     units.append(Unit(model.name, spec, FAMILIES[task], size, per_label,
