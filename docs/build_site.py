@@ -57,20 +57,22 @@ TEACHING_NOTEBOOKS = ("00", "01", "02", "03", "04", "05", "07", "08")
 API_MODULES = (
     ("stebkit", "The package"),
     ("stebkit.datasets", "Datasets"),
-    ("stebkit.encoders", "Encoders"),
+    ("stebkit.datasets.features", "Linguistic features"),
     ("stebkit.tasks", "Task families"),
-    ("stebkit.runs.engine", "Runner"),
+    ("stebkit.encoders", "Encoders"),
     ("stebkit.records.results", "Result records"),
-    ("stebkit.names", "File names of models and datasets"),
     ("stebkit.records.items", "Per-item values of a record"),
     ("stebkit.scores", "STEB scores and leaderboards"),
+    ("stebkit.scores.quality", "Benchmark quality"),
     ("stebkit.plots", "Figures"),
     ("stebkit.suites", "Your own suites"),
-    ("stebkit.scores.quality", "Benchmark quality"),
-    ("stebkit.datasets.features", "Linguistic features"),
+    ("stebkit.runs.evaluation", "Evaluate"),
+    ("stebkit.runs.engine", "Runner"),
+    ("stebkit.names", "File names of models and datasets"),
     ("stebkit.sources", "Data sources"),
     ("stebkit.errors", "Errors"),
 )
+"""The modules the API page documents, in the order of the package's floors."""
 
 
 HOME = Path.home()
@@ -295,10 +297,25 @@ def home_page() -> str:
             .replace("](docs/pages/teaching.md)", "](teaching.md)"))
 
 
+def package_folders() -> list[str]:
+    """One line per folder of the package: its path and the first line of its docstring,
+    so the list follows the tree."""
+    import ast
+
+    package = ROOT / "stebkit"
+    lines = []
+    for init in sorted(package.glob("*/__init__.py")):
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
+        if doc:
+            lines.append(f"- `stebkit/{init.parent.name}/` — {doc.splitlines()[0]}")
+    return lines
+
+
 def api_page() -> str:
     lines = ["# API reference", "",
              "Generated from the docstrings of the package (numpydoc style). Every public "
-             "function carries a runnable example; the test suite runs them as doctests.", ""]
+             "function carries a runnable example; the test suite runs them as doctests.", "",
+             "## The package's folders", "", *package_folders(), ""]
     for module, title in API_MODULES:
         lines += [f"## {title}: `{module}`", "", f"::: {module}",
                   "    options:", "      show_root_heading: false", "      heading_level: 3", ""]

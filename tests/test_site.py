@@ -556,6 +556,17 @@ def test_full_build_renders_the_stored_notebooks(tmp_path, monkeypatch):
         build_site.rendered_notebooks(full=True)
 
 
+def test_api_page_lists_every_folder_of_the_package_once():
+    build_site = _build_site_module()
+    folders = sorted(init.parent.name for init in (ROOT / "stebkit").glob("*/__init__.py")
+                     if init.parent.name != "data")  # package data, no code
+    lines = build_site.package_folders()
+    assert [line.split("`")[1] for line in lines] == [f"stebkit/{f}/" for f in folders]
+    assert "- `stebkit/records/` — The record: one JSON file per model" in lines[4]
+    page = build_site.api_page()
+    assert page.index("## The package's folders") < page.index("::: stebkit.datasets")
+
+
 def test_catalogue_names_wrap_only_after_a_separator():
     # the catalogue page as mkdocs renders its Markdown (Python-Markdown, tables), and the
     # site's CSS: a name is one code element, with a break opportunity after each - and _

@@ -2,8 +2,8 @@
 suite file's ``run: executor`` mapping or the command line (:func:`executor_config`).
 
 The executors themselves live in :mod:`stebkit.runs.executors`; this module holds only the
-configuration, on the ground floor, so that the suite reader (a floor below the runs) can
-check a suite's executor without importing them.
+configuration, with the suites, so that the suite reader (a floor below the runs) can check
+a suite's executor without importing them.
 """
 
 from __future__ import annotations
