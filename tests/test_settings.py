@@ -14,10 +14,10 @@ import pytest
 
 from stebkit import cli
 from stebkit.errors import InvalidSetting
-from stebkit.executor_config import ExecutorConfig
 from stebkit.runs.context import OPTIONS, SETTINGS, RunContext, check_options
-from stebkit.runs.executors import evaluate
+from stebkit.runs.evaluation import evaluate
 from stebkit.settings import SEED, Setting, declared
+from stebkit.suites.executor_config import ExecutorConfig
 from stebkit.train.loop import TRAIN_OPTIONS, TrainConfig, train_style_encoder
 
 BAD = {"a wrong type": object(), "a string for a bool": "false", "NaN": math.nan,

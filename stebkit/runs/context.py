@@ -8,9 +8,9 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from stebkit.errors import InvalidSetting
-from stebkit.runs.presets import PRESETS
 from stebkit.settings import MAX_COUNT, SEED, Setting, changed, check_fields, setting
 from stebkit.tasks.inputs import SAMPLING
+from stebkit.tasks.presets import PRESETS
 
 OVERWRITE = ("only-missing", "never", "always")
 """``only-missing``: compute what has no valid record (missing, failed, or made from
@@ -216,7 +216,7 @@ def _items(name: str, value: Any) -> list[Any]:
     return values
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class RunState:
     """What one run keeps between its units so that each thing is made once: the models
     built by name (``models``, keyed by name, options and device, and shared with the
@@ -226,12 +226,15 @@ class RunState:
     model adapted to each language with its cached version (``adapted``, by the adapted
     encoder's name; emptied for each model by :meth:`next_model`).
 
-    The state is frozen: its fields are the caches themselves, never replaced.
+    The state is mutable: its caches fill as the run goes, and one state belongs to one
+    run (or one worker); two states are equal only when they are the same object.
 
     >>> state = RunState()
     >>> state.adapted["m"] = ("encoder", "cached encoder")
     >>> state.next_model() is state, state.adapted
     (True, {})
+    >>> state == RunState()
+    False
     """
 
     models: dict[tuple[Any, ...], Any] = field(default_factory=dict)

@@ -11,10 +11,9 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
-from stebkit._cli_common import Subcommand
+from stebkit.cli.subcommand import Subcommand
 from stebkit.errors import InvalidSetting
-
-from .loop import TRAIN_OPTIONS, TrainConfig, check_widths
+from stebkit.train.loop import TRAIN_OPTIONS, TrainConfig, check_widths
 
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
@@ -80,7 +79,7 @@ embedding (384 dimensions); give widths up to 384, such as 48,96,192,384
     """
     from pathlib import Path
 
-    from .content import CONTENT_SOURCES
+    from stebkit.train.content import CONTENT_SOURCES
 
     dims = []
     for piece in (x.strip() for x in args.matryoshka.split(",") if x.strip()):
@@ -131,10 +130,10 @@ def _as_option(message: str) -> str:
 def _run(args: argparse.Namespace) -> int:
     config = checked_config(args)
     if args.output is not None:
-        from .model import check_output_dir
+        from stebkit.train.model import check_output_dir
 
         check_output_dir(args.output, overwrite=args.overwrite)
-    from .loop import train_style_encoder
+    from stebkit.train.loop import train_style_encoder
 
     result = train_style_encoder(config, output_dir=args.output, resume=not args.no_resume,
                                  show_progress=not args.no_progress,
