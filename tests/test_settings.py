@@ -180,6 +180,7 @@ def test_stebkit_run_refuses_bad_arguments_with_exit_2(tmp_path, monkeypatch, ca
     assert not list(tmp_path.iterdir())  # nothing written, not even in the working folder
 
 
+@pytest.mark.filterwarnings("ignore:.*correlation grouping needs:UserWarning")
 def test_a_smoke_run_says_it_caps_the_episodes_per_label(tmp_path):
     said = ("a smoke run samples at most 10 episodes per label: episodes_per_label 50 is "
             "capped at 10")

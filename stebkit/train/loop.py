@@ -259,7 +259,7 @@ def check_widths(config: TrainConfig) -> None:
     Traceback (most recent call last):
     ...
     stebkit.errors.InvalidSetting: matryoshka_dims: 999999 is wider than the base model's \
-embedding (384 dimensions); give widths up to 384, such as 64,128,256,384
+embedding (384 dimensions); give widths up to 384, such as 48,96,192,384
     """
     if not config.matryoshka_dims:
         return
