@@ -37,7 +37,7 @@ def _line_of(path: Path, text: str) -> int:
 @pytest.fixture
 def run_calls(monkeypatch):
     """`stebkit run` up to the evaluation, which is recorded instead of run."""
-    import stebkit.runs.executors
+    import stebkit.runs
     from stebkit.records.results import Results
 
     calls = []
@@ -46,7 +46,7 @@ def run_calls(monkeypatch):
         calls.append(kwargs)
         return Results([])
 
-    monkeypatch.setattr(stebkit.runs.executors, "evaluate", record)
+    monkeypatch.setattr(stebkit.runs, "evaluate", record)
     return calls
 
 
