@@ -98,8 +98,8 @@ from stebkit.scores.aggregates import (
 from stebkit.scores.grouping import (
     DEFAULT_THRESHOLD,
     GROUPING_EXCLUDED_MODELS,
-    GROUPING_MODELS,
     MIN_RELIABLE_MODELS,
+    NON_ENGLISH_DATASETS,
     REFERENCE,
     REFERENCE_EXCLUDED_MODELS,
     correlation_groups,
@@ -108,15 +108,20 @@ from stebkit.scores.grouping import (
     fixed_groups,
     listed_datasets,
     reference_clusters,
+    reference_datasets,
+    unlisted_datasets,
 )
 from stebkit.scores.inputs import (
     DEFAULT_EXCLUDE,
     DEFINITIONAL_COLUMNS,
     MissingResultsWarning,
     apply_exclusions,
+    choose_configurations,
     episode_configs,
+    folder_names,
     main_frame,
     score_matrix,
+    scored_frame,
     select_episode_config,
     select_episode_size,
 )
@@ -131,6 +136,13 @@ from stebkit.scores.ranking import (
     rank_tiers,
     recipe_line,
 )
+from stebkit.scores.recipe import (
+    CONFIGURATIONS,
+    GROUPING_MODELS,
+    MISSING,
+    UNLISTED,
+    ScoreRecipe,
+)
 from stebkit.scores.tables import (
     to_csv,
     to_latex,
@@ -138,11 +150,21 @@ from stebkit.scores.tables import (
 )
 
 __all__ = [
+    "ScoreRecipe",
+    "MISSING",
+    "GROUPING_MODELS",
+    "CONFIGURATIONS",
+    "UNLISTED",
+    "NON_ENGLISH_DATASETS",
+    "reference_datasets",
+    "unlisted_datasets",
+    "scored_frame",
+    "choose_configurations",
+    "folder_names",
     "MIN_RELIABLE_MODELS",
     "DEFAULT_THRESHOLD",
     "DEFAULT_EXCLUDE",
     "GROUPING_EXCLUDED_MODELS",
-    "GROUPING_MODELS",
     "REFERENCE",
     "REFERENCE_EXCLUDED_MODELS",
     "CHANCE_MODELS",
