@@ -27,13 +27,37 @@ from stebkit import scores
 EXCLUDED = {"avgs_typetoken_read.yaml", "lftk", "tfidf", "tfidfngrams"}
 
 
-def reference_steb(frame: pd.DataFrame, *, threshold: float = 0.5,
-                   min_models: int = 3) -> tuple[pd.DataFrame, pd.Series]:
-    """Task scores and STEB score as the newest reference computes them."""
+def reference_matrix(rows: pd.DataFrame) -> pd.DataFrame:
+    """One task's models x datasets matrix as ``discovery.discover_scores`` reads it: per
+    dataset and model, the first configuration folder (``{size}_{per label}``) in string
+    order whose metrics hold a value (a failed run writes none)."""
+    scores_: dict[str, dict[str, float]] = {}
+    if "episode_size" not in rows.columns:
+        rows = rows.assign(episode_size=1)
+    per = rows["episodes_per_label"] if "episodes_per_label" in rows.columns else 0
+    rows = rows.assign(folder=rows["episode_size"].astype(int).astype(str) + "_"
+                       + pd.Series(per, index=rows.index).astype(int).astype(str))
+    for dataset in sorted(set(rows["dataset"])):
+        for model in sorted(set(rows.loc[rows["dataset"] == dataset, "model"])):
+            mine = rows[(rows["dataset"] == dataset) & (rows["model"] == model)]
+            for folder in sorted(set(mine["folder"])):
+                value = mine.loc[mine["folder"] == folder, "value"].iloc[0]
+                if not np.isnan(value):
+                    scores_.setdefault(model, {})[dataset] = value
+                    break
+    return pd.DataFrame(scores_).T
+
+
+def reference_steb(frame: pd.DataFrame, *, threshold: float = 0.5, min_models: int = 3,
+                   allowed: set[str] | None = None) -> tuple[pd.DataFrame, pd.Series]:
+    """Task scores and STEB score as the newest reference computes them (no STEB score
+    with fewer than two tasks scored)."""
     task_scores = {}
     for task, rows in frame.groupby("task"):
-        rows = rows[~rows["model"].isin(EXCLUDED) & rows["value"].notna()]
-        matrix = rows.pivot(index="model", columns="dataset", values="value")
+        rows = rows[~rows["model"].isin(EXCLUDED)]
+        if allowed is not None:
+            rows = rows[rows["model"].isin(allowed)]
+        matrix = reference_matrix(rows)
         matrix = matrix.dropna(axis=1, how="any")  # complete datasets, always
         if len(matrix) < min_models or matrix.shape[1] == 0:
             continue  # the task is skipped
@@ -56,7 +80,8 @@ def reference_steb(frame: pd.DataFrame, *, threshold: float = 0.5,
         means = pd.DataFrame({k: matrix[v].mean(axis=1) for k, v in sorted(clusters.items())})
         task_scores[task] = means.mean(axis=1)
     table = pd.DataFrame(task_scores)
-    return table, table.mean(axis=1)
+    steb = table.mean(axis=1) if len(task_scores) > 1 else pd.Series(np.nan, table.index)
+    return table, steb
 
 
 # "{first episode size}_{episodes per class}" of each task in the reference's benchmark
@@ -129,12 +154,12 @@ def test_the_default_leaderboard_is_the_reference_aggregation():
     # the former rules give other scores: a test of the defaults, not of the arithmetic
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        former = scores.leaderboard(df, with_ci=False, threshold=1.0, complete_datasets=False,
-                                    grouping_models="stebkit").set_index("model")
+        former = scores.leaderboard(df, with_ci=False, threshold=1.0, missing="drop_models",
+                                    grouping_models="without_baselines").set_index("model")
     shared = former.index.intersection(steb.index)
     assert np.abs(former.loc[shared, "steb_score"] - steb[shared]).max() > 1e-3
     assert scores.leaderboard_summary(board)[-1].startswith(
-        "Recipe: the reference's newest aggregation")
+        "Recipe: ScoreRecipe(), the reference's newest aggregation")
 
 
 def test_the_definitional_score_reads_the_records_the_reference_reads():
@@ -170,7 +195,7 @@ def test_the_reference_transcription_agrees_at_other_thresholds():
         assert board["steb_score"].to_numpy() == pytest.approx(steb.reindex(board.index),
                                                                abs=1e-12)
         assert scores.leaderboard_summary(board)[-1] == (
-            "Recipe: not the reference's newest; differs in " + (f"threshold={t!r}"))
+            f"Recipe: ScoreRecipe(threshold={t!r}), not the reference's newest aggregation")
 
 
 def test_a_task_with_fewer_than_three_models_has_no_operational_score():
@@ -182,15 +207,22 @@ def test_a_task_with_fewer_than_three_models_has_no_operational_score():
             for d, v in zip(("d1", "d2"), vals, strict=True)]
     rows += [(m, "r1", "retrieval", v) for m, v in {"m1": 0.9, "m2": 0.1, "lftk": 0.5}.items()]
     df = pd.DataFrame(rows, columns=["model", "dataset", "task", "value"])
-    board = scores.leaderboard(df, with_ci=False).set_index("model")
+    board = scores.leaderboard(df, with_ci=False, min_tasks=1).set_index("model")
     assert "retrieval" not in board.columns
     assert board["steb_score"].to_dict() == pytest.approx({"m1": 0.3, "m2": 0.5, "m3": 0.7})
+    # the reference writes no STEB score for one task (the default)
+    board = scores.leaderboard(df, with_ci=False).set_index("model")
+    assert board["steb_score"].isna().all()
+    assert board["clustering"]["m1"] == pytest.approx(0.3)
     notes = scores.leaderboard_notes(board)
+    assert ("no STEB score: only 1 task(s) scored (clustering); the STEB score needs 2, as "
+            "the reference writes it only for more than one task (min_tasks=1 scores one)"
+            ) in notes
     assert ("retrieval: no operational score, only 2 model(s) with results (the correlation "
             "grouping needs 3), as the reference skips it") in notes
     assert "not scored (the reference's excluded models): lftk" in notes
     _, steb = reference_steb(df)
-    assert steb.to_dict() == pytest.approx(board["steb_score"].to_dict())
+    assert steb.isna().all() and len(steb) == 3
 
 
 def test_the_grouping_warning_counts_the_models_in_the_grouping_once():
@@ -207,11 +239,11 @@ def test_the_grouping_warning_counts_the_models_in_the_grouping_once():
     assert "/" not in message.split("(fewer")[0] and "stebkit/" not in message
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        scores.operational(df, n_resamples=0, grouping_models="stebkit")
+        scores.operational(df, n_resamples=0, grouping_models="without_baselines")
     assert len(caught) == 1 and caught[0].filename == __file__
     assert str(caught[0].message).startswith("correlation grouping from 3 model(s)")
     assert str(caught[0].message).endswith(
-        "left out of the grouping, still scored: random, tfidf-char (grouping_models='stebkit')")
+        "left out of the grouping, still scored: random, tfidf-char (grouping_models='without_baselines')")
     with warnings.catch_warnings(record=True) as caught:  # the leaderboard: the same once
         warnings.simplefilter("always")
         board = scores.leaderboard(df, n_resamples=0)
@@ -236,5 +268,6 @@ def test_bad_grouping_models_is_named():
 def test_cli_leaderboard_options(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "stebkit.cli", "leaderboard", "--help"],
                           capture_output=True, text=True, check=True)
-    for option in ("--threshold", "--drop-models", "--grouping-models"):
+    for option in ("--threshold", "--missing", "--grouping-models", "--configuration",
+                   "--min-tasks", "--models-file", "--unlisted"):
         assert option in proc.stdout
