@@ -271,3 +271,152 @@ def test_cli_leaderboard_options(tmp_path):
     for option in ("--threshold", "--missing", "--grouping-models", "--configuration",
                    "--min-tasks", "--models-file", "--unlisted"):
         assert option in proc.stdout
+
+
+# ---------------------------------------------------------------- the reference's edges
+# Two datasets whose model rankings correlate exactly at the cut by scipy's Spearman
+# (0.5 with 3 models; 0.49999999999999994 with tied values at 5 and 6 models, whose
+# distance 1 - rho rounds to 0.5), and a third ranking the models the other way. The
+# reference merges the first two at the 0.5 cut; a product of centred ranks
+# (0.4999999999999999, distance 0.5000000000000001) splits them.
+RANK_TIES = {3: ((1, 3, 2), (2, 3, 1)),
+             5: ((3, 5, 1, 3, 3), (3, 2, 1, 1, 1)),
+             6: ((6, 6, 2, 1, 3, 2), (6, 4, 2, 2, 1, 4))}
+
+
+def _tied_records(n: int) -> pd.DataFrame:
+    a, b = RANK_TIES[n]
+    rows = []
+    for i in range(n):
+        values = {"d1": a[i] / 10, "d2": b[i] / 10, "d3": 1 - a[i] / 10}
+        rows += [{"model": f"m{i}", "dataset": d, "task": "clustering", "value": v,
+                  "episode_size": 1, "episodes_per_label": 50} for d, v in values.items()]
+        rows.append({"model": f"m{i}", "dataset": "r1", "task": "retrieval",
+                     "value": (i + 1) / 10, "episode_size": -1, "episodes_per_label": 1})
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("n", sorted(RANK_TIES))
+def test_a_correlation_exactly_at_the_cut_decides_as_scipys(n):
+    df = _tied_records(n)
+    matrix = df[df["task"] == "clustering"].pivot(index="model", columns="dataset",
+                                                  values="value")
+    rho = spearmanr(matrix["d1"], matrix["d2"])[0]
+    assert scores.dataset_correlation(matrix).loc["d1", "d2"] == rho  # bit-equal
+    assert 1 - rho == 0.5
+    tasks, steb = reference_steb(df, min_models=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        op = scores.operational(df, n_resamples=0, min_models=1)
+    assert sorted(map(sorted, op.tasks["clustering"].groups.values())) == [["d1", "d2"],
+                                                                          ["d3"]]
+    for task in tasks.columns:
+        assert op.task_scores[task].to_numpy() == pytest.approx(
+            tasks[task].reindex(op.models).to_numpy(), abs=1e-12)
+    assert op.steb.to_numpy() == pytest.approx(steb.reindex(op.models).to_numpy(), abs=1e-12)
+
+
+def _configured_records(seed: int = 3) -> pd.DataFrame:
+    """Five models, two tasks, four datasets each, every dataset at several
+    configurations with other values: 10_10, 1_10, 1_100 and 1_50 (string order); m1
+    lacks 10_10 on clus_0 (failed) and on clus_1 (absent), m2 has only 1_50 on clus_2."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for task, size in (("clustering", 1), ("retrieval", -1)):
+        for d in range(4):
+            for folder in ("1_50", "1_100", "10_10", "1_10"):
+                s, per = (int(x) for x in folder.split("_"))
+                s = s if size == 1 else -s
+                rows += [{"model": f"m{i}", "dataset": f"{task[:4]}_{d}", "task": task,
+                          "episode_size": s, "episodes_per_label": per,
+                          "value": rng.uniform(0.2, 0.9)} for i in range(5)]
+    df = pd.DataFrame(rows)
+    folder = df["episode_size"].abs().astype(str) + "_" + df["episodes_per_label"].astype(str)
+    m1, m2 = df["model"].eq("m1"), df["model"].eq("m2")
+    df.loc[m1 & df["dataset"].eq("clus_0") & folder.eq("10_10"), "value"] = np.nan
+    absent = ((m1 & df["dataset"].eq("clus_1") & folder.eq("10_10"))
+              | (m2 & df["dataset"].eq("clus_2") & ~folder.eq("1_50")))
+    return df[~absent].reset_index(drop=True)
+
+
+def test_each_model_enters_with_its_first_configuration_in_string_order():
+    df = _configured_records()
+    tasks, steb = reference_steb(df, threshold=0.5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        op = scores.operational(df, n_resamples=0)
+        board = scores.leaderboard(df, with_ci=False)
+    for task in tasks.columns:
+        assert op.task_scores[task].to_numpy() == pytest.approx(
+            tasks[task].reindex(op.models).to_numpy(), abs=1e-12)
+    assert op.steb.to_numpy() == pytest.approx(steb.reindex(op.models).to_numpy(), abs=1e-12)
+    used = op.configs.set_index(["task", "dataset", "model"])["configuration"]
+    assert used["clustering", "clus_3", "m0"] == "10_10"  # 10_10 < 1_10 < 1_100 < 1_50
+    assert used["retrieval", "retr_0", "m4"] == "-10_10"
+    assert used["clustering", "clus_0", "m1"] == "1_10"  # its 10_10 failed
+    assert used["clustering", "clus_1", "m1"] == "1_10"  # no 10_10 record
+    assert used["clustering", "clus_2", "m2"] == "1_50"
+    notes = scores.leaderboard_notes(board)
+    assert any(line.startswith("operational score, clustering on clus_0: the models' numbers "
+                               "come from different configurations") and "m1 1_10" in line
+               and "m0 10_10" in line for line in notes)
+    assert any(line.startswith("operational score, clustering: clus_3 at 10_10 (of 10_10, "
+                               "1_10, 1_100, 1_50)") for line in notes)
+
+
+def test_the_preset_size_first_rule_is_a_recipe_option():
+    # every model at the preset's first size (1; retrieval -1), then its first folder
+    # holding a value: 1_10 here; m2's clus_2 only at 1_50
+    df = _configured_records()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        op = scores.operational(df, n_resamples=0, configuration="preset_size_first")
+    used = op.configs.set_index(["task", "dataset", "model"])["configuration"]
+    assert used["clustering", "clus_3", "m0"] == "1_10"
+    assert used["clustering", "clus_2", "m2"] == "1_50"
+    assert op.recipe == scores.ScoreRecipe(configuration="preset_size_first")
+
+
+def test_the_models_file_scores_only_the_models_it_lists(tmp_path):
+    df = _records()
+    listed = tmp_path / "models_all.txt"
+    listed.write_text("# the models of a leaderboard\norg/style-a\nstyle-b\n\nx/semantic-a\n"
+                      "y/semantic-b\nz/random\n", encoding="utf-8")
+    allowed = {"style-a", "style-b", "semantic-a", "semantic-b", "random"}
+    tasks, steb = reference_steb(df, allowed=allowed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        op = scores.operational(df, n_resamples=0, models_file=listed)
+    assert set(op.models) == allowed
+    assert op.steb.to_numpy() == pytest.approx(steb.reindex(op.models).to_numpy(), abs=1e-12)
+
+
+def test_the_recipe_prints_what_differs_and_refuses_bad_values():
+    assert repr(scores.ScoreRecipe()) == "ScoreRecipe()"
+    assert repr(scores.ScoreRecipe(threshold=1.0, grouping={"a": "g"}, min_tasks=1)) == (
+        "ScoreRecipe(grouping={'a': 'g'}, threshold=1.0, min_tasks=1)")
+    assert scores.ScoreRecipe(exclude=["non_english", "semantic_control"]).changed() == []
+    import stebkit
+    assert stebkit.ScoreRecipe is scores.ScoreRecipe
+    for bad, match in ((dict(threshold=float("nan")), "threshold must be a finite number"),
+                       (dict(threshold=-0.5), "threshold must be a finite number"),
+                       (dict(threshold=float("inf")), "threshold must be a finite number"),
+                       (dict(missing="stebkit"), "missing must be one of drop_datasets"),
+                       (dict(grouping="ward"), "grouping must be 'correlation'"),
+                       (dict(configuration="x"), "configuration must be one of first_folder"),
+                       (dict(min_models=0), "min_models must be an integer of at least 1"),
+                       (dict(min_tasks=True), "min_tasks must be an integer")):
+        with pytest.raises(ValueError, match=match):
+            scores.ScoreRecipe(**bad)
+    with pytest.raises(TypeError, match=r"unknown score recipe option\(s\) \['complete'\]"):
+        scores.operational(_records(), complete=True)
+
+
+@pytest.mark.parametrize("flags", [["--threshold", "nan"], ["--threshold", "-1"],
+                                   ["--min-tasks", "0"], ["--missing", "former"]])
+def test_a_bad_recipe_option_exits_with_status_2(tmp_path, flags):
+    proc = subprocess.run([sys.executable, "-m", "stebkit.cli", "leaderboard",
+                           str(tmp_path), *flags], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert flags[0].lstrip("-").replace("-", "_") in proc.stderr or "invalid choice" in \
+        proc.stderr
