@@ -243,7 +243,8 @@ def test_the_grouping_warning_counts_the_models_in_the_grouping_once():
     assert len(caught) == 1 and caught[0].filename == __file__
     assert str(caught[0].message).startswith("correlation grouping from 3 model(s)")
     assert str(caught[0].message).endswith(
-        "left out of the grouping, still scored: random, tfidf-char (grouping_models='without_baselines')")
+        "left out of the grouping, still scored: random, tfidf-char "
+        "(grouping_models='without_baselines')")
     with warnings.catch_warnings(record=True) as caught:  # the leaderboard: the same once
         warnings.simplefilter("always")
         board = scores.leaderboard(df, n_resamples=0)

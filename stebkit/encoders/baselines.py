@@ -324,6 +324,67 @@ class FunctionWordEncoder(_ConcatenatedEpisodes):
         return (np.hstack([counts, other[:, None]]) / denominator).astype(np.float32)
 
 
+def reference_function_words() -> list[str]:
+    """The vocabulary of the reference's ``functionwordfreq``: its 389 words and 69
+    phrases (``steb/resources/function_words_phrases.json``, commit e600cb4f14e5),
+    lowercased, duplicates dropped, words first.
+
+    >>> items = reference_function_words()
+    >>> len(items), items[:3], items[-1]
+    (458, ['can', 'could', 'dare'], 'tons of')
+    """
+    text = (importlib.resources.files("stebkit.encoders") / "function_words" /
+            "functionwordfreq.txt").read_text(encoding="utf-8")
+    return [line for line in text.splitlines() if line and not line.startswith("#")]
+
+
+class FunctionWordFreqEncoder(_ConcatenatedEpisodes):
+    """The reference's ``functionwordfreq`` baseline: counts of its 458 function words and
+    phrases (:func:`reference_function_words`; lowercased, tokens ``\\b\\w+\\b``, a
+    phrase counted as a word n-gram) divided by the text's number of tokens (at least 1),
+    in float32, as the reference's ``FunctionWordFreqModel`` computes them. No other
+    column: a text with no function word (an empty one, or one in another language) is
+    the zero vector, as in the reference. stebkit's multilingual baseline with an
+    out-of-vocabulary column is ``function-words`` (:class:`FunctionWordEncoder`).
+
+    >>> enc = FunctionWordFreqEncoder()
+    >>> v = enc.encode(["The cat and the dog, according to me."])[0]
+    >>> [round(float(v[enc.vocabulary.index(w)]), 3) for w in ("the", "according to", "to")]
+    [0.25, 0.125, 0.125]
+    >>> enc.embedding_dim, float(enc.encode(["Le chat"]).sum())
+    (458, 0.0)
+    """
+
+    max_length = None
+    cache_config: dict[str, Any] = {}
+    name = "functionwordfreq"
+
+    def __init__(self) -> None:
+        self.vocabulary = reference_function_words()
+        digest = hashlib.sha256("\n".join(self.vocabulary).encode()).hexdigest()[:12]
+        self.revision = f"steb-list:{digest}"
+        self.embedding_dim = len(self.vocabulary)
+        self._counter: Any = None
+
+    def encode(self, texts: Sequence[str], *, batch_size: int = 1024,
+               show_progress: bool = False) -> np.ndarray:
+        import re
+
+        from sklearn.feature_extraction.text import CountVectorizer
+
+        texts = check_texts(texts)
+        if self._counter is None:
+            longest = max(len(v.split()) for v in self.vocabulary)
+            self._counter = CountVectorizer(
+                token_pattern=TOKEN_PATTERN, lowercase=True, ngram_range=(1, longest),
+                vocabulary={v: i for i, v in enumerate(self.vocabulary)})
+        counts = self._counter.transform(texts).toarray().astype(np.float32)
+        pattern = re.compile(TOKEN_PATTERN)
+        n_tokens = np.array([max(1, len(pattern.findall(t.lower()))) for t in texts],
+                            dtype=np.float32)
+        return counts / n_tokens[:, None]
+
+
 class LFTKEncoder(_ConcatenatedEpisodes):
     """LFTK handcrafted linguistic features (spaCy pipeline).
 
