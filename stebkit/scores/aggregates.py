@@ -142,7 +142,8 @@ def _caller_stacklevel() -> int:
 
 
 def _grouping_note(tasks: Mapping[str, TaskAggregate], too_few: Mapping[str, int],
-                   not_scored: Sequence[str], recipe: ScoreRecipe) -> str:
+                   not_scored: Sequence[str], models: Sequence[str],
+                   recipe: ScoreRecipe) -> str:
     """One line on the correlation grouping: how many models enter it, which were left
     out and why, and which tasks got no operational score."""
     parts = []
@@ -160,7 +161,8 @@ def _grouping_note(tasks: Mapping[str, TaskAggregate], too_few: Mapping[str, int
               f"grouping needs {recipe.min_models}, so no operational score for "
               f"{'these tasks' if len(names) > 1 else 'this task'} (as the reference)"
               for n, names in sorted(by_n.items())]
-    excluded = sorted({m for a in tasks.values() for m in a.grouping_excluded})
+    excluded = ([m for m in models if _grouping_excluded(m)]
+                if recipe.grouping_models == "without_baselines" else [])
     if parts and excluded:
         parts.append(f"left out of the grouping, still scored: {', '.join(excluded)} "
                      "(grouping_models='without_baselines')")
@@ -284,7 +286,7 @@ def operational(results: Any, *, recipe: ScoreRecipe | None = None, n_resamples:
     if not tasks and not skipped:
         raise ValueError("no task has results left after exclusions; check `exclude` and "
                          "that the results hold main-metric values")
-    note = _grouping_note(tasks, too_few, not_scored, recipe)
+    note = _grouping_note(tasks, too_few, not_scored, models, recipe)
     if note:
         warnings.warn(note, UserWarning, stacklevel=_caller_stacklevel())
     steb, steb_reps = _steb_score(task_reps, models, recipe, 1 + (n_resamples if rng else 0))

@@ -351,6 +351,15 @@ def leaderboard_notes(board: pd.DataFrame) -> list[str]:
     if attrs.get("grouping_excluded_models"):
         lines.append("left out of the correlation grouping (still scored): "
                      + ", ".join(attrs["grouping_excluded_models"]))
+    lines += _definitional_config_notes(attrs)
+    if attrs.get("chance"):
+        lines.append("chance level, not ranked: " + ", ".join(attrs["chance"]))
+    return lines
+
+
+def _definitional_config_notes(attrs: Mapping[str, Any]) -> list[str]:
+    """The note lines on the configurations the definitional score read."""
+    lines = []
     for task, by_config in (attrs.get("definitional_configs") or {}).items():
         bench = _benchmark_config(task)
         preset = _shown_config(*bench) if bench else None
@@ -367,8 +376,6 @@ def leaderboard_notes(board: pd.DataFrame) -> list[str]:
             lines.append(f"definitional score, {task} on {dataset}: records at "
                          f"{', '.join(shown)} left out (one configuration per dataset and "
                          "task)")
-    if attrs.get("chance"):
-        lines.append("chance level, not ranked: " + ", ".join(attrs["chance"]))
     return lines
 
 
