@@ -267,7 +267,7 @@ def test_bad_grouping_models_is_named():
 
 
 def test_cli_leaderboard_options(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "stebkit.cli", "leaderboard", "--help"],
+    proc = subprocess.run([sys.executable, "-m", "stebkit", "leaderboard", "--help"],
                           capture_output=True, text=True, check=True)
     for option in ("--threshold", "--missing", "--grouping-models", "--configuration",
                    "--min-tasks", "--models-file", "--unlisted"):
@@ -416,7 +416,7 @@ def test_the_recipe_prints_what_differs_and_refuses_bad_values():
 @pytest.mark.parametrize("flags", [["--threshold", "nan"], ["--threshold", "-1"],
                                    ["--min-tasks", "0"], ["--missing", "former"]])
 def test_a_bad_recipe_option_exits_with_status_2(tmp_path, flags):
-    proc = subprocess.run([sys.executable, "-m", "stebkit.cli", "leaderboard",
+    proc = subprocess.run([sys.executable, "-m", "stebkit", "leaderboard",
                            str(tmp_path), *flags], capture_output=True, text=True)
     assert proc.returncode == 2
     assert flags[0].lstrip("-").replace("-", "_") in proc.stderr or "invalid choice" in \

@@ -11,7 +11,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from stebkit.published import OBJECT_OF_STUDY
 from stebkit.scores.grouping import (
     MIN_RELIABLE_MODELS,
     _declared_groups,
@@ -28,6 +27,7 @@ from stebkit.scores.inputs import (
     scored_frame,
     select_episode_config,
 )
+from stebkit.scores.published import OBJECT_OF_STUDY
 from stebkit.scores.recipe import ScoreRecipe, as_recipe
 from stebkit.tasks import FAMILIES
 

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from stebkit._cli_common import Subcommand
+from stebkit.cli.subcommand import Subcommand
 
 FORMATS = ("md", "latex", "csv")
 """The table formats of ``--format``."""
@@ -84,7 +84,7 @@ def print_notes(board: Any) -> None:
 
 def _only_models(results: Any, models: Sequence[str]) -> Any:
     """The records of ``models`` (each must have records in ``results``)."""
-    from stebkit.results import Results
+    from stebkit.records.results import Results
 
     present = sorted({r.model_name for r in results})
     unknown = [m for m in models if m not in present]
@@ -129,7 +129,7 @@ def _recipe(args: argparse.Namespace) -> Any:
 def _run_leaderboard(args: argparse.Namespace) -> int:
     from stebkit import scores
     from stebkit._io import write_text
-    from stebkit.results import Results
+    from stebkit.records.results import Results
 
     recipe = _recipe(args)  # a bad option stops here, before anything is read
     results = Results.load(args.results)
@@ -143,7 +143,7 @@ def _run_leaderboard(args: argparse.Namespace) -> int:
     if args.allow_partial and not args.published:
         raise ValueError("--allow-partial only applies with --published")
     if args.published:
-        from stebkit.published import source_note, with_published
+        from stebkit.scores.published import source_note, with_published
 
         board = with_published(board, results, allow_partial=args.allow_partial)
         comp = board.attrs["comparability"]
