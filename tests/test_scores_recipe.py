@@ -421,3 +421,38 @@ def test_a_bad_recipe_option_exits_with_status_2(tmp_path, flags):
     assert proc.returncode == 2
     assert flags[0].lstrip("-").replace("-", "_") in proc.stderr or "invalid choice" in \
         proc.stderr
+
+
+def test_a_leaderboard_with_a_recipe_copies_and_pickles():
+    import copy
+    import pickle
+
+    recipe = scores.ScoreRecipe(grouping={"clus_0": "g", "clus_1": "g"}, min_tasks=1)
+    assert pickle.loads(pickle.dumps(recipe)) == recipe == copy.deepcopy(recipe)
+    board = scores.leaderboard(_configured_records(), recipe=recipe, with_ci=False)
+    assert board.copy().attrs["recipe"] == recipe
+    assert scores.leaderboard_summary(board)[-1] == (
+        "Recipe: ScoreRecipe(grouping={'clus_0': 'g', 'clus_1': 'g'}, min_tasks=1), not the "
+        "reference's newest aggregation")
+
+
+def test_a_model_without_whole_task_families_is_shown_unranked_with_a_note():
+    # "part" has results in one family of two: its STEB score (its retrieval score alone)
+    # would top the board; it is shown, unranked, after the ranked models
+    df = _records()
+    df = df[df["task"].isin(["clustering", "retrieval"])]
+    part = df[(df["model"] == "style-a") & (df["task"] == "retrieval")].assign(
+        model="part", value=0.99)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        board = scores.leaderboard(pd.concat([df, part]), with_ci=False)
+    row = board.set_index("model").loc["part"]
+    assert pd.isna(row["rank"]) and row["steb_score"] == pytest.approx(row["retrieval"])
+    ranked = board[board["rank"].notna()]
+    assert ranked["rank"].tolist() == list(range(1, len(ranked) + 1))
+    assert board["model"].tolist().index("part") == len(ranked)  # after the ranked ones
+    assert board.attrs["missing_families"] == {"part": ["clustering"]}
+    assert ("part: unranked, no score in clustering (its STEB score is the mean of the "
+            "other task families, not comparable)") in scores.leaderboard_notes(board)
+    assert "part" not in {r["model"] for r in board.attrs["significance"]
+                          if r["kind"] == "adjacent"}

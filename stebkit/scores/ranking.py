@@ -129,16 +129,16 @@ def rank_tiers(resolved: Sequence[bool]) -> list[int]:
 
 
 def _significance(models: Sequence[str], replicates: Mapping[str, np.ndarray],
-                  alpha: float) -> list[dict[str, Any]]:
+                  alpha: float, unranked: Sequence[str] = ()) -> list[dict[str, Any]]:
     """Paired comparisons of a leaderboard: every ranked model against the chance level,
-    and each model against the next one down, per score."""
+    and each model against the next one down, per score (``unranked`` models aside)."""
     out: list[dict[str, Any]] = []
     for score, reps in replicates.items():
         if reps.shape[1] < 2:
             continue
         idx = {m: i for i, m in enumerate(models)}
         valid = [m for m in models if np.isfinite(reps[idx[m], 0])]
-        ranked = sorted((m for m in valid if m not in CHANCE_MODELS),
+        ranked = sorted((m for m in valid if m not in CHANCE_MODELS and m not in unranked),
                         key=lambda m: (-reps[idx[m], 0], m))
         for chance in (m for m in valid if m in CHANCE_MODELS):
             out += [{"score": score, "kind": "chance", "model": m, "other": chance,
@@ -205,14 +205,34 @@ def leaderboard(results: Any, *, recipe: ScoreRecipe | None = None, with_ci: boo
     de = definitional(results, recipe=recipe, models=op.models, n_resamples=n_boot,
                       seed=seed + 1)
     out = _board_rows(results, op, de, alpha if with_ci else None)
-    out = Leaderboard(out.sort_values(["chance", "steb_score", "model"],
-                                      ascending=[True, False, True], na_position="last",
+    incomplete = missing_families(op)
+    out["_unranked"] = out["model"].isin(list(incomplete))
+    out = Leaderboard(out.sort_values(["chance", "_unranked", "steb_score", "model"],
+                                      ascending=[True, True, False, True], na_position="last",
                                       kind="stable").reset_index(drop=True))
-    ranked = out["steb_score"].where(~out["chance"])
+    ranked = out["steb_score"].where(~out["chance"] & ~out.pop("_unranked"))
     out.insert(0, "rank", ranked.rank(ascending=False, method="min").astype("Int64"))
-    out.attrs.update(_board_attrs(op, de, n_boot, alpha))
+    out.attrs.update(_board_attrs(op, de, n_boot, alpha, incomplete))
     out.attrs["chance"] = [m for m in out["model"] if m in CHANCE_MODELS]
     return out
+
+
+def missing_families(op: Any) -> dict[str, list[str]]:
+    """The models (chance level aside) without a score in a task family that other
+    models have, with those families: a STEB score averaged over fewer families is not
+    comparable, so :func:`leaderboard` shows it unranked, with a note.
+
+    >>> from stebkit.scores import operational
+    >>> rows = [(m, d, t, v) for m, t, d, v in [("a", "retrieval", "r", .5),
+    ...         ("a", "clustering", "c", .4), ("b", "retrieval", "r", .9)]]
+    >>> df = pd.DataFrame(rows, columns=["model", "dataset", "task", "value"])
+    >>> missing_families(operational(df, grouping="fixed", n_resamples=0))
+    {'b': ['clustering']}
+    """
+    scored = op.task_scores
+    return {m: [t for t in scored.columns if np.isnan(scored.loc[m, t])]
+            for m in scored.index if m not in CHANCE_MODELS
+            and scored.loc[m].isna().any() and scored.loc[m].notna().any()}
 
 
 def _board_rows(results: Any, op: Any, de: Any, alpha: float | None) -> pd.DataFrame:
@@ -238,10 +258,12 @@ def _board_rows(results: Any, op: Any, de: Any, alpha: float | None) -> pd.DataF
     return out
 
 
-def _board_attrs(op: Any, de: Any, n_boot: int, alpha: float) -> dict[str, Any]:
+def _board_attrs(op: Any, de: Any, n_boot: int, alpha: float,
+                 incomplete: Mapping[str, list[str]]) -> dict[str, Any]:
     """What a leaderboard's notes and summary say, from its two scores."""
     tasks = op.tasks
     return {
+        "missing_families": dict(incomplete),
         "dropped_models": {t: a.dropped_models for t, a in tasks.items() if a.dropped_models},
         "grouping_excluded_models": sorted({m for a in tasks.values()
                                             for m in a.grouping_excluded}),
@@ -260,7 +282,7 @@ def _board_attrs(op: Any, de: Any, n_boot: int, alpha: float) -> dict[str, Any]:
         "n_resamples": n_boot, "alpha": alpha,
         "significance": _significance(op.models, {"steb_score": op.replicates,
                                                   "definitional_score": de.replicates},
-                                      alpha),
+                                      alpha, incomplete),
         "definitional_columns": {c: {f"{t} ({m})": ds for (t, m), ds in cols.items()}
                                  for c, cols in de.columns.items()},
         "operational_configs": _operational_configs(op.configs),
@@ -342,6 +364,9 @@ def leaderboard_notes(board: pd.DataFrame) -> list[str]:
     if attrs.get("not_scored"):
         lines.append("not scored (the reference's excluded models): "
                      + ", ".join(attrs["not_scored"]))
+    for model, families in (attrs.get("missing_families") or {}).items():
+        lines.append(f"{model}: unranked, no score in {', '.join(families)} (its STEB score "
+                     "is the mean of the other task families, not comparable)")
     if attrs.get("no_steb_score"):
         lines.append(f"no STEB score: {attrs['no_steb_score']}")
     lines += _operational_config_notes(attrs.get("operational_configs") or {})

@@ -13,7 +13,6 @@ import dataclasses
 import math
 import os
 from collections.abc import Iterable, Mapping
-from types import MappingProxyType
 from typing import Any
 
 from stebkit.scores.grouping import DEFAULT_THRESHOLD, REFERENCE
@@ -139,7 +138,7 @@ class ScoreRecipe:
     def _check_grouping(self) -> None:
         g = self.grouping
         if isinstance(g, Mapping):
-            object.__setattr__(self, "grouping", MappingProxyType(dict(g)))
+            object.__setattr__(self, "grouping", dict(g))  # a copy: the caller's may change
         elif g not in ("correlation", "fixed"):
             raise ValueError(f"ScoreRecipe grouping must be 'correlation', 'fixed' or a "
                              f"mapping, got {g!r}")
