@@ -217,7 +217,7 @@ def test_ctrl_c_prints_one_line_and_the_rerun_resumes(executor, tmp_path):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(hook), str(ROOT)]),
            "STEBKIT_TEST_MARKER": str(marker)}
     out = tmp_path / "res"
-    argv = [sys.executable, "-m", "stebkit.cli", "run", "--models", "random", "--datasets",
+    argv = [sys.executable, "-m", "stebkit", "run", "--models", "random", "--datasets",
             *SMALL, "--tasks", "retrieval", "order_alignment", "clustering", "--output",
             str(out), "--figures", str(tmp_path / "f"), "--no-progress", "--executor",
             executor, "--jobs", "1"]
