@@ -217,7 +217,7 @@ def test_ctrl_c_prints_one_line_and_the_rerun_resumes(executor, tmp_path):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(hook), str(ROOT)]),
            "STEBKIT_TEST_MARKER": str(marker)}
     out = tmp_path / "res"
-    argv = [sys.executable, "-m", "stebkit.cli", "run", "--models", "random", "--datasets",
+    argv = [sys.executable, "-m", "stebkit", "run", "--models", "random", "--datasets",
             *SMALL, "--tasks", "retrieval", "order_alignment", "clustering", "--output",
             str(out), "--figures", str(tmp_path / "f"), "--no-progress", "--executor",
             executor, "--jobs", "1"]
@@ -291,7 +291,7 @@ def test_a_run_needs_a_suite_datasets_or_a_preset(tmp_path, monkeypatch, capsys)
     def started(*args, **kwargs):
         raise AssertionError("a run started without --suite, --datasets or --preset")
 
-    monkeypatch.setattr(executors, "evaluate", started)
+    monkeypatch.setattr(stebkit.runs, "evaluate", started)
     assert cli.main(["run", "--models", "random", "--output", str(tmp_path / "r")]) == 2
     (line,) = _lines(capsys.readouterr().err)
     assert "--suite lite" in line and "--datasets" in line and "--preset" in line

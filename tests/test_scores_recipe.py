@@ -234,7 +234,7 @@ def test_bad_grouping_models_is_named():
 
 
 def test_cli_leaderboard_options(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "stebkit.cli", "leaderboard", "--help"],
+    proc = subprocess.run([sys.executable, "-m", "stebkit", "leaderboard", "--help"],
                           capture_output=True, text=True, check=True)
     for option in ("--threshold", "--drop-models", "--grouping-models"):
         assert option in proc.stdout
