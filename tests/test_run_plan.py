@@ -51,7 +51,7 @@ def lookups(monkeypatch):
 def test_a_sequential_run_resolves_each_dataset_once_and_asks_the_zoo_once_per_model(
         tmp_path, lookups):
     res = runs.evaluate(MODELS, DATASETS, tasks=["retrieval", "clustering"], smoke=True,
-                             output_dir=tmp_path, show_progress=False)
+                        output_dir=tmp_path, show_progress=False)
     assert res.ok and len(res) == 2 * 2 * 3  # retrieval e-1, clustering e1 and e2
     # each dataset name is resolved once, by the plan; each model is looked up once, by
     # the plan (its entry gives the scoring it asks for and builds it)
@@ -60,7 +60,7 @@ def test_a_sequential_run_resolves_each_dataset_once_and_asks_the_zoo_once_per_m
     # the same run again: everything is done, so no model is built at all
     lookups.clear()
     again = runs.evaluate(MODELS, DATASETS, tasks=["retrieval", "clustering"],
-                               smoke=True, output_dir=tmp_path, show_progress=False)
+                          smoke=True, output_dir=tmp_path, show_progress=False)
     assert again.records == res.records
     assert lookups == {**{("dataset", d): 1 for d in DATASETS},
                        **{("model", m): 1 for m in MODELS}}

@@ -696,6 +696,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         warnings.formatwarning = shown
     return int(status or 0)
 
-
-if __name__ == "__main__":
-    sys.exit(main())

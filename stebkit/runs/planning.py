@@ -182,8 +182,8 @@ def _per_label(task: str, default: int | str, episodes_per_label: Any) -> int | 
 
 
 def episode_settings(task: str, spec: DatasetSpec, episode_sizes: Any, *,
-           smoke: bool = False, episodes_per_label: Any = None
-           ) -> tuple[tuple[int, ...], int | str]:
+                     smoke: bool = False, episodes_per_label: Any = None
+                     ) -> tuple[tuple[int, ...], int | str]:
     """Episode sizes and episodes per label of ``task`` on ``spec`` (capped when smoke):
     the dataset's configuration, else the family's reference preset."""
     family = FAMILIES.get_family(task, where="tasks")
@@ -263,7 +263,7 @@ def _plan(models: list[PlannedModel], specs: list[tuple[DatasetSpec, Any]],
             wanted = list(spec.tasks) if tasks is None else list(tasks)
             for task in wanted:
                 sizes, per_label = episode_settings(task, spec, episode_sizes, smoke=smoke,
-                                          episodes_per_label=episodes_per_label)
+                                                    episodes_per_label=episodes_per_label)
                 for size in sizes:
                     units.append(Unit(model.name, spec, FAMILIES[task], size, per_label,
                                       spec.serves(task), prints[spec.name],
