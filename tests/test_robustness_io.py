@@ -70,8 +70,8 @@ def test_4_export_overwrite_never_writes_through_a_planted_folder_link(r0, capsy
 
 
 def test_4_names_with_dot_segments_are_refused_where_records_are_read(tmp_path):
-    from stebkit.results import Record
-    from stebkit.steb_format import export_steb
+    from stebkit.records.results import Record
+    from stebkit.records.steb_format import export_steb
 
     record = {"schema": 2, "model": {"name": "/a/../.."}, "dataset": {"name": "d"},
               "task": "clustering", "episode_size": 1, "episodes_per_label": 10,
@@ -202,7 +202,7 @@ def test_6_the_mutex_holder_is_named_by_what_it_wrote(tmp_path, monkeypatch):
         import sys, time
         from pathlib import Path
         from stebkit.runs.executors import jobfiles
-        with jobfiles._file_lock(Path({str(tmp_path / 'm')!r})):
+        with jobfiles.file_lock(Path({str(tmp_path / 'm')!r})):
             print("held", flush=True)
             time.sleep(60)
         """)
@@ -211,7 +211,7 @@ def test_6_the_mutex_holder_is_named_by_what_it_wrote(tmp_path, monkeypatch):
         assert holder.stdout.readline().strip() == "held"
         monkeypatch.setattr(jobfiles, "LOCK_WAIT_S", 0.2)
         with pytest.raises(jobfiles.RunBusy, match=rf"locked for 0.2 s by pid {holder.pid}, "):
-            with jobfiles._file_lock(tmp_path / "m"):
+            with jobfiles.file_lock(tmp_path / "m"):
                 pass
     finally:
         holder.kill()
