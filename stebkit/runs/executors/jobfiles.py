@@ -149,7 +149,7 @@ def file_lock(path: Path, root: Path | None = None) -> Iterator[None]:
                 time.sleep(0.1)
         os.ftruncate(fd, 0)
         os.pwrite(fd, json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
-                                  "since": _now()}).encode(), 0)
+                                  "since": now()}).encode(), 0)
         yield
     finally:
         os.close(fd)
