@@ -34,7 +34,7 @@ class ModelUnavailable(StebkitError, OSError):
     """A model cannot be loaded here (offline, missing optional dependency, remote code)."""
 
 
-class NothingRan(StebkitError):
+class NothingRan(StebkitError, ValueError):
     """An evaluation has nothing to run on what it was given (``stebkit run`` exits 1)."""
 
 

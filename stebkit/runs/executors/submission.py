@@ -233,7 +233,7 @@ class _Submission:
 
     def start(self) -> None:
         """Start the jobs (local workers or a SLURM array); a start that fails on a full
-        disk or a refused file leaves no private job folder behind."""
+        disk (any ``OSError``) leaves no private job folder behind."""
         try:
             if self.config.kind == "local":
                 self.start_local()
