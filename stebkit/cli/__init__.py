@@ -362,13 +362,9 @@ def _run_run(args: argparse.Namespace) -> int:
     if args.preflight:
         return _preflight(request, args)
     executor = _executor(args, request.executor)
-    if request.datasets is not None:  # offline without the data: one line, before any model
-        from stebkit.runs.preflight import check_reachable
-
-        check_reachable(request.datasets, seed=args.seed, smoke=request.smoke,
-                        trust_remote_code=request.settings["trust_remote_code"])
     try:
-        results = evaluate(request.models, request.datasets, tasks=args.tasks,
+        results = evaluate(request.models, _reachable(request, args, executor.kind),
+                           tasks=args.tasks,
                            output_dir=args.output, overwrite=args.overwrite, seed=args.seed,
                            smoke=request.smoke, batch_size=args.batch_size,
                            show_progress=not args.no_progress,
@@ -384,6 +380,22 @@ def _run_run(args: argparse.Namespace) -> int:
     if not executor.wait and executor.kind != "sequential":
         return 0
     return _report_run(results, args, request.label)
+
+
+def _reachable(request: Any, args: argparse.Namespace, executor: str) -> Any:
+    """The datasets of the run, checked before any model is built: offline without the
+    data, one line says so (:func:`~stebkit.runs.preflight.check_reachable`). In this
+    process (the sequential executor) the dataset the check loaded takes the place of its
+    name, so that the run loads it once."""
+    if request.datasets is None:
+        return None
+    from stebkit.runs.preflight import check_reachable
+
+    loaded = check_reachable(request.datasets, seed=args.seed, smoke=request.smoke,
+                             trust_remote_code=request.settings["trust_remote_code"])
+    if loaded is None or executor != "sequential":
+        return request.datasets
+    return [loaded if name == loaded.name else name for name in request.datasets]
 
 
 def _interrupted(output: Path, slurm: bool) -> int:
