@@ -67,6 +67,7 @@ def test_a_sequential_run_resolves_each_dataset_once_and_asks_the_zoo_once_per_m
                        **{("model", m): 1 for m in MODELS}}
 
 
+@pytest.mark.filterwarnings("ignore:.*correlation grouping needs:UserWarning")  # 2 models
 def test_the_cli_resolves_and_loads_each_dataset_once(tmp_path, lookups, monkeypatch):
     # the CLI checks that the data can be reached before any model is built; the dataset
     # that check loads is the one the run evaluates
