@@ -398,11 +398,11 @@ def _report_run(results: Any, args: argparse.Namespace, label: str) -> int:
     """Print a finished run's leaderboard, figures, skipped and failed results; the exit
     status: 1 when anything did not run or everything was skipped, else 0."""
     if any(r["status"] == "ok" for r in results):
-        from stebkit.leaderboard_cli import print_notes, print_summary
-        from stebkit.scores import leaderboard, to_markdown
+        from stebkit.leaderboard_cli import print_notes, print_summary, render
+        from stebkit.scores import leaderboard
 
         board = leaderboard(results)
-        print(to_markdown(board))
+        print(render(board, "text"))
         print_summary(board)
         print_notes(board)
         _figures(board, Path(args.figures or Path(args.output) / "figures"), label,

@@ -132,9 +132,18 @@ from stebkit.scores.ranking import (
     recipe_line,
 )
 from stebkit.scores.tables import (
+    CHANCE_LABEL,
+    HEADERS,
+    header,
+    one_dataset,
+    ranked,
+    split_board,
+    task_frame,
+    task_to_latex,
     to_csv,
     to_latex,
     to_markdown,
+    to_text,
 )
 
 __all__ = [
@@ -173,7 +182,16 @@ __all__ = [
     "leaderboard_notes",
     "leaderboard_summary",
     "recipe_line",
+    "HEADERS",
+    "CHANCE_LABEL",
+    "header",
+    "ranked",
+    "one_dataset",
+    "split_board",
+    "task_frame",
     "to_markdown",
+    "to_text",
     "to_latex",
+    "task_to_latex",
     "to_csv",
 ]
