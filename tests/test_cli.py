@@ -68,7 +68,7 @@ def test_run_then_leaderboard_on_real_smoke_data(tmp_path, capsys, mirror):
             "--figures", str(figs), "--no-progress"]
     assert cli.main(argv) == 0  # one dataset per task: nothing to group, nothing to warn
     printed = capsys.readouterr().out
-    assert printed.startswith("| rank | model |") and "| tfidf-char |" in printed
+    assert printed.startswith("Rank  Model") and "  tfidf-char  " in printed
     label = (subset_label("datasets", ["synthetic-authors-en", "synthetic-author-pairs-en"])
              + "-" + subset_label("models", ["tfidf-char", "function-words", "random"]))
     assert {p.name for p in figs.iterdir()} == {f"{label}_{stem}.{fmt}" for fmt in (
@@ -79,21 +79,22 @@ def test_run_then_leaderboard_on_real_smoke_data(tmp_path, capsys, mirror):
     assert len(res.with_status("skipped")) == 3 * 5  # requested tasks a dataset does not serve
     assert {r["protocol"]["pooling"] for r in ok if r["model"]["name"] == "tfidf-char"} == \
         {"encoder"}  # TF-IDF embeds an episode as its concatenated texts
-    for fmt, needle in (("md", "| rank |"), ("csv", "rank,model,"), ("latex", "\\begin")):
+    for fmt, needle in (("md", "| Rank |"), ("csv", "rank,model,"), ("latex", "\\begin")):
         target = tmp_path / f"board.{fmt}"
         assert cli.main(["leaderboard", str(out), "--format", fmt, "--output",
                          str(target)]) == 0
         assert needle in target.read_text()
     assert cli.main(["leaderboard", str(out)]) == 0
     printed = capsys.readouterr().out
-    assert "| random (chance level) |" in printed  # a line, never ranked
+    assert "\n      random (chance) " in printed  # a line, never ranked
     assert "\nRecipe: the reference's newest aggregation" in printed
     with pytest.warns(UserWarning, match="only 1 model.*left out of the grouping, still "
                                          "scored: random, tfidf-char"):
         assert cli.main(["leaderboard", str(out), "--threshold", "1.0", "--drop-models",
                          "--grouping-models", "stebkit"]) == 0
     assert ("Recipe: not the reference's newest; differs in threshold=1.0, "
-            "complete_datasets=False, grouping_models='stebkit'") in capsys.readouterr().out
+            "complete_datasets=False, grouping_models='stebkit'") in " ".join(
+        capsys.readouterr().out.split())  # wrapped at 100 columns
 
 
 def test_a_failed_result_makes_run_exit_1(tmp_path, capsys, mirror):
@@ -107,7 +108,7 @@ def test_a_failed_result_makes_run_exit_1(tmp_path, capsys, mirror):
     only_failures = [*argv[:4], "LUAR-MUD", *argv[6:]]
     assert cli.main(only_failures) == 1  # nothing to rank: no leaderboard, still a report
     captured = capsys.readouterr()
-    assert "| rank |" not in captured.out and "1 result(s) failed" in captured.err
+    assert "Rank  Model" not in captured.out and "1 result(s) failed" in captured.err
     assert cli.main(["leaderboard", str(tmp_path / "missing")]) == 2
 
 

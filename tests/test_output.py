@@ -49,7 +49,7 @@ def test_a_smoke_run_prints_a_few_kilobytes_without_internal_paths(smoke_run):
     # not once per result.
     refreshes = len(re.findall(r"\d+/\d+ \[", proc.stderr))
     assert refreshes <= 3 + proc.wall_s // 30, proc.stderr
-    assert proc.stdout.startswith("| rank | model |")
+    assert proc.stdout.startswith("Rank  Model")
     # Warnings are one line each, never the file and source line that issued them.
     assert not re.search(r"\S+\.py:\d+", proc.stderr), proc.stderr
     assert "UserWarning" not in proc.stderr and "warnings.warn" not in proc.stderr
@@ -98,7 +98,7 @@ def test_the_leaderboard_command_says_which_differences_are_significant(smoke_ru
     assert cli.main(["leaderboard", str(cwd / "out")]) == 0
     out = capsys.readouterr().out
     table, _, summary = out.partition("\n\nWhich differences are significant")
-    assert table.startswith("| rank |") and summary
+    assert table.startswith("Rank  Model") and summary
     assert "STEB score: significantly above the chance level (random" in summary
     assert "adjacent ranks resolved" in summary and "tiers: 1 " in summary
     assert "depends on the set of models compared" in summary

@@ -477,7 +477,7 @@ def test_leaderboard_page_reads_what_the_cli_writes(tmp_path, monkeypatch, capsy
     page = build_site.leaderboard_page()
     board = build_site.read_lite_leaderboard(out)
     assert board.loc[board["chance"], "model"].tolist() == ["random"]
-    assert "| random (chance level) |" in page and "| 1 | m3 |" in page
+    assert "| random (chance) |" in page and "| 1 | m3 |" in page
     best = board.iloc[0]
     assert f"**{best['steb_score'] * 100:.2f}<br>[{best['steb_ci_low'] * 100:.2f},&nbsp;" \
            f"{best['steb_ci_high'] * 100:.2f}]**" in page

@@ -28,7 +28,7 @@ from stebkit.escape import csv_frame, latex_cell, markdown_cell, text_cell
 _TEXT_COLUMNS = ("rank", "model", "model_category", "paper_category", "suite")
 
 HEADERS: Mapping[str, str] = {
-    "rank": "Rank", "model": "Model", "model_category": "Type", "paper_category": "Type",
+    "rank": "Rank", "model": "Model", "model_category": "Type", "paper_category": "Type (paper)",
     "suite": "Suite", "clustering": "Clustering", "all_to_all_pairs": "All pairs",
     "predefined_pairs": "Pred. pairs", "retrieval": "Retrieval", "order_alignment": "Order",
     "probing": "Probing", "steb_score": "STEB", "genre": "Genre", "register": "Register",
@@ -141,7 +141,8 @@ class _Cells:
         self.text = [c for c in _TEXT_COLUMNS if c in self.df.columns]
         self.best = {c: self.df.loc[scored, c].max() for c in self.scores}
         self.headers = {c: header(c, score_name) for c in self.text + self.scores}
-        self.na_interval = {c for c in self.scores if one_dataset(df, c)}
+        self.na_interval = {c for c in self.scores if one_dataset(df, c)
+                            and f"{c.removesuffix('_score')}_ci_low" in df.columns}
 
     def number(self, v: Any) -> str:
         return "–" if pd.isna(v) else f"{v * self.scale:.{self.digits}f}"
@@ -308,17 +309,16 @@ def to_latex(df: pd.DataFrame, path: str | os.PathLike[str] | None = None, *,
              label: str | None = None, wide: bool = False, score_name: str = "STEB") -> str:
     """Render a leaderboard as a booktabs LaTeX table: short headers, best per column in
     bold among the scored models, each interval in a ``95% CI`` column after its score,
-    the chance level last under a rule. ``caption`` is LaTeX (written as given);
-    ``wide=True`` writes ``table*`` (both columns of a two-column paper).
+    the chance level last under a rule; with more than 3 score columns their headers are
+    turned upright (``graphicx``), so that a column is as wide as its numbers.
+    ``caption`` is LaTeX (written as given); ``wide=True`` writes ``table*`` (both
+    columns of a two-column paper).
 
     Writes it to ``path`` (atomically) when given; returns the LaTeX text.
 
     >>> lb = pd.DataFrame({"model": ["a_1", "b", "random"], "steb_score": [.5, .25, .4]})
-    >>> print(to_latex(lb))
-    \\begin{table}[t]
-    \\centering
-    \\small
-    \\setlength{\\tabcolsep}{3pt}
+    >>> tex = to_latex(lb)
+    >>> print(tex[tex.index("tabular") - 7:])  # doctest: +ELLIPSIS
     \\begin{tabular}{lr}
     \\toprule
     Model & STEB \\\\
@@ -329,6 +329,8 @@ def to_latex(df: pd.DataFrame, path: str | os.PathLike[str] | None = None, *,
     random (chance) & 40.00 \\\\
     \\bottomrule
     \\end{tabular}
+    }%
+    ...
     \\end{table}
     """
     t = _Cells(df, scale, digits, latex_cell, score_name)
@@ -339,8 +341,8 @@ def to_latex(df: pd.DataFrame, path: str | os.PathLike[str] | None = None, *,
                    "rl" if c in with_ci else "r" for c in cols)
     heads = []
     for c in cols:
-        heads.append(latex_cell(t.headers[c]) if c in t.text else
-                     _turned(latex_cell(t.headers[c])))
+        head = latex_cell(t.headers[c])
+        heads.append(_turned(head) if c not in t.text and len(t.scores) > 3 else head)
         heads += [r"95\% CI"] if c in with_ci else []
     tabular = [rf"\begin{{tabular}}{{{spec}}}", r"\toprule", " & ".join(heads) + r" \\",
                r"\midrule", *_latex_rows(t, cols, with_ci), r"\bottomrule", r"\end{tabular}"]
@@ -388,7 +390,7 @@ def task_to_latex(frame: pd.DataFrame, path: str | os.PathLike[str] | None = Non
     >>> frame = pd.DataFrame({"b": [.5], "random": [.1]}, index=pd.Index(["d_1"],
     ...                      name="dataset"))
     >>> frame.attrs["chance"] = ["random"]
-    >>> print("\\n".join(task_to_latex(frame).splitlines()[4:9]))
+    >>> print("\\n".join(task_to_latex(frame).splitlines()[6:11]))
     \\begin{tabular}{lr@{\\hspace{12pt}}r}
     \\toprule
     Dataset & \\rotatebox{90}{b} & \\rotatebox{90}{random (chance)} \\\\
@@ -419,8 +421,9 @@ def task_to_latex(frame: pd.DataFrame, path: str | os.PathLike[str] | None = Non
 
 def split_board(board: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """A leaderboard as the tables a paper prints: ``operational`` (tasks and the STEB
-    score) and ``definitional`` (its clusters and score; left out when it has no value),
-    each with its intervals and the chance flag, columns without any value dropped.
+    score) and ``definitional`` (its clusters and score), each with its intervals and the
+    chance flag; columns without any value are dropped, and a table whose score has none
+    (unless neither has one).
 
     >>> lb = pd.DataFrame({"rank": [1], "model": ["a"], "retrieval": [.5],
     ...                    "steb_score": [.5], "genre": [float("nan")],
@@ -435,12 +438,12 @@ def split_board(board: pd.DataFrame) -> dict[str, pd.DataFrame]:
     definitional = [c for c in DEFINITIONAL_COLUMNS if c in shown]
     ops = [c for c in shown if c not in DEFINITIONAL_COLUMNS and c not in extra
            and not c.startswith("definitional_")]
-    out = {"operational": board[ops + extra]}
+    out = {"operational": board[ops + extra]} if "steb_score" in ops else {}
     if "definitional_score" in definitional:
         heads = [c for c in ("rank", "model") if c in board.columns]
         cis = [c for c in ("definitional_ci_low", "definitional_ci_high") if c in shown]
         out["definitional"] = board[heads + definitional + cis + extra]
-    return out
+    return out or {"operational": board[ops + extra]}  # no score: the models alone
 
 
 def to_csv(df: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
