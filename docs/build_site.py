@@ -444,8 +444,8 @@ def read_lite_leaderboard(path: Path | None = None) -> Any:
 
 
 def chance_notes(board: Any) -> list[str]:
-    """One sentence per STEB score on which the chance level (the random baseline) scores
-    above some models, naming them.
+    """One Markdown sentence per STEB score on which the chance level (the random
+    baseline) scores above some models, naming them (escaped).
 
     >>> import pandas as pd
     >>> board = pd.DataFrame({"model": ["a", "b", "random"], "chance": [False, False, True],
@@ -453,20 +453,24 @@ def chance_notes(board: Any) -> list[str]:
     >>> chance_notes(board)
     ['The chance level (random) scores above 1 of the 2 models on the definitional score: a.']
     """
+    from stebkit.escape import markdown_cell
+
     chance, models = board[board["chance"]].iloc[0], board[~board["chance"]]
     out = []
     for score, label in (("steb_score", "operational STEB score"),
                          ("definitional_score", "definitional score")):
         below = models.loc[models[score] < chance[score], "model"].tolist()
-        if below:
-            out.append(f"The chance level ({chance['model']}) scores above {len(below)} of "
-                       f"the {len(models)} models on the {label}: {', '.join(below)}.")
+        if below:  # the names through the Markdown escaper
+            out.append(f"The chance level ({markdown_cell(chance['model'])}) scores above "
+                       f"{len(below)} of the {len(models)} models on the {label}: "
+                       f"{', '.join(map(markdown_cell, below))}.")
     return out
 
 
 def summary_section(path: Path | None = None) -> list[str]:
-    """The lines of the significance summary (:data:`LITE_SUMMARY`) as Markdown, or one
-    line naming the command that writes it when the file is not there.
+    """The lines of the significance summary (:data:`LITE_SUMMARY`, Markdown with its
+    names escaped as ``stebkit leaderboard --summary`` writes it), or one line naming the
+    command that writes it when the file is not there.
 
     >>> summary_section(Path("missing.txt"))[0][:40]
     'The significance summary of this run is '

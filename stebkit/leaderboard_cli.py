@@ -58,10 +58,11 @@ def _add_leaderboard(p: argparse.ArgumentParser) -> None:
 
 def print_notes(board: Any) -> None:
     """What the leaderboard left out and why (to stderr, so exported tables stay clean)."""
+    from stebkit.escape import text_cell
     from stebkit.scores import leaderboard_notes
 
     for line in leaderboard_notes(board):
-        print(f"stebkit: note: {line}", file=sys.stderr)
+        print(f"stebkit: note: {text_cell(line)}", file=sys.stderr)
 
 
 def _only_models(results: Any, models: Sequence[str]) -> Any:
@@ -139,11 +140,12 @@ def _recipe_options(args: argparse.Namespace) -> dict[str, Any]:
 def _run_leaderboard(args: argparse.Namespace) -> int:
     from stebkit import scores
     from stebkit._io import write_text
+    from stebkit.escape import text_cell
     from stebkit.results import Results
 
     results = Results.load(args.results)
     for note in results.notes:
-        print(f"stebkit: note: {note}", file=sys.stderr)
+        print(f"stebkit: note: {text_cell(note)}", file=sys.stderr)
     if args.models:
         results = _only_models(results, args.models)
     board = scores.leaderboard(results, **_recipe_options(args))

@@ -54,8 +54,9 @@ STYLE: Mapping[str, Any] = {
     "grid.linewidth": 0.6,
     "lines.linewidth": 1.6,
     "lines.markersize": 5,
-    "pdf.fonttype": 42,
+    "pdf.fonttype": 42,  # TrueType fonts in PDF and PostScript (no Type 3)
     "ps.fonttype": 42,
+    "text.parse_math": False,  # a name with $ is drawn as the text it is, never as math
     "savefig.dpi": 300,
     "figure.dpi": 100,
     # the margin the layout keeps around the outermost labels (inches; matplotlib's 3 pt
