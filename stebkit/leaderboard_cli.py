@@ -103,25 +103,29 @@ def print_summary(board: Any, file: Any = None, fmt: str = "text") -> None:
         print("\n" + "\n".join(lines), file=file or sys.stdout)
 
 
-def render(board: Any, fmt: str, source: str = "") -> str:
+def render(board: Any, fmt: str, source: str = "", suite: str | None = None) -> str:
     """The leaderboard as text of ``fmt`` (:data:`FORMATS`): the operational and the
-    definitional table, each ranked by its own score (:func:`stebkit.scores.split_board`);
-    CSV, every column in one table. ``source`` (the results folder) goes into the LaTeX
-    captions."""
+    definitional table, each ranked by its own score (:func:`stebkit.scores.split_board`),
+    the operational score named by :func:`stebkit.scores.score_name` (``suite``'s score
+    when its tasks are not STEB's); CSV, every column in one table. ``source`` (the
+    results folder) goes into the LaTeX captions."""
     from stebkit import scores
     from stebkit.escape import csv_frame, latex_cell
 
     if fmt == "csv":
         return csv_frame(board).to_csv(index=False)
     tables = scores.split_board(board)
+    name = scores.score_name(board, suite)
     if fmt == "latex":
         where = f" of {latex_cell(Path(source).name)}" if source else ""
         return "\n\n".join(
-            scores.to_latex(t, caption=f"{kind.capitalize()} STEB scores{where}.",
-                            label=f"tab:steb-{kind}") for kind, t in tables.items())
+            scores.to_latex(t, caption=f"{kind.capitalize()} {latex_cell(name)} scores"
+                                       f"{where}.", label=f"tab:steb-{kind}",
+                            score_name=name) for kind, t in tables.items())
     if fmt == "md":
-        return "\n\n".join(scores.to_markdown(t) for t in tables.values())
-    return "\n\n".join(scores.to_text(t, width=TERMINAL_WIDTH) for t in tables.values())
+        return "\n\n".join(scores.to_markdown(t, score_name=name) for t in tables.values())
+    return "\n\n".join(scores.to_text(t, width=TERMINAL_WIDTH, score_name=name)
+                        for t in tables.values())
 
 
 def _recipe_options(args: argparse.Namespace) -> dict[str, Any]:

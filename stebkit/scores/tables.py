@@ -59,6 +59,26 @@ def header(column: str, score_name: str = "STEB") -> str:
     return HEADERS.get(column, column.replace("_", " "))
 
 
+def score_name(board: pd.DataFrame, suite: str | None = None) -> str:
+    """What the operational score of ``board`` is called: ``STEB`` when every task of it
+    is a STEB family, else the suite's score (``suite`` names it).
+
+    >>> board = pd.DataFrame({"model": ["a"]})
+    >>> board.attrs["n_datasets"] = {"retrieval": 2}
+    >>> score_name(board)
+    'STEB'
+    >>> board.attrs["n_datasets"] = {"classification": 2, "retrieval": 1}
+    >>> score_name(board, "my-suite"), score_name(board)
+    ('my-suite score', 'suite score')
+    """
+    from stebkit.tasks import FAMILIES
+
+    tasks = set(board.attrs.get("n_datasets") or {})
+    if tasks <= set(FAMILIES.steb()):
+        return "STEB"
+    return f"{suite or 'suite'} score"
+
+
 def _score_columns(df: pd.DataFrame) -> list[str]:
     return [c for c in df.columns if c not in _TEXT_COLUMNS and c != "chance"
             and not c.endswith("_ci_low") and not c.endswith("_ci_high")
