@@ -371,13 +371,13 @@ significant, the rank tiers), written from the same records by ``make leaderboar
 
 FIGURE1_NOTE = (
     "Each point's interval is the model's own 95 % bootstrap interval over datasets; a "
-    "filled point is significantly above the chance level by the paired bootstrap (as "
-    "the statements above), an open one is not. The paired bootstrap resamples the same "
-    "datasets for every model and so cancels what all models share (how hard each "
-    "dataset is), and the two can disagree either way: a model can be significantly "
-    "above the chance level while its interval in this figure crosses the chance line, "
-    "and a model's interval can lie above the chance line while the paired test does not "
-    "resolve it (its lead over chance varies from dataset to dataset).")
+    "filled point is significantly above the chance level by the paired bootstrap, which "
+    "resamples the same datasets for every model and so cancels what all models share "
+    "(how hard each dataset is), as the statements above; an open one is not. The two "
+    "can disagree either way: a model can be significantly above the chance level while "
+    "its interval in this figure crosses the chance line, and a model's interval can lie "
+    "above the chance line while the paired test does not resolve it (its lead over "
+    "chance varies from dataset to dataset).")
 """The caption's note on Figure 1's markers and on why its intervals and the paired
 significance can differ, in both directions."""
 

@@ -419,6 +419,14 @@ def _interrupted(output: Path, slurm: bool) -> int:
     return 130
 
 
+def _suite_name(args: argparse.Namespace, label: str) -> str:
+    """The suite's name in a run's ``label`` (without the hash of chosen models)."""
+    from stebkit.runs.request import subset_label
+
+    return label.removesuffix("-" + subset_label("models", args.models)) if args.models \
+        else label
+
+
 def _report_run(results: Any, args: argparse.Namespace, label: str) -> int:
     """Print a finished run's leaderboard, figures, skipped and failed results; the exit
     status: 1 when anything did not run or everything was skipped, else 0."""
@@ -427,11 +435,11 @@ def _report_run(results: Any, args: argparse.Namespace, label: str) -> int:
         from stebkit.scores import leaderboard
 
         board = leaderboard(results)
-        print(render(board, "text"))
+        print(render(board, "text", suite=_suite_name(args, label)))
         print_summary(board)
         print_notes(board)
         _figures(board, Path(args.figures or Path(args.output) / "figures"), label,
-                 Path(args.output))
+                 Path(args.output), args)
     skipped = results.with_status("skipped")
     if len(skipped):
         print(f"\n{len(skipped)} result(s) skipped:\n{_text(skipped)}")
@@ -506,7 +514,8 @@ def _preflight(request: Any, args: argparse.Namespace) -> int:
     return 0
 
 
-def _figures(board: Any, folder: Path, label: str, output: Path) -> None:
+def _figures(board: Any, folder: Path, label: str, output: Path,
+             args: argparse.Namespace) -> None:
     """Figure 1 (STEB score by model category), its caption beside it (a ``.txt`` file:
     the markers, and where the paired test and the intervals disagree) and the model x
     task heat map, named after the suite (``<label>_figure1_steb_by_category``,
@@ -526,7 +535,7 @@ def _figures(board: Any, folder: Path, label: str, output: Path) -> None:
     from stebkit._io import write_text
     from stebkit.scores import score_name
 
-    stem, name = file_name(label), score_name(board, label)
+    stem, name = file_name(label), score_name(board, _suite_name(args, label))
     name = "STEB score" if name == "STEB" else name
     paths = [*plots.figure1(board, directory=folder, score_name=name,
                             stem=f"{stem}_figure1_steb_by_category").paths,

@@ -22,7 +22,7 @@ from stebkit.scores.inputs import (
     _shown_config,
     main_frame,
 )
-from stebkit.scores.tables import one_dataset
+from stebkit.scores.tables import one_dataset, score_name
 
 CHANCE_MODELS = ("random",)
 """Models that mark the chance level: shown as a reference line, never ranked."""
@@ -410,8 +410,8 @@ def leaderboard_summary(board: pd.DataFrame, *, scale: float = 100.0, digits: in
     def fmt(v: float) -> str:
         return f"{v * scale:+.{digits}f}"
 
-    for score, label in (("steb_score", "STEB score"),
-                         ("definitional_score", "definitional score")):
+    steb = "STEB score" if score_name(board) == "STEB" else "suite score"
+    for score, label in (("steb_score", steb), ("definitional_score", "definitional score")):
         mine = [r for r in records if r["score"] == score]
         if mine and one_dataset(board, score):  # every replicate the same: no interval
             lines.append(f"- {label}: significance n/a (1 dataset per "
