@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from stebkit import cli
-from stebkit.results import Results
+from stebkit.records.results import Results
 from stebkit.runs.request import subset_label
 
 

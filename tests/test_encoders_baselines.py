@@ -149,10 +149,10 @@ def test_random_is_deterministic_per_text():
     assert abs(float(a.mean())) < 0.2 and 0.8 < float(a.std()) < 1.2
 
 
-@pytest.mark.skipif(importlib.util.find_spec("stebkit.features") is None,
-                    reason="stebkit.features not present")
+@pytest.mark.skipif(importlib.util.find_spec("stebkit.datasets.features") is None,
+                    reason="stebkit.datasets.features not present")
 def test_lftk_standardised_features(mirror):
-    from stebkit.features import lftk_features
+    from stebkit.datasets.features import lftk_features
 
     enc = get_encoder("lftk-zscore")  # "lftk" is the reference's L2-normalised variant
     texts = ["I came, I saw, I conquered. Then I went home.",

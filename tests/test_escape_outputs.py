@@ -16,7 +16,7 @@ from result_records import result_record
 from test_paper_tables import compile_tables
 
 from stebkit import cli, plots
-from stebkit.results import Results, record_path, write_record
+from stebkit.records.results import Results, record_path, write_record
 
 HOSTILE = ["<img src=x onerror=alert(1)>", "[x](javascript:alert(1))",
            '=HYPERLINK("e.vil")', "a|b", "r&d", "50%", "$x$"]

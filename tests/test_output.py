@@ -79,7 +79,7 @@ def test_loading_wordllama_leaves_the_logging_configuration_alone():
 
 
 def test_a_run_writes_its_figures_beside_its_results(smoke_run):
-    from stebkit.results import Results
+    from stebkit.records.results import Results
 
     proc, cwd = smoke_run
     assert not (cwd / "figures").exists()

@@ -17,7 +17,7 @@ from matplotlib.collections import PathCollection
 from matplotlib.figure import Figure
 
 from stebkit import plots, scores
-from stebkit.leaderboard_cli import render
+from stebkit.cli.leaderboard import render
 
 FIGURES = Path(__file__).resolve().parents[1] / "figures"
 

@@ -21,7 +21,7 @@ from result_records import result_record
 import stebkit
 from stebkit import cli, scores
 from stebkit.datasets import get_spec
-from stebkit.results import Results, record_path, write_record
+from stebkit.records.results import Results, record_path, write_record
 from stebkit.tasks import FAMILIES
 
 FIGURES = Path(__file__).resolve().parents[1] / "figures"

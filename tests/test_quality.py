@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from stebkit import quality
-from stebkit.results import Results
+from stebkit.records.results import Results
+from stebkit.scores import quality
 
 
 def _main(rows: list[tuple[str, str, float]], task: str = "retrieval") -> pd.DataFrame:

@@ -357,7 +357,7 @@ def test_the_runner_scores_an_l1_model_by_l1_in_pair_tasks_and_clustering_only(t
     from test_runner import MarkerEncoder, authors_dataset
 
     import stebkit
-    from stebkit.results import Results
+    from stebkit.records.results import Results
 
     class L1Marker(MarkerEncoder):
         name = "marker-l1"
@@ -401,7 +401,7 @@ def test_label_submetrics_rescore_the_items_of_their_labels(tmp_path):
 
     import stebkit
     from stebkit.datasets.spec import Dataset, Submetric, TaskConfig
-    from stebkit.results import Results
+    from stebkit.records.results import Results
 
     base = authors_dataset()
     cfg = TaskConfig((1,), 3, {"a_vs_b": Submetric(labels=("a", "b")),
@@ -426,7 +426,7 @@ def test_field_submetrics_with_query_sides_keep_every_target(tmp_path):
 
     import stebkit
     from stebkit.datasets.spec import Dataset, Submetric, TaskConfig
-    from stebkit.results import Results
+    from stebkit.records.results import Results
 
     class Fixed:
         name, revision = "fixed", "1"

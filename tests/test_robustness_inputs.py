@@ -58,7 +58,7 @@ def _big_suite(folder, n: int, tables: int = 1):
 def test_36_16_each_table_is_read_once_whatever_the_number_of_datasets(tmp_path,
                                                                         monkeypatch):
     from stebkit.suites import tables
-    from stebkit.validate import check_suite_file
+    from stebkit.suites.validate import check_suite_file
 
     reads: list[str] = []
     real = tables._text_columns
@@ -73,9 +73,9 @@ def test_36_16_each_table_is_read_once_whatever_the_number_of_datasets(tmp_path,
 
 
 def test_36_16_validate_says_how_far_it_is(tmp_path, monkeypatch, capsys):
-    from stebkit import reference_cli
+    from stebkit.cli import reference
 
-    monkeypatch.setattr(reference_cli, "PROGRESS_EVERY", 10)
+    monkeypatch.setattr(reference, "PROGRESS_EVERY", 10)
     path = _big_suite(tmp_path, 25)
     assert main(["validate", "--no-catalogue", str(path)]) == 0
     err = capsys.readouterr().err.splitlines()
@@ -95,7 +95,7 @@ def _one_dataset_suite(folder, name: str):
 
 
 def test_36_15_a_name_too_long_for_a_file_name_is_refused_where_declared(tmp_path):
-    from stebkit.validate import check_suite_file
+    from stebkit.suites.validate import check_suite_file
 
     name = "d" * 300
     (problem,) = check_suite_file(_one_dataset_suite(tmp_path, name))

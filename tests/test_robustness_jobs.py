@@ -21,7 +21,7 @@ import pytest
 from test_executors import slurm  # noqa: F401 - the single-node SLURM cluster fixture
 
 from stebkit import cli
-from stebkit.results import record_path
+from stebkit.records.results import record_path
 from stebkit.runs import executors
 from stebkit.runs.executors import status
 
@@ -119,11 +119,11 @@ def test_a_linked_folder_below_the_output_is_refused_and_its_target_untouched(
 _HELD_RUN = '''
 import sys, time
 from pathlib import Path
-from stebkit.runs import engine as runner
+from stebkit.runs import engine
 from stebkit.cli import main
 
 started, go = Path(sys.argv[2]), Path(sys.argv[3])
-_run_plan = runner.run_plan
+_run_plan = engine.run_plan
 
 
 def run_plan(*args, **kwargs):
@@ -133,7 +133,7 @@ def run_plan(*args, **kwargs):
     return _run_plan(*args, **kwargs)
 
 
-runner.run_plan = run_plan
+engine.run_plan = run_plan
 sys.exit(main(["run", "--models", "random", "--datasets", "synthetic-authors-en",
                "synthetic-order-en", "--tasks", "retrieval", "order_alignment",
                "--output", sys.argv[1], "--no-progress", "--figures", sys.argv[4]]))

@@ -38,7 +38,7 @@ def _line_of(path: Path, text: str) -> int:
 def run_calls(monkeypatch):
     """`stebkit run` up to the evaluation, which is recorded instead of run."""
     import stebkit.runs.executors
-    from stebkit.results import Results
+    from stebkit.records.results import Results
 
     calls = []
 

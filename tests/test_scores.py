@@ -12,7 +12,7 @@ from scipy.spatial.distance import squareform
 from scipy.stats import spearmanr
 
 from stebkit import scores
-from stebkit.results import Results
+from stebkit.records.results import Results
 
 MODELS = ["m1", "m2", "m3", "m4"]
 # One task, four datasets: A, B, E rank the models identically; C reverses them.

@@ -11,7 +11,7 @@ import pytest
 from result_records import result_record
 
 from stebkit import scores
-from stebkit.results import Results, record_path, write_record
+from stebkit.records.results import Results, record_path, write_record
 from stebkit.runs.planning import plan
 
 MAIN = {"clustering": "v_measure", "all_to_all_pairs": "auc",

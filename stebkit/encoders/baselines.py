@@ -327,7 +327,7 @@ class FunctionWordEncoder(_ConcatenatedEpisodes):
 class LFTKEncoder(_ConcatenatedEpisodes):
     """LFTK handcrafted linguistic features (spaCy pipeline).
 
-    Features come from :func:`stebkit.features.lftk_features` (a feature-set name or a
+    Features come from :func:`stebkit.datasets.features.lftk_features` (a feature-set name or a
     list of LFTK keys; the leaderboard's ``surface_pos.yaml`` is the surface domain plus
     the part-of-speech family). ``scaling="l2"`` scales each text's raw feature vector to
     unit length, as the STEB reference's LFTK model does (missing values become 0; an
@@ -392,7 +392,7 @@ class LFTKEncoder(_ConcatenatedEpisodes):
             return "lftk"
 
     def _features(self, texts: list[str], batch_size: int, show_progress: bool) -> Any:
-        from stebkit.features import lftk_features
+        from stebkit.datasets.features import lftk_features
 
         return lftk_features(texts, features=self.features, language=self.language,
                              batch_size=batch_size, show_progress=show_progress)

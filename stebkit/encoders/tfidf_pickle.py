@@ -317,7 +317,7 @@ def pickle_url(name: str) -> str:
 def representations(texts: Sequence[str]) -> tuple[list[str], list[str], list[str]]:
     """The three views the vectorizers read: raw texts, lowercased spaCy tokens joined by
     spaces, and spaCy part-of-speech tags joined by spaces (English pipeline)."""
-    from stebkit.features import _spacy_pipeline
+    from stebkit.datasets.features import _spacy_pipeline
 
     nlp = _spacy_pipeline("en")
     tokens, tags = [], []

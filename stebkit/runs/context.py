@@ -155,7 +155,7 @@ SETTINGS = tuple(f.name for f in fields(RunContext))
 """The names of the run settings (the fields of :class:`RunContext`), in order."""
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class RunState:
     """What one run keeps between its units so that each thing is made once: the models
     built by name (``models``, keyed by name, options and device, and shared with the
@@ -165,12 +165,15 @@ class RunState:
     model adapted to each language with its cached version (``adapted``, by the adapted
     encoder's name; emptied for each model by :meth:`next_model`).
 
-    The state is frozen: its fields are the caches themselves, never replaced.
+    The state is mutable: its caches fill as the run goes, and one state belongs to one
+    run (or one worker); two states are equal only when they are the same object.
 
     >>> state = RunState()
     >>> state.adapted["m"] = ("encoder", "cached encoder")
     >>> state.next_model() is state, state.adapted
     (True, {})
+    >>> state == RunState()
+    False
     """
 
     models: dict[tuple[Any, ...], Any] = field(default_factory=dict)

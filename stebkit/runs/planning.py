@@ -14,7 +14,7 @@ import numpy as np
 
 from stebkit.datasets.spec import Dataset, DatasetSpec
 from stebkit.errors import StebkitError
-from stebkit.results import find_record, read_record
+from stebkit.records.results import find_record, read_record
 from stebkit.runs.context import RunContext
 from stebkit.tasks import FAMILIES, TaskFamily
 
@@ -185,7 +185,7 @@ def _per_label(task: str, default: int | str, episodes_per_label: Any) -> int | 
     return int(value)
 
 
-def _sizes(task: str, spec: DatasetSpec, episode_sizes: Any, *,
+def episode_settings(task: str, spec: DatasetSpec, episode_sizes: Any, *,
            smoke: bool = False, episodes_per_label: Any = None
            ) -> tuple[tuple[int, ...], int | str]:
     """Episode sizes and episodes per label of ``task`` on ``spec`` (capped when smoke):
@@ -250,7 +250,7 @@ def _plan(models: list[PlannedModel], specs: list[tuple[DatasetSpec, Any]],
         for spec, _ in specs:
             wanted = list(spec.tasks) if tasks is None else list(tasks)
             for task in wanted:
-                sizes, per_label = _sizes(task, spec, episode_sizes, smoke=smoke,
+                sizes, per_label = episode_settings(task, spec, episode_sizes, smoke=smoke,
                                           episodes_per_label=episodes_per_label)
                 for size in sizes:
                     units.append(Unit(model.name, spec, FAMILIES[task], size, per_label,
@@ -294,7 +294,7 @@ def plan_preset(preset: str, models: Any, datasets: Any = None, *, context: RunC
                 tasks: Sequence[str] | None = None, episode_sizes: Any = None,
                 episodes_per_label: Any = None,
                 output_dir: str | os.PathLike = "results") -> PresetPlan:
-    """Every entry of a preset (:func:`stebkit.runs.presets.preset_entries`) planned once, as
+    """Every entry of a preset (:func:`stebkit.tasks.presets.preset_entries`) planned once, as
     :func:`plan` plans a run: each entry's task on the entry's datasets (restricted to
     ``datasets`` when given, to ``tasks`` when given), the models resolved once for all
     the entries. A successful record made with other settings is refused
@@ -309,7 +309,7 @@ def plan_preset(preset: str, models: Any, datasets: Any = None, *, context: RunC
     >>> p.unavailable
     ()
     """
-    from stebkit.runs.presets import preset_entries, resolve_datasets
+    from stebkit.tasks.presets import preset_entries, resolve_datasets
 
     entries = preset_entries(preset)
     if episode_sizes is not None or episodes_per_label is not None:

@@ -87,7 +87,6 @@ exclusions, episode sizes), :mod:`~stebkit.scores.grouping` (dataset groupings),
 
 from __future__ import annotations
 
-from stebkit.published import OBJECT_OF_STUDY  # noqa: F401 (the published one, as before)
 from stebkit.scores.aggregates import (
     Definitional,
     Operational,
@@ -120,6 +119,7 @@ from stebkit.scores.inputs import (
     select_episode_config,
     select_episode_size,
 )
+from stebkit.scores.published import OBJECT_OF_STUDY  # noqa: F401 (the published one, as before)
 from stebkit.scores.ranking import (
     CHANCE_MODELS,
     Leaderboard,

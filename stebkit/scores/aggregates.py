@@ -11,7 +11,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from stebkit.published import OBJECT_OF_STUDY
 from stebkit.scores.grouping import (
     DEFAULT_THRESHOLD,
     MIN_RELIABLE_MODELS,
@@ -37,6 +36,7 @@ from stebkit.scores.inputs import (
     select_episode_config,
     select_episode_size,
 )
+from stebkit.scores.published import OBJECT_OF_STUDY
 from stebkit.tasks import FAMILIES
 
 log = logging.getLogger("stebkit.scores")

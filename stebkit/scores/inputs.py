@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from stebkit.published import DEFINITIONAL_AXES, OBJECT_OF_STUDY
+from stebkit.scores.published import DEFINITIONAL_AXES, OBJECT_OF_STUDY
 from stebkit.tasks import FAMILIES
 
 log = logging.getLogger("stebkit.scores")
@@ -30,7 +30,7 @@ DEFINITIONAL_COLUMNS = (*OBJECT_OF_STUDY, *DEFINITIONAL_AXES, "definitional_scor
 def main_frame(results: Any, *, keep_missing: bool = False) -> pd.DataFrame:
     """The main-metric rows of ``results`` as a frame.
 
-    Accepts a :class:`stebkit.results.Results` (anything with ``main_frame()``), a tidy
+    Accepts a :class:`stebkit.records.results.Results` (anything with ``main_frame()``), a tidy
     frame with ``metric`` and ``is_main`` columns, or a frame already holding one main
     value per row. Rows without a value (failed or skipped results) are dropped (the count
     is logged) unless ``keep_missing``.

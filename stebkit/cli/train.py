@@ -11,9 +11,8 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
-from stebkit._cli_common import Subcommand
-
-from .loop import TrainConfig
+from stebkit.cli.subcommand import Subcommand
+from stebkit.train.loop import TrainConfig
 
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
@@ -73,7 +72,7 @@ such as 64,128,256
     import math
     from pathlib import Path
 
-    from .content import CONTENT_SOURCES
+    from stebkit.train.content import CONTENT_SOURCES
 
     dims = []
     for piece in (x.strip() for x in args.matryoshka.split(",") if x.strip()):
@@ -123,10 +122,10 @@ such as 64,128,256
 def _run(args: argparse.Namespace) -> int:
     config = checked_config(args)
     if args.output is not None:
-        from .model import check_output_dir
+        from stebkit.train.model import check_output_dir
 
         check_output_dir(args.output, overwrite=args.overwrite)
-    from .loop import train_style_encoder
+    from stebkit.train.loop import train_style_encoder
 
     result = train_style_encoder(config, output_dir=args.output, resume=not args.no_resume,
                                  show_progress=not args.no_progress,

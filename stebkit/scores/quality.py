@@ -177,7 +177,7 @@ def _records_of(results: Any) -> list[Mapping[str, Any]]:
     recs = getattr(results, "records", None)
     if recs is None:
         raise TypeError("per-item comparison needs a Results object (with .records holding "
-                        "per_item values); pass stebkit.results.Results")
+                        "per_item values); pass stebkit.records.results.Results")
     return recs
 
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from stebkit._cli_common import Subcommand
+from stebkit.cli.subcommand import Subcommand
 
 FORMATS = ("text", "md", "latex", "csv")
 """The table formats of ``--format``: ``text`` for a terminal 100 columns wide, Markdown,
@@ -67,7 +67,7 @@ def print_notes(board: Any) -> None:
 
 def _only_models(results: Any, models: Sequence[str]) -> Any:
     """The records of ``models`` (each must have records in ``results``)."""
-    from stebkit.results import Results
+    from stebkit.records.results import Results
 
     present = sorted({r.model_name for r in results})
     unknown = [m for m in models if m not in present]
@@ -145,7 +145,7 @@ def _run_leaderboard(args: argparse.Namespace) -> int:
     from stebkit import scores
     from stebkit._io import write_text
     from stebkit.escape import text_cell
-    from stebkit.results import Results
+    from stebkit.records.results import Results
 
     results = Results.load(args.results)
     for note in results.notes:
@@ -158,7 +158,7 @@ def _run_leaderboard(args: argparse.Namespace) -> int:
     if args.allow_partial and not args.published:
         raise ValueError("--allow-partial only applies with --published")
     if args.published:
-        from stebkit.published import source_note, with_published
+        from stebkit.scores.published import source_note, with_published
 
         board = with_published(board, results, allow_partial=args.allow_partial)
         comp = board.attrs["comparability"]

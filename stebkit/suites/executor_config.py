@@ -2,8 +2,8 @@
 suite file's ``run: executor`` mapping or the command line (:func:`executor_config`).
 
 The executors themselves live in :mod:`stebkit.runs.executors`; this module holds only the
-configuration, on the ground floor, so that the suite reader (a floor below the runs) can
-check a suite's executor without importing them.
+configuration, with the suites, so that the suite reader (a floor below the runs) can check
+a suite's executor without importing them.
 """
 
 from __future__ import annotations
@@ -100,7 +100,7 @@ def executor_config(value: Any = None, **overrides: Any) -> ExecutorConfig:
     >>> executor_config({"kind": "slurm", "gpu": 1})
     Traceback (most recent call last):
     ...
-    stebkit.executor_config.ExecutorError: executor: unknown option(s) ['gpu']; known: ...
+    stebkit.suites.executor_config.ExecutorError: executor: unknown option(s) ['gpu']; known: ...
     """
     if value is None:
         base: dict[str, Any] = {}
@@ -136,7 +136,7 @@ def time_minutes(value: Any) -> int:
     >>> time_minutes("soon")
     Traceback (most recent call last):
     ...
-    stebkit.executor_config.ExecutorError: executor: time 'soon' is not a SLURM time ...
+    stebkit.suites.executor_config.ExecutorError: executor: time 'soon' is not a SLURM time ...
     """
     if isinstance(value, int) and not isinstance(value, bool) and value > 0:
         return value

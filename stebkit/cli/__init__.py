@@ -2,8 +2,8 @@
 
 ``stebkit datasets``, ``stebkit models``, ``stebkit run``, ``stebkit leaderboard``,
 ``stebkit status`` and ``stebkit prefetch`` are defined here, ``stebkit train`` in
-:mod:`stebkit.train.cli`, and ``stebkit export``, ``import``, ``submission``, ``validate`` and
-``new-dataset`` in :mod:`stebkit.reference_cli`. Each is a :class:`Subcommand` (an
+:mod:`stebkit.cli.train`, and ``stebkit export``, ``import``, ``submission``, ``validate`` and
+``new-dataset`` in :mod:`stebkit.cli.reference`. Each is a :class:`Subcommand` (an
 ``add_arguments`` function and a ``run`` function); :func:`subcommands` lists them all, in
 the order of ``stebkit --help``, and :func:`build_parser` adds each one's parser.
 
@@ -33,13 +33,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from stebkit._cli_common import Subcommand
-from stebkit._cli_errors import (  # noqa: F401 (STDOUT_CLOSED: re-exported)
-    STDOUT_CLOSED,
+from stebkit.cli.reporting import (
     one_line_warning,
     os_error_message,
     stdout_closed,
 )
+from stebkit.cli.subcommand import Subcommand
 from stebkit.datasets.registry import SUITES
 
 # --------------------------------------------------------------------------- datasets
@@ -298,7 +297,7 @@ def model_argument(value: str) -> str:
 def _add_executor(p: argparse.ArgumentParser) -> None:
     from stebkit.runs.executors import EXECUTORS
 
-    g = p.add_argument_group("where it runs (see stebkit.executors; a suite file sets the "
+    g = p.add_argument_group("where it runs (see stebkit.runs.executors; a suite file sets the "
                              "same options in run: {executor: {kind: slurm, ...}})")
     g.add_argument("--executor", choices=EXECUTORS, help="sequential (default): this "
                    "process; local: --jobs worker processes; slurm: a SLURM job array")
@@ -370,7 +369,8 @@ def style_model_note() -> str | None:
 
 
 def _run_run(args: argparse.Namespace) -> int:
-    from stebkit.runs.executors import JobsFailed, evaluate
+    from stebkit.runs import evaluate
+    from stebkit.runs.executors import JobsFailed
     from stebkit.runs.request import RUN_SETTINGS, RunRequest
 
     request = RunRequest.resolve(
@@ -431,7 +431,7 @@ def _report_run(results: Any, args: argparse.Namespace, label: str) -> int:
     """Print a finished run's leaderboard, figures, skipped and failed results; the exit
     status: 1 when anything did not run or everything was skipped, else 0."""
     if any(r["status"] == "ok" for r in results):
-        from stebkit.leaderboard_cli import print_notes, print_summary, render
+        from stebkit.cli.leaderboard import print_notes, print_summary, render
         from stebkit.scores import leaderboard
 
         board = leaderboard(results)
@@ -651,12 +651,11 @@ def subcommands() -> tuple[Subcommand, ...]:
     >>> [c.name for c in subcommands()][5:8]
     ['prefetch', 'train', 'export']
     """
-    from stebkit import leaderboard_cli, reference_cli
-    from stebkit.train import cli as train_cli
+    from stebkit.cli import leaderboard, reference, train
 
-    return (DATASETS, MODELS, RUN, leaderboard_cli.LEADERBOARD, STATUS, PREFETCH, train_cli.TRAIN,
-            reference_cli.EXPORT, reference_cli.IMPORT, reference_cli.SUBMISSION,
-            reference_cli.VALIDATE, reference_cli.NEW_DATASET)
+    return (DATASETS, MODELS, RUN, leaderboard.LEADERBOARD, STATUS, PREFETCH, train.TRAIN,
+            reference.EXPORT, reference.IMPORT, reference.SUBMISSION, reference.VALIDATE,
+            reference.NEW_DATASET)
 
 
 def build_parser() -> argparse.ArgumentParser:
