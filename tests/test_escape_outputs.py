@@ -20,12 +20,12 @@ from stebkit.records.results import Results, record_path, write_record
 
 HOSTILE = ["<img src=x onerror=alert(1)>", "[x](javascript:alert(1))",
            '=HYPERLINK("e.vil")', "a|b", "r&d", "50%", "$x$"]
-TASKS = {"clustering": ("argugpt-generator", "v_measure"),
-         "all_to_all_pairs": ("argugpt-generator", "auc"),
-         "predefined_pairs": ("eltec-eng-verification", "auc"),
-         "retrieval": ("eltec-eng-retrieval", "mrr"),
-         "order_alignment": ("asset-simplification", "distractor_acc_mean"),
-         "probing": ("informal-formality", "accuracy")}
+TASKS = {"clustering": (("argugpt-generator", "brown-genre"), "v_measure"),
+         "all_to_all_pairs": (("argugpt-generator", "brown-genre"), "auc"),
+         "predefined_pairs": (("eltec-eng-verification",), "auc"),
+         "retrieval": (("eltec-eng-retrieval", "sotu-retrieval"), "mrr"),
+         "order_alignment": (("asset-simplification",), "distractor_acc_mean"),
+         "probing": (("informal-formality",), "accuracy")}
 
 
 @pytest.fixture(scope="module")
@@ -35,10 +35,11 @@ def hostile(tmp_path_factory):
     root = tmp_path_factory.mktemp("hostile") / "r&d_%$#"
     models = {"random": 0.5, **{m: 0.2 + 0.08 * k for k, m in enumerate(HOSTILE)}}
     for model, base in models.items():
-        for j, (task, (dataset, metric)) in enumerate(TASKS.items()):
-            rec = result_record(model, dataset, task, main=metric,
-                                **{metric: base + 0.01 * j})
-            write_record(record_path(root, model, dataset, task, 1), rec)
+        for j, (task, (datasets, metric)) in enumerate(TASKS.items()):
+            for k, dataset in enumerate(datasets):  # two in some tasks: intervals
+                rec = result_record(model, dataset, task, main=metric,
+                                    **{metric: base + 0.01 * j + 0.02 * k})
+                write_record(record_path(root, model, dataset, task, 1), rec)
     return root
 
 

@@ -175,7 +175,7 @@ def test_unranked_rows_are_marked_and_never_bold():
 
 
 def test_the_published_tables_compile_within_the_text_block(tmp_path):
-    from stebkit import published
+    from stebkit.scores import published
 
     pub = stebkit.published_leaderboard().assign(
         model_category=lambda d: d["paper_category"])
