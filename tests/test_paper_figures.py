@@ -17,7 +17,6 @@ from matplotlib.collections import PathCollection
 from matplotlib.figure import Figure
 
 from stebkit import plots, scores
-from stebkit.cli.leaderboard import render
 
 FIGURES = Path(__file__).resolve().parents[1] / "figures"
 
@@ -104,6 +103,8 @@ def test_one_dataset_per_task_gives_no_interval():
 
 
 def test_a_suite_of_ones_own_shows_its_score_and_no_empty_columns():
+    from stebkit.cli.leaderboard import render
+
     values = {"random": [0.1, 0.2, 0.3], "a": [0.6, 0.5, 0.7], "b": [0.4, 0.3, 0.5],
               "c": [0.3, 0.35, 0.4]}
     board = _board(values, task="classification", n_resamples=100)
