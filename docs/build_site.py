@@ -317,9 +317,9 @@ def site_links(text: str, name: str, links: tuple[tuple[str, str], ...] = PAGE_L
 
     >>> site_links("[home](../../README.md#citing-steb), [map](offline.md)", "x.md")
     '[home](index.md#citing-steb), [map](offline.md)'
-    >>> site_links("[code](../../stebkit/cli.py)", "x.md")  # doctest: +ELLIPSIS
+    >>> site_links("[code](../../stebkit/cli/__init__.py)", "x.md")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    build_site.BuildError: x.md: the link(s) ../../stebkit/cli.py leave the site; ...
+    build_site.BuildError: x.md: the link(s) ../../stebkit/cli/__init__.py leave the site; ...
     """
     for old, new in links:
         text = text.replace(old, new)

@@ -11,7 +11,8 @@ The public face, imported lazily so that ``import stebkit`` stays fast:
 - :func:`evaluate` — models x datasets x tasks, results on disk, in this process
   (``stebkit.runs.engine``), local workers or SLURM jobs (``stebkit.runs.executors``),
   with the settings of one :class:`RunContext` (``stebkit.runs.context``)
-- :func:`leaderboard` — operational and definitional STEB scores (``stebkit.scores``)
+- :func:`leaderboard` — operational and definitional STEB scores (``stebkit.scores``),
+  made by one :class:`ScoreRecipe` (defaults: the reference's newest aggregation)
 - :func:`published_leaderboard` — the published STEB leaderboard (``stebkit.scores.published``)
 - ``stebkit.tasks`` — the task families as pure functions of embeddings
 """
@@ -32,6 +33,7 @@ _LAZY = {
     "RunContext": "stebkit.runs",
     "Results": "stebkit.records.results",
     "leaderboard": "stebkit.scores",
+    "ScoreRecipe": "stebkit.scores",
     "published_leaderboard": "stebkit.scores.published",
 }
 _SUBMODULES = {"datasets", "encoders", "tasks", "sources", "scores", "records", "plots",

@@ -88,14 +88,14 @@ def test_run_then_leaderboard_on_real_smoke_data(tmp_path, capsys, mirror):
     assert cli.main(["leaderboard", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "\n      random (chance) " in printed  # a line, never ranked
-    assert "\nRecipe: the reference's newest aggregation" in printed
+    assert "\nRecipe: ScoreRecipe(), the reference's newest aggregation" in printed
     with pytest.warns(UserWarning, match="only 1 model.*left out of the grouping, still "
                                          "scored: random, tfidf-char"):
-        assert cli.main(["leaderboard", str(out), "--threshold", "1.0", "--drop-models",
-                         "--grouping-models", "stebkit"]) == 0
-    assert ("Recipe: not the reference's newest; differs in threshold=1.0, "
-            "complete_datasets=False, grouping_models='stebkit'") in " ".join(
-        capsys.readouterr().out.split())  # wrapped at 100 columns
+        assert cli.main(["leaderboard", str(out), "--threshold", "1.0", "--missing",
+                         "drop_models", "--grouping-models", "without_baselines"]) == 0
+    assert ("Recipe: ScoreRecipe(threshold=1.0, missing='drop_models', grouping_models="
+            "'without_baselines'), not the reference's newest aggregation"
+            ) in " ".join(capsys.readouterr().out.split())  # wrapped at 100 columns
 
 
 def test_a_failed_result_makes_run_exit_1(tmp_path, capsys, mirror):

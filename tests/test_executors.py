@@ -379,7 +379,7 @@ def time_limited(slurm, tmp_path_factory):
     """A job past its time limit, started first because SLURM needs a minute to stop it."""
     out = tmp_path_factory.mktemp("timeout")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "stebkit.cli", "run", "--suite", "smoke", "--models", "random",
+        [sys.executable, "-m", "stebkit", "run", "--suite", "smoke", "--models", "random",
          "--datasets", "bible-eras", "--output", str(out), "--executor", "slurm",
          "--slurm-time", "1", "--slurm-setup", "sleep 600", "--no-progress"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -33,7 +33,8 @@ def _board(values: dict[str, list[float]], task: str = "retrieval", **options):
     frame = pd.DataFrame(rows, columns=["model", "dataset", "task", "value"])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # few models
-        return scores.leaderboard(frame, grouping="fixed", **options)
+        return scores.leaderboard(frame, grouping="fixed", min_tasks=1,  # one task
+                                  **options)
 
 
 CHANCE = [0.1] * 7 + [0.9]

@@ -389,7 +389,7 @@ def test_15_non_utf8_suite_and_data_files_are_named(tmp_path):
 def test_15_seed_empty_results_and_malformed_records_are_named(tmp_path):
     from stebkit import cli
 
-    with pytest.raises(ValueError, match="seed must be a non-negative int, got 'a'"):
+    with pytest.raises(ValueError, match=r"seed must be an int in \[0, 4294967296\), got 'a'"):
         evaluate(HashEncoder(), toy_dataset(), seed="a", output_dir=tmp_path)
     assert not list(tmp_path.iterdir())
     with pytest.raises(FileNotFoundError, match=f"no result records in {tmp_path}"):

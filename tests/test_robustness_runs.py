@@ -176,7 +176,7 @@ def test_a_run_with_other_settings_replaces_no_record(tmp_path, capsys):
         assert _records(out) == before
     with pytest.raises(ValueError, match="seed 42 there, 7 in this run"):
         stebkit.evaluate("random", SMALL, tasks=["retrieval"], seed=7, output_dir=out,
-                           show_progress=False)
+                         show_progress=False)
     assert _records(out) == before
     # asked for: replaced
     assert _run(out, "--seed", "7", "--overwrite", "always") == 0
@@ -217,7 +217,7 @@ def test_ctrl_c_prints_one_line_and_the_rerun_resumes(executor, tmp_path):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(hook), str(ROOT)]),
            "STEBKIT_TEST_MARKER": str(marker)}
     out = tmp_path / "res"
-    argv = [sys.executable, "-m", "stebkit.cli", "run", "--models", "random", "--datasets",
+    argv = [sys.executable, "-m", "stebkit", "run", "--models", "random", "--datasets",
             *SMALL, "--tasks", "retrieval", "order_alignment", "clustering", "--output",
             str(out), "--figures", str(tmp_path / "f"), "--no-progress", "--executor",
             executor, "--jobs", "1"]
@@ -281,7 +281,7 @@ def test_a_full_or_read_only_cache_stops_the_run_at_its_first_error(
     # the Python API raises it too, instead of a failed record per result
     with pytest.raises(OSError, match=os.strerror(errno_)):
         stebkit.evaluate("random", SMALL, tasks=["retrieval"], output_dir=out,
-                           show_progress=False)
+                         show_progress=False)
 
 
 # --------------------------------------------------------------------------- exit codes (29)
@@ -291,7 +291,7 @@ def test_a_run_needs_a_suite_datasets_or_a_preset(tmp_path, monkeypatch, capsys)
     def started(*args, **kwargs):
         raise AssertionError("a run started without --suite, --datasets or --preset")
 
-    monkeypatch.setattr(executors, "evaluate", started)
+    monkeypatch.setattr(stebkit.runs, "evaluate", started)
     assert cli.main(["run", "--models", "random", "--output", str(tmp_path / "r")]) == 2
     (line,) = _lines(capsys.readouterr().err)
     assert "--suite lite" in line and "--datasets" in line and "--preset" in line

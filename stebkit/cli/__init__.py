@@ -246,7 +246,8 @@ def _add_run(p: argparse.ArgumentParser) -> None:
                    default="only-missing", help="which existing records to recompute "
                    "(only-missing refuses to replace results made with another --seed, "
                    "--smoke, --sampling or episodes per label; always replaces them)")
-    p.add_argument("--seed", type=int, default=42, help="random seed (default: 42)")
+    p.add_argument("--seed", type=int, default=42,
+                   help="random seed in [0, 2^32) (default: 42)")
     p.add_argument("--batch-size", type=int, default=32, help="encoding batch size")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     p.add_argument("--trust-remote-code", action="store_true", default=None,
@@ -262,7 +263,8 @@ def _add_run(p: argparse.ArgumentParser) -> None:
                    help="texts pooled per episode (-1: one episode of all texts per label); "
                         "overrides the datasets' sizes except for single-text tasks")
     p.add_argument("--episodes-per-label", type=int, default=None, metavar="N",
-                   help="episodes sampled per label (the reference's n_episodes_per_class)")
+                   help="episodes sampled per label (the reference's n_episodes_per_class; "
+                        "a --smoke run samples at most 10)")
     p.add_argument("--device", default=None,
                    help="torch device of the neural models: cpu, cuda, cuda:1, mps "
                         "(default: a GPU when there is one)")
@@ -368,11 +370,36 @@ def style_model_note() -> str | None:
             "so every model's operational score here differs from theirs")
 
 
+def checked_run_arguments(args: argparse.Namespace) -> None:
+    """Check the settings of ``stebkit run`` through their declared schema
+    (:mod:`stebkit.settings`) before anything is resolved, loaded or written: an
+    :class:`~stebkit.errors.InvalidSetting` names the option (exit status 2).
+
+    >>> from stebkit.cli import build_parser
+    >>> checked_run_arguments(build_parser().parse_args(["run", "--seed", "4294967296"]))
+    Traceback (most recent call last):
+    ...
+    stebkit.errors.InvalidSetting: --seed: seed must be an int in [0, 4294967296), got 4294967296
+    """
+    from stebkit.errors import InvalidSetting
+    from stebkit.runs.context import RunContext, check_options
+
+    try:
+        RunContext(seed=args.seed, batch_size=args.batch_size, device=args.device)
+        check_options(output_dir=args.output, episode_sizes=args.episode_sizes,
+                      episodes_per_label=args.episodes_per_label)
+    except InvalidSetting as err:
+        name = str(err).split(" ", 1)[0]
+        option = {"output_dir": "output"}.get(name, name).replace("_", "-")
+        raise InvalidSetting(f"--{option}: {err}") from None
+
+
 def _run_run(args: argparse.Namespace) -> int:
     from stebkit.runs import evaluate
     from stebkit.runs.executors import JobsFailed
     from stebkit.runs.request import RUN_SETTINGS, RunRequest
 
+    checked_run_arguments(args)
     request = RunRequest.resolve(
         suite=args.suite, datasets=args.datasets, models=args.models, smoke=args.smoke,
         settings={name: getattr(args, name, None) for name in RUN_SETTINGS},
@@ -589,7 +616,8 @@ def _add_prefetch(p: argparse.ArgumentParser) -> None:
                         "the trained style model)")
     p.add_argument("--datasets", nargs="+", metavar="DATASET", help="dataset names")
     p.add_argument("--smoke", action="store_true", help="the smoke version of each dataset")
-    p.add_argument("--seed", type=int, default=42, help="random seed (default: 42)")
+    p.add_argument("--seed", type=int, default=42,
+                   help="random seed in [0, 2^32) (default: 42)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
 
@@ -597,7 +625,9 @@ def _run_prefetch(args: argparse.Namespace) -> int:
     from stebkit.encoders import default_models
     from stebkit.runs.executors import prefetch
     from stebkit.runs.request import is_suite_file, unknown_suite
+    from stebkit.settings import SEED
 
+    SEED.named("--seed").check(args.seed)
     if args.datasets:
         datasets = list(args.datasets)
     elif is_suite_file(args.suite):
@@ -708,6 +738,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         warnings.formatwarning = shown
     return int(status or 0)
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -39,7 +39,7 @@ def _on_device(encoder: Any, device: str | None) -> Any:
 
 
 def prepare_encoder(model: PlannedModel, ctx: RunContext,
-                     kept: dict[tuple[Any, ...], Any] | None = None) -> Any:
+                    kept: dict[tuple[Any, ...], Any] | None = None) -> Any:
     """Build a model by name from the zoo entry its plan holds (weights load lazily, on
     the first encode), on the context's device; a model ``kept`` holds already
     (:attr:`stebkit.runs.context.RunState.models`) is not built again.

@@ -12,15 +12,17 @@ from __future__ import annotations
 
 import os
 import uuid
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from stebkit.runs.context import RunContext
+from stebkit.runs.context import RunContext, check_options
 from stebkit.runs.executors.jobfiles import run_lock
 from stebkit.runs.executors.submission import run_info, run_sequential, run_submitted
+from stebkit.runs.planning import smoke_cap_note
 from stebkit.suites.executor_config import ExecutorError, executor_config
 
 if TYPE_CHECKING:
@@ -65,12 +67,14 @@ def evaluate(
     episodes_per_label : int, or dict task -> int, optional
         Override the datasets' episodes per label (the reference's
         ``n_episodes_per_class``; predefined pairs, probing and retrieval with size -1
-        use every text whatever it is).
+        use every text whatever it is). A smoke run samples at most 10 and says so when
+        more is given.
     preset : {"benchmark", "fast"}, optional
         Run one of the reference's presets (:mod:`stebkit.tasks.presets`): its tasks, datasets
         and episode configuration; ``datasets`` (when given) restricts it.
     output_dir : path, default "results"
-        Root of the record files ``<model>/<dataset>/<task>__e<size>.json``.
+        Root of the record files ``<model>/<dataset>/<task>__e<size>.json`` (an empty
+        name is refused, never taken as the working folder).
     executor : str, mapping or ExecutorConfig, optional
         ``"sequential"`` (default: in this process), ``"local"`` or ``"slurm"``, or a
         mapping with the fields of :class:`ExecutorConfig` (``{"kind": "local", "jobs":
@@ -78,7 +82,7 @@ def evaluate(
         (objects cannot travel to another process); datasets of suite files are loaded
         again in each job.
     context : RunContext, optional
-        The run settings, spelled and documented once in
+        The run settings, declared and documented once in
         :class:`~stebkit.runs.context.RunContext`: ``seed``, ``smoke``, ``batch_size``,
         ``sampling``, ``overwrite``, ``device``, ``cache_embeddings``,
         ``trust_remote_code``, ``show_progress`` (default: ``RunContext()``).
@@ -95,6 +99,9 @@ def evaluate(
 
     Raises
     ------
+    InvalidSetting
+        A setting or option is not of its declared type or range
+        (:mod:`stebkit.settings`), before anything is planned or written.
     ExecutorError
         The executor cannot run here (no SLURM, unknown partition, bad option).
     JobsFailed
@@ -115,10 +122,14 @@ def evaluate(
     (True, 1)
     """
     context = (context or RunContext()).with_settings(**settings)
+    options = check_options(tasks=tasks, episode_sizes=episode_sizes,
+                            episodes_per_label=episodes_per_label, preset=preset,
+                            output_dir=output_dir)
+    root = Path(options.pop("output_dir"))
     config = executor_config(executor)
-    root = Path(output_dir)
-    options = {"tasks": tasks, "episode_sizes": episode_sizes,
-               "episodes_per_label": episodes_per_label, "preset": preset}
+    note = smoke_cap_note(episodes_per_label) if context.smoke else None
+    if note:
+        warnings.warn(note, UserWarning, stacklevel=2)
     run = f"{datetime.now(timezone.utc):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
     shown = {**asdict(context), **options, "executor": config.kind}
     with run_lock(root, run_info(run, shown)):

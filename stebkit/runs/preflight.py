@@ -78,7 +78,7 @@ def preflight(datasets: Any, *, tasks: Sequence[str] | None = None, seed: int = 
             if not spec.serves(task):
                 continue
             sizes, per_label = episode_settings(task, spec, episode_sizes, smoke=smoke,
-                                      episodes_per_label=episodes_per_label)
+                                                episodes_per_label=episodes_per_label)
             for size in sizes:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")  # the counts are in the report

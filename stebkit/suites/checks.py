@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from stebkit._io import check_name
+from stebkit._io import check_name, shown
 from stebkit.datasets.spec import SPLITS
 from stebkit.suites.suitefile import KeyLines, Keys, SuiteError, unknown_keys
 from stebkit.suites.tables import _source_columns
@@ -119,9 +119,11 @@ def _check_source(source: Any, doc: _Doc, where: str, keys: Keys) -> dict[str, A
     if len(kinds) != 1:
         raise doc.fail(where, f"source needs exactly one of 'path', 'url', 'hf', "
                        f"got {sorted(map(str, source))}", keys)
-    if "remote_code" in source and ("hf" not in source
-                                    or not isinstance(source["remote_code"], bool)):
+    if "remote_code" in source and "hf" not in source:
         raise doc.fail(where, "remote_code (true or false) applies to 'hf' sources only", keys)
+    if "remote_code" in source and not isinstance(source["remote_code"], bool):
+        raise doc.fail(where, f"source: remote_code must be true or false, got "
+                       f"{shown(source['remote_code'])}", (*keys, "remote_code"))
     refusal = unknown_keys(source, SOURCE_KEYS[kinds[0]], f"key of a {kinds[0]!r} source")
     if refusal:
         raise doc.fail(where, refusal, keys)

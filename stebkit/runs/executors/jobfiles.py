@@ -174,11 +174,54 @@ def job_files_dir(root: str | os.PathLike, run: str) -> Path:
     return cache_dir() / "jobs" / f"{key}-{file_name(run)}"
 
 
+def check_private_path(folder: str | os.PathLike) -> None:
+    """Refuse (:class:`ExecutorError`, naming the folder and the fix) to keep what a job
+    loads and runs in ``folder`` when another user could swap it: as ssh's
+    ``StrictModes``, ``folder`` and every folder above it, up to ``/``, must belong to
+    this user or to root, and none may be writable by its group or by others unless it
+    has the sticky bit (``/tmp``: then nobody renames what another user owns). A
+    folder that passes cannot be renamed away and replaced by another user while a job
+    waits in the queue.
+
+    >>> import tempfile
+    >>> check_private_path(tempfile.mkdtemp())
+    >>> shared = Path(tempfile.mkdtemp())
+    >>> shared.chmod(0o777)
+    >>> check_private_path(shared / "jobs")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    stebkit.suites.executor_config.ExecutorError: ... is writable by other users (mode 0777, ...
+    """
+    uid = os.getuid()
+    given, real = Path(os.path.abspath(folder)), Path(os.path.realpath(folder))
+    # the path as given (a link on it could be swapped) and the folders it leads to
+    for each in dict.fromkeys((given, *given.parents, real, *real.parents)):
+        try:
+            info = os.lstat(each)
+        except FileNotFoundError:  # not made yet: it will be this user's
+            continue
+        why = None
+        if info.st_uid not in (uid, 0):
+            why = f"belongs to another user (uid {info.st_uid})"
+        elif info.st_mode & 0o022 and not info.st_mode & stat.S_ISVTX \
+                and not stat.S_ISLNK(info.st_mode):  # a link's own mode means nothing
+            why = (f"is writable by other users (mode {stat.S_IMODE(info.st_mode):04o}, no "
+                   "sticky bit)")
+        if why:
+            raise ExecutorError(
+                f"{each} {why}: another user could replace the job files stebkit keeps "
+                f"in {given} (what a job loads and runs) before the job starts; run "
+                f"`chmod go-w {each}` (or `chmod +t` on a shared folder), or set "
+                "STEBKIT_CACHE to a folder of your own")
+
+
 def make_job_files_dir(root: str | os.PathLike, run: str) -> Path:
     """Create :func:`job_files_dir` afresh (mode 0700, inside a folder of the cache that
-    only its owner may enter): a folder of that name that exists already, or a parent that
-    is a link or another user's, is refused and named."""
+    only its owner may enter, below folders no other user may change:
+    :func:`check_private_path`): a folder of that name that exists already, or a parent
+    that is a link or another user's, is refused and named."""
     folder = job_files_dir(root, run)
+    check_private_path(folder.parent)  # before anything is made there
     folder.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     info = os.lstat(folder.parent)
     if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():

@@ -128,8 +128,9 @@ def run_info(run: str, settings: Mapping[str, Any]) -> dict[str, Any]:
                                   if settings.get(k) is not None)}
 
 
-def run_submitted(names: tuple[list[str], list[str] | None], root: Path, config: ExecutorConfig,
-               run: str, context: RunContext, options: dict[str, Any]) -> Results:
+def run_submitted(names: tuple[list[str], list[str] | None], root: Path,
+                  config: ExecutorConfig, run: str, context: RunContext,
+                  options: dict[str, Any]) -> Results:
     """:func:`stebkit.evaluate` with the local or SLURM executor, under the run lock."""
     from stebkit.records.results import Record, Results
 
@@ -174,7 +175,7 @@ def run_submitted(names: tuple[list[str], list[str] | None], root: Path, config:
 
 
 def run_sequential(models: Any, datasets: Any, root: Path, context: RunContext,
-                options: dict[str, Any]) -> Results:
+                   options: dict[str, Any]) -> Results:
     """The sequential executor: the run planned once (:func:`stebkit.runs.engine.plan_run`), its
     units saved for :func:`status`, and run in this process
     (:func:`stebkit.runs.engine.run_plan`)."""

@@ -92,7 +92,7 @@ def run_job(payload: Mapping[str, Any]) -> dict[str, Any]:
                                      kept_models={})  # each model is built once per job
     except BaseException as err:
         write_outcome(root, run, job, "interrupted" if isinstance(err, JobInterrupted)
-                       else "error", f"{type(err).__name__}: {err}")
+                      else "error", f"{type(err).__name__}: {err}")
         raise
     write_outcome(root, run, job, "success", "")
     _log(f"job {job}: finished ({ran} unit(s) run, {passed} passed over)")
