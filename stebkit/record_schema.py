@@ -99,8 +99,9 @@ PARTS: Mapping[str, Mapping[str, Field]] = {
 
 def check_fields(record: Mapping[str, Any], *, where: str, fix: str) -> None:
     """Refuse a record with a key :data:`FIELDS` does not declare, a value not of its
-    field's kind (a required field missing), or an unknown key in ``model``, ``dataset`` or ``ci`` (:data:`PARTS`);
-    the ValueError names ``where``, the field, the value and ``fix``.
+    field's kind (a required field missing), or an unknown key in ``model``, ``dataset``
+    or ``ci`` (:data:`PARTS`); the ValueError names ``where``, the field, the value and
+    ``fix``.
 
     >>> rec = {"schema": 2, "task": "clustering", "episode_size": 1, "status": "ok"}
     >>> check_fields({**rec, "rank": 1}, where="r.json", fix="remove it")

@@ -576,12 +576,11 @@ def _misplaced(root: Path, path: Path, rec: Record) -> str | None:
     """Why the record ``rec`` read from ``path`` is left out of ``root``'s results (it
     does not lie in its own ``<model>/<dataset>/`` folder), or None."""
     parts = path.relative_to(root).parts
-    home = record_path(root, rec.model_name, rec.dataset_name, rec.task, rec.episode_size,
-                       rec.episodes_per_label)
+    home = record_path(root, rec.model_name, rec.dataset_name, rec.task, 1).parent
     if len(parts) != 3:
         where = "at the folder's root" if len(parts) == 1 else f"{len(parts) - 1} folders deep"
         return (f"{path} lies {where}, not in a <model>/<dataset>/ folder: left out (a "
-                f"record of {rec.model_name} on {rec.dataset_name} lies at {home}; move it "
+                f"record of {rec.model_name} on {rec.dataset_name} lies in {home}; move it "
                 "there, or delete it)")
     if parts[0] in _folders(rec.model_name) and parts[1] in _folders(rec.dataset_name):
         return None
@@ -663,24 +662,28 @@ class Results:
             raise FileNotFoundError(f"no result records in {root}; run stebkit.evaluate(..., "
                                     f"output_dir={str(root)!r}) or `stebkit run --output "
                                     f"{root}` first")
-        kept, notes, seen = [], [], {}
+        notes, entries = [], []
         catalogue = _catalogue()
         for path in paths:
             rec = Record.read(path)
-            view = catalogue.view(rec)
-            key = (view.model, view.dataset, rec.task, rec.episode_size,
-                   rec.episodes_per_label)
             note = _misplaced(root, path, rec)
-            if note is None and key in seen:
-                note = (f"{path} holds the same result as {seen[key]} ({view.model} / "
-                        f"{view.dataset} / {rec.task}, episode size {rec.episode_size}): "
-                        f"left out, {seen[key].name} is used (delete the one you do not "
-                        "want)")
             if note is not None:
                 notes.append(note)
                 continue
-            seen[key] = path
-            kept.append(rec)
+            view = catalogue.view(rec)
+            entries.append((path, rec, (view.model, view.dataset, rec.task, rec.episode_size,
+                                        rec.episodes_per_label)))
+        seen: dict[tuple, Path] = {}
+        # a record under the registered names first: a look-alike never displaces it
+        for path, rec, key in sorted(entries, key=lambda e: e[2][:2] != (e[1].model_name,
+                                                                          e[1].dataset_name)):
+            if key in seen:
+                notes.append(f"{path} holds the same result as {seen[key]} ({key[0]} / "
+                             f"{key[1]} / {rec.task}, episode size {rec.episode_size}): left "
+                             f"out, {seen[key].name} is used (delete the one you do not want)")
+            else:
+                seen[key] = path
+        kept = [rec for path, rec, key in entries if seen[key] == path]
         out = cls(kept, root=root)
         out.notes = [*notes, *out.notes]
         return out
