@@ -127,6 +127,32 @@ def notes(views: Iterable[View]) -> list[str]:
     return [f"{found[0]}{_others(len(found) - 1)}: {what}" for what, found in places.items()]
 
 
+def check_main_metrics(records: Iterable[Any], views: Iterable[View]) -> None:
+    """Refuse records (:class:`stebkit.results.Record`) of one dataset and task whose main
+    metrics (as the score reads them, ``views``) differ: their values are not comparable.
+
+    >>> from stebkit.results import Results
+    >>> rec = {"model": {"name": "m"}, "dataset": {"name": "d"}, "task": "clustering",
+    ...        "episode_size": 1, "status": "ok", "main_metric": "ari",
+    ...        "metrics": {"ari": 0.1, "v_measure": 0.2}}
+    >>> Results([rec, {**rec, "model": {"name": "n"}, "main_metric": "v_measure"}])
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: record 1: field 'main_metric' is 'v_measure', but record 0 holds 'ari' ...
+    """
+    first: dict[tuple[str, str], tuple[str, Any]] = {}
+    for rec, view in zip(records, views, strict=True):
+        if view.main_metric is None:
+            continue
+        main, other = first.setdefault((view.dataset, rec.task), (view.main_metric, rec))
+        if main != view.main_metric:
+            raise ValueError(f"{rec.where}: field 'main_metric' is {view.main_metric!r}, but "
+                             f"{other.where} holds {main!r} for the same dataset and task "
+                             f"({view.dataset} / {rec.task}); the results of one dataset "
+                             "and task share one main metric: correct or remove one of them")
+
+
 def _others(n: int) -> str:
     return "" if n == 0 else f" (and {n} other record{'s' if n > 1 else ''})"
 

@@ -34,11 +34,21 @@ get their current names, and ``converted_from`` says so.
 
 Every record is parsed and checked in one place, :meth:`Record.from_json`, when it is
 written (:func:`write_record`), read (:func:`read_record`, :meth:`Results.load`) and
-imported (:func:`stebkit.steb_format.import_steb`): an ``ok`` record holds its main metric
-and every metric is a finite number inside the range its definition allows
-(:func:`metric_range`); counts are non-negative integers. A record that fails is named
+imported (:func:`stebkit.steb_format.import_steb`), against the fields declared once in
+:data:`stebkit.record_schema.FIELDS` (a key it does not declare is refused, as is a JSON
+key given twice): an ``ok`` record holds its main metric and every metric is a finite
+number inside the range its definition allows (:func:`metric_range`), an interval's bounds
+too, around the value; counts are non-negative integers. Whether a file passes depends on
+the file alone, never on what the process has registered. A record that fails is named
 with its file, field and value; on resume it counts as not done and is recomputed. A
-results folder is read without following symbolic links.
+results folder is read without following symbolic links; a record outside its
+``<model>/<dataset>/`` folder is left out and named.
+
+A record owns only its measurements: for a registered dataset or a zoo model, the frames
+the scores read (:meth:`Results.main_frame`, :meth:`Results.to_frame`) take the category,
+languages, application and main metric from the catalogue and the zoo, and
+:attr:`Results.notes` names a record that says otherwise
+(:mod:`stebkit.record_catalogue`).
 """
 
 from __future__ import annotations
@@ -554,21 +564,11 @@ def _value(v: Any) -> float:
     return float("nan") if v is None else float(v)
 
 
-def _catalogue() -> Any:
-    from stebkit.record_catalogue import Catalogue
-
-    return Catalogue()
-
-
-def _notes(views: list[Any]) -> list[str]:
-    from stebkit.record_catalogue import notes
-
-    return notes(views)
-
-
 def _views(records: list[Record]) -> list[Any]:
     """Each record as the score reads it (:meth:`stebkit.record_catalogue.Catalogue.view`)."""
-    catalogue = _catalogue()
+    from stebkit.record_catalogue import Catalogue
+
+    catalogue = Catalogue()
     return [catalogue.view(r) for r in records]
 
 
@@ -589,19 +589,25 @@ def _misplaced(root: Path, path: Path, rec: Record) -> str | None:
             "or delete it)")
 
 
-def _check_main_metrics(records: list[Record], views: list[Any]) -> None:
-    """Refuse records of one dataset and task whose main metrics differ (as the score
-    reads them): their values could not be compared."""
-    first: dict[tuple[str, str], tuple[str, Record]] = {}
-    for rec, view in zip(records, views, strict=True):
-        if view.main_metric is None:
-            continue
-        main, other = first.setdefault((view.dataset, rec.task), (view.main_metric, rec))
-        if main != view.main_metric:
-            raise ValueError(f"{rec.where}: field 'main_metric' is {view.main_metric!r}, but "
-                             f"{other.where} holds {main!r} for the same dataset and task "
-                             f"({view.dataset} / {rec.task}); the results of one dataset "
-                             "and task share one main metric: correct or remove one of them")
+def _one_per_result(entries: list[tuple[Path, Record, Any]]) -> tuple[list[Record],
+                                                                        list[str]]:
+    """The records of ``entries`` (path, record, view), one per result (model, dataset,
+    task, episode configuration, names as the score reads them), and a note for each
+    second record of a result. A record under the registered names comes first: a
+    look-alike never displaces it."""
+    def key(rec: Record, view: Any) -> tuple:
+        return (view.model, view.dataset, rec.task, rec.episode_size, rec.episodes_per_label)
+
+    seen: dict[tuple, Path] = {}
+    notes = []
+    for path, rec, view in sorted(entries, key=lambda e: (e[2].model, e[2].dataset) !=
+                                  (e[1].model_name, e[1].dataset_name)):
+        first = seen.setdefault(key(rec, view), path)
+        if first != path:
+            notes.append(f"{path} holds the same result as {first} ({view.model} / "
+                         f"{view.dataset} / {rec.task}, episode size {rec.episode_size}): "
+                         f"left out, {first.name} is used (delete the one you do not want)")
+    return [rec for path, rec, view in entries if seen[key(rec, view)] == path], notes
 
 
 class Results:
@@ -635,9 +641,11 @@ class Results:
             return
         self.records: list[Record] = [_as_record(r, k) for k, r in enumerate(records)]
         self.root = Path(root) if root is not None else None
+        from stebkit.record_catalogue import check_main_metrics, notes
+
         views = _views(self.records)
-        _check_main_metrics(self.records, views)
-        self.notes: list[str] = _notes(views)
+        check_main_metrics(self.records, views)
+        self.notes: list[str] = notes(views)
         """Records :meth:`load` left out and why (a record outside ``<model>/<dataset>/``
         or in another model's folder, a second record of one result), then what records
         say that the catalogue or the zoo declares otherwise
@@ -662,30 +670,19 @@ class Results:
             raise FileNotFoundError(f"no result records in {root}; run stebkit.evaluate(..., "
                                     f"output_dir={str(root)!r}) or `stebkit run --output "
                                     f"{root}` first")
-        notes, entries = [], []
-        catalogue = _catalogue()
+        from stebkit.record_catalogue import Catalogue
+
+        notes, entries, catalogue = [], [], Catalogue()
         for path in paths:
             rec = Record.read(path)
             note = _misplaced(root, path, rec)
-            if note is not None:
-                notes.append(note)
-                continue
-            view = catalogue.view(rec)
-            entries.append((path, rec, (view.model, view.dataset, rec.task, rec.episode_size,
-                                        rec.episodes_per_label)))
-        seen: dict[tuple, Path] = {}
-        # a record under the registered names first: a look-alike never displaces it
-        for path, rec, key in sorted(entries, key=lambda e: e[2][:2] != (e[1].model_name,
-                                                                          e[1].dataset_name)):
-            if key in seen:
-                notes.append(f"{path} holds the same result as {seen[key]} ({key[0]} / "
-                             f"{key[1]} / {rec.task}, episode size {rec.episode_size}): left "
-                             f"out, {seen[key].name} is used (delete the one you do not want)")
+            if note is None:
+                entries.append((path, rec, catalogue.view(rec)))
             else:
-                seen[key] = path
-        kept = [rec for path, rec, key in entries if seen[key] == path]
+                notes.append(note)
+        kept, twice = _one_per_result(entries)
         out = cls(kept, root=root)
-        out.notes = [*notes, *out.notes]
+        out.notes = [*notes, *twice, *out.notes]
         return out
 
     def __iter__(self) -> Iterator[Record]:
