@@ -181,7 +181,7 @@ def _main_metric(record: Any, spec: Any, where: str
                  ) -> tuple[str | None, list[tuple[str, str]]]:
     """The main metric of ``record``'s task on the registered ``spec``, and a note when
     the record names another one or, computed, lacks this one."""
-    from stebkit.results import main_metric_of
+    from stebkit.record_schema import main_metric_of
 
     main = main_metric_of(record.task, spec) or record.main_metric
     if record.main_metric == main:

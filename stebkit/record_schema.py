@@ -1,6 +1,8 @@
 """Record schemas: the current one (:data:`SCHEMA`), its fields declared once
-(:data:`FIELDS`, :data:`PARTS`, checked by :func:`check_fields`), and the conversion of
-older records (:func:`upgrade_record`); :mod:`stebkit.results` re-exports them.
+(:data:`FIELDS`, :data:`PARTS`, checked by :func:`check_fields`), the conversion of
+older records (:func:`upgrade_record`), and the one rule of a record's main metric
+(:func:`main_metric_of`, which a run and an import apply to the spec they evaluate);
+:mod:`stebkit.results` re-exports them.
 
 Whether a file is a valid record depends on the file alone: its fields, their types and
 ranges. Nothing the process has registered (a suite's datasets, the zoo) decides it; what
@@ -143,6 +145,31 @@ _V1_RENAMES: Mapping[str, Mapping[str, str]] = {
     "classification": {"val_macro_f1": "validation_score"},
     "stel": {"stel_acc": "accuracy", "stel_or_content_acc": "or_content_accuracy"},
 }
+
+
+def main_metric_of(task: str, dataset: Any) -> str | None:
+    """The main metric of ``task`` on ``dataset`` (a name or a spec): the one the dataset
+    declares (a suite's ``main_metric``) when it is among the family's metrics, else the
+    family's. The one rule of the records a run writes and imports (from the spec they
+    evaluate, :mod:`stebkit.runs.records`, :func:`stebkit.steb_format.import_steb`) and of
+    the score (:mod:`stebkit.record_catalogue`, which names a record that says otherwise);
+    reading a record never asks it. None for a family this stebkit does not know, or a
+    dataset name that is not registered in this process (a suite not loaded here).
+
+    >>> main_metric_of("clustering", "federalist-authorship"), main_metric_of("x", "d")
+    ('v_measure', None)
+    >>> main_metric_of("clustering", "a-suite-not-loaded-here") is None
+    True
+    """
+    from stebkit.datasets.registry import registered
+    from stebkit.tasks import FAMILIES
+
+    family = FAMILIES.get(task)
+    spec = registered(dataset) if isinstance(dataset, str) else dataset
+    if family is None or spec is None:
+        return None
+    declared = spec.main_metric
+    return declared if declared in family.metrics else family.main_metric
 
 
 def upgrade_record(record: dict[str, Any], *, where: str = "record") -> dict[str, Any]:

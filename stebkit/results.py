@@ -68,6 +68,7 @@ from stebkit.record_schema import (  # noqa: F401 (re-exported)
     FIELDS,
     SCHEMA,
     check_fields,
+    main_metric_of,
     upgrade_record,
 )
 
@@ -471,31 +472,6 @@ v_measure 0.5, high 0.4); delete it
     if any(a > b + _SLACK for a, b in zip(points, points[1:], strict=False)):
         raise _fail(where, "ci", f"does not hold low <= {main} <= high (low {_shown(low)}, "
                     f"{main} {_shown(value)}, high {_shown(high)})", fix)
-
-
-def main_metric_of(task: str, dataset: Any) -> str | None:
-    """The main metric of ``task`` on ``dataset`` (a name or a spec): the one the dataset
-    declares (a suite's ``main_metric``) when it is among the family's metrics, else the
-    family's. The one rule of the records a run writes and imports (from the spec they
-    evaluate, :mod:`stebkit.runs.records`, :func:`stebkit.steb_format.import_steb`) and of
-    the score (:mod:`stebkit.record_catalogue`, which names a record that says otherwise);
-    reading a record never asks it. None for a family this stebkit does not know, or a
-    dataset name that is not registered in this process (a suite not loaded here).
-
-    >>> main_metric_of("clustering", "federalist-authorship"), main_metric_of("x", "d")
-    ('v_measure', None)
-    >>> main_metric_of("clustering", "a-suite-not-loaded-here") is None
-    True
-    """
-    from stebkit.datasets.registry import registered
-    from stebkit.tasks import FAMILIES
-
-    family = FAMILIES.get(task)
-    spec = registered(dataset) if isinstance(dataset, str) else dataset
-    if family is None or spec is None:
-        return None
-    declared = spec.main_metric
-    return declared if declared in family.metrics else family.main_metric
 
 
 def _name(data: Mapping[str, Any], key: str, where: str, fix: str) -> str:
