@@ -90,7 +90,10 @@ PARTS: Mapping[str, Mapping[str, Field]] = {
     "model": {"name": _TEXT, "revision": _TEXT, "category": _TEXT,
               "encoder_config": _OBJECT},
     "dataset": {"name": _TEXT, "fingerprint": _TEXT, "steb_name": _TEXT,
-                "source_sha256": Field("a list of strings", _texts), "category": _TEXT,
+                "source_sha256": Field("a list of digests (strings, null where unpinned)",
+                                       lambda v: isinstance(v, list) and all(
+                                           x is None or isinstance(x, str) for x in v)),
+                "category": _TEXT,
                 "languages": Field("a list of strings", _texts), "application": _TEXT},
     "ci": {"low": Field("a finite number", _number), "high": Field("a finite number", _number),
            "level": Field("a number in (0, 1)", lambda v: _number(v) and 0 < v < 1),
