@@ -2,12 +2,12 @@
 (:data:`FIELDS`, :data:`PARTS`, checked by :func:`check_fields`), the conversion of
 older records (:func:`upgrade_record`), and the one rule of a record's main metric
 (:func:`main_metric_of`, which a run and an import apply to the spec they evaluate);
-:mod:`stebkit.results` re-exports them.
+:mod:`stebkit.records.results` re-exports them.
 
 Whether a file is a valid record depends on the file alone: its fields, their types and
 ranges. Nothing the process has registered (a suite's datasets, the zoo) decides it; what
 the catalogue and the zoo declare about a dataset or model is the score's business
-(:mod:`stebkit.record_catalogue`).
+(:mod:`stebkit.records.catalogue`).
 """
 
 from __future__ import annotations
@@ -81,9 +81,9 @@ FIELDS: Mapping[str, Field] = {
     "traceback": _TEXT, "reason": _TEXT,
     "converted_from": Field("an int", _int),
 }
-"""Every field a record may have (see :mod:`stebkit.results` for what each means), with
+"""Every field a record may have (see :mod:`stebkit.records.results` for what each means), with
 its kind; a record with another key is refused. ``metrics``, ``counts``, ``ci`` and
-``submetrics`` are checked value by value beyond their kind (:meth:`stebkit.results.
+``submetrics`` are checked value by value beyond their kind (:meth:`stebkit.records.results.
 Record.from_json`)."""
 
 PARTS: Mapping[str, Mapping[str, Field]] = {
@@ -154,8 +154,8 @@ def main_metric_of(task: str, dataset: Any) -> str | None:
     """The main metric of ``task`` on ``dataset`` (a name or a spec): the one the dataset
     declares (a suite's ``main_metric``) when it is among the family's metrics, else the
     family's. The one rule of the records a run writes and imports (from the spec they
-    evaluate, :mod:`stebkit.runs.records`, :func:`stebkit.steb_format.import_steb`) and of
-    the score (:mod:`stebkit.record_catalogue`, which names a record that says otherwise);
+    evaluate, :mod:`stebkit.runs.records`, :func:`stebkit.records.steb_format.import_steb`) and of
+    the score (:mod:`stebkit.records.catalogue`, which names a record that says otherwise);
     reading a record never asks it. None for a family this stebkit does not know, or a
     dataset name that is not registered in this process (a suite not loaded here).
 

@@ -6,7 +6,7 @@ The STEB reference writes one file per dataset, model, episode configuration and
 
 ``<dataset>`` is the reference's dataset name, ``<short_name>`` the part of the model id
 after its last ``/``, ``<task>`` the reference's task name
-(:data:`stebkit.published.REFERENCE_TASK_NAMES`), and ``metrics.json`` a one-line JSON
+(:data:`REFERENCE_TASK_NAMES`), and ``metrics.json`` a one-line JSON
 object (``json.dumps`` with its default separators) holding the task's metrics under the
 reference's keys (:data:`REFERENCE_METRICS`; probing writes ``task_0`` ... and their
 ``average``).
@@ -34,7 +34,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from stebkit.published import REFERENCE_TASK_NAMES
+REFERENCE_TASK_NAMES = {
+    "clustering": "clustering", "all_to_all_pairs": "all_to_all_pair_classification",
+    "predefined_pairs": "pre_defined_pair_classification",
+    "order_alignment": "order_alignment", "retrieval": "retrieval", "probing": "probing",
+}
+"""stebkit task family -> the reference's task name."""
 
 STEB_TASKS = {v: k for k, v in REFERENCE_TASK_NAMES.items()}
 """The reference's task name -> stebkit's task family."""
@@ -112,7 +117,7 @@ def _stebkit_dataset(folder: str) -> tuple[str, Any]:
     only in case, look-alike or invisible characters) is that dataset."""
     from stebkit._io import name_skeleton
     from stebkit.datasets import get_spec, list_datasets
-    from stebkit.record_catalogue import Catalogue
+    from stebkit.records.catalogue import Catalogue
 
     steb = [get_spec(name) for name in list_datasets(suite="steb")]
     for spec in steb:
@@ -218,7 +223,7 @@ def export_steb(results: Any, out: str | os.PathLike[str], *,
     '{"v_measure": 0.25}'
     """
     from stebkit._io import inside
-    from stebkit.results import Results
+    from stebkit.records.results import Results
 
     out = Path(out)
     if isinstance(results, (str, os.PathLike)):
@@ -311,8 +316,8 @@ IMPORT_FIX = "correct or remove that file, then import again"
 
 def read_metrics(path: str | os.PathLike[str], task: str = "") -> dict[str, Any]:
     """Read one reference ``metrics.json``: a JSON object of finite numbers (inside their
-    range when ``task``, stebkit's family name, is given: :func:`stebkit.results.metric_range`),
-    and ``submetrics``.
+    range when ``task``, stebkit's family name, is given:
+    :func:`stebkit.records.results.metric_range`), and ``submetrics``.
 
     The file is read as untrusted (:func:`stebkit._io.read_untrusted`: a regular file
     with one link, at most 16 MB; never a FIFO, device or symbolic link).
@@ -324,7 +329,7 @@ def read_metrics(path: str | os.PathLike[str], task: str = "") -> dict[str, Any]
         that is not a number in range; names the file and the key.
     """
     from stebkit._io import read_json
-    from stebkit.results import check_metrics, check_submetrics
+    from stebkit.records.results import check_metrics, check_submetrics
 
     path = Path(path)
     data = read_json(path, fix=IMPORT_FIX)
@@ -426,13 +431,13 @@ def import_steb(root: str | os.PathLike[str], results: str | os.PathLike[str], *
     >>> f = tmp / "steb" / "STEL_register" / "m" / "1_100" / "order_alignment" / "metrics.json"
     >>> f.parent.mkdir(parents=True)
     >>> _ = f.write_text('{"acc_mean": 0.5, "distractor_acc_mean": 0.25}')
-    >>> from stebkit.results import Results
+    >>> from stebkit.records.results import Results
     >>> _ = import_steb(tmp / "steb", tmp / "results")
     >>> Results.load(tmp / "results").main_frame()[["dataset", "metric", "value"]].values.tolist()
     [['stel_register', 'distractor_acc_mean', 0.25]]
     """
     from stebkit._io import remove_stray_temps
-    from stebkit.results import check_record, record_path, write_record
+    from stebkit.records.results import check_record, record_path, write_record
 
     _check_apart(Path(root), Path(results), "import")
     names = _exported_names(Path(root))
@@ -472,7 +477,7 @@ def import_steb(root: str | os.PathLike[str], results: str | os.PathLike[str], *
 def _same_import(path: Path, record: Mapping[str, Any]) -> bool:
     """Whether the record at ``path`` is ``record``, imported before (an interrupted import
     resumes): everything equal but the date and version of stebkit."""
-    from stebkit.results import Record
+    from stebkit.records.results import Record
 
     try:
         old = Record.read(path).to_json()
@@ -507,9 +512,10 @@ def _exported_names(root: Path) -> dict[str, str]:
 
 def _imported(it: Mapping[str, Any], name: str, spec: Any) -> dict[str, Any]:
     """The stebkit record of one scanned reference file (:func:`scan_steb`), with the
-    main metric of ``spec`` (:func:`stebkit.results.main_metric_of`) and a warning when
-    the file's folder names its dataset by a look-alike."""
-    from stebkit.results import main_metric_of, new_record
+    main metric of ``spec`` (:func:`stebkit.records.schema.main_metric_of`) and a warning
+    when the file's folder names its dataset or model by a look-alike."""
+    from stebkit.records.results import new_record
+    from stebkit.records.schema import main_metric_of
 
     metrics = dict(it["metrics"])
     submetrics = metrics.pop("submetrics", None)
@@ -550,7 +556,7 @@ def _look_alike(what: str, folder: str, names: tuple[str, ...]) -> list[str]:
 def _zoo_name(short: str) -> str:
     """The zoo's name of a model folder (a look-alike of a zoo name is that model), else
     the folder's name."""
-    from stebkit.record_catalogue import Catalogue
+    from stebkit.records.catalogue import Catalogue
 
     info = Catalogue().model(short)
     return info.name if info is not None else short

@@ -34,8 +34,8 @@ get their current names, and ``converted_from`` says so.
 
 Every record is parsed and checked in one place, :meth:`Record.from_json`, when it is
 written (:func:`write_record`), read (:func:`read_record`, :meth:`Results.load`) and
-imported (:func:`stebkit.steb_format.import_steb`), against the fields declared once in
-:data:`stebkit.record_schema.FIELDS` (a key it does not declare is refused, as is a JSON
+imported (:func:`stebkit.records.steb_format.import_steb`), against the fields declared once in
+:data:`stebkit.records.schema.FIELDS` (a key it does not declare is refused, as is a JSON
 key given twice): an ``ok`` record holds its main metric and every metric is a finite
 number inside the range its definition allows (:func:`metric_range`), an interval's bounds
 too, around the value; counts are non-negative integers. Whether a file passes depends on
@@ -48,7 +48,7 @@ A record owns only its measurements: for a registered dataset or a zoo model, th
 the scores read (:meth:`Results.main_frame`, :meth:`Results.to_frame`) take the category,
 languages, application and main metric from the catalogue and the zoo, and
 :attr:`Results.notes` names a record that says otherwise
-(:mod:`stebkit.record_catalogue`).
+(:mod:`stebkit.records.catalogue`).
 """
 
 from __future__ import annotations
@@ -62,15 +62,8 @@ from pathlib import Path
 from typing import Any
 
 from stebkit._io import shown as _shown
-from stebkit.names import file_name, safe_name  # moved to stebkit.names, still importable here
-from stebkit.record_items import item_details, per_item  # noqa: F401 (re-exported)
-from stebkit.record_schema import (  # noqa: F401 (re-exported)
-    FIELDS,
-    SCHEMA,
-    check_fields,
-    main_metric_of,
-    upgrade_record,
-)
+from stebkit.names import file_name, safe_name
+from stebkit.records.schema import SCHEMA, check_fields, upgrade_record
 
 STATUSES = ("ok", "failed", "skipped")
 _STATUS_DETAIL = {"ok": None, "failed": "error", "skipped": "reason"}
@@ -414,7 +407,7 @@ delete the file to recompute it
     @classmethod
     def from_json(cls, data: Any, *, where: str = "record", fix: str = RECOMPUTE) -> Record:
         """Parse, migrate and check one record (a JSON object) against its declared
-        fields (:data:`~stebkit.record_schema.FIELDS`) and the ranges of its metrics; a
+        fields (:data:`~stebkit.records.schema.FIELDS`) and the ranges of its metrics; a
         ValueError names ``where`` (the file), the field, the value and ``fix`` (what to
         do about it). Nothing registered in the process decides whether it passes."""
         if not isinstance(data, Mapping) or "schema" not in data:
@@ -541,8 +534,8 @@ def _value(v: Any) -> float:
 
 
 def _views(records: list[Record]) -> list[Any]:
-    """Each record as the score reads it (:meth:`stebkit.record_catalogue.Catalogue.view`)."""
-    from stebkit.record_catalogue import Catalogue
+    """Each record as the score reads it (:meth:`stebkit.records.catalogue.Catalogue.view`)."""
+    from stebkit.records.catalogue import Catalogue
 
     catalogue = Catalogue()
     return [catalogue.view(r) for r in records]
@@ -617,7 +610,7 @@ class Results:
             return
         self.records: list[Record] = [_as_record(r, k) for k, r in enumerate(records)]
         self.root = Path(root) if root is not None else None
-        from stebkit.record_catalogue import check_main_metrics, notes
+        from stebkit.records.catalogue import check_main_metrics, notes
 
         views = _views(self.records)
         check_main_metrics(self.records, views)
@@ -625,7 +618,7 @@ class Results:
         """Records :meth:`load` left out and why (a record outside ``<model>/<dataset>/``
         or in another model's folder, a second record of one result), then what records
         say that the catalogue or the zoo declares otherwise
-        (:mod:`stebkit.record_catalogue`: the score reads the catalogue's)."""
+        (:mod:`stebkit.records.catalogue`: the score reads the catalogue's)."""
 
     @classmethod
     def load(cls, root: str | os.PathLike) -> Results:
@@ -646,7 +639,7 @@ class Results:
             raise FileNotFoundError(f"no result records in {root}; run stebkit.evaluate(..., "
                                     f"output_dir={str(root)!r}) or `stebkit run --output "
                                     f"{root}` first")
-        from stebkit.record_catalogue import Catalogue
+        from stebkit.records.catalogue import Catalogue
 
         notes, entries, catalogue = [], [], Catalogue()
         for path in paths:
@@ -697,7 +690,7 @@ class Results:
         task, episode_size, episodes_per_label, metric, value, is_main, ci_low, ci_high,
         status. Names, categories, languages, applications and main metrics are the
         catalogue's and the zoo's where they register the dataset or model
-        (:mod:`stebkit.record_catalogue`), the record's otherwise. The interval columns
+        (:mod:`stebkit.records.catalogue`), the record's otherwise. The interval columns
         are filled on the main metric's row only.
         """
         import pandas as pd
