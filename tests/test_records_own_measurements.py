@@ -17,8 +17,8 @@ from result_records import result_record
 
 from stebkit import cli, scores
 from stebkit.datasets import registry
-from stebkit.results import Record, Results, read_record, record_path, write_record
-from stebkit.steb_format import import_steb
+from stebkit.records.results import Record, Results, read_record, record_path, write_record
+from stebkit.records.steb_format import import_steb
 
 MODELS = ("m1", "m2", "m3", "random")
 DATASETS = ("federalist-authorship", "brown-genre", "bible-versions", "masc-register",

@@ -66,10 +66,10 @@ def main_frame(results: Any, *, keep_missing: bool = False) -> pd.DataFrame:
 
 
 def _check_families(results: Any) -> None:
-    """Refuse a record (of a :class:`~stebkit.results.Results`) whose task family this
+    """Refuse a record (of a :class:`~stebkit.records.results.Results`) whose task family this
     process does not know, naming its file: the score cannot place it.
 
-    >>> from stebkit.results import Record, Results
+    >>> from stebkit.records.results import Record, Results
     >>> rec = Record.from_json({"schema": 2, "model": {"name": "m"}, "dataset":
     ...     {"name": "d"}, "task": "ranking", "episode_size": 1, "status": "ok",
     ...     "main_metric": "score", "metrics": {"score": 0.5}}, where="m/d/ranking__e1.json")
