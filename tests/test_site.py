@@ -518,10 +518,10 @@ def test_leaderboard_page_reads_what_the_cli_writes(tmp_path, monkeypatch, capsy
 
     tasks = {"clustering": ("argugpt-generator", "v_measure"),
              "all_to_all_pairs": ("argugpt-generator", "auc"),
-             "predefined_pairs": ("eltec-deu-verification", "auc"),
-             "retrieval": ("eltec-deu-retrieval", "mrr"),
+             "predefined_pairs": ("eltec-eng-verification", "auc"),
+             "retrieval": ("eltec-eng-retrieval", "mrr"),
              "order_alignment": ("asset-simplification", "distractor_acc_mean"),
-             "probing": ("informal-formality", "accuracy")}
+             "probing": ("politeness-level", "accuracy")}
     models = {"random": 0.1, "m1": 0.2, "m2": 0.5, "m3": 0.7}
     for model, base in models.items():
         for j, (task, (dataset, metric)) in enumerate(tasks.items()):
@@ -532,7 +532,7 @@ def test_leaderboard_page_reads_what_the_cli_writes(tmp_path, monkeypatch, capsy
                 "task": task, "episode_size": 1, "episodes_per_label": 10,
                 "protocol": {"smoke": False}, "main_metric": metric,
                 "metrics": {metric: value, "acc_mean": value}, "status": "ok",
-                "ci": {metric: [value - 0.05, value + 0.05]}})
+                "ci": {"low": value - 0.05, "high": value + 0.05}})
     out = tmp_path / "lite_leaderboard.csv"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # too few models for the correlation grouping
