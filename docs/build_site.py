@@ -38,6 +38,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -186,6 +187,23 @@ def reusable_execution(path: Path) -> Path | None:
     return copy if has_outputs else None
 
 
+def kernel_config(folder: Path) -> Any:
+    """The configuration of the kernel that executes a notebook: it talks to this process
+    through local sockets in ``folder`` (IPC), not over TCP, where the kernel prints a
+    warning that its unencrypted traffic could be read.
+
+    >>> config = kernel_config(Path("/run/k"))
+    >>> config.AsyncKernelManager.transport, config.AsyncKernelManager.ip
+    ('ipc', '/run/k/kernel')
+    """
+    from traitlets.config import Config
+
+    config = Config()
+    config.AsyncKernelManager.transport = "ipc"
+    config.AsyncKernelManager.ip = str(folder / "kernel")
+    return config
+
+
 def execute_notebook(path: Path, *, full: bool, output: Path, timeout: int = 1800) -> Path:
     """Execute the code cells of ``path`` afresh (cwd: its folder; its stored outputs are
     dropped first) and write the executed copy, cleaned (:func:`clean`), to ``output``;
@@ -214,9 +232,10 @@ def execute_notebook(path: Path, *, full: bool, output: Path, timeout: int = 180
         env["STEBKIT_FIGURES"] = str(FAST_FIGURES)
     saved = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
+    sockets = tempfile.TemporaryDirectory(prefix="stebkit-kernel-")
     client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
                             resources={"metadata": {"path": str(path.parent)}},
-                            on_cell_error=on_error)
+                            on_cell_error=on_error, config=kernel_config(Path(sockets.name)))
     try:
         client.execute()
     except (CellExecutionError, CellTimeoutError) as err:
@@ -231,6 +250,7 @@ def execute_notebook(path: Path, *, full: bool, output: Path, timeout: int = 180
         raise BuildError(f"{path.relative_to(ROOT)}: cell {index + 1} ({first!r}) failed: "
                          f"{ename}: {evalue}") from None
     finally:
+        sockets.cleanup()
         for k, v in saved.items():
             if v is None:
                 os.environ.pop(k, None)

@@ -1,4 +1,5 @@
-"""The set-up every notebook shares: fast mode, folders, and the models to compare.
+"""The set-up every notebook shares: fast mode, folders, the models to compare, and
+warnings shown as one line of the notebook's output.
 
 >>> from stebkit.notebook import setup
 >>> nb = setup(["wordllama-l2-supercat"], full=["all-MiniLM-L6-v2"], fast=True)
@@ -9,6 +10,8 @@
 from __future__ import annotations
 
 import os
+import sys
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +40,25 @@ def style_model() -> str:
     from stebkit.train import STYLE_MODEL_NAME
 
     return STYLE_MODEL_NAME if is_available(STYLE_MODEL_NAME) else FALLBACK_STYLE_MODEL
+
+
+def one_line_warnings() -> None:
+    """Show every warning from here on as one line of the notebook's own output,
+    ``Category: message``, instead of a box that repeats the file and source line that
+    issued it (:func:`setup` calls it; every notebook's first cell does).
+
+    >>> with warnings.catch_warnings():  # leaves the display as it was afterwards
+    ...     warnings.simplefilter("always")
+    ...     one_line_warnings()
+    ...     warnings.warn("dropped 19 of 1500 items", FutureWarning)
+    FutureWarning: dropped 19 of 1500 items
+    """
+    warnings.showwarning = _show_one_line
+
+
+def _show_one_line(message: Warning | str, category: type[Warning], filename: str,
+                   lineno: int, file: object = None, line: str | None = None) -> None:
+    print(f"{category.__name__}: {message}", file=sys.stdout, flush=True)
 
 
 def repository_root() -> Path:
@@ -74,7 +96,8 @@ class NotebookSetup:
 def setup(models: Sequence[str] = (), *, full: Sequence[str] = (),
           fast: bool | None = None, with_style_model: bool = True) -> NotebookSetup:
     """The notebook set-up: fast mode, the model list (trained style model first when it
-    exists), results and figures folders.
+    exists), results and figures folders; warnings show as one line of output from here on
+    (:func:`one_line_warnings`).
 
     Parameters
     ----------
@@ -89,6 +112,7 @@ def setup(models: Sequence[str] = (), *, full: Sequence[str] = (),
     """
     from stebkit.plots import figures_dir
 
+    one_line_warnings()
     fast = is_fast() if fast is None else bool(fast)
     style = style_model()
     names = ([style] if with_style_model else []) + list(models)

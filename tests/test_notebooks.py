@@ -71,6 +71,19 @@ def test_the_stored_notebook_check_passes_a_clean_execution_only():
     assert tool.stored_output_problems(in_source, "nb") == [
         "nb, cell 1: machine path 'C:\\\\' in its source"]
 
+    warned = new_output("stream", name="stderr", text=(
+        "stebkit/datasets/readers/detection.py:231: DroppedRowsWarning: squad: dropped 19 "
+        "of 1500 items\n  frame = _SOURCES[opts['kind']](spec)\n"))
+    caller = new_output("stream", text="DroppedRowsWarning: squad: dropped 19 of 1500 items\n")
+    prose = _executed([table], [caller])
+    prose["cells"][0]["source"] = ("# 90 · Stored\nTwo models can\\nbe told apart; "
+                                   "`\\n` ends a line.")
+    assert tool.stored_output_problems(_executed([warned], [caller]), "nb") == [
+        "nb, cell 2: a library source line (stebkit/datasets/readers/detection.py:231) in an "
+        "output"]
+    assert tool.stored_output_problems(prose, "nb") == [
+        "nb, cell 1: a literal \\n in its text (a line break written as two characters)"]
+
     big = new_output("display_data", data={"image/png": "A" * tool.MAX_BYTES})
     problems = tool.stored_output_problems(_executed([table], [big]), "nb")
     assert len(problems) == 1 and problems[0].startswith("nb: 2,000,")
@@ -207,8 +220,35 @@ def test_notebook_executes_in_fast_mode(path):
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
               if o.get("output_type") == "error"]
     assert not errors
+    lines = [f"cell {i}: {p}" for i, c in enumerate(nb.cells, start=1)
+             for p in _store_tool().cell_problems(c) if "library source line" in p]
+    assert not lines, f"{path.name}: warnings that point into the library: {lines}"
     assert _files_of(ROOT / "notebooks", ROOT / "figures") == tracked
     print(f"{path.name}: {elapsed:.1f} s in fast mode")
+
+
+def test_a_library_warning_is_one_line_of_the_notebooks_output(tmp_path, monkeypatch):
+    """In a real kernel: a load report raised deep in the library shows as one line of the
+    cell's own output (no stderr box, no file, no source line)."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    build_site = _site_builder()
+    monkeypatch.setattr(build_site, "ROOT", tmp_path)
+    path = tmp_path / "notebooks" / "97_warns.ipynb"
+    path.parent.mkdir()
+    nbformat.write(new_notebook(cells=[new_code_cell(
+        "from stebkit.datasets.readers.text import report_dropped\n"
+        "from stebkit.notebook import one_line_warnings\n"
+        "one_line_warnings()\n"
+        "report_dropped('squad', 19, 1500, 'too short')\n"
+        "print('after')")]), path)
+    out = nbformat.read(build_site.execute_notebook(path, full=False,
+                                                    output=tmp_path / "out.ipynb"), as_version=4)
+    outputs = out.cells[0].outputs
+    assert {(o.output_type, o.get("name")) for o in outputs} == {("stream", "stdout")}
+    assert "".join(o.text for o in outputs) == \
+        "DroppedRowsWarning: squad: dropped 19 of 1500 items (too short)\nafter\n"
 
 
 def _files_of(*folders: Path) -> dict[Path, tuple[int, int]]:

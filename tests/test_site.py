@@ -671,9 +671,10 @@ def test_docstring_markup_becomes_markdown():
         ">>> 1 + 1", "2"]
 
 
-def test_executed_copies_are_cleaned(tmp_path, monkeypatch):
+def test_executed_copies_are_cleaned(tmp_path, monkeypatch, capfd):
     """A real execution: the copy shows paths relative to the repository, and a cell's
-    warning without the kernel's temporary file of the cell."""
+    warning without the kernel's temporary file of the cell; the kernel prints nothing
+    (over TCP it warned that its traffic is unencrypted, once per notebook)."""
     import nbformat
     from nbformat.v4 import new_code_cell, new_notebook
 
@@ -689,6 +690,7 @@ def test_executed_copies_are_cleaned(tmp_path, monkeypatch):
     assert nb.cells[0].outputs[0].text == "here: notebooks\n"
     assert nb.cells[1].outputs[0].text == "UserWarning: few models\n  warnings.warn('few models')\n"
     assert "execution" not in nb.cells[0].metadata
+    assert "[IPKernelApp]" not in capfd.readouterr().err
 
 
 def test_failing_notebook_names_notebook_and_cell(tmp_path, monkeypatch):

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from stebkit.errors import warn
 from stebkit.published import OBJECT_OF_STUDY
 from stebkit.scores.grouping import (
     DEFAULT_THRESHOLD,
@@ -128,20 +129,6 @@ class Operational:
     skipped_tasks: dict[str, str] = field(default_factory=dict)
     not_scored: list[str] = field(default_factory=list)
     grouping_note: str = ""
-
-
-def _caller_stacklevel() -> int:
-    """The ``stacklevel`` of the first frame outside the stebkit package, so a warning
-    names the user's code, never a library file."""
-    import os
-    import sys
-    from pathlib import Path
-
-    root = str(Path(__file__).resolve().parents[1]) + os.sep
-    frame, level = sys._getframe(1), 1
-    while frame is not None and str(Path(frame.f_code.co_filename).resolve()).startswith(root):
-        frame, level = frame.f_back, level + 1
-    return level
 
 
 def _not_scored(df: pd.DataFrame, grouping_models: str) -> tuple[pd.DataFrame, list[str]]:
@@ -288,10 +275,9 @@ def operational(results: Any, *, grouping: str | Mapping[str, Any] = "correlatio
             gone = {m: sorted(raw.columns[raw.loc[m].isna()]) for m in raw.index
                     if m not in mat.index}
             if gone:
-                warnings.warn(f"{task}: left out {len(gone)} model(s) with missing results "
-                              f"(model: missing datasets) {gone}; complete_datasets=True "
-                              "drops those datasets instead",
-                              MissingResultsWarning, stacklevel=_caller_stacklevel())
+                warn(f"{task}: left out {len(gone)} model(s) with missing results "
+                     f"(model: missing datasets) {gone}; complete_datasets=True drops those "
+                     "datasets instead", MissingResultsWarning)
         if mat.shape[1] == 0 or mat.shape[0] == 0:
             skipped[task] = ("no dataset that every model has" if complete_datasets
                              else "no model with a result for every dataset")
@@ -336,7 +322,7 @@ def operational(results: Any, *, grouping: str | Mapping[str, Any] = "correlatio
     steb = pd.Series(steb_reps[:, 0], index=models, name="steb_score")
     note = _grouping_note(tasks, too_few, left_out, not_scored, min_models)
     if note:
-        warnings.warn(note, UserWarning, stacklevel=_caller_stacklevel())
+        warn(note)
     return Operational(models, tasks, task_scores, steb, steb_reps, task_reps, excluded,
                        skipped, not_scored, note)
 
