@@ -53,7 +53,8 @@ FAST_FIGURES = ROOT / ".cache" / "figures-fast"
 """Where fast-mode executions write their figures: ``figures/`` keeps the full-mode ones."""
 SRC = ROOT / "build" / "docs-src"
 SITE = ROOT / "build" / "site"
-TEACHING_NOTEBOOKS = ("00", "01", "02", "03", "04", "05", "07", "08")
+TEACHING_NOTEBOOKS = ("00", "01", "02", "03", "04", "05", "06", "07", "08", "09", "10", "11",
+                      "12")
 """Notebooks that end with exercises whose solutions live in ``docs/solutions``."""
 
 API_MODULES = (

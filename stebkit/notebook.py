@@ -61,6 +61,31 @@ def _show_one_line(message: Warning | str, category: type[Warning], filename: st
     print(f"{category.__name__}: {message}", file=sys.stdout, flush=True)
 
 
+def leaderboard_run(fast: bool | None = None) -> tuple[list[str], list[str], dict]:
+    """The models, datasets and run options (for :func:`stebkit.evaluate`) of the
+    leaderboard notebooks, 06 and 12, and their solutions. Fast mode: five cheap models on
+    ten smoke datasets, without clustering and with one episode size for all-vs-all pairs;
+    full mode: the default zoo on the lite suite.
+
+    >>> models, datasets, options = leaderboard_run(fast=True)
+    >>> len(models), len(datasets), sorted(options)
+    (5, 10, ['episode_sizes', 'tasks'])
+    """
+    import stebkit
+    from stebkit.encoders import default_models
+    from stebkit.tasks import FAMILIES
+
+    if not (is_fast() if fast is None else fast):
+        return default_models(), stebkit.list_datasets(suite="lite"), {}
+    models = ["random", "function-words", "tfidf-word", "tfidf-char", "wordllama-l2-supercat"]
+    datasets = ["brown-genre", "masc-register", "federalist-authorship",
+                "eltec-eng-verification", "eltec-deu-verification", "eltec-eng-retrieval",
+                "sotu-retrieval", "ud-ewt-probing-t_punct", "ud-ewt-probing-t_stopword",
+                "politeness-level"]
+    return models, datasets, {"tasks": [t for t in FAMILIES.steb() if t != "clustering"],
+                              "episode_sizes": {"all_to_all_pairs": [1]}}
+
+
 def repository_root() -> Path:
     """The repository folder (the parent of ``notebooks/`` when run from there)."""
     here = Path.cwd()
