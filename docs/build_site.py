@@ -641,9 +641,55 @@ def exercises_cell(nb: dict) -> str:
     raise BuildError(f"notebook {nb.get('_name', '?')}: no '## Exercises' markdown cell")
 
 
+NOTEBOOK_TIMES = DOCS / "data" / "notebook_times.csv"
+"""How long each notebook takes, per mode, cold and warm: ``make notebook-times``
+(``scripts/time_notebooks.py``) writes it."""
+
+
+def times_section(path: Path | None = None) -> list[str]:
+    """The course page's table of the notebooks' measured times (:data:`NOTEBOOK_TIMES`),
+    or one line naming the command that measures them when the table is not there.
+
+    >>> times_section(Path("missing.csv"))[2][:45]
+    'The times are not measured in this checkout: '
+    """
+    import pandas as pd
+
+    path = NOTEBOOK_TIMES if path is None else path
+    head = ["## How long each notebook takes", ""]
+    if not path.is_file():
+        return head + ["The times are not measured in this checkout: `make notebook-times` "
+                       "measures them (hours: full mode trains notebook 11's style model).", ""]
+    rows = pd.read_csv(path, dtype=str)
+    cell = {(r.notebook, r.mode): r for r in rows.itertuples()}
+    shown = [f"| {name.removesuffix('.ipynb')} | " + " | ".join(
+        f"{duration(cell[name, m].cold_s)} | {duration(cell[name, m].warm_s)}"
+        if (name, m) in cell else "— | —" for m in ("fast", "full")) + " |"
+        for name in sorted(set(rows["notebook"]))]
+    when = ", ".join(sorted(set(rows["measured"])))
+    return head + [
+        f"Measured by `make notebook-times` ({when}) on {rows['cores'].iloc[0]} CPU cores, "
+        "each notebook in a scratch copy of the project: first from an empty cache (data "
+        "processed, texts encoded, models trained), then warm. Full mode reads the records "
+        "of `make demo`; the load average at each start is in "
+        f"`{_shown(path)}`.", "",
+        "| notebook | fast, empty cache | fast, warm | full, empty cache | full, warm |",
+        "|---|---|---|---|---|", *shown, ""]
+
+
+def duration(seconds: float | str) -> str:
+    """A time as a reader wants it: seconds under two minutes, else minutes.
+
+    >>> duration(40.2), duration("130"), duration(3600 * 1.25)
+    ('40 s', '2 min', '75 min')
+    """
+    s = float(seconds)
+    return f"{s:.0f} s" if s < 120 else f"{s / 60:.0f} min"
+
+
 def teaching_page() -> str:
     text = guide_page("teaching.md")
-    blocks = ["## Exercises and solutions", "",
+    blocks = [*times_section(), "## Exercises and solutions", "",
               "Each teaching notebook ends with its exercises. The solutions below are "
               "collapsed: try first. Each one runs on its own (the test suite runs them in "
               "fast mode); the files are in `docs/solutions/`.", ""]

@@ -86,10 +86,21 @@ def leaderboard_run(fast: bool | None = None) -> tuple[list[str], list[str], dic
                               "episode_sizes": {"all_to_all_pairs": [1]}}
 
 
-def repository_root() -> Path:
-    """The repository folder (the parent of ``notebooks/`` when run from there)."""
-    here = Path.cwd()
-    return here.parent if here.name == "notebooks" else here
+def repository_root(here: Path | None = None) -> Path:
+    """The repository folder: the working folder ``here`` (default: the current one), or
+    its parent when that holds ``notebooks/`` and ``here`` does not — so ``notebooks/``
+    and the students' copies in ``course/`` (``make course``) read the same data, results
+    and figures folders.
+
+    >>> import tempfile
+    >>> repo = Path(tempfile.mkdtemp())
+    >>> (repo / "notebooks").mkdir(); (repo / "course").mkdir()
+    >>> [repository_root(repo / f) == repo for f in ("notebooks", "course", ".")]
+    [True, True, True]
+    """
+    here = Path.cwd() if here is None else here
+    below = (here.parent / "notebooks").is_dir() and not (here / "notebooks").is_dir()
+    return here.parent if below else here
 
 
 @dataclass(frozen=True)

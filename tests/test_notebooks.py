@@ -346,3 +346,68 @@ def test_make_figures_alone_writes_the_tracked_figures(monkeypatch):
                         lambda path, builder: seen.append(os.environ.get("STEBKIT_FIGURES")))
     assert tool.main([str(NOTEBOOKS[0])]) == 0
     assert seen == [str(ROOT / "figures")]
+
+
+def test_make_course_copies_the_notebooks_and_keeps_a_students_work(tmp_path):
+    """``make course`` in a copy of the repository: every notebook lands in the git-ignored
+    ``course/``, a copy already there is kept as the student left it, and from ``course/``
+    the notebooks find the same repository folder as from ``notebooks/``."""
+    import shutil
+    import subprocess
+
+    from stebkit.notebook import repository_root
+
+    shutil.copy(ROOT / "Makefile", tmp_path)
+    shutil.copytree(ROOT / "notebooks", tmp_path / "notebooks")
+    (tmp_path / "course").mkdir()
+    mine = tmp_path / "course" / NOTEBOOKS[0].name
+    mine.write_text("my answers")
+    out = subprocess.run(["make", "-s", "course"], cwd=tmp_path, capture_output=True,
+                         text=True, check=True).stdout
+    assert sorted(p.name for p in (tmp_path / "course").iterdir()) == [p.name for p in NOTEBOOKS]
+    assert mine.read_text() == "my answers" and f"kept course/{mine.name} (yours)" in out
+    copied = tmp_path / "course" / NOTEBOOKS[1].name
+    assert copied.read_bytes() == NOTEBOOKS[1].read_bytes()
+    assert repository_root(tmp_path / "course") == repository_root(tmp_path / "notebooks") \
+        == tmp_path
+    ignored = subprocess.run(["git", "check-ignore", "-q", "course/x.ipynb"], cwd=ROOT)
+    assert ignored.returncode == 0, "course/ is not git-ignored"
+
+
+def test_notebook_times_are_measured_cold_then_warm_and_written(tmp_path, monkeypatch):
+    """``scripts/time_notebooks.py`` on a constructed project: a notebook that is slow only
+    while its cache is empty is measured cold (slow) and then warm (fast), in a scratch
+    copy with an empty cache of its own; the row lands in the table, and ``--write`` puts
+    the times into the opening cell's time sentence, outputs untouched."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+
+    timer = repo_scripts.load("scripts/time_notebooks.py")
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "examples").mkdir()
+    first = ("# 98 · Timed\n\n**Open it yourself.** Run it.\nMeasured on 2 CPU cores shared "
+             "with other jobs:\nfast mode took 2 min.\n\nNext paragraph.")
+    cell = new_code_cell(
+        "import os, pathlib, time\n"
+        "mark = pathlib.Path(os.environ['STEBKIT_CACHE'], 'done')\n"
+        "assert pathlib.Path('../examples').is_dir()  # the rest of the project is there\n"
+        "if not mark.exists():\n"
+        "    time.sleep(10); mark.parent.mkdir(parents=True); mark.touch()",
+        outputs=[new_output("stream", text="stored\n")])
+    nbformat.write(new_notebook(cells=[new_markdown_cell(first), cell]),
+                   tmp_path / "notebooks" / "98_timed.ipynb")
+    monkeypatch.setattr(timer, "ROOT", tmp_path)
+    monkeypatch.setattr(timer, "NOTEBOOKS", tmp_path / "notebooks")
+    monkeypatch.setattr(timer, "TABLE", tmp_path / "times.csv")
+    monkeypatch.setattr(timer.site_builder(), "ROOT", tmp_path)
+    monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path / "my-cache"))
+    assert timer.main(["--modes", "fast", "--write"]) == 0
+    row = timer.read_table(tmp_path / "times.csv")["98_timed.ipynb", "fast"]
+    assert int(row["cold_s"]) >= 10 and int(row["cold_s"]) >= int(row["warm_s"]) + 7
+    assert not (tmp_path / "my-cache").exists()  # the scratch project had a cache of its own
+    nb = json.loads((tmp_path / "notebooks" / "98_timed.ipynb").read_text(encoding="utf-8"))
+    text = "".join(nb["cells"][0]["source"])
+    assert "Measured on 2 CPU cores" not in text and text.endswith("\n\nNext paragraph.")
+    assert f"fast mode {row['cold_s']} s from an empty cache, {row['warm_s']} s warm; " \
+           "full mode not measured yet." in text
+    assert "".join(nb["cells"][1]["outputs"][0]["text"]) == "stored\n"

@@ -759,3 +759,17 @@ def test_solution_runs_in_fast_mode(path, monkeypatch, tmp_path):
         runpy.run_path(str(path), run_name="__main__")  # the solutions assert their answers
     finally:
         plt.close("all")
+
+
+def test_course_page_shows_the_measured_times(tmp_path):
+    build_site = _build_site_module()
+    timer = repo_scripts.load("scripts/time_notebooks.py")
+    row = {"cores": "2", "load_at_start": "0.1", "measured": "2026-12-03"}
+    timer.write_table({("07_x.ipynb", "fast"): {**row, "notebook": "07_x.ipynb", "mode": "fast",
+                                                "cold_s": "61", "warm_s": "20"},
+                       ("07_x.ipynb", "full"): {**row, "notebook": "07_x.ipynb", "mode": "full",
+                                                "cold_s": "1500", "warm_s": "130"}},
+                      tmp_path / "times.csv")
+    lines = build_site.times_section(tmp_path / "times.csv")
+    assert lines[-2] == "| 07_x | 61 s | 20 s | 25 min | 2 min |"
+    assert "(2026-12-03) on 2 CPU cores" in lines[2]

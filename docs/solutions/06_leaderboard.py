@@ -2,16 +2,15 @@
 
 import os
 import warnings
-from pathlib import Path
 
 import pandas as pd
 
 import stebkit
 from stebkit import scores
-from stebkit.notebook import leaderboard_run
+from stebkit.notebook import leaderboard_run, repository_root
 
 FAST = os.environ.get("STEBKIT_FAST") == "1"
-ROOT = Path.cwd().parent if Path.cwd().name == "notebooks" else Path.cwd()
+ROOT = repository_root()
 SUITE = "smoke" if FAST else "lite"
 MODELS, DATASETS, RUN = leaderboard_run(FAST)  # the notebook's: its records are reused
 res = stebkit.evaluate(MODELS, DATASETS, smoke=FAST, output_dir=ROOT / "results" / SUITE,

@@ -1,14 +1,14 @@
 """Solutions to the exercises of notebook 10 · Multilingual (run from notebooks/)."""
 
 import os
-from pathlib import Path
 
 import pandas as pd
 
 import stebkit
+from stebkit.notebook import repository_root
 
 FAST = os.environ.get("STEBKIT_FAST") == "1"
-ROOT = Path.cwd().parent if Path.cwd().name == "notebooks" else Path.cwd()
+ROOT = repository_root()
 SUITE = "smoke" if FAST else "lite"
 RESULTS = ROOT / "results" / SUITE          # the notebook's records are reused
 LANGUAGES = {"eng": "English", "deu": "German", "fra": "French", "spa": "Spanish",

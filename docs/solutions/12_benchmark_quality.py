@@ -1,14 +1,13 @@
 """Solutions to the exercises of notebook 12 · Benchmark quality (run from notebooks/)."""
 
 import os
-from pathlib import Path
 
 import stebkit
 from stebkit import quality
-from stebkit.notebook import leaderboard_run
+from stebkit.notebook import leaderboard_run, repository_root
 
 FAST = os.environ.get("STEBKIT_FAST") == "1"
-ROOT = Path.cwd().parent if Path.cwd().name == "notebooks" else Path.cwd()
+ROOT = repository_root()
 SUITE = "smoke" if FAST else "lite"
 MODELS, DATASETS, RUN = leaderboard_run(FAST)  # the notebook's: its records are reused
 STABILITY_MODELS = (["function-words", "tfidf-word", "tfidf-char"] if FAST
