@@ -541,7 +541,17 @@ def summary_section(path: Path | None = None) -> list[str]:
         return [f"The significance summary of this run is not in `{_shown(path)}`: "
                 "`make leaderboard-data` writes it beside the table."]
     lines = [x for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
-    return [lines[0], "", *lines[1:]] if lines else []
+    if not lines:
+        return []
+    # the page's heading already asks the question: the first line keeps only how
+    first = re.sub(r"^Which differences are significant \((.+)\):$",
+                   lambda m: m.group(1)[0].upper() + m.group(1)[1:] + ":", lines[0])
+    out = [first, ""]
+    for line in lines[1:]:  # a line after the list (the recipe) is a paragraph of its own
+        if out[-1].startswith("- ") and not line.startswith("- "):
+            out.append("")
+        out.append(line)
+    return out
 
 
 def leaderboard_page() -> str:
@@ -574,9 +584,11 @@ def leaderboard_page() -> str:
     lines = [
         "---", "hide: [toc]", "---", "",  # the tables take the width of the table of contents
         "# Leaderboard of the offline evaluation", "",
-        f"The results of `make demo`: the {len(models)} models of the offline zoo on the "
-        f"lite suite, in full mode (its {len(lite)} offline datasets in {len(languages)} "
-        "languages; "
+        f"The results of `make demo`: {len(models)} models of the offline zoo ranked on the "
+        f"lite suite, in full mode, beside the random baseline (with it, the "
+        f"{len(models) + 1} models whose results group the datasets; the reference's excluded "
+        f"models, such as lftk, run but are not scored), on its {len(lite)} offline datasets "
+        f"in {len(languages)} languages ("
         f"`{_shown(LITE_LEADERBOARD)}`, written from `results/lite` by "
         "`make leaderboard-data`). Scores are ×100; the STEB scores carry their 95 % "
         "bootstrap interval over datasets, the best of each column is in bold. The row "

@@ -272,6 +272,12 @@ READER_VIEW = """(() => {
       t => !t.closest('.jp-OutputArea-output, pre')
   ).filter(t => t.scrollWidth > t.clientWidth + 1 || t.getBoundingClientRect().right > limit
   ).map(t => `${label(t)} (${t.scrollWidth} px in ${t.clientWidth} px)`);
+  // notebook code and outputs that run past their box without a way to see the rest
+  const cut = Array.from(article.querySelectorAll('.jp-InputArea pre, .jp-RenderedHTMLCommon')
+  ).filter(e => e.scrollWidth > e.clientWidth + 1
+                && !['auto', 'scroll'].includes(getComputedStyle(e).overflowX)
+  ).map(e => `${e.innerText.slice(0, 40).replace(/\\s+/g, ' ')} (${e.scrollWidth} px in `
+             + `${e.clientWidth} px)`);
   const images = Array.from(document.images);
   const broken = images.filter(i => !i.complete || i.naturalWidth === 0).map(i => i.src);
   const walker = document.createTreeWalker(article, NodeFilter.SHOW_TEXT);
@@ -283,7 +289,7 @@ READER_VIEW = """(() => {
   }
   const outputs = Array.from(article.querySelectorAll('.jp-OutputArea-output'))
       .map(o => o.innerText).join('\\n');
-  return {wide, broken, images: images.length, text: text.join(' '), outputs,
+  return {wide, cut, broken, images: images.length, text: text.join(' '), outputs,
           pageWidth: document.documentElement.scrollWidth, window: window.innerWidth};
 })()"""
 
@@ -299,6 +305,8 @@ def reader_problems(tools: _DevTools, page: str, width: int) -> list[str]:
     view = _js(tools, READER_VIEW)
     problems = [f"{page} at {width} px: table wider than its container: {w}"
                 for w in view["wide"]]
+    problems += [f"{page} at {width} px: cut at the right, with no scroll bar: {c}"
+                 for c in view["cut"]]
     problems += [f"{page}: image did not load: {src}" for src in view["broken"]]
     if view["pageWidth"] > view["window"] + 1:
         problems.append(f"{page} at {width} px: the page is {view['pageWidth']} px wide")
@@ -554,7 +562,13 @@ def test_leaderboard_page_reads_what_the_cli_writes(tmp_path, monkeypatch, capsy
     # what the CLI prints after the table: the paired significance and the rank tiers
     printed = [x for x in capsys.readouterr().out.splitlines()[1:] if x.strip()]
     assert printed[0].startswith("Which differences are significant (paired bootstrap")
-    assert any("tiers: 1 m3" in x for x in printed) and all(x in page for x in printed)
+    assert any("tiers: 1 m3" in x for x in printed) and all(x in page for x in printed[1:])
+    # under its heading the page does not ask the question again, and the recipe line is a
+    # paragraph of its own, not glued onto the last item of the list
+    assert "\nWhich differences are significant (" not in page
+    assert "## Which differences are significant\n\nPaired bootstrap over datasets" in page
+    recipe = next(x for x in printed if x.startswith("Recipe:"))
+    assert f"\n\n{recipe}" in page
     assert "paired bootstrap, which resamples the same datasets" in page  # Figure 1's note
     # no model of the run is published: no empty table, a sentence instead
     assert "| model | lite rank |" not in page and "None of the 3 models" in page

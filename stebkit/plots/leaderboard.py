@@ -33,6 +33,7 @@ from stebkit.plots.style import (
     _rc,
     category_color,
 )
+from stebkit.published import category_label
 
 
 def _chance_mask(df: pd.DataFrame) -> pd.Series:
@@ -123,7 +124,7 @@ def figure1(leaderboard_df: pd.DataFrame, *, directory: str | os.PathLike[str] |
                 err = None
             ax.errorbar(x, ys, xerr=err, fmt="o", color=category_color(cat),
                         elinewidth=1.2, capsize=2.5, markersize=min(5.0, size * 0.6),
-                        label=cat)
+                        label=category_label(cat))
             if mark_best and len(part):
                 ax.scatter(x[-1:], ys[-1:], marker="*", s=min(180, size ** 2 * 2.2),
                            color=category_color(cat), edgecolors="black", linewidths=0.8,

@@ -11,6 +11,7 @@ import pandas as pd
 
 from stebkit._io import write_text
 from stebkit.escape import csv_frame, latex_cell, markdown_cell
+from stebkit.published import category_label
 
 _TEXT_COLUMNS = ("rank", "model", "model_category")
 
@@ -48,6 +49,8 @@ def _cells(df: pd.DataFrame, scale: float, digits: int, bold: tuple[str, str],
                 if v == best[c] and not chance[i]:
                     s = f"{bold[0]}{s}{bold[1]}"
                 cells.append(s)
+            elif c == "model_category":  # the label readers see, not the stored key
+                cells.append("" if pd.isna(v) else escape(category_label(v)))
             else:
                 cells.append("" if pd.isna(v) else escape(v))
         rows.append(cells)
