@@ -399,28 +399,36 @@ def name_code(name: str) -> str:
 
 
 def catalogue_page() -> str:
-    from stebkit.datasets import get_spec, list_datasets
+    """Every declared dataset, whether it reads pinned files or the Hub, and how many of
+    them the configured cache or mirror holds (their files all there, so they load with no
+    network on the machine that built the page)."""
+    from stebkit.datasets import get_spec, is_available_offline, list_datasets
     from stebkit.escape import markdown_cell
 
     names = list_datasets()
-    rows, n_off = [], 0
+    rows, n_pinned, n_here = [], 0, 0
     for name in names:
         spec = get_spec(name)
-        offline = spec.offline and not spec.source.is_hub
-        n_off += offline
+        pinned = spec.offline and not spec.source.is_hub
+        n_pinned += pinned
+        n_here += is_available_offline(spec)
         rows.append("| " + " | ".join([name_code(spec.name), *(markdown_cell(v) for v in (
             ", ".join(spec.tasks), ", ".join(spec.languages), spec.category,
-            spec.license.name, "yes" if offline else "no (Hub)", ", ".join(spec.suites)))])
+            spec.license.name, "yes" if pinned else "no (Hub)", ", ".join(spec.suites)))])
             + " |")
     return "\n".join([
         "# Dataset catalogue", "",
         f"All {len(names)} datasets stebkit declares, generated from the registry "
-        "(`stebkit datasets` prints the same table, with whether each one's files are "
-        "present on this machine). *Offline* means the data come from pinned files "
-        "(fetched once with a checksum, or read from `STEBKIT_MIRROR`); *no (Hub)* means "
-        "they are read from the Hugging Face Hub and need a network connection.", "",
-        f"{n_off} of the {len(names)} load offline.", "",
-        "| name | task | language | category | licence | offline | suites |",
+        "(`stebkit datasets` prints the same table). *Pinned files* means the data come "
+        "from files fetched by URL and checked against a recorded sha256, so they can be "
+        "copied once into a cache or a mirror (`STEBKIT_MIRROR`) and read there with no "
+        "network; *no (Hub)* means they are read from the Hugging Face Hub and need a "
+        "network connection.", "",
+        f"{n_pinned} of the {len(names)} read pinned files; {n_here} of the {len(names)} "
+        "are present here, every file in the cache or mirror configured where this page "
+        "was built (`stebkit datasets --verify` and `stebkit run` say what your own holds).",
+        "",
+        "| name | task | language | category | licence | pinned files | suites |",
         "|---|---|---|---|---|---|---|", *rows, ""])
 
 

@@ -787,3 +787,17 @@ def test_course_page_shows_the_measured_times(tmp_path):
     lines = build_site.times_section(tmp_path / "times.csv")
     assert lines[-2] == "| 07_x | 61 s | 20 s | 25 min | 2 min |"
     assert "(2026-12-03) on 2 CPU cores" in lines[2]
+
+
+def test_catalogue_counts_what_the_configured_cache_and_mirror_hold(tmp_path, monkeypatch):
+    from stebkit.datasets import get_spec, list_datasets
+
+    build_site = _build_site_module()
+    monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("STEBKIT_MIRROR", str(tmp_path / "no-mirror"))
+    names = list_datasets()
+    page = build_site.catalogue_page()
+    pinned = sum(get_spec(n).offline and not get_spec(n).source.is_hub for n in names)
+    assert f"{pinned} of the {len(names)} read pinned files; 0 of the {len(names)} are " \
+           "present here" in page  # nothing in an empty cache and a missing mirror
+    assert "| pinned files |" in page and "| offline |" not in page
