@@ -60,20 +60,22 @@ TEACHING_NOTEBOOKS = ("00", "01", "02", "03", "04", "05", "06", "07", "08", "09"
 API_MODULES = (
     ("stebkit", "The package"),
     ("stebkit.datasets", "Datasets"),
-    ("stebkit.encoders", "Encoders"),
+    ("stebkit.datasets.features", "Linguistic features"),
     ("stebkit.tasks", "Task families"),
-    ("stebkit.runs.engine", "Runner"),
-    ("stebkit.results", "Result records"),
-    ("stebkit.names", "File names of models and datasets"),
-    ("stebkit.record_items", "Per-item values of a record"),
+    ("stebkit.encoders", "Encoders"),
+    ("stebkit.records.results", "Result records"),
+    ("stebkit.records.items", "Per-item values of a record"),
     ("stebkit.scores", "STEB scores and leaderboards"),
+    ("stebkit.scores.quality", "Benchmark quality"),
     ("stebkit.plots", "Figures"),
     ("stebkit.suites", "Your own suites"),
-    ("stebkit.quality", "Benchmark quality"),
-    ("stebkit.features", "Linguistic features"),
+    ("stebkit.runs.evaluation", "Evaluate"),
+    ("stebkit.runs.engine", "Runner"),
+    ("stebkit.names", "File names of models and datasets"),
     ("stebkit.sources", "Data sources"),
     ("stebkit.errors", "Errors"),
 )
+"""The modules the API page documents, in the order of the package's floors."""
 
 
 HOME = Path.home()
@@ -336,9 +338,9 @@ def site_links(text: str, name: str, links: tuple[tuple[str, str], ...] = PAGE_L
 
     >>> site_links("[home](../../README.md#citing-steb), [map](offline.md)", "x.md")
     '[home](index.md#citing-steb), [map](offline.md)'
-    >>> site_links("[code](../../stebkit/cli.py)", "x.md")  # doctest: +ELLIPSIS
+    >>> site_links("[code](../../stebkit/cli/__init__.py)", "x.md")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    build_site.BuildError: x.md: the link(s) ../../stebkit/cli.py leave the site; ...
+    build_site.BuildError: x.md: the link(s) ../../stebkit/cli/__init__.py leave the site; ...
     """
     for old, new in links:
         text = text.replace(old, new)
@@ -360,10 +362,25 @@ def guide_page(name: str) -> str:
     return site_links((DOCS / "pages" / name).read_text(encoding="utf-8"), name)
 
 
+def package_folders() -> list[str]:
+    """One line per folder of the package: its path and the first line of its docstring,
+    so the list follows the tree."""
+    import ast
+
+    package = ROOT / "stebkit"
+    lines = []
+    for init in sorted(package.glob("*/__init__.py")):
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
+        if doc:
+            lines.append(f"- `stebkit/{init.parent.name}/` — {doc.splitlines()[0]}")
+    return lines
+
+
 def api_page() -> str:
     lines = ["# API reference", "",
              "Generated from the docstrings of the package (numpydoc style). Every public "
-             "function carries a runnable example; the test suite runs them as doctests.", ""]
+             "function carries a runnable example; the test suite runs them as doctests.", "",
+             "## The package's folders", "", *package_folders(), ""]
     for module, title in API_MODULES:
         lines += [f"## {title}: `{module}`", "", f"::: {module}",
                   "    options:", "      show_root_heading: false", "      heading_level: 3", ""]
@@ -490,7 +507,7 @@ def read_lite_leaderboard(path: Path | None = None) -> Any:
     :class:`BuildError` names a missing file or column and the command that writes it."""
     import pandas as pd
 
-    from stebkit.published import TASK_COLUMNS
+    from stebkit.scores.published import TASK_COLUMNS
 
     path = LITE_LEADERBOARD if path is None else path
     name = _shown(path)
@@ -568,7 +585,12 @@ def leaderboard_page() -> str:
     import stebkit
     from stebkit.datasets import get_spec, list_datasets
     from stebkit.escape import markdown_cell
-    from stebkit.published import DEFINITIONAL_AXES, OBJECT_OF_STUDY, TASK_COLUMNS, source_note
+    from stebkit.scores.published import (
+        DEFINITIONAL_AXES,
+        OBJECT_OF_STUDY,
+        TASK_COLUMNS,
+        source_note,
+    )
 
     board = read_lite_leaderboard()
     pub = stebkit.published_leaderboard()

@@ -49,7 +49,7 @@ FAST_TRACES = ("fast mode: True", "STEBKIT_FAST=1")
 LIBRARY_LINE = re.compile(r"\bstebkit/[\w/]*\.py:\d+")
 """Where a warning that points into the library shows its source: ``stebkit/x/y.py:231``
 (a warning names the reader's own line, :func:`stebkit.errors.warn`, and a notebook shows
-it as one line, :func:`stebkit.notebook.one_line_warnings`)."""
+it as one line, :func:`stebkit.plots.notebook.one_line_warnings`)."""
 CODE_SPAN = re.compile(r"```.*?```|`[^`\n]*`", re.DOTALL)
 MAX_BYTES = 2_000_000
 """Largest stored notebook: outputs hold PNG figures and small tables, not data."""

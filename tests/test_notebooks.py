@@ -239,7 +239,7 @@ def test_a_library_warning_is_one_line_of_the_notebooks_output(tmp_path, monkeyp
     path.parent.mkdir()
     nbformat.write(new_notebook(cells=[new_code_cell(
         "from stebkit.datasets.readers.text import report_dropped\n"
-        "from stebkit.notebook import one_line_warnings\n"
+        "from stebkit.plots.notebook import one_line_warnings\n"
         "one_line_warnings()\n"
         "report_dropped('squad', 19, 1500, 'too short')\n"
         "print('after')")]), path)
@@ -355,7 +355,7 @@ def test_make_course_copies_the_notebooks_and_keeps_a_students_work(tmp_path):
     import shutil
     import subprocess
 
-    from stebkit.notebook import repository_root
+    from stebkit.plots.notebook import repository_root
 
     shutil.copy(ROOT / "Makefile", tmp_path)
     shutil.copytree(ROOT / "notebooks", tmp_path / "notebooks")

@@ -522,7 +522,7 @@ def test_leaderboard_page_reads_what_the_cli_writes(tmp_path, monkeypatch, capsy
     import warnings
 
     from stebkit import cli
-    from stebkit.results import record_path, write_record
+    from stebkit.records.results import record_path, write_record
 
     tasks = {"clustering": ("argugpt-generator", "v_measure"),
              "all_to_all_pairs": ("argugpt-generator", "auc"),
@@ -639,6 +639,17 @@ def test_full_build_renders_the_stored_notebooks(tmp_path, monkeypatch):
         build_site.rendered_notebooks(full=True)
 
 
+def test_api_page_lists_every_folder_of_the_package_once():
+    build_site = _build_site_module()
+    folders = sorted(init.parent.name for init in (ROOT / "stebkit").glob("*/__init__.py")
+                     if init.parent.name != "data")  # package data, no code
+    lines = build_site.package_folders()
+    assert [line.split("`")[1] for line in lines] == [f"stebkit/{f}/" for f in folders]
+    assert "- `stebkit/records/` — The record: one JSON file per model" in lines[4]
+    page = build_site.api_page()
+    assert page.index("## The package's folders") < page.index("::: stebkit.datasets")
+
+
 def test_catalogue_names_wrap_only_after_a_separator():
     # the catalogue page as mkdocs renders its Markdown (Python-Markdown, tables), and the
     # site's CSS: a name is one code element, with a break opportunity after each - and _
@@ -676,7 +687,7 @@ def test_docstring_markup_becomes_markdown():
     finally:
         sys.path.remove(str(ROOT / "docs"))
     assert doctest.testmod(griffe_markup).failed == 0
-    text = ("Load it with :func:`load_suite` or :class:`~stebkit.results.Results`.\n\n"
+    text = ("Load it with :func:`load_suite` or :class:`~stebkit.records.results.Results`.\n\n"
             "The format::\n\n    name: x\n    datasets: []\n\n"
             "Examples\n--------\n>>> 1 + 1\n2")
     assert griffe_markup.to_markdown(text).splitlines() == [

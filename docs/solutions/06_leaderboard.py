@@ -7,7 +7,7 @@ import pandas as pd
 
 import stebkit
 from stebkit import scores
-from stebkit.notebook import leaderboard_run, repository_root
+from stebkit.plots.notebook import leaderboard_run, repository_root
 
 FAST = os.environ.get("STEBKIT_FAST") == "1"
 ROOT = repository_root()

@@ -5,7 +5,7 @@ import os
 import pandas as pd
 
 import stebkit
-from stebkit.notebook import repository_root
+from stebkit.plots.notebook import repository_root
 
 FAST = os.environ.get("STEBKIT_FAST") == "1"
 ROOT = repository_root()

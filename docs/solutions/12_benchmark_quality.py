@@ -4,7 +4,7 @@ import os
 
 import stebkit
 from stebkit import quality
-from stebkit.notebook import leaderboard_run, repository_root
+from stebkit.plots.notebook import leaderboard_run, repository_root
 
 FAST = os.environ.get("STEBKIT_FAST") == "1"
 ROOT = repository_root()

@@ -11,7 +11,7 @@ import pandas as pd
 
 from stebkit._io import write_text
 from stebkit.escape import csv_frame, latex_cell, markdown_cell
-from stebkit.published import category_label
+from stebkit.scores.published import category_label
 
 _TEXT_COLUMNS = ("rank", "model", "model_category")
 

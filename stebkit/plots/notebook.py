@@ -1,7 +1,7 @@
 """The set-up every notebook shares: fast mode, folders, the models to compare, and
 warnings shown as one line of the notebook's output.
 
->>> from stebkit.notebook import setup
+>>> from stebkit.plots.notebook import setup
 >>> nb = setup(["wordllama-l2-supercat"], full=["all-MiniLM-L6-v2"], fast=True)
 >>> nb.fast, nb.smoke, nb.models[-1]
 (True, True, 'wordllama-l2-supercat')
