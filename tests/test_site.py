@@ -594,7 +594,8 @@ def test_full_build_renders_the_stored_notebooks(tmp_path, monkeypatch):
                  "leaderboard_page"):
         monkeypatch.setattr(build_site, page, lambda: "# page\n")
     (tmp_path / "notebooks").mkdir()
-    for name in ("DATA_LICENSES.md", "docs/pages/about.md", "docs/pages/stebkit.css"):
+    for name in ("DATA_LICENSES.md", "docs/pages/about.md", "docs/pages/stebkit.css",
+                 *(f"docs/pages/{guide}" for guide, _ in build_site.GUIDES)):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text("x\n")
     monkeypatch.setattr(build_site, "DOCS", tmp_path / "docs")
@@ -808,7 +809,12 @@ def test_catalogue_counts_what_the_configured_cache_and_mirror_hold(tmp_path, mo
     monkeypatch.setenv("STEBKIT_MIRROR", str(tmp_path / "no-mirror"))
     names = list_datasets()
     page = build_site.catalogue_page()
-    pinned = sum(get_spec(n).offline and not get_spec(n).source.is_hub for n in names)
-    assert f"{pinned} of the {len(names)} read pinned files; 0 of the {len(names)} are " \
-           "present here" in page  # nothing in an empty cache and a missing mirror
+    specs = [get_spec(n) for n in names]
+    pinned = sum(s.offline and not s.source.is_hub for s in specs)
+    # with an empty cache and no mirror, only what has no file to fetch (generated) is here
+    generated = sum(s.offline and not s.source.is_hub and not s.source.urls
+                    and s.source.local is None for s in specs)
+    assert 0 < generated < pinned
+    assert f"{pinned} of the {len(names)} read pinned files; {generated} of the {len(names)} " \
+           "are present here" in page
     assert "| pinned files |" in page and "| offline |" not in page
