@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 
 import stebkit
-from stebkit import quality
 from stebkit.encoders import HFEncoder
+from stebkit.scores import quality
 from stebkit.train import TrainConfig, load_training_passages, train_style_encoder
 from stebkit.train.content import load_content_units
 from stebkit.train.data import mine_hard_negatives

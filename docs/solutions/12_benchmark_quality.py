@@ -3,8 +3,8 @@
 import os
 
 import stebkit
-from stebkit import quality
 from stebkit.plots.notebook import leaderboard_run, repository_root
+from stebkit.scores import quality
 
 FAST = os.environ.get("STEBKIT_FAST") == "1"
 ROOT = repository_root()
