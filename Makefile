@@ -38,12 +38,19 @@ $(STAMP): pyproject.toml
 demo: setup
 	$(VENV)/bin/stebkit run --suite lite --output results/lite --executor local --jobs 2
 
+# The tests run on $(TEST_WORKERS) worker processes (pytest-xdist); tests that share a
+# resource stay on one worker (tests/conftest.py: the notebooks, then the website built
+# from their executions; the SLURM cluster; a module's shared fixture). TEST_WORKERS=0
+# runs them in this process.
+TEST_WORKERS ?= 2
+XDIST := -n $(TEST_WORKERS) --dist loadgroup
+
 test: setup
 	@scripts/system-prerequisites.sh
-	STEBKIT_FAST=1 $(PY) -m pytest -m "" -p no:cacheprovider
+	STEBKIT_FAST=1 $(PY) -m pytest -m "" -p no:cacheprovider $(XDIST)
 
 test-fast: setup
-	STEBKIT_FAST=1 $(PY) -m pytest -m "not slow and not notebook and not site" -x -q
+	STEBKIT_FAST=1 $(PY) -m pytest -m "not slow and not notebook and not site" -x -q $(XDIST)
 
 # Every notebook executed in full mode and stored with its outputs in notebooks/ (paths
 # relative, checked for errors, machine paths, fast-mode traces and size; one that fails

@@ -460,12 +460,16 @@ significant, the rank tiers), written from the same records by ``make leaderboar
 (``stebkit leaderboard ... --summary``)."""
 
 FIGURE1_NOTE = (
-    "Each bar's interval is the model's own 95 % bootstrap interval over datasets; the "
-    "significance statements above come from the paired bootstrap, which resamples the "
-    "same datasets for every model and so cancels what all models share (how hard each "
-    "dataset is). A model can therefore be significantly above the chance level while "
-    "its interval in this figure crosses the chance line.")
-"""The caption's note on why Figure 1's intervals and the paired significance differ."""
+    "Each point's interval is the model's own 95 % bootstrap interval over datasets; a "
+    "filled point is significantly above the chance level by the paired bootstrap, which "
+    "resamples the same datasets for every model and so cancels what all models share "
+    "(how hard each dataset is), as the statements above; an open one is not. The two "
+    "can disagree either way: a model can be significantly above the chance level while "
+    "its interval in this figure crosses the chance line, and a model's interval can lie "
+    "above the chance line while the paired test does not resolve it (its lead over "
+    "chance varies from dataset to dataset).")
+"""The caption's note on Figure 1's markers and on why its intervals and the paired
+significance can differ, in both directions."""
 
 LITE_FIGURES = (
     ("steb_score", "lite_figure1_steb_by_category",
@@ -534,8 +538,8 @@ def read_lite_leaderboard(path: Path | None = None) -> Any:
 
 
 def chance_notes(board: Any) -> list[str]:
-    """One sentence per STEB score on which the chance level (the random baseline) scores
-    above some models, naming them.
+    """One Markdown sentence per STEB score on which the chance level (the random
+    baseline) scores above some models, naming them (escaped).
 
     >>> import pandas as pd
     >>> board = pd.DataFrame({"model": ["a", "b", "random"], "chance": [False, False, True],
@@ -543,20 +547,24 @@ def chance_notes(board: Any) -> list[str]:
     >>> chance_notes(board)
     ['The chance level (random) scores above 1 of the 2 models on the definitional score: a.']
     """
+    from stebkit.escape import markdown_cell
+
     chance, models = board[board["chance"]].iloc[0], board[~board["chance"]]
     out = []
     for score, label in (("steb_score", "operational STEB score"),
                          ("definitional_score", "definitional score")):
         below = models.loc[models[score] < chance[score], "model"].tolist()
-        if below:
-            out.append(f"The chance level ({chance['model']}) scores above {len(below)} of "
-                       f"the {len(models)} models on the {label}: {', '.join(below)}.")
+        if below:  # the names through the Markdown escaper
+            out.append(f"The chance level ({markdown_cell(chance['model'])}) scores above "
+                       f"{len(below)} of the {len(models)} models on the {label}: "
+                       f"{', '.join(map(markdown_cell, below))}.")
     return out
 
 
 def summary_section(path: Path | None = None) -> list[str]:
-    """The lines of the significance summary (:data:`LITE_SUMMARY`) as Markdown, or one
-    line naming the command that writes it when the file is not there.
+    """The lines of the significance summary (:data:`LITE_SUMMARY`, Markdown with its
+    names escaped as ``stebkit leaderboard --summary`` writes it), or one line naming the
+    command that writes it when the file is not there.
 
     >>> summary_section(Path("missing.txt"))[0][:40]
     'The significance summary of this run is '
@@ -569,7 +577,7 @@ def summary_section(path: Path | None = None) -> list[str]:
     if not lines:
         return []
     # the page's heading already asks the question: the first line keeps only how
-    first = re.sub(r"^Which differences are significant \((.+)\):$",
+    first = re.sub(r"^Which differences are significant \\?\((.+?)\\?\):$",
                    lambda m: m.group(1)[0].upper() + m.group(1)[1:] + ":", lines[0])
     out = [first, ""]
     for line in lines[1:]:  # a line after the list (the recipe) is a paragraph of its own

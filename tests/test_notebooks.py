@@ -306,6 +306,7 @@ def _git(*args: str) -> str:
 
 
 @pytest.mark.skipif(not (ROOT / ".git").exists(), reason="not a git checkout")
+@pytest.mark.xdist_group("notebooks-and-site")  # git status: not while a notebook runs
 def test_a_notebook_run_leaves_the_tracked_figures_alone(monkeypatch, capsys):
     # a notebook's save outside `make figures`: from notebooks/, STEBKIT_FIGURES unset
     from matplotlib.figure import Figure

@@ -554,20 +554,25 @@ def test_leaderboard_page_reads_what_the_cli_writes(tmp_path, monkeypatch, capsy
     page = build_site.leaderboard_page()
     board = build_site.read_lite_leaderboard(out)
     assert board.loc[board["chance"], "model"].tolist() == ["random"]
-    assert "| random (chance level) |" in page and "| 1 | m3 |" in page
+    assert "| random (chance) |" in page and "| 1 | m3 |" in page
     best = board.iloc[0]
     assert f"**{best['steb_score'] * 100:.2f}<br>[{best['steb_ci_low'] * 100:.2f},&nbsp;" \
            f"{best['steb_ci_high'] * 100:.2f}]**" in page
     assert page.count("| LUAR-CRUD |") == 1  # the published table beside
     # what the CLI prints after the table: the paired significance and the rank tiers
-    printed = [x for x in capsys.readouterr().out.splitlines()[1:] if x.strip()]
-    assert printed[0].startswith("Which differences are significant (paired bootstrap")
-    assert any("tiers: 1 m3" in x for x in printed) and all(x in page for x in printed[1:])
+    printed = " ".join(capsys.readouterr().out.split())  # wrapped at 100 columns
+    assert "Which differences are significant (paired bootstrap" in printed
+    n_a = "STEB score: significance n/a (1 dataset per task: nothing to resample)"
+    assert n_a in printed  # one English dataset per task
+    summary = (tmp_path / "summary.txt").read_text(encoding="utf-8").splitlines()
+    assert summary[0].startswith(r"Which differences are significant \(paired bootstrap")
+    assert "- " + n_a.replace("(", r"\(").replace(")", r"\)") in summary  # Markdown
+    assert all(x in page for x in summary[1:])  # the Markdown lines the CLI wrote
     # under its heading the page does not ask the question again, and the recipe line is a
     # paragraph of its own, not glued onto the last item of the list
-    assert "\nWhich differences are significant (" not in page
+    assert "\nWhich differences are significant " not in page
     assert "## Which differences are significant\n\nPaired bootstrap over datasets" in page
-    recipe = next(x for x in printed if x.startswith("Recipe:"))
+    recipe = next(x for x in summary if x.startswith("Recipe:"))
     assert f"\n\n{recipe}" in page
     assert "paired bootstrap, which resamples the same datasets" in page  # Figure 1's note
     # no model of the run is published: no empty table, a sentence instead
