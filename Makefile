@@ -14,7 +14,7 @@ export MPLBACKEND ?= Agg
 SETUP_START := $(shell date +%s)
 step = @elapsed=$$(( $$(date +%s) - $(SETUP_START) )); printf 'setup [%d:%02d so far]: %s\n' $$((elapsed / 60)) $$((elapsed % 60)) "$(1)"
 
-.PHONY: setup demo test test-fast lint figures docs leaderboard-data benchmarks clean
+.PHONY: setup demo test test-fast lint figures docs leaderboard-data benchmarks course notebook-times clean
 
 setup: $(STAMP)
 
@@ -66,6 +66,23 @@ figures: setup
 # references, the leaderboard, the course page.
 docs: setup
 	$(PY) docs/build_site.py $(if $(filter 1,$(FULL)),--full,)
+
+# The students' own copies of the notebooks: course/ (git-ignored), next to notebooks/, so
+# they read the same data, results and figures folders; a copy already there is kept, so
+# running it again after `git pull` adds new notebooks and never overwrites your work.
+course:
+	@mkdir -p course
+	@for nb in notebooks/[0-9][0-9]_*.ipynb; do \
+		if [ -e "course/$${nb#notebooks/}" ]; then echo "kept course/$${nb#notebooks/} (yours)"; \
+		else cp "$$nb" course/ && echo "copied $$nb to course/"; fi; done
+	@echo "open them with: .venv/bin/jupyter lab course/ (after make setup)"
+
+# How long each notebook takes in fast and full mode, from an empty cache and warm, each in
+# a scratch copy of the project (full mode reads the records of `make demo`: run it first):
+# the table docs/data/notebook_times.csv, which the course page shows, and the times in the
+# notebooks' opening cells. Rows already measured are kept (AGAIN=1 measures anew).
+notebook-times: setup
+	$(PY) scripts/time_notebooks.py --write $(if $(filter 1,$(AGAIN)),--again,)
 
 # The website's leaderboard data: the leaderboard of `make demo`'s records in results/lite
 # and its significance summary (both from the same records).

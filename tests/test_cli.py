@@ -192,3 +192,12 @@ def test_python_dash_m_stebkit_is_the_command():
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "usage: stebkit" in done.stdout
+
+
+def test_models_table_says_what_its_columns_mean(capsys):
+    assert cli.main(["models", "--offline"]) == 0
+    out = capsys.readouterr().out
+    header = next(line for line in out.splitlines() if line.split()[:1] == ["name"])
+    for column in ("offline", "available", "slow"):
+        assert column in header.split()
+        assert any(line.startswith(f"{column}: ") for line in out.splitlines()), column

@@ -11,7 +11,8 @@ import sys
 import pytest
 import repo_scripts
 
-SCRIPTS = ("docs/build_site.py", "docs/griffe_markup.py", "scripts/execute_notebooks.py")
+SCRIPTS = ("docs/build_site.py", "docs/griffe_markup.py", "scripts/execute_notebooks.py",
+           "scripts/time_notebooks.py")
 
 
 @pytest.mark.parametrize("script", SCRIPTS)

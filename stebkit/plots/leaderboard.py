@@ -33,6 +33,7 @@ from stebkit.plots.style import (
     _rc,
     category_color,
 )
+from stebkit.scores.published import category_label
 
 
 def _chance_mask(df: pd.DataFrame) -> pd.Series:
@@ -222,7 +223,7 @@ def figure1(leaderboard_df: pd.DataFrame, *, directory: str | os.PathLike[str] |
                 err = None
             ax.errorbar(x, ys, xerr=err, fmt="o", color=category_color(cat),
                         elinewidth=1.2, capsize=2.5, markersize=min(5.0, size * 0.6),
-                        label=cat)
+                        label=category_label(cat))
             if above:
                 up = np.array([above.get(m, False) for m in part["model"]])
                 _significance_markers(ax, x, ys, up, category_color(cat), min(5.0, size * 0.6))

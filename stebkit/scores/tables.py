@@ -24,6 +24,7 @@ import pandas as pd
 
 from stebkit._io import write_text
 from stebkit.escape import csv_frame, latex_cell, markdown_cell, text_cell
+from stebkit.scores.published import category_label
 
 _TEXT_COLUMNS = ("rank", "model", "model_category", "paper_category", "suite")
 
@@ -184,7 +185,7 @@ class _Cells:
         if column == "rank" and pd.isna(v):
             return "" if self.chance[i] else "–"
         if column in ("model_category", "paper_category") and isinstance(v, str):
-            v = v.replace("_", " ")
+            v = category_label(v)  # the label readers see, not the stored key
         return "" if pd.isna(v) else self.escape(v)
 
 
