@@ -158,9 +158,7 @@ def test_the_records_fields_are_declared_and_unknown_keys_refused(change, messag
 
 
 @pytest.mark.parametrize("ci, message", [
-    ({"low": 0.6, "high": 0.4}, "field 'ci' does not hold low <= v_measure <= high"),
-    ({"low": 0.1, "high": 0.3}, "field 'ci' does not hold low <= v_measure <= high"),
-    ({"low": 0.55, "high": 0.9}, "field 'ci' does not hold low <= v_measure <= high"),
+    ({"low": 0.6, "high": 0.4}, "field 'ci' does not hold low <= high"),
     ({"low": -0.2, "high": 0.6}, "field 'ci.low' is -0.2, outside its range [0, 1]"),
     ({"low": 0.4, "high": 1.5}, "field 'ci.high' is 1.5, outside its range [0, 1]"),
 ])
@@ -172,6 +170,10 @@ def test_an_interval_holds_its_value_inside_the_metrics_range(tmp_path, ci, mess
         read_record(path)
     good = {**result_record(v_measure=0.5), "ci": {"low": 0.5, "high": 0.5}}
     assert Record.from_json(good).ci == {"low": 0.5, "high": 0.5}
+    # A percentile interval of a biased statistic may leave out its own estimate
+    # (a real lite record: V-measure 0.214, resamples' interval [0.251, 0.373]).
+    above = {**result_record(v_measure=0.21), "ci": {"low": 0.25, "high": 0.37}}
+    assert Record.from_json(above).ci == {"low": 0.25, "high": 0.37}
 
 
 def test_a_duplicate_json_key_is_refused_not_read_as_its_last_value(tmp_path):
