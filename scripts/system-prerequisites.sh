@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The system packages the test suite needs beyond Python: Chromium (the website's browser
-# test) and slurm-wlm with munge (the SLURM tests run a single-node cluster,
-# scripts/slurm-local.sh). As root with apt-get, the missing ones are installed (one
-# `apt-get update`, one `apt-get install`, each waiting up to 10 minutes for another
-# package manager to release its lock); otherwise this stops with one line naming them.
-# Daemons are looked for on PATH and in the system folders (SBIN_DIRS, default /usr/sbin
-# /sbin /usr/local/sbin), which a user's PATH may lack.
+# test), slurm-wlm with munge (the SLURM tests run a single-node cluster,
+# scripts/slurm-local.sh) and TeX's base with booktabs (texlive-latex-base: pdflatex and
+# graphicx; texlive-latex-recommended: booktabs), which compiles every LaTeX table stebkit
+# writes. As root with apt-get, the missing ones are installed (one `apt-get update`, one
+# `apt-get install`, each waiting up to 10 minutes for another package manager to release
+# its lock); otherwise this stops with one line naming them. Daemons are looked for on
+# PATH and in the system folders (SBIN_DIRS, default /usr/sbin /sbin /usr/local/sbin),
+# which a user's PATH may lack.
 # Run by `make test` before the first test and by .ci/run.
 set -euo pipefail
 
@@ -21,6 +23,9 @@ missing=()
 have chromium || have chromium-browser || missing+=(chromium)
 have slurmctld || missing+=(slurm-wlm)
 have munged || missing+=(munge)
+command -v pdflatex >/dev/null || missing+=(texlive-latex-base)
+{ command -v kpsewhich >/dev/null && kpsewhich booktabs.sty >/dev/null; } \
+  || missing+=(texlive-latex-recommended)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null; then
