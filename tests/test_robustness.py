@@ -107,8 +107,8 @@ def test_04_run_figures_are_named_after_the_suite(tmp_path, capsys):
     from stebkit import cli
 
     figs = tmp_path / "figures"
-    names = ["random", "tfidf-char", "function-words"]  # 3: an operational score to draw
-    common = ["--models", *names, "--tasks", "retrieval", "--smoke", "--no-progress",
+    names = ["random", "tfidf-char", "function-words"]  # 3 models, 2 tasks: a STEB score
+    common = ["--models", *names, "--tasks", "retrieval", "clustering", "--smoke", "--no-progress",
               "--output", str(tmp_path / "results"), "--figures", str(figs)]
     for datasets in (["synthetic-authors-en"], ["synthetic-authors-en", "synthetic-authors-de"]):
         assert cli.main(["run", "--datasets", *datasets, *common]) == 0
@@ -118,7 +118,8 @@ def test_04_run_figures_are_named_after_the_suite(tmp_path, capsys):
               f"-{models}"}
     assert {p.name for p in figs.iterdir()} == {
         f"{label}_{stem}.{fmt}" for label in labels for fmt in ("png", "pdf")
-        for stem in ("figure1_steb_by_category", "task_heatmap")}
+        for stem in ("figure1_steb_by_category", "task_heatmap")} | {
+        f"{label}_figure1_steb_by_category.txt" for label in labels}  # Figure 1's caption
     assert f"written to {figs}" in capsys.readouterr().out
 
 
