@@ -50,7 +50,7 @@ def export_path(name: str, revision: str) -> Path:
     """Where the graph of model ``name`` at ``revision`` is kept.
 
     >>> export_path("org/model", "v1").parts[-2:]
-    ('org--model', '7f5bd4b9e1c0d2fb.onnx')
+    ('org--model', 'b517b8ce10c0f0a6.onnx')
     """
     from stebkit.sources import cache_dir
 
