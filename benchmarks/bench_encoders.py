@@ -12,10 +12,10 @@ sides truncated at 256 tokens so the work is equal) and the same threads:
    sentence-transformers; ONNX Runtime as a user would run it (the model exported with
    ``torch.onnx.export``, every graph optimisation, batches of 32 sorted by length,
    tokenization and mean pooling included); stebkit (its default: ONNX Runtime where
-   installed); stebkit on PyTorch (``runtime="torch"``) and the model's own pass; each
-   one's throughput ratio to ONNX Runtime (goal >= 1.0 for stebkit) and to
-   sentence-transformers, and the least cosine to sentence-transformers' embeddings (the
-   model's own PyTorch pass; goal >= 0.9999);
+   installed) and stebkit on PyTorch (``runtime="torch"``); each one's throughput ratio
+   to ONNX Runtime (goal >= 1.0 for stebkit) and to sentence-transformers, and the least
+   cosine to sentence-transformers' embeddings (the model's own PyTorch pass; goal
+   >= 0.9999);
 3. chunk-and-pool preparation cost per character as one document grows (goal: flat).
 
 Timings interleave the contenders and keep each one's best of several rounds, so a
@@ -141,8 +141,7 @@ def contenders(name: str, texts: list[str], folder: Path) -> tuple[dict, object]
 
     ours = get_encoder(name, truncate=True, max_tokens=MAX_TOKENS)
     on_torch = get_encoder(name, truncate=True, max_tokens=MAX_TOKENS, runtime="torch")
-    own = get_encoder(name, truncate=True, max_tokens=MAX_TOKENS, lean=False)
-    for enc in (ours, on_torch, own):
+    for enc in (ours, on_torch):
         enc.encode(texts[:8])
     st = SentenceTransformer(ours.path, device="cpu")
     st.max_seq_length = MAX_TOKENS
@@ -153,7 +152,6 @@ def contenders(name: str, texts: list[str], folder: Path) -> tuple[dict, object]
         f"stebkit ({ours.forward})": lambda: ours.encode(texts, batch_size=32),
         f"stebkit ({on_torch.forward}, PyTorch)": lambda: on_torch.encode(texts,
                                                                          batch_size=32),
-        "stebkit, model's own pass": lambda: own.encode(texts, batch_size=32),
     }
     return fns, ours
 
@@ -229,12 +227,10 @@ def main() -> None:
     print(f"{torch.get_num_threads()} torch threads; {n} Gutenberg paragraphs (median "
           f"{int(np.median([len(t) for t in texts]))} chars); best of {rounds} interleaved "
           "rounds")
-    lines = []
     for name in models:
-        lines += bench_model(name, texts, rounds)
+        print("\n".join(bench_model(name, texts, rounds)), flush=True)
     print(f"torch's float32 GEMM (best seen during the run, context only): "
           f"{_GEMM_BEST[0]:.1f} GFLOP/s")
-    print("\n".join(lines), flush=True)
     print("paraphrase-MiniLM-L3-v2 (ONNX Runtime) has no PyTorch weights offline: no "
           "sentence-transformers reference to time it against")
     for line in chunk_cost(texts, args.quick):
