@@ -72,7 +72,7 @@ def run(label: str, extra: list[str], suite: str, models: list[str] | None,
     with tempfile.TemporaryDirectory(prefix="stebkit-bench-") as tmp:
         env = {**os.environ, "STEBKIT_CACHE": str(Path(tmp) / "cache"),
                "NUMBA_CACHE_DIR": str(Path(tmp) / "numba")}
-        cmd = [sys.executable, "-m", "stebkit.cli", "run", "--suite", suite, "--output",
+        cmd = [sys.executable, "-m", "stebkit", "run", "--suite", suite, "--output",
                str(Path(tmp) / "results"), "--figures", str(Path(tmp) / "figures"),
                "--no-progress", *extra]
         if models:

@@ -17,7 +17,8 @@ Steps:
    is executed. A failing cell stops the build with the notebook, the cell number and the
    error. Each execution is shown as a reader elsewhere would see it (:func:`clean`: paths
    relative to the repository, the home folder as ``~``, no timing or widget state);
-2. pages are generated into ``build/docs-src``: the README as home page, the API and CLI
+2. pages are generated into ``build/docs-src``: the README as home page, the guides of
+   ``docs/pages`` (their links, written for GitHub, turned into the site's), the API and CLI
    references, the dataset catalogue, the leaderboard of ``make demo`` (from the
    committed ``docs/data/lite_leaderboard.csv``) beside the published one, the course page
    with the exercises and their (collapsed) solutions from ``docs/solutions``;
@@ -57,20 +58,22 @@ TEACHING_NOTEBOOKS = ("00", "01", "02", "03", "04", "05", "07", "08")
 API_MODULES = (
     ("stebkit", "The package"),
     ("stebkit.datasets", "Datasets"),
-    ("stebkit.encoders", "Encoders"),
+    ("stebkit.datasets.features", "Linguistic features"),
     ("stebkit.tasks", "Task families"),
-    ("stebkit.runs.engine", "Runner"),
-    ("stebkit.results", "Result records"),
-    ("stebkit.names", "File names of models and datasets"),
-    ("stebkit.record_items", "Per-item values of a record"),
+    ("stebkit.encoders", "Encoders"),
+    ("stebkit.records.results", "Result records"),
+    ("stebkit.records.items", "Per-item values of a record"),
     ("stebkit.scores", "STEB scores and leaderboards"),
+    ("stebkit.scores.quality", "Benchmark quality"),
     ("stebkit.plots", "Figures"),
     ("stebkit.suites", "Your own suites"),
-    ("stebkit.quality", "Benchmark quality"),
-    ("stebkit.features", "Linguistic features"),
+    ("stebkit.runs.evaluation", "Evaluate"),
+    ("stebkit.runs.engine", "Runner"),
+    ("stebkit.names", "File names of models and datasets"),
     ("stebkit.sources", "Data sources"),
     ("stebkit.errors", "Errors"),
 )
+"""The modules the API page documents, in the order of the package's floors."""
 
 
 HOME = Path.home()
@@ -287,18 +290,76 @@ def _write(path: Path, text: str) -> None:
     write_text(path, text)
 
 
+GUIDES = (
+    ("reliability.md", "Reliability guarantees"),
+    ("cluster.md", "Cluster runs and costs"),
+    ("style-model.md", "The offline style model"),
+    ("offline.md", "Working offline"),
+    ("data-sources.md", "Data sources and licences"),
+    ("extending.md", "Adding datasets and models"),
+    ("reference-recipe.md", "The reference's recipe"),
+)
+"""The guides in ``docs/pages`` (file, title in the navigation): the README gives each one
+a paragraph and a link, the site a page of its own."""
+
+README_LINKS = (("](DATA_LICENSES.md", "](data-licenses.md"), ("](docs/pages/", "]("))
+"""How the README's links into the repository become links into the site."""
+PAGE_LINKS = (("](../../README.md", "](index.md"),
+              ("](../../DATA_LICENSES.md", "](data-licenses.md"),
+              ("](../../notebooks/", "](notebooks/"))
+"""How the links of a page in ``docs/pages`` (written to work on GitHub) become the site's."""
+
+
+def site_links(text: str, name: str, links: tuple[tuple[str, str], ...] = PAGE_LINKS) -> str:
+    """``text`` with its links into the repository replaced by links into the site
+    (``links``: ``(old prefix, new prefix)``); a link that still leaves the folder of the
+    pages stops the build, naming the page ``name`` and the link.
+
+    >>> site_links("[home](../../README.md#citing-steb), [map](offline.md)", "x.md")
+    '[home](index.md#citing-steb), [map](offline.md)'
+    >>> site_links("[code](../../stebkit/cli/__init__.py)", "x.md")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    build_site.BuildError: x.md: the link(s) ../../stebkit/cli/__init__.py leave the site; ...
+    """
+    for old, new in links:
+        text = text.replace(old, new)
+    outside = re.findall(r"\]\((\.\./[^)\s]*)\)", text)
+    if outside:
+        raise BuildError(f"{name}: the link(s) {', '.join(outside)} leave the site; link a "
+                         "page or a notebook, or name the file as code")
+    return text
+
+
 def home_page() -> str:
     """The README, with links into the repository turned into links into the site."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    # The site's own pages replace the README's pointers to the repository.
-    return (text.replace("](DATA_LICENSES.md)", "](data-licenses.md)")
-            .replace("](docs/pages/teaching.md)", "](teaching.md)"))
+    return site_links((ROOT / "README.md").read_text(encoding="utf-8"), "README.md",
+                      README_LINKS)
+
+
+def guide_page(name: str) -> str:
+    """The page ``docs/pages/<name>`` with its links turned into the site's."""
+    return site_links((DOCS / "pages" / name).read_text(encoding="utf-8"), name)
+
+
+def package_folders() -> list[str]:
+    """One line per folder of the package: its path and the first line of its docstring,
+    so the list follows the tree."""
+    import ast
+
+    package = ROOT / "stebkit"
+    lines = []
+    for init in sorted(package.glob("*/__init__.py")):
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
+        if doc:
+            lines.append(f"- `stebkit/{init.parent.name}/` — {doc.splitlines()[0]}")
+    return lines
 
 
 def api_page() -> str:
     lines = ["# API reference", "",
              "Generated from the docstrings of the package (numpydoc style). Every public "
-             "function carries a runnable example; the test suite runs them as doctests.", ""]
+             "function carries a runnable example; the test suite runs them as doctests.", "",
+             "## The package's folders", "", *package_folders(), ""]
     for module, title in API_MODULES:
         lines += [f"## {title}: `{module}`", "", f"::: {module}",
                   "    options:", "      show_root_heading: false", "      heading_level: 3", ""]
@@ -417,7 +478,7 @@ def read_lite_leaderboard(path: Path | None = None) -> Any:
     :class:`BuildError` names a missing file or column and the command that writes it."""
     import pandas as pd
 
-    from stebkit.published import TASK_COLUMNS
+    from stebkit.scores.published import TASK_COLUMNS
 
     path = LITE_LEADERBOARD if path is None else path
     name = _shown(path)
@@ -485,7 +546,12 @@ def leaderboard_page() -> str:
     import stebkit
     from stebkit.datasets import get_spec, list_datasets
     from stebkit.escape import markdown_cell
-    from stebkit.published import DEFINITIONAL_AXES, OBJECT_OF_STUDY, TASK_COLUMNS, source_note
+    from stebkit.scores.published import (
+        DEFINITIONAL_AXES,
+        OBJECT_OF_STUDY,
+        TASK_COLUMNS,
+        source_note,
+    )
 
     board = read_lite_leaderboard()
     pub = stebkit.published_leaderboard()
@@ -577,7 +643,7 @@ def exercises_cell(nb: dict) -> str:
 
 
 def teaching_page() -> str:
-    text = (DOCS / "pages" / "teaching.md").read_text(encoding="utf-8")
+    text = guide_page("teaching.md")
     blocks = ["## Exercises and solutions", "",
               "Each teaching notebook ends with its exercises. The solutions below are "
               "collapsed: try first. Each one runs on its own (the test suite runs them in "
@@ -632,7 +698,8 @@ def generate(*, full: bool, pattern: str = "[0-9][0-9]_*.ipynb") -> list[dict[st
     _write(SRC / "cli.md", cli_page())
     _write(SRC / "datasets.md", catalogue_page())
     _write(SRC / "leaderboard.md", leaderboard_page())
-    _write(SRC / "about.md", (DOCS / "pages" / "about.md").read_text(encoding="utf-8"))
+    for name in ("about.md", *(name for name, _ in GUIDES)):
+        _write(SRC / name, guide_page(name))
     return nav
 
 
@@ -664,6 +731,7 @@ def build(*, full: bool = False, site: Path = SITE, pattern: str = "[0-9][0-9]_*
         "nav": [{"Home": "index.md"},
                 {"Teaching stylometry with stebkit": "teaching.md"},
                 {"Notebooks": nav_notebooks},
+                {"Guides": [{title: name} for name, title in GUIDES]},
                 {"Reference": [{"API": "api.md"}, {"Command line": "cli.md"},
                                {"Dataset catalogue": "datasets.md"},
                                {"Leaderboard": "leaderboard.md"},

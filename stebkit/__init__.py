@@ -11,8 +11,9 @@ The public face, imported lazily so that ``import stebkit`` stays fast:
 - :func:`evaluate` — models x datasets x tasks, results on disk, in this process
   (``stebkit.runs.engine``), local workers or SLURM jobs (``stebkit.runs.executors``),
   with the settings of one :class:`RunContext` (``stebkit.runs.context``)
-- :func:`leaderboard` — operational and definitional STEB scores (``stebkit.scores``)
-- :func:`published_leaderboard` — the published STEB leaderboard (``stebkit.published``)
+- :func:`leaderboard` — operational and definitional STEB scores (``stebkit.scores``),
+  made by one :class:`ScoreRecipe` (defaults: the reference's newest aggregation)
+- :func:`published_leaderboard` — the published STEB leaderboard (``stebkit.scores.published``)
 - ``stebkit.tasks`` — the task families as pure functions of embeddings
 """
 
@@ -28,15 +29,15 @@ _LAZY = {
     "list_datasets": "stebkit.datasets",
     "get_encoder": "stebkit.encoders",
     "list_models": "stebkit.encoders",
-    "evaluate": "stebkit.runs.executors",
-    "RunContext": "stebkit.runs.context",
-    "Results": "stebkit.results",
+    "evaluate": "stebkit.runs",
+    "RunContext": "stebkit.runs",
+    "Results": "stebkit.records.results",
     "leaderboard": "stebkit.scores",
-    "published_leaderboard": "stebkit.published",
+    "ScoreRecipe": "stebkit.scores",
+    "published_leaderboard": "stebkit.scores.published",
 }
-_SUBMODULES = {"datasets", "encoders", "tasks", "sources", "scores", "results", "runner",
-               "plots", "errors", "train", "quality", "suites", "published", "executors",
-               "runs"}
+_SUBMODULES = {"datasets", "encoders", "tasks", "sources", "scores", "records", "plots",
+               "errors", "train", "suites", "runs", "cli"}
 
 __all__ = sorted([*_LAZY, "__version__"])
 

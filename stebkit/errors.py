@@ -37,3 +37,8 @@ class ModelUnavailable(StebkitError, OSError):
 class LinkRefused(StebkitError, ValueError):
     """A folder or file stebkit would write through is a symbolic link, or not what it
     should be (a file where a folder belongs), below a folder of the user's choosing."""
+
+
+class InvalidSetting(StebkitError, ValueError, TypeError):
+    """A setting's value is not of its declared type or range (:mod:`stebkit.settings`):
+    the message names the setting, what it must be and what it got."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from stebkit import cli
-from stebkit.results import Results
+from stebkit.records.results import Results
 from stebkit.runs.request import subset_label
 
 
@@ -87,13 +87,14 @@ def test_run_then_leaderboard_on_real_smoke_data(tmp_path, capsys, mirror):
     assert cli.main(["leaderboard", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "| random (chance level) |" in printed  # a line, never ranked
-    assert "\nRecipe: the reference's newest aggregation" in printed
+    assert "\nRecipe: ScoreRecipe(), the reference's newest aggregation" in printed
     with pytest.warns(UserWarning, match="only 1 model.*left out of the grouping, still "
                                          "scored: random, tfidf-char"):
-        assert cli.main(["leaderboard", str(out), "--threshold", "1.0", "--drop-models",
-                         "--grouping-models", "stebkit"]) == 0
-    assert ("Recipe: not the reference's newest; differs in threshold=1.0, "
-            "complete_datasets=False, grouping_models='stebkit'") in capsys.readouterr().out
+        assert cli.main(["leaderboard", str(out), "--threshold", "1.0", "--missing",
+                         "drop_models", "--grouping-models", "without_baselines"]) == 0
+    assert ("Recipe: ScoreRecipe(threshold=1.0, missing='drop_models', grouping_models="
+            "'without_baselines'), not the reference's newest aggregation"
+            ) in capsys.readouterr().out
 
 
 def test_a_failed_result_makes_run_exit_1(tmp_path, capsys, mirror):

@@ -123,6 +123,36 @@ def test_function_words_hand_counts():
     assert german[0, -1] > 0.8 and np.linalg.norm(german) > 0
 
 
+def test_functionwordfreq_is_the_references_vocabulary_and_counts():
+    # hand counts: 12 tokens; "the" 2, "a few" 1 (a phrase, its words counted too: "a" 1,
+    # "few" 1), "i" 1 ("I" and "i" one item), "according to" 1, "to" 1; no other column
+    enc = get_encoder("functionwordfreq")
+    voc = enc.vocabulary
+    assert len(voc) == 458 and len(set(voc)) == 458 and "<other>" not in voc
+    assert sum(" " in v for v in voc) == 69 and voc.index("tons of") == 457
+    v = enc.encode(["I saw the dog and a few cats, according to the vet."])[0]
+    assert v.dtype == np.float32 and v.shape == (458,)
+    for item, count in (("the", 2), ("a few", 1), ("a", 1), ("few", 1), ("i", 1),
+                        ("according to", 1), ("to", 1), ("and", 1)):
+        assert v[voc.index(item)] == np.float32(count) / np.float32(12)
+    assert v.sum() == pytest.approx(9 / 12, abs=1e-6)  # the items above, nothing else
+    # text without a function word: the zero vector (the reference's); items that no
+    # \b\w+\b token can spell never count
+    assert not enc.encode(["Zwölf Boxkämpfer jagen Viktor"]).any()
+    assert enc.encode(["and/or i.e. e.g."])[0][voc.index("and/or")] == 0
+    # sklearn's CountVectorizer over the same vocabulary is the oracle of every count
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    texts = [" ".join(TEXTS), "Once upon a time, in spite of it all, she had better go."]
+    counts = CountVectorizer(token_pattern=r"(?u)\b\w+\b", ngram_range=(1, 4),
+                             vocabulary=voc).transform(texts).toarray().astype(np.float32)
+    import re
+
+    tokens = np.array([[len(re.findall(r"(?u)\b\w+\b", t.lower()))] for t in texts],
+                      dtype=np.float32)
+    assert np.array_equal(enc.encode(texts), counts / tokens)
+
+
 @pytest.mark.parametrize("lang", FUNCTION_WORD_LANGUAGES)
 def test_function_word_lists(lang):
     words = function_words(lang)
@@ -149,10 +179,10 @@ def test_random_is_deterministic_per_text():
     assert abs(float(a.mean())) < 0.2 and 0.8 < float(a.std()) < 1.2
 
 
-@pytest.mark.skipif(importlib.util.find_spec("stebkit.features") is None,
-                    reason="stebkit.features not present")
+@pytest.mark.skipif(importlib.util.find_spec("stebkit.datasets.features") is None,
+                    reason="stebkit.datasets.features not present")
 def test_lftk_standardised_features(mirror):
-    from stebkit.features import lftk_features
+    from stebkit.datasets.features import lftk_features
 
     enc = get_encoder("lftk-zscore")  # "lftk" is the reference's L2-normalised variant
     texts = ["I came, I saw, I conquered. Then I went home.",

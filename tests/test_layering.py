@@ -20,28 +20,25 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parent.parent / "stebkit"
 
 FLOORS = (
-    ("ground", ("errors", "_io", "names", "sources", "pooling", "features", "escape", "data",
-                "_cli_common", "_cli_errors", "_suitefile", "executor_config", "_moved")),
+    ("ground", ("errors", "_io", "names", "sources", "pooling", "escape", "settings",
+                "data")),
     ("datasets", ("datasets",)),
     ("tasks", ("tasks",)),
     ("encoders", ("encoders",)),
     ("train", ("train",)),
-    ("records", ("record_schema", "record_items", "results", "published")),
-    ("scores", ("scores", "quality", "plots", "steb_format", "suites", "validate")),
-    ("runs", ("runs", "runner", "preflight", "presets", "executors", "steb_submission",
-              "submission")),
-    ("commands", ("cli", "leaderboard_cli", "reference_cli", "notebook", "__main__")),
+    ("records", ("records",)),
+    ("scores", ("scores", "plots", "suites")),
+    ("runs", ("runs",)),
+    ("commands", ("cli", "__main__")),
 )
-"""The floors, lowest first, and the units on each. The ground floor holds what every
-floor may use: errors, atomic files, file names of models and datasets, sources, pooling,
-the linguistic features, table escaping, the command line's shared pieces, the suite-file
-grammar, the executor settings a suite file may declare, and the forwarding of moved
-module paths (``runner``, ``executors``, ``presets``, ``preflight`` and ``submission``
-only forward to their new homes). Data flows up from the
-datasets through the task families and the encoders (training builds on them) to the
-records, the scores and suites built on records, the runs that write records (and the
-check of a leaderboard submission against the reference's presets), and the commands that
-start everything."""
+"""The floors, lowest first, and the units on each: one folder is one unit. The ground
+floor holds what every floor may use: errors, atomic files, file names of models and
+datasets, sources, pooling, table escaping and the declared settings. Data flows up from
+the datasets (with the linguistic features their probing sets and the LFTK baseline
+share) through the task families (with the reference's presets) and the encoders
+(training builds on them) to the records, the scores, figures and suites built on
+records (a suite file declares where a run goes, so the executor settings live with the
+suites), the runs that write records, and the command line that starts everything."""
 
 FLOOR = {unit: level for level, (_, units) in enumerate(FLOORS) for unit in units}
 
@@ -188,24 +185,25 @@ def test_a_ring_through_results_is_seen(tmp_path, monkeypatch):
     # the ring the floors once hid: the registry names its cache files with results'
     # file_name, results reads the task families, the families build on the datasets
     _package(tmp_path, {
-        "results.py": "from stebkit.tasks import FAMILIES\n",
+        "records/__init__.py": "",
+        "records/results.py": "from stebkit.tasks import FAMILIES\n",
         "tasks/__init__.py": "from stebkit.datasets import load_dataset\n",
         "datasets/__init__.py": "",
         "datasets/registry.py": "def processed_path(spec):\n"
-                                "    from ..results import file_name\n"}, monkeypatch)
+                                "    from ..records.results import file_name\n"}, monkeypatch)
     found = edges()
-    assert upward(found) == ["stebkit/datasets/registry.py:2 imports stebkit.results "
+    assert upward(found) == ["stebkit/datasets/registry.py:2 imports stebkit.records.results "
                              "(floor datasets -> floor records)"]
     assert rings(found) == [
-        "datasets: stebkit/datasets/registry.py:2 imports stebkit.results -> "
-        "stebkit/results.py:1 imports stebkit.tasks -> "
+        "datasets: stebkit/datasets/registry.py:2 imports stebkit.records.results -> "
+        "stebkit/records/results.py:1 imports stebkit.tasks -> "
         "stebkit/tasks/__init__.py:1 imports stebkit.datasets",
-        "results: stebkit/results.py:1 imports stebkit.tasks -> "
+        "records: stebkit/records/results.py:1 imports stebkit.tasks -> "
         "stebkit/tasks/__init__.py:1 imports stebkit.datasets -> "
-        "stebkit/datasets/registry.py:2 imports stebkit.results",
+        "stebkit/datasets/registry.py:2 imports stebkit.records.results",
         "tasks: stebkit/tasks/__init__.py:1 imports stebkit.datasets -> "
-        "stebkit/datasets/registry.py:2 imports stebkit.results -> "
-        "stebkit/results.py:1 imports stebkit.tasks"]
+        "stebkit/datasets/registry.py:2 imports stebkit.records.results -> "
+        "stebkit/records/results.py:1 imports stebkit.tasks"]
 
 
 def test_imports_back_up_from_the_runs_are_seen(tmp_path, monkeypatch):

@@ -33,7 +33,8 @@ def test_line_counts_count_every_module_and_its_lines(tmp_path):
 
 def test_no_module_of_the_package_is_over_the_limit():
     sizes = line_counts(PACKAGE)
-    assert {"__init__.py", "cli.py", "plots/__init__.py", "suites/__init__.py"} <= set(sizes)
+    assert {"__init__.py", "cli/__init__.py", "plots/__init__.py",
+            "suites/__init__.py"} <= set(sizes)
     over = {name: n for name, n in sizes.items() if n > LIMIT}
     assert not over, (f"modules over {LIMIT} lines (split each by concern, re-exporting its "
                       f"public names): {over}")

@@ -25,7 +25,7 @@ def _run_selection(name: str) -> dict:
 @pytest.mark.parametrize("trained", [True, False])
 def test_notebook_07_maps_the_trained_style_model_when_it_exists(trained, monkeypatch):
     from stebkit.encoders import zoo
-    from stebkit.notebook import FALLBACK_STYLE_MODEL
+    from stebkit.plots.notebook import FALLBACK_STYLE_MODEL
     from stebkit.train import STYLE_MODEL_NAME
 
     real = zoo.is_available

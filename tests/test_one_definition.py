@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 
 import stebkit
-from stebkit import cli, published, scores
+from stebkit import cli, scores
 from stebkit.datasets import list_datasets, registry
 from stebkit.datasets.lite import LITE_SUITES
 from stebkit.datasets.readers.bible import BIBLE_VERSIONS
+from stebkit.scores import published
 from stebkit.suites import SuiteError, load_suite
 from stebkit.train.content import TRAINING_BIBLE_VERSIONS
 
@@ -35,8 +36,8 @@ def _modules_assigning(name: str) -> list[str]:
 
 
 @pytest.mark.parametrize(("name", "home"), [
-    ("OBJECT_OF_STUDY", "published.py"),
-    ("DEFINITIONAL_AXES", "published.py"),
+    ("OBJECT_OF_STUDY", "scores/published.py"),
+    ("DEFINITIONAL_AXES", "scores/published.py"),
     ("BIBLE_VERSIONS", "datasets/readers/bible.py"),
     ("SUITES", "datasets/registry.py"),
 ])

@@ -33,7 +33,7 @@ def smoke_run(mirror, tmp_path_factory):
         [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
     start = time.monotonic()
     proc = subprocess.run(
-        [sys.executable, "-m", "stebkit.cli", "run", "--suite", "smoke", "--models", *MODELS,
+        [sys.executable, "-m", "stebkit", "run", "--suite", "smoke", "--models", *MODELS,
          "--datasets", *DATASETS, "--output", "out"],
         cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
     proc.wall_s = time.monotonic() - start
@@ -79,7 +79,7 @@ def test_loading_wordllama_leaves_the_logging_configuration_alone():
 
 
 def test_a_run_writes_its_figures_beside_its_results(smoke_run):
-    from stebkit.results import Results
+    from stebkit.records.results import Results
 
     proc, cwd = smoke_run
     assert not (cwd / "figures").exists()

@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 
 from stebkit.datasets import probing_sets as P
+from stebkit.datasets.features import FOUNDATION_FEATURES
 from stebkit.datasets.readers.text import DroppedRowsWarning
 from stebkit.datasets.registry import validate_records
-from stebkit.features import FOUNDATION_FEATURES
 
 
 def quantile_labels(values: np.ndarray, n_bins: int) -> np.ndarray:

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from stebkit import published
-from stebkit.published import (
+from stebkit.scores import published
+from stebkit.scores.published import (
     OBJECT_OF_STUDY,
     PUBLISHED_FILE,
     TASK_COLUMNS,
@@ -133,7 +133,7 @@ def test_lite_results_are_never_silently_ranked() -> None:
 
 
 def _write_results(root) -> None:
-    from stebkit.results import record_path, write_record
+    from stebkit.records.results import record_path, write_record
 
     for m, (a, b) in {"m1": (0.2, 0.6), "m2": (0.4, 0.5), "m3": (0.3, 0.7)}.items():
         for dataset, task, value in (("stel-contraction", "order_alignment", a),

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from stebkit import quality
-from stebkit.results import Results
+from stebkit.records.results import Results
+from stebkit.scores import quality
 
 
 def _main(rows: list[tuple[str, str, float]], task: str = "retrieval") -> pd.DataFrame:
@@ -128,7 +128,7 @@ def test_rank_resolution_over_datasets():
         for m, v in (("top", 0.8), ("tie1", 0.5), ("tie2", 0.5), ("low", 0.1)):
             rows.append((m, f"set{d}", v + noise + (0.001 if m == "tie1" and d % 2 else 0)
                          - (0.001 if m == "tie1" and not d % 2 else 0)))
-    out = quality.rank_resolution(_main(rows), grouping="fixed", n_resamples=400)
+    out = quality.rank_resolution(_main(rows), grouping="fixed", min_tasks=1, n_resamples=400)
     assert out["model"].tolist()[0] == "top" and out["model"].tolist()[-1] == "low"
     assert out["separable"].tolist()[0] and out["separable"].tolist()[2]
     assert not out["separable"].tolist()[1]
@@ -137,7 +137,7 @@ def test_rank_resolution_over_datasets():
     assert out.loc[0, "score"] == pytest.approx(np.mean([r[2] for r in rows if r[0] == "top"]))
     # one dataset: no variability to resample, so nothing is called separable
     one = quality.rank_resolution(_main([r for r in rows if r[1] == "set0"]),
-                                  grouping="fixed", n_resamples=50)
+                                  grouping="fixed", min_tasks=1, n_resamples=50)
     assert one["p_value"].isna().sum() == 4 and one["tier"].tolist() == [1, 1, 1, 1]
 
 

@@ -5,7 +5,7 @@ value, status and warning, equal to float32 rounding on any processor.
 similarity rule (:mod:`stebkit.tasks.similarity`: similarities rounded to float32 before
 ranking)::
 
-    python -m stebkit.cli run --suite smoke --smoke \\
+    python -m stebkit run --suite smoke --smoke \\
         --models random function-words tfidf-char all-MiniLM-L6-v2 \\
         --output /tmp/smoke --executor sequential --no-progress
     python tests/test_records_unchanged.py /tmp/smoke

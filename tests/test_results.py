@@ -8,16 +8,11 @@ import os
 import numpy as np
 import pytest
 
-from stebkit import results as R
-from stebkit.results import (
-    Results,
-    item_details,
-    per_item,
-    read_record,
-    record_path,
-    safe_name,
-    write_record,
-)
+from stebkit.names import safe_name
+from stebkit.records import results as R
+from stebkit.records.items import item_details, per_item
+from stebkit.records.results import Results, read_record, record_path, write_record
+from stebkit.records.schema import upgrade_record
 
 
 def record(model="m", dataset="d", task="retrieval", size=-1, status="ok", value=0.5,
@@ -112,7 +107,7 @@ def test_results_hold_checked_records_that_read_like_their_json(tmp_path):
     # each record equals the file's JSON (schema 1, upgraded), key for key, and cannot be
     # changed
     for r in res:
-        data = R.upgrade_record(json.loads(record_path(
+        data = upgrade_record(json.loads(record_path(
             tmp_path, "m", r.dataset_name, "retrieval", -1).read_text()))
         assert r == data and list(r) == list(data) and data["schema"] == 2
     with pytest.raises(TypeError):

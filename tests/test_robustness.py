@@ -18,8 +18,10 @@ import pytest
 from stebkit import evaluate
 from stebkit.datasets.spec import Dataset, DatasetSpec, License, Source, TaskConfig
 from stebkit.encoders.base import BaseEncoder
-from stebkit.results import Results, read_record, safe_name
-from stebkit.runs import engine as runner
+from stebkit.names import safe_name
+from stebkit.records.results import Results, read_record
+from stebkit.runs import engine
+from stebkit.runs.encoders import collapsed_share
 from stebkit.runs.request import subset_label
 
 
@@ -131,7 +133,7 @@ def test_10_collapsed_vectors_are_reported_and_function_words_follow_the_languag
               for i in range(24)]
     datasets = [toy_dataset("toy-ru", languages=("ru",), texts=russian),
                 toy_dataset("toy-de", languages=("de",), texts=german)]
-    with caplog.at_level("WARNING", logger="stebkit.runner"):
+    with caplog.at_level("WARNING", logger="stebkit.runs.engine"):
         res = evaluate(FunctionWordEncoder(), datasets, output_dir=tmp_path,
                        show_progress=False, cache_embeddings=False)
     rec = {r["dataset"]["name"]: r for r in res}
@@ -150,8 +152,8 @@ def test_10_collapsed_vectors_are_reported_and_function_words_follow_the_languag
 
 def test_10_collapsed_share_matches_a_count_by_hand():
     x = np.array([[1, 0], [1, 0], [1, 0], [0, 1], [0.5, 0.5]], dtype=np.float32)
-    assert runner.collapsed_share(x) == 3 / 5
-    assert runner.collapsed_share(np.eye(4)) == 0.0
+    assert collapsed_share(x) == 3 / 5
+    assert collapsed_share(np.eye(4)) == 0.0
 
 
 # --------------------------------------------------------------------------- 11
@@ -387,7 +389,7 @@ def test_15_non_utf8_suite_and_data_files_are_named(tmp_path):
 def test_15_seed_empty_results_and_malformed_records_are_named(tmp_path):
     from stebkit import cli
 
-    with pytest.raises(ValueError, match="seed must be a non-negative int, got 'a'"):
+    with pytest.raises(ValueError, match=r"seed must be an int in \[0, 4294967296\), got 'a'"):
         evaluate(HashEncoder(), toy_dataset(), seed="a", output_dir=tmp_path)
     assert not list(tmp_path.iterdir())
     with pytest.raises(FileNotFoundError, match=f"no result records in {tmp_path}"):
@@ -565,7 +567,7 @@ def test_14_a_full_disk_mid_run_says_how_to_resume(tmp_path, capsys, monkeypatch
     argv = ["run", "--models", "random", "--datasets", "synthetic-authors-en",
             "synthetic-authors-de", "--tasks", "retrieval", "--smoke", "--no-progress",
             "--output", str(out), "--figures", str(tmp_path / "f")]
-    real = runner.write_record
+    real = engine.write_record
     written = []
 
     def full(path, record):
@@ -574,13 +576,13 @@ def test_14_a_full_disk_mid_run_says_how_to_resume(tmp_path, capsys, monkeypatch
         written.append(path)
         return real(path, record)
 
-    monkeypatch.setattr(runner, "write_record", full)
+    monkeypatch.setattr(engine, "write_record", full)
     assert cli.main(argv) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err
     assert "no space left on device" in err and "rerun the same `stebkit run`" in err
     assert str(out) in err and "resumes where it stopped" in err
-    monkeypatch.setattr(runner, "write_record", real)
+    monkeypatch.setattr(engine, "write_record", real)
     kept = {p: p.stat().st_mtime_ns for p in out.rglob("*.json")}
     assert len(kept) == 1
     with pytest.warns(UserWarning, match="correlation grouping needs 3"):

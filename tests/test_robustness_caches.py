@@ -235,7 +235,7 @@ def test_19_a_closed_stdout_ends_the_command_quietly(argv, tmp_path):
 
     root = Path(stebkit.__file__).resolve().parents[1]
     env = {**os.environ, "PYTHONPATH": str(root), "STEBKIT_CACHE": str(tmp_path)}
-    proc = subprocess.Popen([sys.executable, "-m", "stebkit.cli", *argv], cwd=tmp_path,
+    proc = subprocess.Popen([sys.executable, "-m", "stebkit", *argv], cwd=tmp_path,
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     proc.stdout.close()  # the reader is gone before the first line: every write fails
     _, err = proc.communicate(timeout=120)

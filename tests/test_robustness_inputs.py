@@ -58,7 +58,7 @@ def _big_suite(folder, n: int, tables: int = 1):
 def test_36_16_each_table_is_read_once_whatever_the_number_of_datasets(tmp_path,
                                                                         monkeypatch):
     from stebkit.suites import tables
-    from stebkit.validate import check_suite_file
+    from stebkit.suites.validate import check_suite_file
 
     reads: list[str] = []
     real = tables._text_columns
@@ -73,9 +73,9 @@ def test_36_16_each_table_is_read_once_whatever_the_number_of_datasets(tmp_path,
 
 
 def test_36_16_validate_says_how_far_it_is(tmp_path, monkeypatch, capsys):
-    from stebkit import reference_cli
+    from stebkit.cli import reference
 
-    monkeypatch.setattr(reference_cli, "PROGRESS_EVERY", 10)
+    monkeypatch.setattr(reference, "PROGRESS_EVERY", 10)
     path = _big_suite(tmp_path, 25)
     assert main(["validate", "--no-catalogue", str(path)]) == 0
     err = capsys.readouterr().err.splitlines()
@@ -95,7 +95,7 @@ def _one_dataset_suite(folder, name: str):
 
 
 def test_36_15_a_name_too_long_for_a_file_name_is_refused_where_declared(tmp_path):
-    from stebkit.validate import check_suite_file
+    from stebkit.suites.validate import check_suite_file
 
     name = "d" * 300
     (problem,) = check_suite_file(_one_dataset_suite(tmp_path, name))
@@ -137,11 +137,11 @@ _TRAIN_CASES = [
     (["--content-sources", "nope"], "--content-sources: unknown source(s) ['nope']"),
     (["--matryoshka", "abc,-5"], "--matryoshka: 'abc' is not a whole number"),
     (["--matryoshka", "128,64"], "--matryoshka must be increasing positive ints"),
-    (["--learning-rate", "nan"], "--learning-rate: nan is not a finite number"),
-    (["--learning-rate", "0"], "--learning-rate must be > 0"),
-    (["--temperature", "inf"], "--temperature: inf is not a finite number"),
-    (["--steps", "0"], "--steps must be a positive int"),
-    (["--dropout1d", "1.5"], "--dropout1d must be in [0, 1)"),
+    (["--learning-rate", "nan"], "--learning-rate must be a finite number > 0 and <= 1, got nan"),
+    (["--learning-rate", "0"], "--learning-rate must be a finite number > 0"),
+    (["--temperature", "inf"], "--temperature must be a finite number > 0 and <= 100, got inf"),
+    (["--steps", "0"], "--steps must be an int in [1, 10000000), got 0"),
+    (["--dropout1d", "1.5"], "--dropout1d must be a finite number >= 0 and < 1, got 1.5"),
     (["--base-model", "/etc"], "model folder /etc lacks config.json"),
     (["--base-model", "/nonexistent-model-folder"], "--base-model /nonexistent-model-folder: "
                                                     "no such folder"),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -21,9 +22,10 @@ import pytest
 from test_executors import slurm  # noqa: F401 - the single-node SLURM cluster fixture
 
 from stebkit import cli
-from stebkit.results import record_path
+from stebkit.records.results import record_path
 from stebkit.runs import executors
 from stebkit.runs.executors import status
+from stebkit.runs.executors.jobfiles import make_job_files_dir
 
 # the leaderboards and figures of these small runs warn (one model, two datasets)
 pytestmark = [pytest.mark.filterwarnings("ignore:.*correlation grouping needs:UserWarning"),
@@ -84,6 +86,57 @@ def test_submitits_pickles_never_lie_in_the_results_folder(tmp_path, monkeypatch
     assert cli.main(["status", str(out)]) == 0
 
 
+def test_43_1_a_cache_others_may_write_keeps_no_job_files(tmp_path, monkeypatch, capsys):
+    shared = tmp_path / "shared"  # a lab's shared cache: anyone may rename jobs/ away
+    shared.mkdir()
+    shared.chmod(0o777)
+    monkeypatch.setenv("STEBKIT_CACHE", str(shared / "cache"))
+    out = tmp_path / "res"
+    assert _run(out, "--executor", "local", "--jobs", "1", figures=tmp_path / "fig") == 2
+    err = capsys.readouterr().err
+    assert f"{shared} is writable by other users (mode 0777, no sticky bit)" in err
+    assert "chmod go-w" in err and "STEBKIT_CACHE" in err
+    assert not (shared / "cache" / "jobs").exists()
+    assert not [f for f in _files(out) if f.endswith(".json")]  # nothing ran
+
+
+@pytest.mark.parametrize("mode, refused", [
+    (0o770, "writable by other users (mode 0770"),  # group-writable, no sticky bit
+    (0o757, "writable by other users (mode 0757"),
+    (0o1777, None),  # /tmp's way: nobody renames what another user owns
+    (0o755, None),
+])
+def test_43_1_every_folder_above_the_job_files_is_checked(tmp_path, monkeypatch, mode,
+                                                           refused):
+    above = tmp_path / "lab" / "users"
+    above.mkdir(parents=True)
+    (tmp_path / "lab").chmod(mode)
+    monkeypatch.setenv("STEBKIT_CACHE", str(above / "me" / "cache"))
+    if refused is None:
+        folder = make_job_files_dir(tmp_path / "res", "20260101T000000-abc123")
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+        return
+    with pytest.raises(executors.ExecutorError, match=re.escape(f"{tmp_path / 'lab'} "
+                                                                f"is {refused}")):
+        make_job_files_dir(tmp_path / "res", "20260101T000000-abc123")
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="handing a folder to another user needs root")
+def test_43_1_a_folder_of_another_user_above_the_job_files_is_refused(tmp_path,
+                                                                      monkeypatch):
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    os.chown(theirs, 65534, 65534)  # nobody's: it could rename anything in it
+    monkeypatch.setenv("STEBKIT_CACHE", str(theirs / "cache"))
+    with pytest.raises(executors.ExecutorError, match=f"{theirs} belongs to another user"):
+        make_job_files_dir(tmp_path / "res", "20260101T000000-abc123")
+    linked = tmp_path / "linked"  # a link on the path is judged by what it leads to too
+    linked.symlink_to(theirs)
+    monkeypatch.setenv("STEBKIT_CACHE", str(linked / "cache"))
+    with pytest.raises(executors.ExecutorError, match=f"{theirs} belongs to another user"):
+        make_job_files_dir(tmp_path / "res", "20260101T000000-abc123")
+
+
 # --------------------------------------------------------------------------- 2: links
 
 
@@ -119,11 +172,11 @@ def test_a_linked_folder_below_the_output_is_refused_and_its_target_untouched(
 _HELD_RUN = '''
 import sys, time
 from pathlib import Path
-from stebkit.runs import engine as runner
+from stebkit.runs import engine
 from stebkit.cli import main
 
 started, go = Path(sys.argv[2]), Path(sys.argv[3])
-_run_plan = runner.run_plan
+_run_plan = engine.run_plan
 
 
 def run_plan(*args, **kwargs):
@@ -133,7 +186,7 @@ def run_plan(*args, **kwargs):
     return _run_plan(*args, **kwargs)
 
 
-runner.run_plan = run_plan
+engine.run_plan = run_plan
 sys.exit(main(["run", "--models", "random", "--datasets", "synthetic-authors-en",
                "synthetic-order-en", "--tasks", "retrieval", "order_alignment",
                "--output", sys.argv[1], "--no-progress", "--figures", sys.argv[4]]))
@@ -193,7 +246,7 @@ def test_the_jobs_of_one_run_share_its_lock_and_another_run_is_refused(tmp_path)
 
 def test_a_run_whose_results_were_all_skipped_exits_1(tmp_path, capsys):
     out = tmp_path / "res"
-    assert _run(out, "--episodes-per-label", "1000000000", datasets=SMALL[:1],
+    assert _run(out, "--episodes-per-label", "999999", datasets=SMALL[:1],
                 tasks=("clustering",), figures=tmp_path / "fig") == 1
     err = capsys.readouterr().err
     assert "stebkit: nothing ran: all 2 result(s) were skipped (e.g. dataset " \

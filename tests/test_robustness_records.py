@@ -3,6 +3,7 @@ symbolic link followed, every message naming its file (issues 26 and 29)."""
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import json
 import math
@@ -13,10 +14,9 @@ from result_records import result_record as _record
 
 import stebkit
 from stebkit import cli
-from stebkit.results import Record, Results, read_record, record_path, write_record
-from stebkit.runs import engine as runner
-from stebkit.steb_format import export_steb, import_steb, scan_steb
-from stebkit.steb_submission import check_submission
+from stebkit.records.results import Record, Results, read_record, record_path, write_record
+from stebkit.records.steb_format import export_steb, import_steb, scan_steb
+from stebkit.records.submission import check_submission
 
 _METRICS = {  # one valid metrics.json per reference task folder
     "clustering": {"v_measure": 0.5},
@@ -34,7 +34,7 @@ def write_benchmark(root, short: str):
     """The files a whole run of the reference's benchmark preset writes for one model:
     every catalogue dataset its entries run, with each entry's episode configuration."""
     from stebkit.datasets import get_spec
-    from stebkit.runs.presets import preset_entries, resolve_datasets
+    from stebkit.tasks.presets import preset_entries, resolve_datasets
 
     for entry in preset_entries("benchmark"):
         task = _FOLDERS.get(entry.task, entry.task)
@@ -161,19 +161,27 @@ def test_11_import_refuses_a_value_outside_its_range(tmp_path, capsys) -> None:
     assert not check_submission(steb, "org/m").ok  # the submission check reads the same way
 
 
-def test_11_an_undefined_metric_is_recorded_as_failed_not_ok(tmp_path, monkeypatch) -> None:
-    from stebkit.tasks import TaskResult
+def test_11_an_undefined_metric_is_recorded_as_failed_not_ok(tmp_path) -> None:
+    from stebkit.tasks import FAMILIES, TaskResult
 
-    real = runner._evaluate
+    retrieval = FAMILIES["retrieval"]
 
-    def undefined(family, ti, item_emb, **kwargs):
-        result, messages = real(family, ti, item_emb, **kwargs)
-        return TaskResult({**result.metrics, "mrr": float("nan")}, result.counts,
-                          result.details), messages
+    class Undefined(type(retrieval)):
+        """Retrieval whose MRR is undefined (NaN) on every input."""
 
-    monkeypatch.setattr(runner, "_evaluate", undefined)
-    res = stebkit.evaluate("random", ["synthetic-authors-en"], tasks=["retrieval"], smoke=True,
-                          output_dir=tmp_path, show_progress=False)
+        def evaluate(self, task_input, item_embeddings, **kwargs):
+            result = super().evaluate(task_input, item_embeddings, **kwargs)
+            return TaskResult({**result.metrics, "mrr": float("nan")}, result.counts,
+                              result.details)
+
+    fields = {f.name: getattr(retrieval, f.name) for f in dataclasses.fields(retrieval)
+              if f.init}
+    FAMILIES.register(Undefined(**fields), replace=True)
+    try:
+        res = stebkit.evaluate("random", ["synthetic-authors-en"], tasks=["retrieval"],
+                               smoke=True, output_dir=tmp_path, show_progress=False)
+    finally:
+        FAMILIES.register(retrieval, replace=True)
     (rec,) = res.records
     assert rec["status"] == "failed"
     assert "field 'metrics.mrr' is null (NaN or missing)" in rec["error"]

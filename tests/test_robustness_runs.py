@@ -22,8 +22,9 @@ from pathlib import Path
 import pytest
 from test_executors import slurm  # noqa: F401 - the single-node SLURM cluster fixture
 
+import stebkit
 from stebkit import cli
-from stebkit.results import Results
+from stebkit.records.results import Results
 from stebkit.runs import executors
 from stebkit.runs.executors import claim_path, status
 
@@ -174,8 +175,8 @@ def test_a_run_with_other_settings_replaces_no_record(tmp_path, capsys):
         assert diff in line and "--overwrite always" in line and "2 record(s)" in line
         assert _records(out) == before
     with pytest.raises(ValueError, match="seed 42 there, 7 in this run"):
-        executors.evaluate("random", SMALL, tasks=["retrieval"], seed=7, output_dir=out,
-                           show_progress=False)
+        stebkit.evaluate("random", SMALL, tasks=["retrieval"], seed=7, output_dir=out,
+                         show_progress=False)
     assert _records(out) == before
     # asked for: replaced
     assert _run(out, "--seed", "7", "--overwrite", "always") == 0
@@ -191,7 +192,7 @@ def test_a_run_with_other_settings_replaces_no_record(tmp_path, capsys):
 # first one leaves a marker, so that the test interrupts the run in its middle
 _SLOW_RECORDS = '''
 import os, time
-from stebkit import results
+from stebkit.records import results
 
 _write = results.write_record
 
@@ -216,7 +217,7 @@ def test_ctrl_c_prints_one_line_and_the_rerun_resumes(executor, tmp_path):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(hook), str(ROOT)]),
            "STEBKIT_TEST_MARKER": str(marker)}
     out = tmp_path / "res"
-    argv = [sys.executable, "-m", "stebkit.cli", "run", "--models", "random", "--datasets",
+    argv = [sys.executable, "-m", "stebkit", "run", "--models", "random", "--datasets",
             *SMALL, "--tasks", "retrieval", "order_alignment", "clustering", "--output",
             str(out), "--figures", str(tmp_path / "f"), "--no-progress", "--executor",
             executor, "--jobs", "1"]
@@ -231,7 +232,7 @@ def test_ctrl_c_prints_one_line_and_the_rerun_resumes(executor, tmp_path):
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err
     (line,) = _lines(err)
-    from stebkit.runs.engine import plan
+    from stebkit.runs import plan
 
     total = len(plan("random", SMALL, tasks=["retrieval", "order_alignment", "clustering"]))
     written = _records(out)
@@ -279,8 +280,8 @@ def test_a_full_or_read_only_cache_stops_the_run_at_its_first_error(
     assert not [r for r in _records(out).values() if json.loads(r)["status"] == "failed"]
     # the Python API raises it too, instead of a failed record per result
     with pytest.raises(OSError, match=os.strerror(errno_)):
-        executors.evaluate("random", SMALL, tasks=["retrieval"], output_dir=out,
-                           show_progress=False)
+        stebkit.evaluate("random", SMALL, tasks=["retrieval"], output_dir=out,
+                         show_progress=False)
 
 
 # --------------------------------------------------------------------------- exit codes (29)
@@ -290,7 +291,7 @@ def test_a_run_needs_a_suite_datasets_or_a_preset(tmp_path, monkeypatch, capsys)
     def started(*args, **kwargs):
         raise AssertionError("a run started without --suite, --datasets or --preset")
 
-    monkeypatch.setattr(executors, "evaluate", started)
+    monkeypatch.setattr(stebkit.runs, "evaluate", started)
     assert cli.main(["run", "--models", "random", "--output", str(tmp_path / "r")]) == 2
     (line,) = _lines(capsys.readouterr().err)
     assert "--suite lite" in line and "--datasets" in line and "--preset" in line
@@ -310,7 +311,7 @@ def test_a_run_without_its_data_fails_with_one_summary_line(tmp_path, monkeypatc
     assert "export STEBKIT_MIRROR=" in line
     assert not _records(out)
     # the Python API: the same failures, visible in the results it returns
-    res = executors.evaluate("random", datasets, output_dir=out, show_progress=False)
+    res = stebkit.evaluate("random", datasets, output_dir=out, show_progress=False)
     assert not res.ok and set(res.with_status("failed")["dataset"]) == set(datasets)
     assert res.with_status("failed")["error"].str.startswith("DataUnavailable").all()
 
@@ -322,7 +323,7 @@ def test_a_run_without_its_data_fails_with_one_summary_line(tmp_path, monkeypatc
 # third record, in the middle of a chunk of datasets
 _DIE_AFTER_THREE = '''
 import os, signal
-from stebkit import results
+from stebkit.records import results
 
 _write = results.write_record
 _n = [0]

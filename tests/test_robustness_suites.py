@@ -37,8 +37,8 @@ def _line_of(path: Path, text: str) -> int:
 @pytest.fixture
 def run_calls(monkeypatch):
     """`stebkit run` up to the evaluation, which is recorded instead of run."""
-    import stebkit.runs.executors
-    from stebkit.results import Results
+    import stebkit.runs
+    from stebkit.records.results import Results
 
     calls = []
 
@@ -46,7 +46,7 @@ def run_calls(monkeypatch):
         calls.append(kwargs)
         return Results([])
 
-    monkeypatch.setattr(stebkit.runs.executors, "evaluate", record)
+    monkeypatch.setattr(stebkit.runs, "evaluate", record)
     return calls
 
 
@@ -384,3 +384,17 @@ def test_pandas_reads_what_the_csv_check_accepts(tmp_path):
     frame = pd.read_csv(tmp_path / "ok.csv", dtype=str, keep_default_na=False)
     assert frame["text"].tolist() == ["Hello, there.", 'She said "hi".', "Two\nlines",
                                       'Plain "quote" inside']
+
+
+@pytest.mark.parametrize("value", ['"false"', "1", "yes-please"])
+def test_43_2_a_remote_code_that_is_no_bool_is_named_as_such(tmp_path, value):
+    path = _suite(tmp_path, f"name: mine-hub, task: clustering, "
+                            f"source: {{hf: someone/set, remote_code: {value}}}")
+    with pytest.raises(SuiteError, match="source: remote_code must be true or false, got") \
+            as err:
+        load_suite(path, register=False)
+    assert "applies to 'hf' sources only" not in str(err.value)
+    elsewhere = _suite(tmp_path, "name: mine-csv, task: clustering, "
+                                 "source: {path: d.csv, remote_code: false}")
+    with pytest.raises(SuiteError, match="applies to 'hf' sources only"):
+        load_suite(elsewhere, register=False)

@@ -15,8 +15,8 @@ import pytest
 from result_records import result_record as _record
 
 from stebkit import cli
-from stebkit.results import Record, Results, record_path, write_record
-from stebkit.steb_format import export_steb, import_steb
+from stebkit.records.results import Record, Results, record_path, write_record
+from stebkit.records.steb_format import export_steb, import_steb
 
 HOSTILE = ['=HYPERLINK("e.vil")', "@SUM(A1)", "a|b|c", "<img src=x onerror=alert(1)>",
            "[x](javascript:alert(1))", "t^x~y"]

@@ -3,13 +3,15 @@ device (CLI, Python API and suite files), and the preflight report."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import stebkit
 from stebkit import cli
-from stebkit.runs import engine as runner
+from stebkit.runs import RunContext
 from stebkit.runs.preflight import preflight
-from stebkit.runs.presets import preset_entries
+from stebkit.tasks.presets import preset_entries
 
 AUTHORS = "synthetic-authors-en"
 
@@ -44,19 +46,20 @@ def test_episodes_per_label_in_the_api(tmp_path) -> None:
                           episode_sizes=[1], episodes_per_label={"clustering": 2},
                           output_dir=tmp_path / "b", show_progress=False)
     assert [r["n_items"] for r in res] == [6]
-    with pytest.raises(ValueError, match="episodes_per_label: 0 is not a positive int"):
+    with pytest.raises(ValueError, match=re.escape(
+            "episodes_per_label must be an int in [1, 1000000), got 0")):
         stebkit.evaluate("random", AUTHORS, episodes_per_label=0, output_dir=tmp_path / "c")
 
 
 def test_device_reaches_torch_encoders_only(tmp_path) -> None:
-    from stebkit.runs.encoders import _prepare_encoder
+    from stebkit.runs.encoders import prepare_encoder
     from stebkit.runs.planning import _resolve_models
 
-    on_cpu = runner.RunContext(device="cpu")
+    on_cpu = RunContext(device="cpu")
     (minilm, tfidf) = _resolve_models(["all-MiniLM-L6-v2", "tfidf-char"])
-    enc = _prepare_encoder(minilm, on_cpu)
+    enc = prepare_encoder(minilm, on_cpu)
     assert enc.device_name == "cpu"
-    assert not hasattr(_prepare_encoder(tfidf, on_cpu), "device_name")
+    assert not hasattr(prepare_encoder(tfidf, on_cpu), "device_name")
     with pytest.raises(ValueError, match="device 'gpu0' is not a torch device name"):
         stebkit.evaluate("random", AUTHORS, device="gpu0", output_dir=tmp_path)
     assert not list(tmp_path.rglob("*.json"))
@@ -125,7 +128,7 @@ def test_cli_flags_and_suite_file_settings(tmp_path, capsys) -> None:
             "--device", "cpu"]
     with pytest.warns(UserWarning, match="correlation grouping needs 3"):  # one model
         assert cli.main(argv) == 0
-    from stebkit.results import Results
+    from stebkit.records.results import Results
 
     recs = sorted((r["episode_size"], r["episodes_per_label"], r["n_items"])
                   for r in Results.load(tmp_path / "r"))

@@ -7,6 +7,7 @@ import dataclasses
 import inspect
 import json
 import pickle
+import re
 
 import pytest
 
@@ -14,10 +15,10 @@ import stebkit
 import stebkit.datasets
 import stebkit.datasets.registry
 import stebkit.encoders.zoo
-from stebkit.runs import engine as runner
-from stebkit.runs import executors, planning
-from stebkit.runs.encoders import _prepare_encoder
-from stebkit.runs.engine import Plan, RunContext, RunState
+from stebkit import runs
+from stebkit.runs import Plan, RunContext, RunState, engine, executors, planning
+from stebkit.runs.context import run_protocol
+from stebkit.runs.encoders import prepare_encoder
 from stebkit.runs.planning import _resolve_models
 
 DATASETS = ["synthetic-authors-en", "synthetic-authors-de"]
@@ -49,8 +50,8 @@ def lookups(monkeypatch):
 
 def test_a_sequential_run_resolves_each_dataset_once_and_asks_the_zoo_once_per_model(
         tmp_path, lookups):
-    res = executors.evaluate(MODELS, DATASETS, tasks=["retrieval", "clustering"], smoke=True,
-                             output_dir=tmp_path, show_progress=False)
+    res = runs.evaluate(MODELS, DATASETS, tasks=["retrieval", "clustering"], smoke=True,
+                        output_dir=tmp_path, show_progress=False)
     assert res.ok and len(res) == 2 * 2 * 3  # retrieval e-1, clustering e1 and e2
     # each dataset name is resolved once, by the plan; each model is looked up once, by
     # the plan (its entry gives the scoring it asks for and builds it)
@@ -58,8 +59,8 @@ def test_a_sequential_run_resolves_each_dataset_once_and_asks_the_zoo_once_per_m
                        **{("model", m): 1 for m in MODELS}}
     # the same run again: everything is done, so no model is built at all
     lookups.clear()
-    again = executors.evaluate(MODELS, DATASETS, tasks=["retrieval", "clustering"],
-                               smoke=True, output_dir=tmp_path, show_progress=False)
+    again = runs.evaluate(MODELS, DATASETS, tasks=["retrieval", "clustering"],
+                          smoke=True, output_dir=tmp_path, show_progress=False)
     assert again.records == res.records
     assert lookups == {**{("dataset", d): 1 for d in DATASETS},
                        **{("model", m): 1 for m in MODELS}}
@@ -67,7 +68,7 @@ def test_a_sequential_run_resolves_each_dataset_once_and_asks_the_zoo_once_per_m
 
 def test_planning_a_resumed_run_reads_each_record_there_once(tmp_path, monkeypatch):
     ctx = RunContext(smoke=True, show_progress=False)
-    done = runner.run_plan(runner.plan(MODELS, DATASETS, tasks=["retrieval"], context=ctx,
+    done = runs.run_plan(runs.plan(MODELS, DATASETS, tasks=["retrieval"], context=ctx,
                                        output_dir=tmp_path), ctx)
     reads: collections.Counter = collections.Counter()
     real_read = planning.read_record
@@ -77,21 +78,21 @@ def test_planning_a_resumed_run_reads_each_record_there_once(tmp_path, monkeypat
         return real_read(path)
 
     monkeypatch.setattr(planning, "read_record", read_record)
-    again = runner.plan(MODELS, DATASETS, tasks=["retrieval", "clustering"], context=ctx,
+    again = runs.plan(MODELS, DATASETS, tasks=["retrieval", "clustering"], context=ctx,
                         output_dir=tmp_path)
     assert sorted(reads.values()) == [1] * len(done)  # the four retrieval records, once each
     assert [u.task for u, due in zip(again.units, again.pending, strict=True) if not due] == [
         "retrieval"] * len(done)
     reads.clear()  # nothing to decide from a record: none is read
     for overwrite in ("always", "never"):
-        runner.plan(MODELS, DATASETS, tasks=["retrieval"], output_dir=tmp_path,
+        runs.plan(MODELS, DATASETS, tasks=["retrieval"], output_dir=tmp_path,
                     context=RunContext(smoke=True, overwrite=overwrite))
     assert not reads
 
 
 def test_the_plan_holds_what_every_executor_runs(tmp_path):
     ctx = RunContext(smoke=True, show_progress=False)
-    the_plan = runner.plan(MODELS, DATASETS[:1], tasks=["retrieval"], output_dir=tmp_path,
+    the_plan = runs.plan(MODELS, DATASETS[:1], tasks=["retrieval"], output_dir=tmp_path,
                            context=ctx)
     assert isinstance(the_plan, Plan)
     assert [(m.name, m.given, m.scoring) for m in the_plan.models] == [
@@ -104,29 +105,30 @@ def test_the_plan_holds_what_every_executor_runs(tmp_path):
     # the executors' units (one model on one dataset) come from the same plan
     assert [(u.label, u.records, u.pending) for u in executors.submission.units_of(
         the_plan)] == [(f"{u.model} / {u.spec.name}", (u.path,), True) for u in the_plan]
-    results = runner.run_plan(the_plan, ctx)
+    results = runs.run_plan(the_plan, ctx)
     assert results.ok and [r.model_name for r in results] == MODELS
     # planned again, nothing is pending
-    assert runner.plan(MODELS, DATASETS[:1], tasks=["retrieval"], output_dir=tmp_path,
+    assert runs.plan(MODELS, DATASETS[:1], tasks=["retrieval"], output_dir=tmp_path,
                        context=ctx).pending == (False, False)
 
 
 def test_a_context_holds_the_run_settings_checked_once():
     ctx = RunContext(seed=7, smoke=True, batch_size=8, sampling="shuffle")
-    assert ctx.protocol == runner.run_protocol(seed=7, smoke=True, batch_size=8,
+    assert ctx.protocol == run_protocol(seed=7, smoke=True, batch_size=8,
                                                sampling="shuffle")
     with pytest.raises(ValueError, match="overwrite must be one of"):
         RunContext(overwrite="sometimes")
-    with pytest.raises(ValueError, match="seed must be a non-negative int, got -1"):
+    with pytest.raises(ValueError, match=re.escape(
+            "seed must be an int in [0, 4294967296), got -1")):
         RunContext(seed=-1)
     with pytest.raises(ValueError, match="sampling must be one of"):
         RunContext(sampling="random")
     with pytest.raises(TypeError, match="a context or settings, not both"):
-        runner.plan("random", DATASETS[0], context=ctx, seed=3)
+        runs.plan("random", DATASETS[0], context=ctx, seed=3)
     # settings change through the one checked constructor; an unknown name lists them
     assert ctx.with_settings(seed=8) == RunContext(seed=8, smoke=True, batch_size=8,
                                                    sampling="shuffle")
-    with pytest.raises(ValueError, match="batch_size must be a positive int"):
+    with pytest.raises(ValueError, match=r"batch_size must be an int in \[1, 1000000\)"):
         ctx.with_settings(batch_size=0)
     with pytest.raises(TypeError, match="unknown run setting 'sed'; the settings are seed, "):
         ctx.with_settings(sed=8)
@@ -135,10 +137,10 @@ def test_a_context_holds_the_run_settings_checked_once():
     # the models a run keeps (its state, not its settings) are built once per state
     kept = RunState().models
     (model,) = _resolve_models("tfidf-char")
-    assert _prepare_encoder(model, ctx, kept) is _prepare_encoder(model, ctx, kept)
+    assert prepare_encoder(model, ctx, kept) is prepare_encoder(model, ctx, kept)
     assert list(kept) == [("tfidf-char", (), None)]
-    assert _prepare_encoder(model, ctx) is not _prepare_encoder(model, ctx)
-    assert not hasattr(runner, "_BUILT") and not hasattr(runner, "reuse_encoders")
+    assert prepare_encoder(model, ctx) is not prepare_encoder(model, ctx)
+    assert not hasattr(engine, "_BUILT") and not hasattr(engine, "reuse_encoders")
 
 
 def test_a_preset_run_plans_each_entry_once_and_asks_the_zoo_once_per_model(
@@ -194,24 +196,24 @@ def test_evaluate_takes_its_settings_as_one_context_or_by_name(tmp_path):
         stebkit.evaluate("random", DATASETS[0], output_dir=tmp_path / "b", sed=3)
     assert not (tmp_path / "b").exists()  # refused before any folder is made
     params = inspect.signature(stebkit.evaluate).parameters
-    assert len(params) <= 10 and not set(params) & set(runner.RunContext.__dataclass_fields__)
+    assert len(params) <= 10 and not set(params) & set(RunContext.__dataclass_fields__)
 
 
 def test_the_unit_function_returns_checked_records_and_writes_nothing(tmp_path):
     ctx = RunContext(smoke=True, show_progress=False)
-    the_plan = runner.plan(MODELS, DATASETS, tasks=["retrieval", "clustering", "stel"],
+    the_plan = runs.plan(MODELS, DATASETS, tasks=["retrieval", "clustering", "stel"],
                            output_dir=tmp_path, context=ctx)
     state = RunState()
     out = []
     for model in the_plan.models:
-        encoder = _prepare_encoder(model, ctx, state.models)
+        encoder = prepare_encoder(model, ctx, state.models)
         for spec, _ in the_plan.datasets:
             units = [u for u in the_plan if u.model == model.name and u.spec.name == spec.name]
             state.next_model()
-            out += list(runner.evaluate_units(model, encoder, units, ctx, state))
+            out += list(engine.evaluate_units(model, encoder, units, ctx, state))
     assert not any(tmp_path.rglob("*.json"))  # the caller writes
     assert sorted(u.path for u, _ in out) == sorted(u.path for u in the_plan)
-    assert all(isinstance(r, stebkit.results.Record) for _, r in out)
+    assert all(isinstance(r, stebkit.records.results.Record) for _, r in out)
     assert {u.task: r.status for u, r in out} == {"retrieval": "ok", "clustering": "ok",
                                                  "stel": "skipped"}
     # every input is built once per dataset, task and episode configuration, for both models
@@ -225,13 +227,13 @@ def test_the_unit_function_returns_checked_records_and_writes_nothing(tmp_path):
         return sorted((r.model_name, r["dataset"]["name"], r.task, r.status, r.main_value)
                       for r in records)
 
-    assert summary(runner.run_plan(the_plan, ctx)) == summary(r for _, r in out)
+    assert summary(runs.run_plan(the_plan, ctx)) == summary(r for _, r in out)
 
 
 def test_a_unit_holds_its_family_and_travels_with_its_name(tmp_path):
     from stebkit.tasks import FAMILIES
 
-    (unit,) = runner.plan("random", DATASETS[0], tasks=["retrieval"], output_dir=tmp_path,
+    (unit,) = runs.plan("random", DATASETS[0], tasks=["retrieval"], output_dir=tmp_path,
                           context=RunContext(smoke=True))
     assert unit.family is FAMILIES["retrieval"] and unit.task == "retrieval"
     blob = pickle.dumps(unit.family)
@@ -242,3 +244,10 @@ def test_a_unit_holds_its_family_and_travels_with_its_name(tmp_path):
     with pytest.raises(TypeError, match="task family 'stray_retrieval' is not the registered "
                                         "family of that name: register it"):
         pickle.dumps(stray)
+
+
+def test_the_run_state_is_an_honestly_mutable_cache_per_run():
+    state = RunState()
+    state.datasets["d"] = "loaded"
+    state.datasets = {}  # a cache may be let go whole
+    assert state.datasets == {} and state != RunState() and state == state

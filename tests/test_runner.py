@@ -14,8 +14,8 @@ import pytest
 from stebkit import evaluate
 from stebkit.datasets.spec import Dataset, DatasetSpec, License, Source, TaskConfig
 from stebkit.encoders.base import BaseEncoder
-from stebkit.results import Results, read_record, record_path
-from stebkit.runs.engine import ProtocolMismatch
+from stebkit.records.results import Results, read_record, record_path
+from stebkit.runs.planning import ProtocolMismatch
 from stebkit.tasks import FAMILIES
 
 MARKERS = "qwxzjk"

@@ -12,7 +12,7 @@ from scipy.spatial.distance import squareform
 from scipy.stats import spearmanr
 
 from stebkit import scores
-from stebkit.results import Results
+from stebkit.records.results import Results
 
 MODELS = ["m1", "m2", "m3", "m4"]
 # One task, four datasets: A, B, E rank the models identically; C reverses them.
@@ -117,7 +117,7 @@ def test_fixed_grouping_uses_reference_clusters_and_is_stable():
              "lite_offline_set": [0.9, 0.1, 0.5, 0.5]}
     df = _frame(_rows(table, "all_to_all_pairs"))
     # the offline set is not in the reference's cluster file: scored only when asked
-    op = scores.operational(df, grouping="fixed", n_resamples=0, include_unlisted=True)
+    op = scores.operational(df, grouping="fixed", n_resamples=0, unlisted="all", min_tasks=1)
     assert op.tasks["all_to_all_pairs"].groups == {
         "authorship_verification": ["enron_authorship_corpus",
                                     "pan20_authorship_verification_test"],
@@ -127,11 +127,11 @@ def test_fixed_grouping_uses_reference_clusters_and_is_stable():
     extra = pd.DataFrame([{"model": "m5", "dataset": d, "task": "all_to_all_pairs",
                            "value": v} for d, v in zip(table, [0.1, 0.9, 0.3], strict=True)])
     op2 = scores.operational(pd.concat([df, extra]), grouping="fixed", n_resamples=0,
-                             include_unlisted=True)
+                             unlisted="all", min_tasks=1)
     pd.testing.assert_series_equal(op2.steb.drop("m5"), op.steb)
     # a declared mapping
     op3 = scores.operational(df, grouping={"g": list(table)}, n_resamples=0,
-                             include_unlisted=True)
+                             unlisted="all", min_tasks=1)
     assert op3.steb["m1"] == pytest.approx((0.2 + 0.4 + 0.9) / 3)
 
 
@@ -161,7 +161,7 @@ def test_definitional_hand_computed():
             (m, "SEM", "semantic_control", "clustering", {"v_measure": 0.99}, "v_measure"),
         ]
     de = scores.definitional(_tidy(rows), n_resamples=0,
-                             include_unlisted=True).scores.loc["m1"]
+                             unlisted="all").scores.loc["m1"]
     genre = ((0.2 + 0.4) / 2 + 0.7) / 2
     register = (0.6 + 0.8) / 2            # acc_mean of R and of the reference's STEL_register
     content = (0.3 + 0.5) / 2             # distractor accuracy of both

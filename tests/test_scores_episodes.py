@@ -11,7 +11,7 @@ import pytest
 from result_records import result_record
 
 from stebkit import scores
-from stebkit.results import Results, record_path, write_record
+from stebkit.records.results import Results, record_path, write_record
 from stebkit.runs.planning import plan
 
 MAIN = {"clustering": "v_measure", "all_to_all_pairs": "auc",
@@ -64,7 +64,7 @@ def test_only_the_benchmark_preset_configuration_enters_when_records_of_two_exis
 def test_a_model_without_a_record_at_the_chosen_configuration_has_a_missing_cell():
     # g1: m1 and m2 at the benchmark's 1 x 50, m3 only at 1 x 100 (0.9). m3's 0.9 never
     # stands in: the newest reference's rule drops g1 (m3 lacks it), genre = g2 alone;
-    # averaging what each model has (complete_datasets=False), m1 = (0.2 + 0.4) / 2.
+    # averaging what each model has (missing="drop_models"), m1 = (0.2 + 0.4) / 2.
     rows = [("m1", "g1", 50, 0.2), ("m2", "g1", 50, 0.4), ("m3", "g1", 100, 0.9),
             ("m1", "g2", 50, 0.4), ("m2", "g2", 50, 0.6), ("m3", "g2", 50, 0.8)]
     df = pd.DataFrame([{"model": m, "dataset": d, "task": "clustering", "episode_size": 1,
@@ -72,7 +72,7 @@ def test_a_model_without_a_record_at_the_chosen_configuration_has_a_missing_cell
                         "dataset_category": "genre"} for m, d, n, v in rows])
     de = scores.definitional(df, n_resamples=0)
     assert de.scores["genre"].to_dict() == pytest.approx({"m1": 0.4, "m2": 0.6, "m3": 0.8})
-    loose = scores.definitional(df, n_resamples=0, complete_datasets=False)
+    loose = scores.definitional(df, n_resamples=0, missing="drop_models")
     assert loose.scores["genre"].to_dict() == pytest.approx({"m1": 0.3, "m2": 0.5, "m3": 0.8})
     assert de.configs[["dataset", "episodes_per_label", "benchmark"]].values.tolist() == [
         ["g1", "50", True], ["g2", "50", True]]

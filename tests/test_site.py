@@ -94,6 +94,41 @@ def broken_links(site: Path) -> list[str]:
     return broken
 
 
+MARKDOWN_LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def github_slug(heading: str) -> str:
+    """The anchor GitHub gives a Markdown heading: lower case, punctuation dropped, spaces
+    as ``-``.
+
+    >>> github_slug("How long `make demo` takes")
+    'how-long-make-demo-takes'
+    """
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def github_broken_links(files: list[Path], root: Path = ROOT) -> list[str]:
+    """``file: target (why)`` for every relative link of the Markdown ``files`` that does
+    not open on GitHub: no such file, or an anchor no heading of the target file makes
+    (links within one page are left out: the site adds sections GitHub does not show)."""
+    broken = []
+    for md in files:
+        for target in MARKDOWN_LINK.findall(md.read_text(encoding="utf-8")):
+            if urlparse(target).scheme or target.startswith("#"):
+                continue
+            ref, fragment = urldefrag(target)
+            dest = (md.parent / unquote(ref)).resolve()
+            if not dest.is_file():
+                broken.append(f"{md.relative_to(root)}: {target} (no such file)")
+                continue
+            if fragment and dest.suffix == ".md":
+                headings = re.findall(r"^#+ (.+)$", dest.read_text(encoding="utf-8"), re.M)
+                if fragment not in {github_slug(h) for h in headings}:
+                    broken.append(f"{md.relative_to(root)}: {target} (no heading makes "
+                                  f"#{fragment})")
+    return broken
+
+
 # ----------------------------------------------------------------------------- Chromium
 
 class _DevTools:
@@ -289,14 +324,18 @@ def test_site_has_every_page(site):
                 "leaderboard.html", "data-licenses.html", "about.html"}
     notebooks = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
     expected |= {f"notebooks/{p.stem}.html" for p in notebooks}
-    assert expected <= pages, f"missing pages: {sorted(expected - pages)}"
+    build_site = _build_site_module()
+    guides = {name.replace(".md", ".html") for name, _ in build_site.GUIDES}
+    assert expected | guides <= pages, f"missing pages: {sorted(expected | guides - pages)}"
+    home = _parse(site / "index.html")
+    unlinked = sorted(guides - {ref for tag, ref in home.refs if tag == "a"})
+    assert not unlinked, f"guides the home page does not link: {unlinked}"
     api = (site / "api.html").read_text(encoding="utf-8")
     # Generated from docstrings: a function's signature and its docstring's example.
     assert "all_to_all_pairs" in api and "load_suite" in api
     catalogue = (site / "datasets.html").read_text(encoding="utf-8")
     from stebkit.datasets import list_datasets
 
-    build_site = _build_site_module()
     missing = [n for n in list_datasets() if build_site.name_code(n) not in catalogue]
     assert not missing, f"datasets missing from the catalogue page: {missing[:5]}"
 
@@ -305,6 +344,36 @@ def test_site_has_every_page(site):
 def test_every_internal_link_and_image_resolves(site):
     broken = broken_links(site)
     assert not broken, "broken internal links:\n" + "\n".join(broken[:40])
+
+
+def test_readme_is_a_front_door_whose_links_open_on_github():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    assert len(readme) <= 300, f"README.md has {len(readme)} lines; move a section to a guide"
+    assert "make test-fast" in "\n".join(readme[:60])
+    build_site = _build_site_module()
+    unlinked = [name for name, _ in build_site.GUIDES
+                if f"](docs/pages/{name})" not in "\n".join(readme)]
+    assert not unlinked, f"guides the README does not link: {unlinked}"
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs" / "pages").glob("*.md"))]
+    broken = github_broken_links(pages)
+    assert not broken, "links that do not open on GitHub:\n" + "\n".join(broken)
+
+
+def test_github_link_checker_names_file_and_target(tmp_path):
+    (tmp_path / "b.md").write_text("# Working offline\n")
+    (tmp_path / "a.md").write_text("[ok](b.md#working-offline) [no](c.md) [same](#x) "
+                                   "[anchor](b.md#offline) [web](https://example.org/c.md)")
+    assert github_broken_links([tmp_path / "a.md"], tmp_path) == [
+        "a.md: c.md (no such file)", "a.md: b.md#offline (no heading makes #offline)"]
+
+
+def test_site_links_of_a_guide_open_on_the_site():
+    build_site = _build_site_module()
+    text = "[r](../../README.md#guides) [l](../../DATA_LICENSES.md) [n](../../notebooks/a.ipynb)"
+    assert build_site.site_links(text, "g.md") == \
+        "[r](index.md#guides) [l](data-licenses.md) [n](notebooks/a.ipynb)"
+    with pytest.raises(build_site.BuildError, match=r"g\.md: the link\(s\) \.\./x\.py"):
+        build_site.site_links("[x](../x.py)", "g.md")
 
 
 def test_link_checker_names_the_page(tmp_path):
@@ -445,7 +514,7 @@ def test_leaderboard_page_reads_what_the_cli_writes(tmp_path, monkeypatch, capsy
     import warnings
 
     from stebkit import cli
-    from stebkit.results import record_path, write_record
+    from stebkit.records.results import record_path, write_record
 
     tasks = {"clustering": ("argugpt-generator", "v_measure"),
              "all_to_all_pairs": ("argugpt-generator", "auc"),
@@ -556,6 +625,17 @@ def test_full_build_renders_the_stored_notebooks(tmp_path, monkeypatch):
         build_site.rendered_notebooks(full=True)
 
 
+def test_api_page_lists_every_folder_of_the_package_once():
+    build_site = _build_site_module()
+    folders = sorted(init.parent.name for init in (ROOT / "stebkit").glob("*/__init__.py")
+                     if init.parent.name != "data")  # package data, no code
+    lines = build_site.package_folders()
+    assert [line.split("`")[1] for line in lines] == [f"stebkit/{f}/" for f in folders]
+    assert "- `stebkit/records/` — The record: one JSON file per model" in lines[4]
+    page = build_site.api_page()
+    assert page.index("## The package's folders") < page.index("::: stebkit.datasets")
+
+
 def test_catalogue_names_wrap_only_after_a_separator():
     # the catalogue page as mkdocs renders its Markdown (Python-Markdown, tables), and the
     # site's CSS: a name is one code element, with a break opportunity after each - and _
@@ -593,7 +673,7 @@ def test_docstring_markup_becomes_markdown():
     finally:
         sys.path.remove(str(ROOT / "docs"))
     assert doctest.testmod(griffe_markup).failed == 0
-    text = ("Load it with :func:`load_suite` or :class:`~stebkit.results.Results`.\n\n"
+    text = ("Load it with :func:`load_suite` or :class:`~stebkit.records.results.Results`.\n\n"
             "The format::\n\n    name: x\n    datasets: []\n\n"
             "Examples\n--------\n>>> 1 + 1\n2")
     assert griffe_markup.to_markdown(text).splitlines() == [

@@ -11,16 +11,16 @@ from test_robustness_records import write_benchmark
 
 import stebkit
 from stebkit import cli
-from stebkit.results import Results
-from stebkit.runs import context as run_context
-from stebkit.steb_format import (
+from stebkit.records.results import Results
+from stebkit.records.steb_format import (
     REFERENCE_METRICS,
     export_steb,
     import_steb,
     reference_metrics,
     scan_steb,
 )
-from stebkit.steb_submission import check_submission
+from stebkit.records.submission import check_submission
+from stebkit.runs import context as run_context
 
 DATASETS = ["synthetic-authors-en", "synthetic-author-pairs-en", "synthetic-order-en",
             "politeness-level"]
@@ -274,7 +274,7 @@ def test_submetrics_travel_both_ways(tmp_path) -> None:
 
 
 # the field order of the records stebkit wrote before runs and imports shared one
-# constructor (stebkit.results.new_record)
+# constructor (stebkit.records.results.new_record)
 _RECORD_HEAD = ["schema", "stebkit_version", "model", "dataset", "task", "episode_size",
                 "episodes_per_label", "seed", "protocol", "main_metric", "metrics", "ci",
                 "n_items", "per_item"]

@@ -124,7 +124,7 @@ def test_example_suite_runs_end_to_end_through_the_cli(mirror, tmp_path, capsys)
     import warnings
 
     from stebkit.cli import main
-    from stebkit.results import Results
+    from stebkit.records.results import Results
 
     suite = write_example_suite(tmp_path / "suite")
     with warnings.catch_warnings():

@@ -135,7 +135,8 @@ def test_the_zoo_entries_fetch_the_reference_files_at_a_pinned_commit(monkeypatc
     monkeypatch.setenv("STEBKIT_OFFLINE", "1")
     for name, ref in REFERENCE_PICKLES.items():
         enc = get_encoder(name)
-        assert isinstance(enc, PickledTfidfEncoder) and enc.revision == ref.commit
+        assert isinstance(enc, PickledTfidfEncoder) and enc.commit == ref.commit
+        assert enc.revision == f"{ref.commit} (no admitted copy)"  # nothing found offline
     with pytest.raises(DataUnavailable, match="rrivera1849/STEB/aa8f06614faa6a66faa8df489ff6"
                                               "12dd71fcca3c/models/tfidfngrams_mud_subset"):
         get_encoder("tfidfngrams_mud_subset_1-2grams.pkl").encode(["hello"])
@@ -365,3 +366,57 @@ def test_36_3_a_copy_stebkit_downloaded_is_pinned_and_later_copies_checked(
     with pytest.raises(UnsafePickle, match=f"{local}: sha256 .* is not {_sha(bundle_file)}, "
                                            "the sha256 pinned"):
         PickledTfidfEncoder(local).encode(["hello"])
+
+
+# ------------------------------------- issue 43, item 3: vectors keyed by the bundle bytes
+
+
+TWO = ["The cat sat on the mat.", "A dog ran in the park!"]
+
+
+def test_43_3_an_unpinned_copys_vectors_never_outlive_the_copy(tmp_path, monkeypatch,
+                                                               bundle_file) -> None:
+    from stebkit.encoders import cached, get_encoder
+    from stebkit.errors import DataUnavailable
+
+    data = bundle_file.read_bytes()
+    mirror = _mirror_copy(tmp_path, monkeypatch, UNPINNED, data)
+    with pytest.warns(UserWarning, match="used unpinned"):
+        first = cached(get_encoder(UNPINNED))
+        vectors = first.encode(TWO)
+    assert first.revision == f"sha256:{_sha(bundle_file)}"  # what the record names
+    assert first.misses == 2
+    with pytest.warns(UserWarning, match="used unpinned"):  # the same copy: checked again
+        again = cached(get_encoder(UNPINNED))
+        np.testing.assert_array_equal(again.encode(TWO), vectors)
+    assert again.hits == 2
+    mirror.unlink()  # the copy is gone: its vectors are not served
+    with pytest.raises(DataUnavailable, match=UNPINNED):
+        cached(get_encoder(UNPINNED)).encode(TWO)
+    other = _bundle()
+    idf = other["char_vec"].idf_
+    other["char_vec"].idf_ = idf * np.linspace(1, 3, len(idf))  # other weights, same types
+    mirror.write_bytes(pickle.dumps(other))  # another unpinned copy: its own vectors
+    with pytest.warns(UserWarning, match="used unpinned"):
+        fresh = cached(get_encoder(UNPINNED))
+        assert not np.array_equal(fresh.encode(TWO), vectors)
+    assert fresh.misses == 2 and fresh.revision == f"sha256:{_sha(mirror)}"
+
+
+def test_43_3_a_copy_now_refused_is_not_served_from_the_cache(tmp_path, monkeypatch,
+                                                              bundle_file) -> None:
+    from stebkit import sources
+    from stebkit.encoders import cached, get_encoder
+    from stebkit.encoders.tfidf_pickle import pickle_url
+
+    mirror = _mirror_copy(tmp_path, monkeypatch, UNPINNED, bundle_file.read_bytes())
+    with pytest.warns(UserWarning, match="used unpinned"):
+        cached(get_encoder(UNPINNED)).encode(["hello"])
+    mirror.unlink()
+    planted = tmp_path / "cache" / "downloads" / sources.relative_path(pickle_url(UNPINNED))
+    planted.parent.mkdir(parents=True)
+    planted.write_bytes(bundle_file.read_bytes())  # same bytes, but nobody downloaded them
+    enc = cached(get_encoder(UNPINNED))
+    with pytest.raises(UnsafePickle, match="stebkit did not download it"):
+        enc.encode(["hello"])
+    assert enc.hits == 0

@@ -159,7 +159,7 @@ def test_a_suite_run_leaves_remote_code_datasets_out_and_says_so(tmp_path, capsy
                                                                   monkeypatch) -> None:
     """`stebkit run --suite steb` runs what it can: the script datasets are listed and left
     out (an explicit --datasets request is refused instead, see above)."""
-    import stebkit.runs.executors
+    import stebkit.runs
 
     seen = {}
 
@@ -170,7 +170,7 @@ def test_a_suite_run_leaves_remote_code_datasets_out_and_says_so(tmp_path, capsy
         seen["datasets"], seen["trust"] = list(datasets), kw["trust_remote_code"]
         raise Stop
 
-    monkeypatch.setattr(stebkit.runs.executors, "evaluate", fake_evaluate)
+    monkeypatch.setattr(stebkit.runs, "evaluate", fake_evaluate)
     argv = ["run", "--suite", "steb", "--models", "random", "--output", str(tmp_path / "r")]
     with pytest.raises(Stop):
         cli.main(argv)

@@ -10,7 +10,7 @@ import pytest
 from stebkit import cli
 from stebkit.datasets import get_spec, list_datasets
 from stebkit.datasets.spec import Source, TaskConfig
-from stebkit.validate import check_catalogue, check_spec, check_suite_file, new_dataset
+from stebkit.suites.validate import check_catalogue, check_spec, check_suite_file, new_dataset
 
 
 def test_the_catalogue_passes(capsys) -> None:

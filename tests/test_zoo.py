@@ -85,7 +85,7 @@ def test_unsupported_entries_say_why():
 def test_lookup_by_hub_id_and_case():
     assert get_encoder("sentence-transformers/all-MiniLM-L6-v2").name == "all-MiniLM-L6-v2"
     assert get_encoder("RANDOM").name == "random"
-    assert get_encoder("functionwordfreq").name == "function-words-en"
+    assert get_encoder("functionwordfreq").name == "functionwordfreq"
 
 
 def test_local_directory_is_an_hf_encoder(tmp_path):

@@ -29,7 +29,7 @@ EXPECTED = {
     "e5-base-v2": ("HFEncoder", "e5-base-v2", "intfloat/e5-base-v2", False),
     "e5-large-v2": ("HFEncoder", "e5-large-v2", "intfloat/e5-large-v2", False),
     "function-words": ("FunctionWordEncoder", "function-words-en", None, None),
-    "functionwordfreq": ("FunctionWordEncoder", "function-words-en", None, None),
+    "functionwordfreq": ("FunctionWordFreqEncoder", "functionwordfreq", None, None),
     "gpt2-xl": ("CausalEncoder", "gpt2-xl", "openai-community/gpt2-xl", False),
     "gte-base-en-v1.5": ("HFEncoder", "gte-base-en-v1.5", "Alibaba-NLP/gte-base-en-v1.5", False),
     "gte-large-en-v1.5": ("HFEncoder", "gte-large-en-v1.5", "Alibaba-NLP/gte-large-en-v1.5",
@@ -165,7 +165,7 @@ def test_caller_options_reach_the_loader():
     enc = get_encoder("styledistance", truncate=True, max_tokens=64)
     assert (enc.path, enc.name, enc.truncate, enc.max_tokens) == (
         "StyleDistance/styledistance", "styledistance", True, 64)
-    assert get_encoder("functionwordfreq", language="de").language == "de"
+    assert get_encoder("function-words", language="de").language == "de"
     assert get_encoder("surface_pos.yaml", language="de").language == "de"
 
 

@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 
 import stebkit
+from stebkit.datasets.features import lftk_features
 from stebkit.datasets.probing_sets import probing_records
 from stebkit.encoders import cached, get_encoder
-from stebkit.features import lftk_features
 from stebkit.tasks import FAMILIES, quantile_bins
 
 SMOKE = os.environ.get("STEBKIT_FAST") == "1"

@@ -162,8 +162,8 @@ def _file_list() -> list[tuple[str, str]]:
 @cache
 def _ewt_feature_table(smoke: bool) -> Any:
     """Texts of the subset (>= MIN_TOKENS tokens) with their probing feature values."""
+    from stebkit.datasets.features import lftk_features
     from stebkit.datasets.readers.conllu import read_document
-    from stebkit.features import lftk_features
     from stebkit.sources import fetch
 
     n_files, n_texts = _SIZES[smoke]

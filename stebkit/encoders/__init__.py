@@ -54,6 +54,7 @@ _LAZY = {
     "USEEncoder": "stebkit.encoders.use",
     "TfidfEncoder": "stebkit.encoders.baselines",
     "FunctionWordEncoder": "stebkit.encoders.baselines",
+    "FunctionWordFreqEncoder": "stebkit.encoders.baselines",
     "LFTKEncoder": "stebkit.encoders.baselines",
     "RandomEncoder": "stebkit.encoders.baselines",
 }

@@ -16,6 +16,7 @@ by a space), not as a mean of text vectors.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.resources
 import zipfile
@@ -243,6 +244,26 @@ def function_words(language: str = "en") -> list[str]:
     return list(seen)
 
 
+@functools.lru_cache(maxsize=8)
+def _phrase_counter(items: tuple[str, ...]) -> Any:
+    """Counts of ``items`` (words, and phrases as word n-grams; lowercased, tokens
+    :data:`TOKEN_PATTERN`) in a text: scikit-learn's ``CountVectorizer`` on them."""
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    longest = max(len(v.split()) for v in items)
+    return CountVectorizer(token_pattern=TOKEN_PATTERN, lowercase=True,
+                           ngram_range=(1, longest), vocabulary={v: i for i, v in
+                                                                 enumerate(items)})
+
+
+def _token_counts(texts: Sequence[str]) -> np.ndarray:
+    """The number of tokens (:data:`TOKEN_PATTERN`, lowercased) of each text."""
+    import re
+
+    pattern = re.compile(TOKEN_PATTERN)
+    return np.array([len(pattern.findall(t.lower())) for t in texts], dtype=np.int64)
+
+
 class FunctionWordEncoder(_ConcatenatedEpisodes):
     """Relative frequencies of function words and phrases (the reference's baseline).
 
@@ -278,7 +299,6 @@ class FunctionWordEncoder(_ConcatenatedEpisodes):
         digest = hashlib.sha256("\n".join(self.words).encode()).hexdigest()[:12]
         self.revision = f"list:{digest}+other"
         self.embedding_dim = len(self.vocabulary)
-        self._counter: Any = None
 
     def for_language(self, language: str | None) -> tuple[FunctionWordEncoder, str | None]:
         """The encoder for texts in ``language`` and a note saying which list it uses.
@@ -304,19 +324,10 @@ class FunctionWordEncoder(_ConcatenatedEpisodes):
 
     def encode(self, texts: Sequence[str], *, batch_size: int = 1024,
                show_progress: bool = False) -> np.ndarray:
-        import re
-
-        from sklearn.feature_extraction.text import CountVectorizer
-
         texts = check_texts(texts)
-        if self._counter is None:
-            longest = max(len(v.split()) for v in self.words)
-            self._counter = CountVectorizer(
-                token_pattern=TOKEN_PATTERN, lowercase=True, ngram_range=(1, longest),
-                vocabulary={v: i for i, v in enumerate(self.words)})
-        counts = self._counter.transform(texts).toarray().astype(np.float64)
-        pattern = re.compile(TOKEN_PATTERN)
-        n_tokens = np.array([len(pattern.findall(t.lower())) for t in texts], dtype=np.float64)
+        counts = _phrase_counter(tuple(self.words)).transform(texts).toarray()
+        counts = counts.astype(np.float64)
+        n_tokens = _token_counts(texts).astype(np.float64)
         single = np.array([" " not in w for w in self.words])
         other = n_tokens - counts[:, single].sum(axis=1)
         other[n_tokens == 0] = 1.0
@@ -324,10 +335,59 @@ class FunctionWordEncoder(_ConcatenatedEpisodes):
         return (np.hstack([counts, other[:, None]]) / denominator).astype(np.float32)
 
 
+def reference_function_words() -> list[str]:
+    """The vocabulary of the reference's ``functionwordfreq``: its 389 words and 69
+    phrases (``steb/resources/function_words_phrases.json``, commit e600cb4f14e5),
+    lowercased, duplicates dropped, words first.
+
+    >>> items = reference_function_words()
+    >>> len(items), items[:3], items[-1]
+    (458, ['can', 'could', 'dare'], 'tons of')
+    """
+    text = (importlib.resources.files("stebkit.encoders") / "function_words" /
+            "functionwordfreq.txt").read_text(encoding="utf-8")
+    return [line for line in text.splitlines() if line and not line.startswith("#")]
+
+
+class FunctionWordFreqEncoder(_ConcatenatedEpisodes):
+    """The reference's ``functionwordfreq`` baseline: counts of its 458 function words and
+    phrases (:func:`reference_function_words`; lowercased, tokens ``\\b\\w+\\b``, a
+    phrase counted as a word n-gram) divided by the text's number of tokens (at least 1),
+    in float32, as the reference's ``FunctionWordFreqModel`` computes them. No other
+    column: a text with no function word (an empty one, or one in another language) is
+    the zero vector, as in the reference. stebkit's multilingual baseline with an
+    out-of-vocabulary column is ``function-words`` (:class:`FunctionWordEncoder`).
+
+    >>> enc = FunctionWordFreqEncoder()
+    >>> v = enc.encode(["The cat and the dog, according to me."])[0]
+    >>> [round(float(v[enc.vocabulary.index(w)]), 3) for w in ("the", "according to", "to")]
+    [0.25, 0.125, 0.125]
+    >>> enc.embedding_dim, float(enc.encode(["Le chat"]).sum())
+    (458, 0.0)
+    """
+
+    max_length = None
+    cache_config: dict[str, Any] = {}
+    name = "functionwordfreq"
+
+    def __init__(self) -> None:
+        self.vocabulary = reference_function_words()
+        digest = hashlib.sha256("\n".join(self.vocabulary).encode()).hexdigest()[:12]
+        self.revision = f"steb-list:{digest}"
+        self.embedding_dim = len(self.vocabulary)
+
+    def encode(self, texts: Sequence[str], *, batch_size: int = 1024,
+               show_progress: bool = False) -> np.ndarray:
+        texts = check_texts(texts)
+        counts = _phrase_counter(tuple(self.vocabulary)).transform(texts).toarray()
+        n_tokens = np.maximum(_token_counts(texts), 1).astype(np.float32)
+        return counts.astype(np.float32) / n_tokens[:, None]
+
+
 class LFTKEncoder(_ConcatenatedEpisodes):
     """LFTK handcrafted linguistic features (spaCy pipeline).
 
-    Features come from :func:`stebkit.features.lftk_features` (a feature-set name or a
+    Features come from :func:`stebkit.datasets.features.lftk_features` (a feature-set name or a
     list of LFTK keys; the leaderboard's ``surface_pos.yaml`` is the surface domain plus
     the part-of-speech family). ``scaling="l2"`` scales each text's raw feature vector to
     unit length, as the STEB reference's LFTK model does (missing values become 0; an
@@ -392,7 +452,7 @@ class LFTKEncoder(_ConcatenatedEpisodes):
             return "lftk"
 
     def _features(self, texts: list[str], batch_size: int, show_progress: bool) -> Any:
-        from stebkit.features import lftk_features
+        from stebkit.datasets.features import lftk_features
 
         return lftk_features(texts, features=self.features, language=self.language,
                              batch_size=batch_size, show_progress=show_progress)

@@ -24,6 +24,12 @@ download cache that stebkit did not download (no download record) is refused; a 
 local copy met while no pin is recorded is used with a warning naming its sha256, on every
 load, never pinned.
 
+What a bundle's vectors are keyed by is its bytes: the encoder's ``revision`` is the
+sha256 of the copy it found and admitted (``sha256:<digest>``), so the embedding cache
+(:mod:`stebkit.encoders.cache`) and every record name those bytes, never the published
+commit: vectors made from an unpinned copy are served only to a run that finds that very
+copy again and admits it, never once the copy is gone or refused.
+
 Whatever its origin, a bundle is never used as unpickled: each vectorizer's settings are
 checked against the reference's (:data:`REFERENCE_SETTINGS`), and a new
 ``TfidfVectorizer`` is built from those checked settings and the checked vocabulary and
@@ -317,7 +323,7 @@ def pickle_url(name: str) -> str:
 def representations(texts: Sequence[str]) -> tuple[list[str], list[str], list[str]]:
     """The three views the vectorizers read: raw texts, lowercased spaCy tokens joined by
     spaces, and spaCy part-of-speech tags joined by spaces (English pipeline)."""
-    from stebkit.features import _spacy_pipeline
+    from stebkit.datasets.features import _spacy_pipeline
 
     nlp = _spacy_pipeline("en")
     tokens, tags = [], []
@@ -342,7 +348,7 @@ class PickledTfidfEncoder(_ConcatenatedEpisodes):
     Examples
     --------
     >>> enc = PickledTfidfEncoder("tfidfngrams_mud_subset_1-3grams.pkl")  # nothing loaded yet
-    >>> enc.name, enc.revision
+    >>> enc.name, enc.commit
     ('tfidfngrams_mud_subset_1-3grams.pkl', 'e600cb4f14e513836da97044021fa46f791051b1')
     """
 
@@ -355,27 +361,53 @@ class PickledTfidfEncoder(_ConcatenatedEpisodes):
             self._path = Path(source)
             name = _published_name(self._path)
         self.name = name
-        self.revision = REFERENCE_PICKLES[name].commit
+        self.commit = REFERENCE_PICKLES[name].commit
+        self._sha256: str | None = None  # of the copy found and admitted (:meth:`_resolve`)
         self._vecs: dict[str, Any] | None = None
 
-    def _load(self) -> dict[str, Any]:
-        if self._vecs is None:
+    @property
+    def revision(self) -> str:  # type: ignore[override]
+        """``sha256:<digest>`` of the bundle's bytes: what the embedding cache is keyed by
+        and what a record names, so that vectors are served only to a run that found
+        these very bytes and admitted them. Before a copy is found (none here, or one
+        refused): ``<commit> (no admitted copy)``, which keys nothing that was ever
+        stored."""
+        try:
+            return f"sha256:{self._resolve()}"
+        except (StebkitError, OSError):
+            return f"{self.commit} (no admitted copy)"
+
+    def _resolve(self) -> str:
+        """Find the bundle's copy (fetched at the pinned commit unless a local file was
+        given), admit it (:meth:`_trust`) and return its sha256; once per encoder."""
+        if self._sha256 is None:
             from stebkit import sources
 
             url = self._url()
             published = REFERENCE_PICKLES[self.name].sha256
             pin = published or sources.downloaded_sha256(url)
-            if self._path is None:
-                self._path = sources.fetch(url, sha256=pin)
+            path = self._path if self._path is not None else sources.fetch(url, sha256=pin)
+            actual = sources.file_sha256(path)
             if published is None:
-                self._trust(url, pin)
-            self._vecs = load_vectorizers(self._path, sha256=pin)
+                self._trust(url, pin, path, actual)
+            elif actual != published:
+                raise UnsafePickle(f"{path}: sha256 {actual} is not the published {published}"
+                                   f" of {self.name}; the file was not loaded")
+            self._path, self._sha256 = path, actual
+        return self._sha256
+
+    def _load(self) -> dict[str, Any]:
+        if self._vecs is None:
+            digest = self._resolve()
+            assert self._path is not None
+            # the bytes unpickled are those the revision names (checked again on reading)
+            self._vecs = load_vectorizers(self._path, sha256=digest)
         return self._vecs
 
     def _url(self) -> str:
         return pickle_url(self.name)
 
-    def _trust(self, url: str, pin: str | None) -> None:
+    def _trust(self, url: str, pin: str | None, path: Path, actual: str) -> None:
         """Decide whether a copy of a bundle without a published sha256 may be used: one
         that stebkit downloaded itself is pinned (trusted on first use), any other copy is
         checked against that pin; a download-cache copy stebkit did not download is
@@ -384,30 +416,28 @@ class PickledTfidfEncoder(_ConcatenatedEpisodes):
 
         from stebkit import sources
 
-        assert self._path is not None
-        actual = sources.file_sha256(self._path)
         own = sources.downloaded_sha256(url)
         if pin is not None:
             if actual != pin:
-                raise UnsafePickle(f"{self._path}: sha256 {actual} is not {pin}, the sha256 "
+                raise UnsafePickle(f"{path}: sha256 {actual} is not {pin}, the sha256 "
                                    f"pinned when stebkit downloaded {self.name}; the file was "
                                    "not loaded. Replace it with the downloaded copy")
             return
-        if self._path == sources.cache_path(url):
+        if path == sources.cache_path(url):
             if own is None:
                 raise UnsafePickle(
-                    f"{self._path}: this copy of {self.name} is in the download cache, but "
+                    f"{path}: this copy of {self.name} is in the download cache, but "
                     "stebkit did not download it (no download record), so it is not trusted; "
-                    f"delete it and {sources.record_path(self._path)} to download the "
+                    f"delete it and {sources.record_path(path)} to download the "
                     "reference's file")
             warnings.warn(f"{self.name}: stebkit records no published sha256 for it; the copy "
-                          f"it downloaded, {self._path} (sha256 {own}), is trusted on first "
+                          f"it downloaded, {path} (sha256 {own}), is trusted on first "
                           "use and pinned: every later copy must have this sha256",
                           UserWarning, stacklevel=3)
             return
         warnings.warn(f"{self.name}: stebkit records no published sha256 for it and has not "
                       f"downloaded it, so the mirror or local copy of {url} (file "
-                      f"{self._path.name}, sha256 {actual}) cannot be verified: it is used "
+                      f"{path.name}, sha256 {actual}) cannot be verified: it is used "
                       "unpinned (its settings checked, its vectorizers rebuilt from its "
                       "arrays), and its numbers are as good as its source",
                       UserWarning, stacklevel=3)

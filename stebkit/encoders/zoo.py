@@ -23,6 +23,7 @@ from typing import Any
 from stebkit.encoders._runtime import in_hub_cache, unavailable
 from stebkit.encoders.baselines import (
     FunctionWordEncoder,
+    FunctionWordFreqEncoder,
     LFTKEncoder,
     RandomEncoder,
     TfidfEncoder,
@@ -208,13 +209,11 @@ _MODELS: tuple[ModelInfo, ...] = (
                 "repository at a pinned commit (online; loaded with a restricted unpickler)",
                 options={"source": f"tfidfngrams_{c}_1-{k}grams.pkl"})
       for c in ("fineweb_sample10bt", "mud_subset") for k in (2, 3)),
-    ModelInfo(name="functionwordfreq", category="non_neural", loader=FunctionWordEncoder,
-              params_m=0, dim=267, licence="apache-2.0", offline=True, requires=("sklearn",),
-              notes="the reference's name: the English list on every dataset (function-"
-                    "words takes each dataset's language), so on English datasets its "
-                    "results equal function-words'; score one of the two, or the pair "
-                    "weighs twice in the correlation grouping",
-              options={"language": "en"}),
+    ModelInfo(name="functionwordfreq", category="non_neural", loader=FunctionWordFreqEncoder,
+              params_m=0, dim=458, licence="apache-2.0", offline=True, requires=("sklearn",),
+              notes="the reference's baseline: relative frequencies of its 458 English "
+                    "function words and phrases, no out-of-vocabulary column, on every "
+                    "dataset (function-words is stebkit's multilingual list)"),
     # offline models
     ModelInfo(name="all-MiniLM-L6-v2", category="semantic", loader=minilm_encoder,
               hub_id="sentence-transformers/all-MiniLM-L6-v2", params_m=22.7, dim=384,

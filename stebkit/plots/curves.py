@@ -131,12 +131,12 @@ def dimension_curve(curve: pd.DataFrame, *, hue: str | None = None,
     """Score against embedding dimension (log-2 axis), one line per ``hue`` value (a
     column wide, the legend below).
 
-    ``curve`` is :func:`stebkit.quality.dimension_curve` output (or several concatenated);
+    ``curve`` is :func:`stebkit.scores.quality.dimension_curve` output (or several concatenated);
     ``hue`` defaults to the columns among ``model``/``task``/``dataset`` that vary.
     """
     if not {"dim", "score"} <= set(curve.columns):
         raise ValueError("curve needs 'dim' and 'score' columns "
-                         "(stebkit.quality.dimension_curve output)")
+                         "(stebkit.scores.quality.dimension_curve output)")
     keys = [hue] if hue else [c for c in ("model", "task", "dataset")
                               if c in curve and curve[c].nunique() > 1]
     title, title_h = _title(title, COLUMN_WIDTH)

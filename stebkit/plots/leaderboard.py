@@ -201,13 +201,13 @@ def rank_resolution(table: pd.DataFrame, *, directory: str | os.PathLike[str] | 
                     title: str | None = None) -> Plot:
     """Models in rank order with tiers of indistinguishable models shaded alternately.
 
-    ``table`` is :func:`stebkit.quality.rank_resolution` output; a dashed line marks
+    ``table`` is :func:`stebkit.scores.quality.rank_resolution` output; a dashed line marks
     every separable step between adjacent ranks.
     """
     need = {"model", "score", "tier", "separable"}
     if not need <= set(table.columns):
         raise ValueError(f"table needs columns {sorted(need)} "
-                         "(stebkit.quality.rank_resolution output)")
+                         "(stebkit.scores.quality.rank_resolution output)")
     t = table.reset_index(drop=True)
     y = np.arange(len(t))[::-1]
     labels = [f"{m}  (tier {k})" for m, k in zip(t["model"], t["tier"], strict=True)]

@@ -7,9 +7,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-import numpy as np
-
+from stebkit.errors import InvalidSetting
+from stebkit.settings import MAX_COUNT, SEED, Setting, changed, check_fields, setting
 from stebkit.tasks.inputs import SAMPLING
+from stebkit.tasks.presets import PRESETS
 
 OVERWRITE = ("only-missing", "never", "always")
 """``only-missing``: compute what has no valid record (missing, failed, or made from
@@ -37,10 +38,15 @@ def run_protocol(*, seed: int = 42, smoke: bool = False, batch_size: int = 32,
             "bootstrap": {"resamples": N_RESAMPLES, "level": CONFIDENCE}}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class RunContext:
     """The settings every unit of one run shares, checked once: the settings of
-    :func:`stebkit.evaluate`, spelled here and nowhere else.
+    :func:`stebkit.evaluate`, spelled here and nowhere else. Each is declared once with
+    its type and range (:mod:`stebkit.settings`): a switch only as a ``bool`` (the text
+    ``"false"`` is refused, never taken as true), a seed an ``int`` in ``[0, 2**32)``, a
+    batch size a positive ``int``; a value outside raises
+    :class:`~stebkit.errors.InvalidSetting` naming the setting. The repr shows the
+    settings that differ from the defaults.
 
     Parameters
     ----------
@@ -80,38 +86,45 @@ class RunContext:
     >>> ctx = RunContext(smoke=True)
     >>> ctx.protocol["smoke"], ctx.with_settings(seed=7).seed
     (True, 7)
+    >>> RunContext(smoke=True, seed=7)
+    RunContext(seed=7, smoke=True)
     >>> RunContext(batch_size=0)
     Traceback (most recent call last):
     ...
-    ValueError: batch_size must be a positive int, got 0
+    stebkit.errors.InvalidSetting: batch_size must be an int in [1, 1000000), got 0
+    >>> RunContext(trust_remote_code="false")
+    Traceback (most recent call last):
+    ...
+    stebkit.errors.InvalidSetting: trust_remote_code must be true or false (a bool), got 'false'
     """
 
-    seed: int = 42
-    smoke: bool = False
-    batch_size: int = 32
-    sampling: str = "reference"
-    overwrite: str = "only-missing"
-    device: str | None = None
-    cache_embeddings: bool = True
-    trust_remote_code: bool = False
-    show_progress: bool = True
+    seed: int = setting(42, SEED)
+    smoke: bool = setting(False, Setting("smoke", "bool"))
+    batch_size: int = setting(32, Setting("batch_size", "int", low=1, high=MAX_COUNT))
+    sampling: str = setting("reference", Setting("sampling", "choice", choices=SAMPLING))
+    overwrite: str = setting("only-missing", Setting("overwrite", "choice", choices=OVERWRITE))
+    device: str | None = setting(None, Setting("device", "text", optional=True))
+    cache_embeddings: bool = setting(True, Setting("cache_embeddings", "bool"))
+    trust_remote_code: bool = setting(False, Setting("trust_remote_code", "bool"))
+    show_progress: bool = setting(True, Setting("show_progress", "bool"))
 
     def __post_init__(self) -> None:
+        check_fields(self)  # each field through its declared setting
         _check_device(self.device)
-        if self.overwrite not in OVERWRITE:
-            raise ValueError(f"overwrite must be one of {OVERWRITE}, got {self.overwrite!r}")
-        if self.sampling not in SAMPLING:
-            raise ValueError(f"sampling must be one of {SAMPLING}, got {self.sampling!r}")
-        if isinstance(self.batch_size, bool) or not isinstance(
-                self.batch_size, (int, np.integer)) or self.batch_size < 1:
-            raise ValueError(f"batch_size must be a positive int, got {self.batch_size!r}")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)) \
-                or self.seed < 0:
-            raise ValueError(f"seed must be a non-negative int, got {self.seed!r}")
-        for name, value in (("seed", int(self.seed)), ("batch_size", int(self.batch_size)),
-                            ("smoke", bool(self.smoke)),
-                            ("trust_remote_code", bool(self.trust_remote_code))):
-            object.__setattr__(self, name, value)
+
+    def __repr__(self) -> str:
+        """Only the settings that differ from the defaults, as scikit-learn prints an
+        estimator: ``RunContext(seed=7, smoke=True)``."""
+        shown = ", ".join(f"{k}={v!r}" for k, v in changed(self).items())
+        return f"RunContext({shown})"
+
+    def get_params(self) -> dict[str, Any]:
+        """Every setting by name, in order (scikit-learn's ``get_params``).
+
+        >>> RunContext(seed=7).get_params()["seed"], len(RunContext().get_params())
+        (7, 9)
+        """
+        return {name: getattr(self, name) for name in SETTINGS}
 
     @classmethod
     def split(cls, options: Mapping[str, Any]) -> tuple[RunContext, dict[str, Any]]:
@@ -155,7 +168,55 @@ SETTINGS = tuple(f.name for f in fields(RunContext))
 """The names of the run settings (the fields of :class:`RunContext`), in order."""
 
 
-@dataclass(frozen=True)
+OPTIONS: Mapping[str, Setting] = {
+    "tasks": Setting("tasks", "text", optional=True),
+    "episode_sizes": Setting("episode_sizes", "int", low=1, high=MAX_COUNT, choices=(-1,),
+                             optional=True),
+    "episodes_per_label": Setting("episodes_per_label", "int", low=1, high=MAX_COUNT,
+                                  optional=True),
+    "preset": Setting("preset", "choice", choices=PRESETS, optional=True),
+    "output_dir": Setting("output_dir", "text"),
+}
+"""The other options of :func:`stebkit.evaluate` (what to plan), declared as its settings
+are: each task name, episode size (-1: every text) and episodes per label is checked
+alone, also as the values of a mapping task -> value (:func:`check_options`)."""
+
+
+def check_options(**options: Any) -> dict[str, Any]:
+    """``options`` (of :data:`OPTIONS`) checked through their declared settings, before
+    anything is planned or written; a name, list or mapping task -> value each as
+    :func:`stebkit.evaluate` takes it.
+
+    >>> check_options(episodes_per_label={"clustering": 3}, output_dir="res")["output_dir"]
+    'res'
+    >>> check_options(output_dir="")
+    Traceback (most recent call last):
+    ...
+    stebkit.errors.InvalidSetting: output_dir must be a non-empty text, got ''
+    >>> check_options(episode_sizes=[2, float("nan")])
+    Traceback (most recent call last):
+    ...
+    stebkit.errors.InvalidSetting: episode_sizes must be an int in [1, 1000000) or -1, got nan
+    """
+    out = dict(options)
+    for name, value in options.items():
+        checked = [OPTIONS[name].check(item) for item in _items(name, value)]
+        if name == "output_dir":
+            out[name] = checked[0]
+    return out
+
+
+def _items(name: str, value: Any) -> list[Any]:
+    """Each single value of option ``name``: ``value`` itself, the values of a mapping
+    task -> value, and (tasks, episode sizes) the items of a list, tuple or range."""
+    values = list(value.values()) if isinstance(value, Mapping) else [value]
+    if name in ("tasks", "episode_sizes"):
+        values = [one for item in values
+                  for one in (item if isinstance(item, (list, tuple, range)) else [item])]
+    return values
+
+
+@dataclass(eq=False)
 class RunState:
     """What one run keeps between its units so that each thing is made once: the models
     built by name (``models``, keyed by name, options and device, and shared with the
@@ -165,12 +226,15 @@ class RunState:
     model adapted to each language with its cached version (``adapted``, by the adapted
     encoder's name; emptied for each model by :meth:`next_model`).
 
-    The state is frozen: its fields are the caches themselves, never replaced.
+    The state is mutable: its caches fill as the run goes, and one state belongs to one
+    run (or one worker); two states are equal only when they are the same object.
 
     >>> state = RunState()
     >>> state.adapted["m"] = ("encoder", "cached encoder")
     >>> state.next_model() is state, state.adapted
     (True, {})
+    >>> state == RunState()
+    False
     """
 
     models: dict[tuple[Any, ...], Any] = field(default_factory=dict)
@@ -187,15 +251,12 @@ class RunState:
 def _check_device(device: str | None) -> None:
     if device is None:
         return
-    if not isinstance(device, str) or not device.strip():
-        raise ValueError(f"device must be a name such as 'cpu', 'cuda', 'cuda:1' or 'mps', "
-                         f"got {device!r}")
     import torch
 
     try:
         torch.device(device)
     except (RuntimeError, ValueError):
-        raise ValueError(f"device {device!r} is not a torch device name ('cpu', 'cuda', "
-                         "'cuda:1', 'mps')") from None
+        raise InvalidSetting(f"device {device!r} is not a torch device name ('cpu', 'cuda', "
+                             "'cuda:1', 'mps')") from None
 
 

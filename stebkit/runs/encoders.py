@@ -12,7 +12,7 @@ from stebkit.runs.context import RunContext
 from stebkit.runs.planning import PlannedModel
 
 
-def _embeds_episodes(encoder: Any) -> bool:
+def embeds_episodes(encoder: Any) -> bool:
     """Whether ``encoder`` embeds episodes itself rather than mean-pooling its texts
     (LUAR, or the baselines that concatenate an episode's texts); looks through adapters."""
     from stebkit.encoders.base import BaseEncoder
@@ -38,8 +38,8 @@ def _on_device(encoder: Any, device: str | None) -> Any:
     return encoder
 
 
-def _prepare_encoder(model: PlannedModel, ctx: RunContext,
-                     kept: dict[tuple[Any, ...], Any] | None = None) -> Any:
+def prepare_encoder(model: PlannedModel, ctx: RunContext,
+                    kept: dict[tuple[Any, ...], Any] | None = None) -> Any:
     """Build a model by name from the zoo entry its plan holds (weights load lazily, on
     the first encode), on the context's device; a model ``kept`` holds already
     (:attr:`stebkit.runs.context.RunState.models`) is not built again.
@@ -68,7 +68,17 @@ def _prepare_encoder(model: PlannedModel, ctx: RunContext,
     return encoder
 
 
-def _with_cache(encoder: Any, cache: bool) -> Any:
+def with_cache(encoder: Any, cache: bool) -> Any:
+    """``encoder`` through the embedding cache when ``cache`` (never wrapped twice).
+
+    >>> from stebkit.encoders import get_encoder
+    >>> random = get_encoder("random")
+    >>> with_cache(random, False) is random
+    True
+    >>> once = with_cache(random, True)
+    >>> with_cache(once, True) is once
+    True
+    """
     from stebkit.encoders import cached
     from stebkit.encoders.cache import CachedEncoder
 
@@ -77,7 +87,7 @@ def _with_cache(encoder: Any, cache: bool) -> Any:
     return cached(encoder)
 
 
-def _for_language(encoder: Any, languages: Sequence[str]) -> tuple[Any, str | None]:
+def adapted_to_language(encoder: Any, languages: Sequence[str]) -> tuple[Any, str | None]:
     """The encoder for a dataset's language, for encoders that adapt (``for_language``,
     e.g. the function-word baseline), with the note to keep in the records."""
     adapt = getattr(encoder, "for_language", None)

@@ -2,33 +2,35 @@
 
 A run is a pipeline of typed objects, each made once:
 
-1. :func:`plan` (or :func:`plan_run`) — the run resolved once, as a :class:`Plan`: its
-   models (:class:`PlannedModel`), its datasets and every combination as a :class:`Unit`
-   (model, dataset spec, task family, episode configuration) with its record path
-   (:func:`stebkit.results.find_record`); :func:`needs_run` says which are pending, so
-   combinations whose record is already there are skipped *before* a model is loaded or
-   a text encoded — an interrupted run resumes where it stopped;
+1. :func:`~stebkit.runs.planning.plan` (or :func:`plan_run`) — the run resolved once, as a
+   :class:`~stebkit.runs.planning.Plan`: its models, its datasets and every combination as
+   a :class:`~stebkit.runs.planning.Unit` (model, dataset spec, task family, episode
+   configuration) with its record path (:func:`stebkit.records.results.find_record`);
+   :func:`~stebkit.runs.planning.needs_run` says which are pending, so combinations whose
+   record is already there are skipped *before* a model is loaded or a text encoded — an
+   interrupted run resumes where it stopped;
 2. :func:`evaluate_units` — the unit function: the pending units of one model on one
    dataset, in three steps (each family builds its input; the unique texts are encoded
    once, through the embedding cache, and episodes mean-pooled unless the encoder embeds
    them itself; each family evaluates, its main metric gets a bootstrap interval), each
-   yielding its checked :class:`~stebkit.results.Record` (:mod:`stebkit.runs.records`);
+   yielding its checked :class:`~stebkit.records.results.Record` (:mod:`stebkit.runs.records`);
 3. :func:`run_plan` — maps the unit function over the plan, model after model, and
    writes each record atomically as soon as it is made.
 
-The settings of a run are one frozen :class:`RunContext` (seed, smoke, batch size,
-sampling, overwrite, device, cache, trust, progress); what it keeps between units (the
-models built, the datasets loaded, the inputs built) is one :class:`RunState`.
+The settings of a run are one frozen :class:`~stebkit.runs.context.RunContext` (seed,
+smoke, batch size, sampling, overwrite, device, cache, trust, progress); what it keeps
+between units (the models built, the datasets loaded, the inputs built) is one
+:class:`~stebkit.runs.context.RunState`.
 :func:`run` plans and runs in this process, as the sequential executor and each job of the
-local and SLURM executors do; :func:`stebkit.evaluate` (:mod:`stebkit.runs.executors`) is
-the public entry point. Every public name of :mod:`stebkit.runs` is importable from here.
+local and SLURM executors do; :func:`stebkit.evaluate` (:mod:`stebkit.runs.evaluation`) is
+the public entry point.
 
 A failure is recorded (``status: "failed"``, with the error) and the run goes on, except
 a fault of the machine that every result would hit (a full disk, a read-only cache:
 :func:`stops_the_run`), which stops the run at once; a task a dataset does not serve is
 recorded as ``"skipped"`` with the reason. A successful record made with other settings
 (seed, smoke, sampling, episodes per label) is never replaced unless ``overwrite="always"``
-(:func:`check_resume`).
+(:func:`~stebkit.runs.planning.check_resume`).
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ import numpy as np
 
 from stebkit.datasets.spec import Dataset, Submetric, expand_submetrics
 from stebkit.errors import StebkitError
-from stebkit.results import (
+from stebkit.records.results import (
     UNDEFINED,
     Record,
     Results,
@@ -56,46 +58,27 @@ from stebkit.results import (
     write_record,
 )
 from stebkit.runs import records
-from stebkit.runs.context import OVERWRITE, RunContext, RunState, run_protocol
+from stebkit.runs.context import RunContext, RunState
 from stebkit.runs.encoders import (
-    _embeds_episodes,
-    _for_language,
-    _prepare_encoder,
-    _with_cache,
-    collapsed_share,
+    adapted_to_language,
+    embeds_episodes,
+    prepare_encoder,
+    with_cache,
 )
 from stebkit.runs.planning import (
-    SMOKE_EPISODES_PER_LABEL,
     Plan,
     PlannedModel,
     PresetPlan,
-    ProtocolMismatch,
     Unit,
-    check_resume,
-    existing_record,
-    model_scoring,
-    needs_run,
-    other_settings,
     plan,
     plan_preset,
-    planned_model,
-    resume_protocol,
 )
-from stebkit.runs.records import COLLAPSE_WARN
 from stebkit.tasks import TaskFamily
 from stebkit.tasks.inputs import TaskInput, keep_texts, restrict
 
-__all__ = [
-    "OVERWRITE", "SMOKE_EPISODES_PER_LABEL", "COLLAPSE_WARN",
-    "RunContext", "RunState", "PlannedModel", "Plan", "PresetPlan", "Unit", "plan", "plan_preset",
-    "planned_model", "plan_run", "existing_record", "needs_run", "ProtocolMismatch",
-    "other_settings", "check_resume", "resume_protocol", "model_scoring", "run", "run_plan",
-    "progress_interval", "run_protocol", "run_model_dataset", "evaluate_units",
-    "stops_the_run",
-    "collapsed_share",
-]
+__all__ = ["plan_run", "run", "run_plan", "progress_interval", "evaluate_units", "stops_the_run"]
 
-log = logging.getLogger("stebkit.runner")
+log = logging.getLogger(__name__)
 
 # --------------------------------------------------------------------------- work
 
@@ -265,7 +248,7 @@ def _work(the_plan: Plan, context: RunContext, state: RunState
         todo = [u for u, due in zip(the_plan.units, the_plan.pending, strict=True)
                 if due and u.model == model.name]
         n_done = sum(u.model == model.name for u in the_plan.units) - len(todo)
-        encoder = (_prepare_encoder(model, context, state.models)
+        encoder = (prepare_encoder(model, context, state.models)
                    if any(u.served for u in todo) else model.given)
         by_dataset = [[u for u in todo if u.spec.name == spec.name]
                       for spec, _ in the_plan.datasets]
@@ -299,67 +282,6 @@ def _run_preset(the_plan: PresetPlan, context: RunContext,
     for entry in the_plan.plans:
         records += run_plan(entry, context, kept_models=kept_models).records
     return Results(records, root=the_plan.root)
-
-
-def run_model_dataset(model: str, encoder: Any, units: Sequence[Unit], *,
-                      dataset: Dataset | None = None, context: RunContext | None = None,
-                      on_record: Any = None) -> list[Path]:
-    """Evaluate and record the pending ``units`` of one model on one dataset.
-
-    :func:`evaluate_units` with its records written (atomically, each as soon as it is
-    made), for a caller that holds units rather than a plan: loads the dataset (unless
-    given), builds the model (unless given), and never raises a failure of a result: it
-    is recorded.
-
-    Parameters
-    ----------
-    model : str
-        The model name (as in the units).
-    encoder : encoder, str or None
-        An encoder object; None (or the model name) builds the zoo model.
-    units : sequence of Unit
-        Units of this model and one dataset (from :func:`plan`, usually its pending ones).
-    dataset : Dataset, optional
-        The loaded dataset (loaded here otherwise, with the context's seed and smoke).
-    context : RunContext, optional
-        The run's settings (default: ``RunContext(show_progress=False)``);
-        ``show_progress`` shows the encoding's progress.
-    on_record : callable, optional
-        ``on_record(unit, record)`` after each record is written.
-
-    Returns
-    -------
-    list of Path
-        The record files written.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> ctx = RunContext(smoke=True, show_progress=False)
-    >>> units = plan("random", "synthetic-authors-en", tasks=["retrieval"], context=ctx,
-    ...              output_dir=tempfile.mkdtemp())
-    >>> paths = run_model_dataset("random", None, units, context=ctx)
-    >>> Record.read(paths[0]).status
-    'ok'
-    """
-    if not units:
-        return []
-    context = context or RunContext(show_progress=False)
-    names = {(u.model, u.spec.name) for u in units}
-    if len(names) != 1 or next(iter(names))[0] != model:
-        raise ValueError(f"run_model_dataset: units must all be of model {model!r} and one "
-                         f"dataset, got {sorted(names)}")
-    given = None if encoder is None or isinstance(encoder, str) else encoder
-    planned = planned_model(model, given)
-    state = RunState(datasets={} if dataset is None else {units[0].spec.name: dataset})
-    written: list[Path] = []
-    for unit, record in evaluate_units(planned, _prepare_encoder(planned, context), units,
-                                       context, state, show_progress=context.show_progress):
-        write_record(unit.path, record)
-        written.append(unit.path)
-        if on_record is not None:
-            on_record(unit, record)
-    return written
 
 
 def evaluate_units(model: PlannedModel, encoder: Any, units: Sequence[Unit],
@@ -413,10 +335,10 @@ def _dataset_and_encoder(model: PlannedModel, encoder: Any, spec: Any, ctx: RunC
 
         dataset = state.datasets[spec.name] = load_dataset(  # the planned spec
             spec, seed=ctx.seed, smoke=ctx.smoke, trust_remote_code=ctx.trust_remote_code)
-    ds_encoder, note = _for_language(encoder, spec.languages)
+    ds_encoder, note = adapted_to_language(encoder, spec.languages)
     key = str(getattr(ds_encoder, "name", model.name))
     if key not in state.adapted:
-        state.adapted[key] = (ds_encoder, _with_cache(ds_encoder, ctx.cache_embeddings))
+        state.adapted[key] = (ds_encoder, with_cache(ds_encoder, ctx.cache_embeddings))
     return dataset, *state.adapted[key], note
 
 
@@ -565,7 +487,7 @@ def _encode(built: Mapping[tuple, tuple[TaskInput, Any]], encoder: Any, text_enc
             ctx: RunContext, show_progress: bool) -> _Encoded:
     """Step 2: the unique texts of every built input encoded once (an encoder that embeds
     episodes itself encodes each input in step 3)."""
-    if _embeds_episodes(encoder):
+    if embeds_episodes(encoder):
         return _Encoded(text_encoder, True, None, {}, ctx.batch_size, None)
     t_encode = time.perf_counter()
     texts = list(dict.fromkeys(t for ti, _ in built.values() for t in ti.texts))

@@ -10,12 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from stebkit.datasets.spec import Dataset, DatasetSpec
 from stebkit.errors import StebkitError
-from stebkit.results import find_record, read_record
-from stebkit.runs.context import RunContext
+from stebkit.records.results import find_record, read_record
+from stebkit.runs.context import OPTIONS, RunContext
 from stebkit.tasks import FAMILIES, TaskFamily
 
 SMOKE_EPISODES_PER_LABEL = 10
@@ -180,14 +178,12 @@ def _per_label(task: str, default: int | str, episodes_per_label: Any) -> int | 
         else episodes_per_label
     if value is None:
         return default
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"episodes_per_label: {value!r} is not a positive int")
-    return int(value)
+    return OPTIONS["episodes_per_label"].check(value)
 
 
-def _sizes(task: str, spec: DatasetSpec, episode_sizes: Any, *,
-           smoke: bool = False, episodes_per_label: Any = None
-           ) -> tuple[tuple[int, ...], int | str]:
+def episode_settings(task: str, spec: DatasetSpec, episode_sizes: Any, *,
+                     smoke: bool = False, episodes_per_label: Any = None
+                     ) -> tuple[tuple[int, ...], int | str]:
     """Episode sizes and episodes per label of ``task`` on ``spec`` (capped when smoke):
     the dataset's configuration, else the family's reference preset."""
     family = FAMILIES.get_family(task, where="tasks")
@@ -197,15 +193,31 @@ def _sizes(task: str, spec: DatasetSpec, episode_sizes: Any, *,
         sizes = tuple(episode_sizes.get(task, sizes))
     elif episode_sizes is not None and not family.single_text:
         sizes = tuple(episode_sizes)
-    for s in sizes:
-        if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s == 0 or s < -1:
-            raise ValueError(f"episode_sizes: {s!r} is not a positive int or -1 (task {task!r},"
-                             f" dataset {spec.name!r})")
+    sizes = tuple(OPTIONS["episode_sizes"].check(s) for s in sizes)
     per_label = _per_label(task, config.episodes_per_label, episodes_per_label)
     if smoke:
         per_label = SMOKE_EPISODES_PER_LABEL if per_label == "auto" else \
             min(per_label, SMOKE_EPISODES_PER_LABEL)
-    return tuple(int(s) for s in sizes), per_label
+    return sizes, per_label
+
+
+def smoke_cap_note(episodes_per_label: Any) -> str | None:
+    """The line that says a smoke run caps ``episodes_per_label`` (an int or a mapping
+    task -> int) at :data:`SMOKE_EPISODES_PER_LABEL`; ``None`` when nothing given is
+    above it.
+
+    >>> smoke_cap_note(50)
+    'a smoke run samples at most 10 episodes per label: episodes_per_label 50 is capped at 10'
+    >>> smoke_cap_note({"clustering": 5}) is None
+    True
+    """
+    given = episodes_per_label.values() if isinstance(episodes_per_label, Mapping) \
+        else [episodes_per_label]
+    above = [v for v in given if isinstance(v, int) and v > SMOKE_EPISODES_PER_LABEL]
+    if not above:
+        return None
+    return (f"a smoke run samples at most {SMOKE_EPISODES_PER_LABEL} episodes per label: "
+            f"episodes_per_label {max(above)} is capped at {SMOKE_EPISODES_PER_LABEL}")
 
 
 def plan(models: Any, datasets: Any, *, tasks: Sequence[str] | None = None,
@@ -250,8 +262,8 @@ def _plan(models: list[PlannedModel], specs: list[tuple[DatasetSpec, Any]],
         for spec, _ in specs:
             wanted = list(spec.tasks) if tasks is None else list(tasks)
             for task in wanted:
-                sizes, per_label = _sizes(task, spec, episode_sizes, smoke=smoke,
-                                          episodes_per_label=episodes_per_label)
+                sizes, per_label = episode_settings(task, spec, episode_sizes, smoke=smoke,
+                                                    episodes_per_label=episodes_per_label)
                 for size in sizes:
                     units.append(Unit(model.name, spec, FAMILIES[task], size, per_label,
                                       spec.serves(task), prints[spec.name],
@@ -294,7 +306,7 @@ def plan_preset(preset: str, models: Any, datasets: Any = None, *, context: RunC
                 tasks: Sequence[str] | None = None, episode_sizes: Any = None,
                 episodes_per_label: Any = None,
                 output_dir: str | os.PathLike = "results") -> PresetPlan:
-    """Every entry of a preset (:func:`stebkit.runs.presets.preset_entries`) planned once, as
+    """Every entry of a preset (:func:`stebkit.tasks.presets.preset_entries`) planned once, as
     :func:`plan` plans a run: each entry's task on the entry's datasets (restricted to
     ``datasets`` when given, to ``tasks`` when given), the models resolved once for all
     the entries. A successful record made with other settings is refused
@@ -309,7 +321,7 @@ def plan_preset(preset: str, models: Any, datasets: Any = None, *, context: RunC
     >>> p.unavailable
     ()
     """
-    from stebkit.runs.presets import preset_entries, resolve_datasets
+    from stebkit.tasks.presets import preset_entries, resolve_datasets
 
     entries = preset_entries(preset)
     if episode_sizes is not None or episodes_per_label is not None:

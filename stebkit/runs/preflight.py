@@ -64,7 +64,7 @@ def preflight(datasets: Any, *, tasks: Sequence[str] | None = None, seed: int = 
     import pandas as pd
 
     from stebkit.datasets import get_spec, load_dataset
-    from stebkit.runs.planning import _sizes
+    from stebkit.runs.planning import episode_settings
     from stebkit.tasks import FAMILIES
 
     names = [datasets] if isinstance(datasets, str) else list(datasets)
@@ -77,8 +77,8 @@ def preflight(datasets: Any, *, tasks: Sequence[str] | None = None, seed: int = 
         for task in (tasks if tasks is not None else list(spec.tasks)):
             if not spec.serves(task):
                 continue
-            sizes, per_label = _sizes(task, spec, episode_sizes, smoke=smoke,
-                                      episodes_per_label=episodes_per_label)
+            sizes, per_label = episode_settings(task, spec, episode_sizes, smoke=smoke,
+                                                episodes_per_label=episodes_per_label)
             for size in sizes:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")  # the counts are in the report
@@ -100,7 +100,7 @@ def preflight_preset(preset: str, datasets: Sequence[str] | None = None, *,
     """:func:`preflight` of every entry of one of the reference's presets."""
     import pandas as pd
 
-    from stebkit.runs.presets import preset_entries, resolve_datasets
+    from stebkit.tasks.presets import preset_entries, resolve_datasets
 
     frames, unavailable = [], []
     for entry in preset_entries(preset):

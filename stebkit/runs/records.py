@@ -1,8 +1,8 @@
 """A run's records, built rather than patched: each is started from its unit, grows by
 small steps that each return a new draft, and ends in one of three constructors —
 :func:`ok`, :func:`failed` or :func:`skipped` — that return a checked
-:class:`~stebkit.results.Record`, checked once, and written as it is
-(:func:`stebkit.results.write_record`). :meth:`Record.from_json` stays the read path.
+:class:`~stebkit.records.results.Record`, checked once, and written as it is
+(:func:`stebkit.records.results.write_record`). :meth:`Record.from_json` stays the read path.
 
 A draft is a plain dict in the order every record has its keys; no step changes the draft
 it is given, so a failure is recorded with what the steps before it added:
@@ -25,19 +25,21 @@ import time
 import traceback
 from collections.abc import Mapping
 from datetime import datetime, timezone
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from stebkit.results import RECOMPUTE, UNDEFINED, Record, main_metric_of, new_record
+from stebkit.records.results import RECOMPUTE, UNDEFINED, Record, main_metric_of, new_record
 from stebkit.runs import context as run_context
 from stebkit.runs.encoders import collapsed_share
 
 if TYPE_CHECKING:
     from stebkit.runs.planning import PlannedModel, Unit
 
-Draft = dict[str, Any]
-"""A record being built: its JSON fields so far, never changed in place."""
+Draft = Mapping[str, Any]
+"""A record being built: its JSON fields so far, a read-only view (its protocol too); each
+step returns a new draft, none can change one in place."""
 
 COLLAPSE_WARN = 0.1
 """A record warns when more than this share of its distinct texts (or, for encoders that
@@ -74,39 +76,54 @@ def dataset_meta(unit: Unit) -> dict[str, Any]:
             "application": spec.application}
 
 
+def _draft(fields: Mapping[str, Any]) -> Draft:
+    """A read-only draft of ``fields``, its protocol read-only too.
+
+    >>> draft = _draft({"status": "ok", "protocol": {"seed": 42}})
+    >>> draft["protocol"]["seed"] = 7
+    Traceback (most recent call last):
+    ...
+    TypeError: 'mappingproxy' object does not support item assignment
+    """
+    out = dict(fields)
+    if isinstance(out.get("protocol"), Mapping):
+        out["protocol"] = MappingProxyType(dict(out["protocol"]))
+    return MappingProxyType(out)
+
+
 def start(unit: Unit, protocol: Mapping[str, Any], model: Mapping[str, Any],
           dataset: Mapping[str, Any]) -> Draft:
     """The draft of ``unit``'s record: its identity, protocol and main metric, dated now."""
-    return new_record(model=model, dataset=dataset, task=unit.task,
-                      episode_size=unit.episode_size,
-                      episodes_per_label=unit.episodes_per_label, seed=protocol["seed"],
-                      protocol=protocol,
-                      main_metric=main_metric_of(unit.family.name, unit.spec),
-                      n_items=0, runtime_s=0.0, date=now())
+    return _draft(new_record(model=model, dataset=dataset, task=unit.task,
+                             episode_size=unit.episode_size,
+                             episodes_per_label=unit.episodes_per_label,
+                             seed=protocol["seed"], protocol=protocol,
+                             main_metric=main_metric_of(unit.family.name, unit.spec),
+                             n_items=0, runtime_s=0.0, date=now()))
 
 
 def with_fields(draft: Draft, **fields: Any) -> Draft:
     """``draft`` with ``fields`` set (a key it has keeps its place, a new one comes last)."""
-    return {**draft, **fields}
+    return _draft({**draft, **fields})
 
 
 def with_protocol(draft: Draft, **fields: Any) -> Draft:
     """``draft`` with ``fields`` set in its protocol (how its result was computed)."""
-    return {**draft, "protocol": {**draft["protocol"], **fields}}
+    return _draft({**draft, "protocol": {**draft["protocol"], **fields}})
 
 
 def with_collapse(draft: Draft, vectors: np.ndarray, what: str) -> tuple[Draft, str | None]:
     """``draft`` with the share of ``vectors`` that are one identical vector; above
     :data:`COLLAPSE_WARN`, a warning in the record, also returned (else None)."""
     share = collapsed_share(vectors)
-    draft = {**draft, "collapsed_share": share}
+    draft = _draft({**draft, "collapsed_share": share})
     if share <= COLLAPSE_WARN:
         return draft, None
     message = (f"{draft['model']['name']} / {draft['dataset']['name']}: "
                f"{share:.0%} of the {len(vectors)} {what} share one identical vector; "
                "the encoder cannot tell them apart (another language or script?)")
-    return {**draft, "warnings": [*draft.get("warnings", []),
-                                  f"CollapsedVectors: {message}"]}, message
+    return _draft({**draft, "warnings": [*draft.get("warnings", []),
+                                         f"CollapsedVectors: {message}"]}), message
 
 
 def result_parts(result: Mapping[str, Any]) -> tuple[dict[str, float], dict[str, int],
@@ -140,18 +157,18 @@ def with_result(draft: Draft, unit: Unit, ti: Any, result: Any, messages: list[s
     ids = family.item_ids(ti, result)
     details = result.get("details") or {}
     if isinstance(details.get("per_label"), Mapping):
-        draft = {**draft, "per_label": {str(k): dict(v)
-                                        for k, v in details["per_label"].items()}}
-    return {**draft, "metrics": metrics, "counts": counts, "chosen": chosen,
-            "higher_is_better": family.metrics.get(main, True),
-            # None when a dataset's main metric is not the one the bootstrap resamples
-            "ci": family.bootstrap(result, seed=seed, n_resamples=run_context.N_RESAMPLES,
-                                   confidence=run_context.CONFIDENCE)
-            if main == family.main_metric else None,
-            "episodes_per_label": ti.episodes_per_label,
-            "n_items": len(ids) or ti.n_items, "n_texts": len(ti.texts),
-            "dropped": dict(ti.dropped), "per_item": family.item_values(result, ids),
-            "status": "ok", "warnings": draft.get("warnings", []) + messages}
+        draft = _draft({**draft, "per_label": {str(k): dict(v)
+                                               for k, v in details["per_label"].items()}})
+    return _draft({**draft, "metrics": metrics, "counts": counts, "chosen": chosen,
+                   "higher_is_better": family.metrics.get(main, True),
+                   # None when a dataset's main metric is not the one the bootstrap resamples
+                   "ci": family.bootstrap(result, seed=seed, n_resamples=run_context.N_RESAMPLES,
+                                          confidence=run_context.CONFIDENCE)
+                   if main == family.main_metric else None,
+                   "episodes_per_label": ti.episodes_per_label,
+                   "n_items": len(ids) or ti.n_items, "n_texts": len(ti.texts),
+                   "dropped": dict(ti.dropped), "per_item": family.item_values(result, ids),
+                   "status": "ok", "warnings": [*draft.get("warnings", []), *messages]})
 
 
 def ok(draft: Draft, *, where: str, started: float) -> Record:
@@ -179,6 +196,6 @@ def skipped(draft: Draft, reason: str, *, where: str, **fields: Any) -> Record:
 
 
 def _checked(draft: Draft, *, where: str, fix: str = RECOMPUTE) -> Record:
-    from stebkit.results import _jsonable
+    from stebkit.records.results import _jsonable
 
     return Record.from_json(_jsonable(draft), where=where, fix=fix)

@@ -5,18 +5,21 @@ and ``docs/leaderboard.md``):
 
 Operational score
     Per task, a models x datasets matrix of the task's main metric (default
-    exclusions: non-English and semantic-control datasets). The defaults follow the
-    reference's newest recipe (:data:`REFERENCE`: its ``__main__.py``, ``auto_cluster.py``,
-    ``discovery.py`` and ``config.py``):
+    exclusions: the reference's non-English and semantic-control datasets). How is one
+    :class:`ScoreRecipe`, whose defaults follow the reference's newest recipe
+    (:data:`REFERENCE`: its ``__main__.py``, ``auto_cluster.py``, ``discovery.py`` and
+    ``config.py``):
 
     - models: the reference's ``EXCLUDED_MODELS`` (``lftk``, ``tfidf``, ``tfidfngrams``,
       ``avgs_typetoken_read.yaml``) are not scored; every other model, the random
-      baseline included, is scored and shapes the grouping (``grouping_models="stebkit"``,
-      the former rule: every model scored, :data:`GROUPING_EXCLUDED_MODELS` left out of
-      the grouping);
+      baseline included, is scored and shapes the grouping
+      (``grouping_models="without_baselines"``: every model scored,
+      :data:`GROUPING_EXCLUDED_MODELS` left out of the grouping);
+    - each model's number comes from its first configuration folder in string order
+      holding a result, as ``discovery.py`` reads it (``configuration``);
     - missing results: a model with no result in a task is not part of it; of the others,
-      the datasets not every model has are dropped (``complete_datasets=False``, the
-      former rule: the models that miss a dataset are left out of the task instead);
+      the datasets not every model has are dropped (``missing="drop_models"``: the models
+      that miss a dataset are left out of the task instead);
     - a task with fewer than 3 models (``min_models``) gets no operational score, as the
       reference skips it; a task with one dataset left scores it alone.
 
@@ -27,9 +30,10 @@ Operational score
       ``clip(1 - rho, 0, 2)`` with a zero diagonal, Ward linkage of the condensed
       distance matrix (``scipy.cluster.hierarchy.linkage(squareform(d), "ward")``),
       flat clusters cut with ``fcluster(Z, t=threshold, criterion="distance")``.
+      Each correlation is ``scipy.stats.spearmanr`` of the pair, as the reference's.
       The cut defaults to ``threshold=0.5`` (roughly: datasets whose rankings correlate
       at 0.5 or more fall together), the newest reference's command-line default; its
-      older versions, and stebkit before, cut at 1.0. The grouping moves when models are
+      older versions cut at 1.0. The grouping moves when models are
       added and is unreliable with fewer than 10 models (a warning says so, once, with
       the number of models in the grouping).
     - ``grouping="fixed"``: the reference's hand-made clusters
@@ -41,12 +45,14 @@ Operational score
       unlisted datasets form one group each.
 
     Task score = mean over groups of the group means; STEB score = mean of the task
-    scores a model has. Results of user suites (:mod:`stebkit.suites`: classification,
-    nDCG retrieval and the STEB families on the suite's datasets) are aggregated by the
-    same recipe, so the score of a suite-only run is its tasks' mean. With several
-    episode sizes, each (model, dataset, task) uses the first episode size of the
-    reference preset for the task (size 1 for clustering and all-to-all pairs), else its
-    smallest size, as the reference does.
+    scores a model has, written only when at least 2 tasks are scored (``min_tasks``), as
+    the reference's ``__main__.py``. Results of user suites (:mod:`stebkit.suites`:
+    classification, nDCG retrieval and the STEB families on the suite's datasets) are
+    aggregated by the same recipe, so the score of a suite-only run is its tasks' mean.
+    With several episode configurations, each model's number comes from its first
+    configuration folder in string order that holds a result
+    (:func:`choose_configurations`; ``configuration="preset_size_first"``: the reference
+    preset's first size for every model, else the smallest size).
 
 Definitional score (Wegmann et al.'s definition of style, as the reference computes it)
     For each definitional cluster — genre, register, time, demographics, dialect,
@@ -87,7 +93,6 @@ exclusions, episode sizes), :mod:`~stebkit.scores.grouping` (dataset groupings),
 
 from __future__ import annotations
 
-from stebkit.published import OBJECT_OF_STUDY  # noqa: F401 (the published one, as before)
 from stebkit.scores.aggregates import (
     Definitional,
     Operational,
@@ -98,8 +103,8 @@ from stebkit.scores.aggregates import (
 from stebkit.scores.grouping import (
     DEFAULT_THRESHOLD,
     GROUPING_EXCLUDED_MODELS,
-    GROUPING_MODELS,
     MIN_RELIABLE_MODELS,
+    NON_ENGLISH_DATASETS,
     REFERENCE,
     REFERENCE_EXCLUDED_MODELS,
     correlation_groups,
@@ -108,18 +113,24 @@ from stebkit.scores.grouping import (
     fixed_groups,
     listed_datasets,
     reference_clusters,
+    reference_datasets,
+    unlisted_datasets,
 )
 from stebkit.scores.inputs import (
     DEFAULT_EXCLUDE,
     DEFINITIONAL_COLUMNS,
     MissingResultsWarning,
     apply_exclusions,
+    choose_configurations,
     episode_configs,
+    folder_names,
     main_frame,
     score_matrix,
+    scored_frame,
     select_episode_config,
     select_episode_size,
 )
+from stebkit.scores.published import OBJECT_OF_STUDY  # noqa: F401 (the published one, as before)
 from stebkit.scores.ranking import (
     CHANCE_MODELS,
     Leaderboard,
@@ -127,9 +138,17 @@ from stebkit.scores.ranking import (
     leaderboard,
     leaderboard_notes,
     leaderboard_summary,
+    missing_families,
     paired_difference,
     rank_tiers,
     recipe_line,
+)
+from stebkit.scores.recipe import (
+    CONFIGURATIONS,
+    GROUPING_MODELS,
+    MISSING,
+    UNLISTED,
+    ScoreRecipe,
 )
 from stebkit.scores.tables import (
     to_csv,
@@ -138,11 +157,21 @@ from stebkit.scores.tables import (
 )
 
 __all__ = [
+    "ScoreRecipe",
+    "MISSING",
+    "GROUPING_MODELS",
+    "CONFIGURATIONS",
+    "UNLISTED",
+    "NON_ENGLISH_DATASETS",
+    "reference_datasets",
+    "unlisted_datasets",
+    "scored_frame",
+    "choose_configurations",
+    "folder_names",
     "MIN_RELIABLE_MODELS",
     "DEFAULT_THRESHOLD",
     "DEFAULT_EXCLUDE",
     "GROUPING_EXCLUDED_MODELS",
-    "GROUPING_MODELS",
     "REFERENCE",
     "REFERENCE_EXCLUDED_MODELS",
     "CHANCE_MODELS",
@@ -172,6 +201,7 @@ __all__ = [
     "leaderboard",
     "leaderboard_notes",
     "leaderboard_summary",
+    "missing_families",
     "recipe_line",
     "to_markdown",
     "to_latex",

@@ -4,39 +4,31 @@ from __future__ import annotations
 
 import logging
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from stebkit.published import OBJECT_OF_STUDY
 from stebkit.scores.grouping import (
-    DEFAULT_THRESHOLD,
     MIN_RELIABLE_MODELS,
-    REFERENCE_EXCLUDED_MODELS,
     _declared_groups,
     _grouping_excluded,
-    _unlisted,
-    check_grouping_models,
     correlation_groups,
     fixed_groups,
     reference_clusters,
 )
 from stebkit.scores.inputs import (
-    DEFAULT_EXCLUDE,
     DEFINITIONAL_COLUMNS,
     MissingResultsWarning,
-    _tidy_frame,
-    _with_missing,
-    apply_exclusions,
+    choose_configurations,
     episode_configs,
-    main_frame,
-    score_matrix,
+    scored_frame,
     select_episode_config,
-    select_episode_size,
 )
+from stebkit.scores.published import OBJECT_OF_STUDY
+from stebkit.scores.recipe import ScoreRecipe, as_recipe
 from stebkit.tasks import FAMILIES
 
 log = logging.getLogger("stebkit.scores")
@@ -115,7 +107,10 @@ class Operational:
     dataset that every model has);
     ``not_scored`` lists the models left out of both scores (the reference's excluded
     models); ``grouping_note`` is the one line :func:`operational` warns with (empty when
-    there is nothing to say).
+    there is nothing to say); ``recipe`` is the :class:`ScoreRecipe` applied and
+    ``configs`` the episode configuration each scored number comes from (``task``,
+    ``dataset``, ``model``, ``configuration`` as the reference's folder name, ``others``:
+    that model's other configurations holding a value).
     """
 
     models: list[str]
@@ -128,6 +123,8 @@ class Operational:
     skipped_tasks: dict[str, str] = field(default_factory=dict)
     not_scored: list[str] = field(default_factory=list)
     grouping_note: str = ""
+    recipe: ScoreRecipe = field(default_factory=ScoreRecipe)
+    configs: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 def _caller_stacklevel() -> int:
@@ -144,16 +141,9 @@ def _caller_stacklevel() -> int:
     return level
 
 
-def _not_scored(df: pd.DataFrame, grouping_models: str) -> tuple[pd.DataFrame, list[str]]:
-    """Leave out the reference's excluded models under the reference's rule."""
-    if check_grouping_models(grouping_models) != "reference" or df.empty:
-        return df, []
-    out = df["model"].isin(REFERENCE_EXCLUDED_MODELS)
-    return df[~out].reset_index(drop=True), sorted(df.loc[out, "model"].unique())
-
-
 def _grouping_note(tasks: Mapping[str, TaskAggregate], too_few: Mapping[str, int],
-                   left_out: Iterable[str], not_scored: Sequence[str], min_models: int) -> str:
+                   not_scored: Sequence[str], models: Sequence[str],
+                   recipe: ScoreRecipe) -> str:
     """One line on the correlation grouping: how many models enter it, which were left
     out and why, and which tasks got no operational score."""
     parts = []
@@ -164,72 +154,104 @@ def _grouping_note(tasks: Mapping[str, TaskAggregate], too_few: Mapping[str, int
         parts.append(f"correlation grouping from {n} model(s) (fewer than "
                      f"{MIN_RELIABLE_MODELS}): unreliable, it moves when models are added; "
                      "consider grouping='fixed'")
-    if too_few:
-        by_n: dict[int, list[str]] = {}
-        for task, n in too_few.items():
-            by_n.setdefault(n, []).append(task)
-        parts += [f"{', '.join(names)}: only {n} model(s) with results; the correlation "
-                  f"grouping needs {min_models}, so no operational score for "
-                  f"{'these tasks' if len(names) > 1 else 'this task'} (as the reference)"
-                  for n, names in sorted(by_n.items())]
-    excluded = sorted(set(left_out))
+    by_n: dict[int, list[str]] = {}
+    for task, n in too_few.items():
+        by_n.setdefault(n, []).append(task)
+    parts += [f"{', '.join(names)}: only {n} model(s) with results; the correlation "
+              f"grouping needs {recipe.min_models}, so no operational score for "
+              f"{'these tasks' if len(names) > 1 else 'this task'} (as the reference)"
+              for n, names in sorted(by_n.items())]
+    excluded = ([m for m in models if _grouping_excluded(m)]
+                if recipe.grouping_models == "without_baselines" else [])
     if parts and excluded:
         parts.append(f"left out of the grouping, still scored: {', '.join(excluded)} "
-                     "(grouping_models='stebkit')")
+                     "(grouping_models='without_baselines')")
     if parts and not_scored:
         parts.append(f"not scored: {', '.join(not_scored)} (the reference's excluded models)")
     return "; ".join(parts)
 
 
-def operational(results: Any, *, grouping: str | Mapping[str, Any] = "correlation",
-                exclude: Iterable[str] | None = DEFAULT_EXCLUDE,
-                threshold: float = DEFAULT_THRESHOLD, episode_size: int | None = None,
-                min_models: int = 3, n_resamples: int = 1000, seed: int = 42,
-                complete_datasets: bool = True, include_unlisted: bool | None = None,
-                grouping_models: str = "reference") -> Operational:
-    """Operational STEB aggregation (see the module docstring for the recipe).
+def _task_matrix(df: pd.DataFrame, task: str, recipe: ScoreRecipe
+                 ) -> tuple[pd.DataFrame, list[str], dict[str, list[str]]] | str:
+    """The complete models x datasets matrix of ``task`` under the recipe's ``missing``
+    rule, the datasets dropped and the models left out (model -> missing datasets); or
+    why the task has none (an empty string: no results at all)."""
+    sub = df[df["task"] == task]
+    if sub.empty:
+        return ""
+    raw = sub.set_index(["model", "dataset"])["value"].unstack().sort_index().sort_index(
+        axis=1)
+    raw.columns.name = raw.index.name = None
+    raw = raw.dropna(axis=1, how="all")  # no model has it: not a missing result
+    if recipe.missing == "drop_datasets":  # the reference's newest rule
+        absent = raw.index[raw.isna().all(axis=1)]  # no result in this task at all
+        gone = {m: sorted(raw.columns) for m in absent}
+        mat = raw.drop(index=absent).dropna(axis=1, how="any")
+        dropped = sorted(set(raw.columns) - set(mat.columns))
+        if dropped:
+            log.info("%s: dropped %d dataset(s) not evaluated by every model: %s",
+                     task, len(dropped), dropped)
+    else:  # leave out the models that miss a dataset
+        mat, dropped = raw.dropna(axis=0, how="any"), []
+        gone = {m: sorted(raw.columns[raw.loc[m].isna()]) for m in raw.index
+                if m not in mat.index}
+        if gone:
+            warnings.warn(f"{task}: left out {len(gone)} model(s) with missing results "
+                          f"(model: missing datasets) {gone}; missing='drop_datasets' "
+                          "drops those datasets instead",
+                          MissingResultsWarning, stacklevel=_caller_stacklevel())
+    if mat.size == 0:
+        return ("no dataset that every model has" if recipe.missing == "drop_datasets"
+                else "no model with a result for every dataset")
+    return mat, dropped, gone
 
-    The defaults are the reference's newest recipe (:data:`REFERENCE`); the former
-    stebkit rules are ``threshold=1.0, complete_datasets=False,
-    grouping_models="stebkit"``.
 
-    Parameters
-    ----------
-    results : Results or DataFrame
-        Evaluation results (anything :func:`main_frame` accepts).
-    grouping : {"correlation", "fixed"} or mapping
-        How redundant datasets are grouped inside a task.
-    exclude : iterable of str or None
-        Exclusions for :func:`apply_exclusions`.
-    threshold : float, default 0.5
-        Ward cut height for ``grouping="correlation"`` (the reference's newest
-        ``__main__.py``; 1.0 in its older versions).
-    episode_size : int or None
-        Episode size to use (None: the reference rule, see :func:`select_episode_size`).
-    min_models : int, default 3
-        ``grouping="correlation"``: a task with fewer models (after the missing-result
-        rule) gets no operational score, as the reference's ``analyze_task`` skips it.
-    complete_datasets : bool, default True
-        Missing results (a model without a value for a dataset, e.g. a failed record):
-        True drops, per task, the datasets that not every model of the task has, as the
-        reference's newest ``__main__.py`` always does (a model with no result in a task
-        at all is not part of that task, as it is absent from the reference's matrix);
-        False (the former default, the reference's older default) leaves out the models
-        that miss a dataset (with a :class:`MissingResultsWarning`).
-    include_unlisted : bool or None
-        Datasets absent from the reference's cluster file: False leaves them out, True
-        scores them; None (default) leaves them out unless no dataset of the results is
-        listed (an offline or custom suite), in which case all are scored.
-    grouping_models : {"reference", "stebkit"}, default "reference"
-        "reference": the reference's excluded models
-        (:data:`REFERENCE_EXCLUDED_MODELS`) are not scored and every other model, the
-        random baseline included, enters the correlation grouping; "stebkit" (the
-        former rule): every model is scored and :data:`GROUPING_EXCLUDED_MODELS` are left
-        out of the grouping.
-    n_resamples : int
-        Bootstrap replicates (0: none).
-    seed : int
-        Seed of the bootstrap.
+def _task_groups(mat: pd.DataFrame, recipe: ScoreRecipe
+                 ) -> tuple[dict[str, list[str]], list[str], bool] | int:
+    """The dataset groups of one task's matrix, the models left out of the grouping and
+    whether the grouping is low-confidence; or the number of models when too few."""
+    left_out = ([m for m in mat.index if _grouping_excluded(m)]
+                if recipe.grouping_models == "without_baselines" else [])
+    grouping_mat = mat.drop(index=left_out)
+    if isinstance(recipe.grouping, Mapping):
+        return _declared_groups(list(mat.columns), recipe.grouping), left_out, False
+    if recipe.grouping == "fixed":
+        return fixed_groups(list(mat.columns)), left_out, False
+    if grouping_mat.shape[0] < recipe.min_models:
+        return grouping_mat.shape[0]
+    low = grouping_mat.shape[0] < MIN_RELIABLE_MODELS and mat.shape[1] > 1
+    return correlation_groups(grouping_mat, threshold=recipe.threshold), left_out, low
+
+
+def _task_aggregate(df: pd.DataFrame, task: str, recipe: ScoreRecipe, models: list[str],
+                    rng: np.random.Generator | None, n_resamples: int
+                    ) -> tuple[TaskAggregate, np.ndarray] | str | int:
+    """One task's aggregation and its replicates; or why it has none (see
+    :func:`_task_matrix`, :func:`_task_groups`)."""
+    made = _task_matrix(df, task, recipe)
+    if isinstance(made, str):
+        return made
+    mat, dropped, gone = made
+    grouped = _task_groups(mat, recipe)
+    if isinstance(grouped, int):
+        return grouped
+    groups, left_out, low = grouped
+    full = mat.reindex(models)
+    reps = [_group_reps(full[cols].to_numpy(dtype=float), rng, n_resamples)
+            for cols in groups.values()]
+    scores = pd.DataFrame({name: r[:, 0] for name, r in zip(groups, reps, strict=True)},
+                          index=models)
+    agg = TaskAggregate(task, mat, groups, scores, dropped, low, gone, sorted(left_out))
+    return agg, _resample_groups(np.stack(reps), rng)
+
+
+def operational(results: Any, *, recipe: ScoreRecipe | None = None, n_resamples: int = 1000,
+                seed: int = 42, **options: Any) -> Operational:
+    """Operational STEB aggregation (see the module docstring and :class:`ScoreRecipe`).
+
+    ``recipe`` (default: the reference's newest aggregation) says how; its options may
+    also be given by name (``threshold=1.0``) and replace the recipe's. ``n_resamples``
+    bootstrap replicates (0: none) are drawn from ``seed``.
 
     Warns once (a ``UserWarning`` attributed to the caller's line, never to a library
     file) when the correlation grouping is unreliable or a task has too few models,
@@ -240,105 +262,68 @@ def operational(results: Any, *, grouping: str | Mapping[str, Any] = "correlatio
     >>> rows = [("m1", "a", .1), ("m1", "b", .2), ("m2", "a", .3), ("m2", "b", .6)]
     >>> df = pd.DataFrame(rows, columns=["model", "dataset", "value"]).assign(
     ...     task="retrieval")
-    >>> op = operational(df, grouping={"a": "g", "b": "g"}, n_resamples=0)
+    >>> op = operational(df, grouping={"a": "g", "b": "g"}, min_tasks=1, n_resamples=0)
     >>> op.steb.round(3).to_dict()
     {'m1': 0.15, 'm2': 0.45}
     """
-    df = main_frame(results, keep_missing=True)
-    df, not_scored = _not_scored(df, grouping_models)
-    df, excluded = apply_exclusions(df, exclude)
-    df, unlisted = _unlisted(df, include_unlisted)
-    if unlisted:
-        excluded["not_in_cluster_file"] = unlisted
-    df = select_episode_size(df, episode_size)
-    missing_rows = df[df["value"].isna()]
-    all_models = sorted(df["model"].unique())
-    df = df[df["value"].notna()].reset_index(drop=True)
-    unknown = sorted(set(df["task"]) - set(FAMILIES))
-    if unknown:
-        raise ValueError(f"unknown task(s) {unknown} in results; known tasks are "
-                         f"{list(FAMILIES)}")
-    if not isinstance(grouping, Mapping) and grouping not in ("correlation", "fixed"):
-        raise ValueError(f"grouping must be 'correlation', 'fixed' or a mapping, got "
-                         f"{grouping!r}")
-    models = all_models
+    recipe = as_recipe(recipe, options)
+    df, excluded, not_scored = scored_frame(results, recipe, "operational")
+    df = choose_configurations(df, recipe)
+    _check_tasks(df)
+    models = sorted(df["model"].unique())
     rng = np.random.default_rng(seed) if n_resamples else None
-    tasks: dict[str, TaskAggregate] = {}
-    task_reps: dict[str, np.ndarray] = {}
-    skipped: dict[str, str] = {}
-    too_few: dict[str, int] = {}
-    left_out: set[str] = set()  # of the grouping, by grouping_models="stebkit"
+    tasks, task_reps, skipped, too_few = {}, {}, {}, {}
     for task in FAMILIES:  # STEB's families, then those of user suites
-        raw = _with_missing(score_matrix(df, task), missing_rows, task)
-        if raw.empty:
-            continue
-        raw = raw.dropna(axis=1, how="all")  # no model has it: not a missing result
-        gone: dict[str, list[str]] = {}
-        if complete_datasets:  # the reference's newest rule
-            absent = raw.index[raw.isna().all(axis=1)]  # no result in this task at all
-            gone = {m: sorted(raw.columns) for m in absent}
-            mat = raw.drop(index=absent).dropna(axis=1, how="any")
-            dropped = sorted(set(raw.columns) - set(mat.columns))
-            if dropped:
-                log.info("%s: dropped %d dataset(s) not evaluated by every model: %s",
-                         task, len(dropped), dropped)
-        else:  # the former rule: drop the models that miss a dataset
-            mat = raw.dropna(axis=0, how="any")
-            dropped = []
-            gone = {m: sorted(raw.columns[raw.loc[m].isna()]) for m in raw.index
-                    if m not in mat.index}
-            if gone:
-                warnings.warn(f"{task}: left out {len(gone)} model(s) with missing results "
-                              f"(model: missing datasets) {gone}; complete_datasets=True "
-                              "drops those datasets instead",
-                              MissingResultsWarning, stacklevel=_caller_stacklevel())
-        if mat.shape[1] == 0 or mat.shape[0] == 0:
-            skipped[task] = ("no dataset that every model has" if complete_datasets
-                             else "no model with a result for every dataset")
-            continue
-        grouping_mat = mat
-        if grouping_models == "stebkit":
-            grouping_mat = mat.drop(index=[m for m in mat.index if _grouping_excluded(m)])
-            left_out.update(set(mat.index) - set(grouping_mat.index))
-        n_models = grouping_mat.shape[0]
-        low = False
-        if isinstance(grouping, Mapping):
-            groups = _declared_groups(list(mat.columns), grouping)
-        elif grouping == "fixed":
-            groups = fixed_groups(list(mat.columns))
-        elif n_models < min_models:
-            too_few[task] = n_models
-            skipped[task] = (f"only {n_models} model(s) with results (the correlation "
-                             f"grouping needs {min_models})")
-            continue
-        else:
-            if n_models < MIN_RELIABLE_MODELS and mat.shape[1] > 1:
-                low = True
-            groups = correlation_groups(grouping_mat, threshold=threshold)
-        full = mat.reindex(models)
-        reps = []
-        gscores = {}
-        for name, cols in groups.items():
-            r = _group_reps(full[cols].to_numpy(dtype=float), rng, n_resamples)
-            reps.append(r)
-            gscores[name] = r[:, 0]
-        task_reps[task] = _resample_groups(np.stack(reps), rng)
-        tasks[task] = TaskAggregate(task, mat, groups,
-                                    pd.DataFrame(gscores, index=models), dropped, low, gone,
-                                    sorted(set(mat.index) - set(grouping_mat.index)))
+        made = _task_aggregate(df, task, recipe, models, rng, n_resamples)
+        if isinstance(made, tuple):
+            tasks[task], task_reps[task] = made
+        elif isinstance(made, int):
+            too_few[task] = made
+            skipped[task] = (f"only {made} model(s) with results (the correlation "
+                             f"grouping needs {recipe.min_models})")
+        elif made:
+            skipped[task] = made
     if not tasks and not skipped:
         raise ValueError("no task has results left after exclusions; check `exclude` and "
                          "that the results hold main-metric values")
-    width = 1 + (n_resamples if rng is not None else 0)
-    task_scores = pd.DataFrame({t: r[:, 0] for t, r in task_reps.items()}, index=models)
-    steb_reps = (_nanmean(np.stack(list(task_reps.values())), axis=0) if task_reps
-                 else np.full((len(models), width), np.nan))
-    steb = pd.Series(steb_reps[:, 0], index=models, name="steb_score")
-    note = _grouping_note(tasks, too_few, left_out, not_scored, min_models)
+    note = _grouping_note(tasks, too_few, not_scored, models, recipe)
     if note:
         warnings.warn(note, UserWarning, stacklevel=_caller_stacklevel())
+    steb, steb_reps = _steb_score(task_reps, models, recipe, 1 + (n_resamples if rng else 0))
+    task_scores = pd.DataFrame({t: r[:, 0] for t, r in task_reps.items()}, index=models)
     return Operational(models, tasks, task_scores, steb, steb_reps, task_reps, excluded,
-                       skipped, not_scored, note)
+                       skipped, not_scored, note, recipe, _used_configs(df, tasks))
+
+
+def _check_tasks(df: pd.DataFrame) -> None:
+    unknown = sorted(set(df["task"]) - set(FAMILIES)) if len(df) else []
+    if unknown:
+        raise ValueError(f"unknown task(s) {unknown} in results; known tasks are "
+                         f"{list(FAMILIES)}")
+
+
+def _steb_score(task_reps: Mapping[str, np.ndarray], models: list[str], recipe: ScoreRecipe,
+                width: int) -> tuple[pd.Series, np.ndarray]:
+    """The STEB score (mean of the task scores a model has) and its replicates: none
+    with fewer than ``recipe.min_tasks`` tasks scored, as the newest ``__main__.py``
+    writes ``STEB_score`` only when more than one task has a score."""
+    if len(task_reps) >= recipe.min_tasks:
+        reps = _nanmean(np.stack(list(task_reps.values())), axis=0)
+    else:
+        reps = np.full((len(models), width), np.nan)
+    return pd.Series(reps[:, 0], index=models, name="steb_score"), reps
+
+
+def _used_configs(df: pd.DataFrame, tasks: Mapping[str, TaskAggregate]) -> pd.DataFrame:
+    """The configuration each scored number comes from: ``task``, ``dataset``, ``model``,
+    ``configuration`` and ``others`` (the model's other configurations with a value)."""
+    rows = []
+    for task, agg in tasks.items():
+        sub = df[(df["task"] == task) & df["dataset"].isin(agg.matrix.columns)
+                 & df["model"].isin(agg.matrix.index)]
+        rows += [(task, r.dataset, r.model, r.configuration, r.others)
+                 for r in sub.itertuples()]
+    return pd.DataFrame(rows, columns=["task", "dataset", "model", "configuration", "others"])
 
 
 @dataclass
@@ -384,29 +369,25 @@ def _definitional_entries(frame: pd.DataFrame, clusters: Mapping[str, Sequence[A
     return entries
 
 
-def definitional(results: Any, *, exclude: Iterable[str] | None = DEFAULT_EXCLUDE,
+def definitional(results: Any, *, recipe: ScoreRecipe | None = None,
                  clusters: Mapping[str, Sequence[Any]] | None = None,
-                 episode_size: int | None = None, models: Sequence[str] | None = None,
-                 n_resamples: int = 1000, seed: int = 42, complete_datasets: bool = True,
-                 include_unlisted: bool | None = None,
-                 grouping_models: str = "reference") -> Definitional:
-    """Definitional STEB scores (see the module docstring for the recipe).
+                 models: Sequence[str] | None = None, n_resamples: int = 1000, seed: int = 42,
+                 **options: Any) -> Definitional:
+    """Definitional STEB scores (see the module docstring and :class:`ScoreRecipe`).
 
     ``clusters`` replaces the reference's clusters: ``{cluster: [dataset or
     {"name", "oa_metric", "oa_only"}]}`` with cluster names among genre, register, time,
     demographics, dialect, idiolect, predefined_features and style_vs_content.
-    Missing results (``complete_datasets=True``, the default, as the reference's newest
+    Missing results (``missing="drop_datasets"``, the default, as the reference's newest
     ``__main__.py`` forces ``mc_complete_datasets``): each column keeps the datasets that
     every model with a result in that column has; a model with no result in a column
-    is scored on the columns it has. ``complete_datasets=False`` (the former default)
-    averages, per model, the datasets it has. ``grouping_models="reference"`` leaves the
-    reference's excluded models out, as :func:`operational`.
-    ``include_unlisted`` as :func:`operational` (so AuthBench, absent from the cluster
-    file, does not join idiolect by its category unless asked).
+    is scored on the columns it has. ``missing="drop_models"`` averages, per model, the
+    datasets it has. The recipe's models file, excluded models and datasets apply as in
+    :func:`operational`; its options may be given by name.
     Records enter at one episode configuration per dataset and task, size and episodes
     per label alike: the benchmark preset's, as the reference's ``manual_cluster.py``,
-    else the run's own (:func:`~stebkit.scores.inputs.episode_configs`; ``episode_size``
-    fixes the size).
+    else the run's own (:func:`~stebkit.scores.inputs.episode_configs`; the recipe's
+    ``episode_size`` fixes the size).
 
     Examples
     --------
@@ -415,70 +396,19 @@ def definitional(results: Any, *, exclude: Iterable[str] | None = DEFAULT_EXCLUD
     >>> definitional(df, n_resamples=0).scores["genre"].to_dict()
     {'m1': 0.2, 'm2': 0.4}
     """
-    main = _not_scored(main_frame(results, keep_missing=True), grouping_models)[0]
-    main = apply_exclusions(main, exclude)[0]
-    main, unlisted = _unlisted(main, include_unlisted)
-    configs = episode_configs(main, episode_size)
+    recipe = as_recipe(recipe, options)
+    main = scored_frame(results, recipe, "definitional")[0]
+    configs = episode_configs(main, recipe.episode_size)
     main = select_episode_config(main, configs)
     main = main[main["value"].notna()].reset_index(drop=True)
-    tidy = _tidy_frame(results)
+    tidy = scored_frame(results, recipe, "definitional", tidy=True)[0]
     if tidy is not None:
-        tidy = tidy[~tidy["dataset"].isin(unlisted)]
-        tidy = _not_scored(tidy, grouping_models)[0]
-        tidy = select_episode_config(apply_exclusions(tidy, exclude)[0], configs)
+        tidy = select_episode_config(tidy, configs)
     all_models = sorted(main["model"].unique()) if models is None else list(models)
-    main_metric = {}
-    if "metric" in main.columns:
-        main_metric = dict(zip(zip(main["dataset"], main["task"], strict=True),
-                               main["metric"], strict=True))
-    entries = _definitional_entries(main, clusters)
-    # (cluster, task, metric) -> {dataset: Series(model -> value)}
-    cells: dict[tuple[str, str, str], dict[str, pd.Series]] = {}
-    warned = False
-    for cluster, dataset, oa_metric, oa_only in entries:
-        rows = main[main["dataset"] == dataset]
-        for task in sorted(rows["task"].unique()):
-            if oa_only and task != _OA:
-                continue
-            metric = main_metric.get((dataset, task), "main")
-            if task == _OA and oa_metric and oa_metric != metric:
-                if tidy is None or not (tidy["metric"] == oa_metric).any():
-                    if not warned:
-                        warnings.warn(f"results hold only main metrics: order alignment "
-                                      f"enters definitional clusters with its main metric "
-                                      f"instead of {oa_metric!r}; pass Results or "
-                                      "Results.to_frame()", UserWarning, stacklevel=2)
-                        warned = True
-                    vals = rows[rows["task"] == task]
-                else:
-                    metric = oa_metric
-                    vals = tidy[(tidy["dataset"] == dataset) & (tidy["task"] == task)
-                                & (tidy["metric"] == metric)]
-            else:
-                vals = rows[rows["task"] == task]
-            s = vals.groupby("model")["value"].first()
-            if len(s):
-                cells.setdefault((cluster, task, metric), {})[dataset] = s
+    cells = _definitional_cells(main, tidy, _definitional_entries(main, clusters))
     rng = np.random.default_rng(seed) if n_resamples else None
-    width = 1 + (n_resamples if rng is not None else 0)
-    nan_rep = np.full((len(all_models), width), np.nan)
-    cluster_cols: dict[str, list[np.ndarray]] = {}
-    used: dict[str, dict[tuple[str, str], list[str]]] = {}
-    for (cluster, task, metric), per_ds in sorted(cells.items()):
-        mat = pd.DataFrame(per_ds).reindex(all_models)
-        if complete_datasets:  # over the models that have a result in this column
-            complete = mat.columns[mat[mat.notna().any(axis=1)].notna().all(axis=0)]
-            dropped = sorted(set(mat.columns) - set(complete))
-            if dropped:
-                log.info("definitional %s / %s (%s): dropped incomplete dataset(s) %s",
-                         cluster, task, metric, dropped)
-        else:  # the former rule (the reference's older default): average what exists
-            complete = mat.columns[mat.notna().any(axis=0)]
-        if len(complete) == 0:
-            continue
-        full = mat[sorted(complete)].reindex(all_models).to_numpy(dtype=float)
-        cluster_cols.setdefault(cluster, []).append(_group_reps(full, rng, n_resamples))
-        used.setdefault(cluster, {})[(task, metric)] = sorted(complete)
+    cluster_cols, used = _cluster_columns(cells, all_models, recipe, rng, n_resamples)
+    nan_rep = np.full((len(all_models), 1 + (n_resamples if rng is not None else 0)), np.nan)
     reps: dict[str, np.ndarray] = {}
     for col, cluster in _DEF_CLUSTERS.items():
         cols = cluster_cols.get(cluster)
@@ -489,3 +419,66 @@ def definitional(results: Any, *, exclude: Iterable[str] | None = DEFAULT_EXCLUD
         axis=0)
     scores = pd.DataFrame({c: reps[c][:, 0] for c in DEFINITIONAL_COLUMNS}, index=all_models)
     return Definitional(scores, reps["definitional_score"], used, configs)
+
+
+def _definitional_cells(main: pd.DataFrame, tidy: pd.DataFrame | None,
+                        entries: Sequence[tuple[str, str, str | None, bool]]
+                        ) -> dict[tuple[str, str, str], dict[str, pd.Series]]:
+    """(cluster, task, metric) -> {dataset: model -> value} of the cluster entries."""
+    main_metric = {}
+    if "metric" in main.columns:
+        main_metric = dict(zip(zip(main["dataset"], main["task"], strict=True),
+                               main["metric"], strict=True))
+    cells: dict[tuple[str, str, str], dict[str, pd.Series]] = {}
+    warned = False
+    for cluster, dataset, oa_metric, oa_only in entries:
+        rows = main[main["dataset"] == dataset]
+        for task in sorted(rows["task"].unique()):
+            if oa_only and task != _OA:
+                continue
+            metric = main_metric.get((dataset, task), "main")
+            vals = rows[rows["task"] == task]
+            if task == _OA and oa_metric and oa_metric != metric:
+                if tidy is None or not (tidy["metric"] == oa_metric).any():
+                    if not warned:
+                        warnings.warn(f"results hold only main metrics: order alignment "
+                                      f"enters definitional clusters with its main metric "
+                                      f"instead of {oa_metric!r}; pass Results or "
+                                      "Results.to_frame()", UserWarning,
+                                      stacklevel=_caller_stacklevel())
+                        warned = True
+                else:
+                    metric = oa_metric
+                    vals = tidy[(tidy["dataset"] == dataset) & (tidy["task"] == task)
+                                & (tidy["metric"] == metric)]
+            s = vals.groupby("model")["value"].first()
+            if len(s):
+                cells.setdefault((cluster, task, metric), {})[dataset] = s
+    return cells
+
+
+def _cluster_columns(cells: Mapping[tuple[str, str, str], Mapping[str, pd.Series]],
+                     models: list[str], recipe: ScoreRecipe,
+                     rng: np.random.Generator | None, n_resamples: int
+                     ) -> tuple[dict[str, list[np.ndarray]],
+                                dict[str, dict[tuple[str, str], list[str]]]]:
+    """Each (cluster, task, metric) column's replicates, under the recipe's ``missing``
+    rule, and the datasets that entered it."""
+    cluster_cols: dict[str, list[np.ndarray]] = {}
+    used: dict[str, dict[tuple[str, str], list[str]]] = {}
+    for (cluster, task, metric), per_ds in sorted(cells.items()):
+        mat = pd.DataFrame(per_ds).reindex(models)
+        if recipe.missing == "drop_datasets":  # over the models with a result here
+            complete = mat.columns[mat[mat.notna().any(axis=1)].notna().all(axis=0)]
+            dropped = sorted(set(mat.columns) - set(complete))
+            if dropped:
+                log.info("definitional %s / %s (%s): dropped incomplete dataset(s) %s",
+                         cluster, task, metric, dropped)
+        else:  # average what each model has
+            complete = mat.columns[mat.notna().any(axis=0)]
+        if len(complete) == 0:
+            continue
+        full = mat[sorted(complete)].to_numpy(dtype=float)
+        cluster_cols.setdefault(cluster, []).append(_group_reps(full, rng, n_resamples))
+        used.setdefault(cluster, {})[(task, metric)] = sorted(complete)
+    return cluster_cols, used

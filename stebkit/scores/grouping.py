@@ -32,28 +32,37 @@ REFERENCE_EXCLUDED_MODELS = ("avgs_typetoken_read.yaml", "lftk", "tfidf", "tfidf
 
 GROUPING_EXCLUDED_MODELS = (*REFERENCE_EXCLUDED_MODELS, "tfidf-word", "tfidf-char", "random")
 """Models left out of the correlation grouping, still scored, with
-``grouping_models="stebkit"`` (stebkit's former rule): the reference's excluded models,
-stebkit's TF-IDF baselines and its random baseline. Names starting with ``tfidfngrams``
-are left out too."""
+``grouping_models="without_baselines"``: the reference's excluded models, stebkit's
+TF-IDF baselines and its random baseline. Names starting with ``tfidfngrams`` are left out
+too."""
 
-GROUPING_MODELS = ("reference", "stebkit")
-"""The rules for which models are scored and shape the correlation grouping."""
+NON_ENGLISH_DATASETS = (
+    *(f"pan13_authorship_verification_{lang}_test" for lang in ("greek", "spanish")),
+    *(f"pan14_authorship_verification_corpus{c}_{part}_test" for c in (1, 2)
+      for part in ("dutch_essays", "dutch_reviews", "greek_articles", "spanish_articles")),
+    *(f"pan15_authorship_verification_{lang}_test" for lang in ("dutch", "greek", "spanish")),
+    *(f"pan18_cross_domain_authorship_attribution_{lang}"
+      for lang in ("french", "italian", "polish", "spanish")),
+)
+"""The datasets the reference leaves out as non-English (``NON_ENGLISH_DATASETS`` of its
+``scripts/benchmark_clustering/config.py``, commit 5aa5811ee8e4 and the newest stored
+version): 17 PAN sets. Its AuthBench attribution sets in other languages are not listed,
+so the reference scores them."""
 
 
 def _grouping_excluded(model: str) -> bool:
     return model in GROUPING_EXCLUDED_MODELS or model.startswith("tfidfngrams")
 
 
-def check_grouping_models(grouping_models: str) -> str:
-    """Validate the ``grouping_models`` option of the scores (see :data:`GROUPING_MODELS`).
-
-    >>> check_grouping_models("stebkit")
-    'stebkit'
-    """
-    if grouping_models not in GROUPING_MODELS:
-        raise ValueError(f"grouping_models must be one of {GROUPING_MODELS}, got "
-                         f"{grouping_models!r}")
-    return grouping_models
+def reference_datasets() -> set[str]:
+    """Every name (stebkit's and the reference's) of a dataset the reference supports:
+    the STEB catalogue's entries (``discovery.discover_scores`` reads every supported
+    dataset, listed in the cluster file or not)."""
+    try:
+        from stebkit.datasets.catalogue import SPECS
+    except ImportError:
+        return set()
+    return {n for s in SPECS if s.steb_name for n in (s.name, s.steb_name)}
 
 
 def listed_datasets() -> set[str]:
@@ -63,14 +72,24 @@ def listed_datasets() -> set[str]:
             for a in e["aliases"]}
 
 
-def _unlisted(df: pd.DataFrame, include: bool | None) -> tuple[pd.DataFrame, list[str]]:
-    """Leave out the datasets absent from the reference's cluster file (see
-    :func:`operational`'s ``include_unlisted``); return the kept rows and the names."""
-    if include or df.empty:
+def unlisted_datasets(df: pd.DataFrame, unlisted: str, score: str
+                      ) -> tuple[pd.DataFrame, list[str]]:
+    """Leave out the datasets the reference does not score (the recipe's ``unlisted``,
+    :data:`~stebkit.scores.recipe.UNLISTED`) for ``score`` ("operational" or
+    "definitional"); return the kept rows and the names left out.
+
+    >>> df = pd.DataFrame({"dataset": ["authbench_attribution_de", "core", "mine"]})
+    >>> unlisted_datasets(df, "reference_datasets", "operational")[1]
+    ['mine']
+    >>> unlisted_datasets(df, "cluster_file", "operational")[1]
+    ['authbench_attribution_de', 'mine']
+    """
+    if unlisted == "all" or df.empty:
         return df, []
-    listed = listed_datasets()
-    out = sorted(set(df["dataset"]) - listed)
-    if include is None and len(out) == df["dataset"].nunique():
+    known = (reference_datasets() if unlisted == "reference_datasets" and
+             score == "operational" else listed_datasets())
+    out = sorted(set(df["dataset"]) - known)
+    if len(out) == df["dataset"].nunique():
         return df, []  # an offline or custom suite: nothing to follow, score everything
     return df[~df["dataset"].isin(out)].reset_index(drop=True), out
 
@@ -78,26 +97,32 @@ def _unlisted(df: pd.DataFrame, include: bool | None) -> tuple[pd.DataFrame, lis
 def dataset_correlation(matrix: pd.DataFrame) -> pd.DataFrame:
     """Pairwise Spearman correlation of the dataset columns across models.
 
-    An undefined correlation (a constant column) counts as 0, as in the reference.
+    Each pair is ``scipy.stats.spearmanr`` of its two columns, as the reference's
+    ``auto_cluster.compute_correlation_matrix`` (``scripts/benchmark_clustering``, commit
+    60a1442358d0) computes it, so a correlation exactly at the cut decides as there:
+    ranks (1, 2, 3) and (1, 3, 2) give 0.5 exactly, not 0.4999999999999999 as a product
+    of centred ranks does. An undefined correlation (a constant column) counts as 0.
 
-    >>> m = pd.DataFrame({"a": [1, 2, 3], "b": [2, 4, 9], "c": [3, 2, 1]})
-    >>> dataset_correlation(m).round(2).values.tolist()
-    [[1.0, 1.0, -1.0], [1.0, 1.0, -1.0], [-1.0, -1.0, 1.0]]
+    >>> m = pd.DataFrame({"a": [1, 2, 3], "b": [2, 4, 9], "c": [3, 2, 1], "d": [1, 3, 2]})
+    >>> dataset_correlation(m).values.tolist()[0]
+    [1.0, 1.0, -1.0, 0.5]
     """
     x = matrix.to_numpy(dtype=float)
     if np.isnan(x).any():
         raise ValueError("matrix has missing values; drop incomplete datasets first")
-    from scipy.stats import rankdata
+    import warnings
 
-    r = rankdata(x, axis=0)
-    r = r - r.mean(axis=0)
-    norm = np.sqrt((r ** 2).sum(axis=0))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        corr = (r.T @ r) / np.outer(norm, norm)
-    corr = np.where(np.isfinite(corr), corr, 0.0)
-    np.fill_diagonal(corr, 1.0)
-    return pd.DataFrame(np.clip(corr, -1.0, 1.0), index=matrix.columns,
-                        columns=matrix.columns)
+    from scipy.stats import spearmanr
+
+    n = x.shape[1]
+    corr = np.ones((n, n))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a constant column: undefined, counted as 0
+        for i in range(n):
+            for j in range(i + 1, n):
+                rho = float(spearmanr(x[:, i], x[:, j])[0])
+                corr[i, j] = corr[j, i] = 0.0 if np.isnan(rho) else rho
+    return pd.DataFrame(corr, index=matrix.columns, columns=matrix.columns)
 
 
 def dataset_linkage(corr: pd.DataFrame) -> np.ndarray:

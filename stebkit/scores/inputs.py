@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from stebkit.published import DEFINITIONAL_AXES, OBJECT_OF_STUDY
+from stebkit.scores.published import DEFINITIONAL_AXES, OBJECT_OF_STUDY
 from stebkit.tasks import FAMILIES
 
 log = logging.getLogger("stebkit.scores")
@@ -30,7 +30,7 @@ DEFINITIONAL_COLUMNS = (*OBJECT_OF_STUDY, *DEFINITIONAL_AXES, "definitional_scor
 def main_frame(results: Any, *, keep_missing: bool = False) -> pd.DataFrame:
     """The main-metric rows of ``results`` as a frame.
 
-    Accepts a :class:`stebkit.results.Results` (anything with ``main_frame()``), a tidy
+    Accepts a :class:`stebkit.records.results.Results` (anything with ``main_frame()``), a tidy
     frame with ``metric`` and ``is_main`` columns, or a frame already holding one main
     value per row. Rows without a value (failed or skipped results) are dropped (the count
     is logged) unless ``keep_missing``.
@@ -81,15 +81,22 @@ def apply_exclusions(df: pd.DataFrame, exclude: Iterable[str] | None = DEFAULT_E
                      ) -> tuple[pd.DataFrame, dict[str, list[str]]]:
     """Drop excluded datasets; return the kept rows and what was excluded, by reason.
 
-    ``exclude`` holds ``"non_english"`` (``language`` not English),
-    ``"semantic_control"`` (``dataset_category == "semantic_control"``) and/or dataset
-    names.
+    ``exclude`` holds ``"non_english"`` (the reference's list,
+    :data:`~stebkit.scores.grouping.NON_ENGLISH_DATASETS`; a dataset the reference does
+    not know by its ``language``), ``"semantic_control"`` (``dataset_category ==
+    "semantic_control"``) and/or dataset names.
 
-    >>> df = pd.DataFrame({"dataset": ["a", "b", "c"], "language": ["en", "de", "en"],
-    ...                    "dataset_category": ["genre", "genre", "semantic_control"]})
+    >>> df = pd.DataFrame({"dataset": ["a", "b", "c", "authbench_attribution_de",
+    ...                                "pan15_authorship_verification_greek_test"],
+    ...                    "language": ["en", "de", "en", "de", "el"],
+    ...                    "dataset_category": ["genre", "genre", "semantic_control",
+    ...                                         "idiolect", "idiolect"]})
     >>> kept, why = apply_exclusions(df)
-    >>> list(kept["dataset"]), why
-    (['a'], {'non_english': ['b'], 'semantic_control': ['c']})
+    >>> list(kept["dataset"])
+    ['a', 'authbench_attribution_de']
+    >>> why  # doctest: +NORMALIZE_WHITESPACE
+    {'non_english': ['b', 'pan15_authorship_verification_greek_test'],
+     'semantic_control': ['c']}
     """
     exclude = [] if exclude is None else ([exclude] if isinstance(exclude, str)
                                           else list(exclude))
@@ -97,11 +104,7 @@ def apply_exclusions(df: pd.DataFrame, exclude: Iterable[str] | None = DEFAULT_E
     why: dict[str, list[str]] = {}
     for item in exclude:
         if item == "non_english":
-            if "language" not in df.columns:
-                continue
-            lang = df["language"].astype(str).str.lower()
-            english = lang.eq("en") | lang.str.startswith("en-") | lang.str.startswith("en_")
-            mask = df["language"].notna() & ~english
+            mask = _non_english(df)
         elif item == "semantic_control":
             if "dataset_category" not in df.columns:
                 continue
@@ -115,6 +118,56 @@ def apply_exclusions(df: pd.DataFrame, exclude: Iterable[str] | None = DEFAULT_E
     if why:
         log.info("excluded datasets: %s", why)
     return df[~drop].reset_index(drop=True), why
+
+
+def _non_english(df: pd.DataFrame) -> pd.Series:
+    """The rows of non-English datasets: the reference's list; for a dataset the
+    reference does not know, a ``language`` other than English."""
+    from stebkit.scores.grouping import NON_ENGLISH_DATASETS, reference_datasets
+
+    listed = df["dataset"].isin(NON_ENGLISH_DATASETS)
+    if "language" not in df.columns:
+        return listed
+    lang = df["language"].astype(str).str.lower()
+    english = lang.eq("en") | lang.str.startswith("en-") | lang.str.startswith("en_")
+    unknown = ~df["dataset"].isin(reference_datasets())
+    return listed | (unknown & df["language"].notna() & ~english)
+
+
+def scored_frame(results: Any, recipe: Any, score: str, *, tidy: bool = False
+                 ) -> tuple[pd.DataFrame, dict[str, list[str]], list[str]]:
+    """The rows of ``results`` a score reads under ``recipe``
+    (:class:`~stebkit.scores.recipe.ScoreRecipe`): the models of its models file, less
+    the models it does not score, less the excluded and unlisted datasets. Returns the
+    rows (failed ones kept, value NaN), the datasets left out by reason, and the models
+    not scored. ``score`` is "operational" or "definitional"; ``tidy`` reads every metric
+    (``to_frame()``) instead of the main ones (None when the results have none).
+
+    >>> df = pd.DataFrame({"model": ["m", "lftk"], "dataset": "d", "task": "retrieval",
+    ...                    "value": [0.5, 0.9]})
+    >>> from stebkit.scores.recipe import ScoreRecipe
+    >>> rows, _, not_scored = scored_frame(df, ScoreRecipe(), "operational")
+    >>> list(rows["model"]), not_scored
+    (['m'], ['lftk'])
+    """
+    from stebkit.scores.grouping import REFERENCE_EXCLUDED_MODELS, unlisted_datasets
+
+    df = _tidy_frame(results) if tidy else main_frame(results, keep_missing=True)
+    if df is None or df.empty:
+        return df, {}, []
+    allowed = recipe.allowed_models()
+    if allowed is not None:
+        df = df[df["model"].isin(allowed)]
+    not_scored: list[str] = []
+    if recipe.grouping_models == "all_scored":
+        out = df["model"].isin(REFERENCE_EXCLUDED_MODELS)
+        not_scored = sorted(df.loc[out, "model"].unique())
+        df = df[~out]
+    df, excluded = apply_exclusions(df.reset_index(drop=True), recipe.exclude)
+    df, unlisted = unlisted_datasets(df, recipe.unlisted, score)
+    if unlisted:
+        excluded["not_scored_by_the_reference"] = unlisted
+    return df, excluded, not_scored
 
 
 def select_episode_size(df: pd.DataFrame, episode_size: int | None = None) -> pd.DataFrame:
@@ -154,6 +207,70 @@ def select_episode_size(df: pd.DataFrame, episode_size: int | None = None) -> pd
     merged = df.assign(_s=size).merge(chosen, on=keys + ["_s"], how="inner")
     unknown = df[size.isna()]  # rows without an episode size: nothing to choose between
     return pd.concat([merged.drop(columns="_s"), unknown], ignore_index=True)
+
+
+def folder_names(df: pd.DataFrame) -> pd.Series:
+    """The reference's configuration folder of every row, ``"{episode size}_{episodes per
+    label}"`` (``steb/core.py`` writes ``<dataset>/<model>/<size>_<per label>/<task>``);
+    ``""`` where the size is unknown.
+
+    >>> folder_names(pd.DataFrame({"episode_size": [1, -1], "episodes_per_label": [50, 1]}))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    0     1_50
+    1    -1_1
+    dtype: object
+    """
+    keys = _config_keys(df.assign(dataset=None, task=None))
+    return pd.Series([("" if np.isnan(size) else f"{int(size)}_{per}")
+                      for size, per in zip(keys["_size"], keys["_per"], strict=True)],
+                     index=df.index, dtype=object)
+
+
+def choose_configurations(df: pd.DataFrame, recipe: Any) -> pd.DataFrame:
+    """One row per (model, dataset, task): the episode configuration of the recipe's
+    ``configuration`` rule (:data:`~stebkit.scores.recipe.CONFIGURATIONS`), with its
+    folder name in a ``configuration`` column.
+
+    ``"first_folder"`` (the default) takes, per model, the first configuration folder in
+    string order whose record holds a value, as the reference's
+    ``discovery.discover_scores`` (``scripts/benchmark_clustering``, newest stored
+    version; commit f568bff4adce has the same loop) walks ``sorted(model_dir.iterdir())``
+    and stops at the first ``metrics.json`` holding the metric: ``10_10`` before ``1_10``
+    before ``1_100`` before ``1_50``, and a model whose first configuration failed or is
+    absent enters with its next one. ``"preset_size_first"`` keeps, for every model, the
+    size :func:`select_episode_size` chooses. ``episode_size`` keeps only that size.
+
+    >>> df = pd.DataFrame({"model": ["m", "m", "n", "n"], "dataset": "d",
+    ...                    "task": "clustering", "episode_size": [1, 10, 1, 1],
+    ...                    "episodes_per_label": [50, 10, 50, 100],
+    ...                    "value": [0.1, 0.2, float("nan"), 0.4]})
+    >>> from stebkit.scores.recipe import ScoreRecipe
+    >>> choose_configurations(df, ScoreRecipe())[["model", "configuration", "value"]]
+    ... # doctest: +NORMALIZE_WHITESPACE
+      model configuration  value
+    0     m         10_10    0.2
+    1     n         1_100    0.4
+    """
+    keys = ["model", "dataset", "task"]
+    if df.empty:
+        return df.assign(configuration="", others=None)
+    if "episode_size" in df.columns and recipe.episode_size is not None:
+        size = pd.to_numeric(df["episode_size"], errors="coerce")
+        df = df[size.eq(recipe.episode_size)]
+    if "episode_size" in df.columns and recipe.configuration == "preset_size_first":
+        df = select_episode_size(df)
+    folders = (folder_names(df) if "episode_size" in df.columns
+               else pd.Series("", index=df.index, dtype=object))
+    df = df.assign(configuration=folders, _failed=df["value"].isna())
+    held = (df[~df["_failed"]].groupby(keys)["configuration"]
+            .agg(lambda c: sorted(set(c))).rename("others"))
+    first = (df.sort_values(["_failed", "configuration"], kind="stable")
+             .drop_duplicates(keys).sort_values(keys, kind="stable"))
+    first = first.drop(columns="_failed").merge(held, on=keys, how="left")
+    first["others"] = [[c for c in (held_ if isinstance(held_, list) else []) if c != own]
+                       for held_, own in zip(first["others"], first["configuration"],
+                                             strict=True)]
+    return first.reset_index(drop=True)
 
 
 def _benchmark_config(task: str) -> tuple[float, str] | None:

@@ -3,32 +3,28 @@ are significant (the paired bootstrap summary)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from stebkit.scores.aggregates import definitional, operational
-from stebkit.scores.grouping import (
-    DEFAULT_THRESHOLD,
-    MIN_RELIABLE_MODELS,
-    REFERENCE,
-)
+from stebkit.scores.grouping import MIN_RELIABLE_MODELS
 from stebkit.scores.inputs import (
-    DEFAULT_EXCLUDE,
     DEFINITIONAL_COLUMNS,
     _benchmark_config,
     _shown_config,
     main_frame,
 )
+from stebkit.scores.recipe import ScoreRecipe, as_recipe
 
 CHANCE_MODELS = ("random",)
 """Models that mark the chance level: shown as a reference line, never ranked."""
 
 def _identical_models(tasks: Mapping[str, Any]) -> list[list[str]]:
-    """Models whose every operational value is the same (e.g. ``function-words`` and
-    ``functionwordfreq`` on English datasets): each weighs in the grouping as a model."""
+    """Models whose every operational value is the same (e.g. one model under two
+    names): each weighs in the grouping as a model."""
     if not tasks:
         return []
     values = pd.concat([a.matrix.add_prefix(f"{t}/") for t, a in tasks.items()], axis=1)
@@ -133,16 +129,16 @@ def rank_tiers(resolved: Sequence[bool]) -> list[int]:
 
 
 def _significance(models: Sequence[str], replicates: Mapping[str, np.ndarray],
-                  alpha: float) -> list[dict[str, Any]]:
+                  alpha: float, unranked: Sequence[str] = ()) -> list[dict[str, Any]]:
     """Paired comparisons of a leaderboard: every ranked model against the chance level,
-    and each model against the next one down, per score."""
+    and each model against the next one down, per score (``unranked`` models aside)."""
     out: list[dict[str, Any]] = []
     for score, reps in replicates.items():
         if reps.shape[1] < 2:
             continue
         idx = {m: i for i, m in enumerate(models)}
         valid = [m for m in models if np.isfinite(reps[idx[m], 0])]
-        ranked = sorted((m for m in valid if m not in CHANCE_MODELS),
+        ranked = sorted((m for m in valid if m not in CHANCE_MODELS and m not in unranked),
                         key=lambda m: (-reps[idx[m], 0], m))
         for chance in (m for m in valid if m in CHANCE_MODELS):
             out += [{"score": score, "kind": "chance", "model": m, "other": chance,
@@ -154,13 +150,9 @@ def _significance(models: Sequence[str], replicates: Mapping[str, np.ndarray],
     return out
 
 
-def leaderboard(results: Any, *, grouping: str | Mapping[str, Any] = "correlation",
-                exclude: Iterable[str] | None = DEFAULT_EXCLUDE, with_ci: bool = True,
-                threshold: float = DEFAULT_THRESHOLD, episode_size: int | None = None,
-                min_models: int = 3, n_resamples: int = 1000, alpha: float = 0.05,
-                seed: int = 42, complete_datasets: bool = True,
-                include_unlisted: bool | None = None,
-                grouping_models: str = "reference") -> pd.DataFrame:
+def leaderboard(results: Any, *, recipe: ScoreRecipe | None = None, with_ci: bool = True,
+                n_resamples: int = 1000, alpha: float = 0.05, seed: int = 42,
+                **options: Any) -> pd.DataFrame:
     """The STEB leaderboard: per-task scores, operational and definitional STEB scores.
 
     Parameters
@@ -169,21 +161,13 @@ def leaderboard(results: Any, *, grouping: str | Mapping[str, Any] = "correlatio
         Evaluation results (``Results``, ``Results.to_frame()`` or ``main_frame()``;
         the tidy frame lets order alignment enter definitional clusters with its plain
         accuracy, as the reference does).
-    grouping : {"correlation", "fixed"} or mapping
-        Dataset grouping inside each task (module docstring). ``"correlation"`` is the
-        reference's; ``"fixed"`` keeps scores stable when models are added.
-    exclude : iterable of str or None
-        ``"non_english"``, ``"semantic_control"`` and/or dataset names.
+    recipe : ScoreRecipe, optional
+        How the scores are made (default: the reference's newest aggregation); each of
+        its options may also be given by name (``threshold=1.0``,
+        ``grouping="fixed"``), replacing the recipe's. The footer of the summary prints
+        the recipe (only what differs from the default).
     with_ci : bool
         Add percentile bootstrap intervals (over datasets) of both STEB scores.
-    threshold, episode_size, min_models, complete_datasets, include_unlisted, grouping_models
-        See :func:`operational`. The defaults are the reference's newest recipe
-        (threshold 0.5; datasets not every model has are dropped, operational and
-        definitional alike; the reference's excluded models are not scored and every
-        other model, the random baseline included, shapes the grouping; a task with
-        fewer than 3 models gets no operational score); ``threshold=1.0,
-        complete_datasets=False, grouping_models="stebkit"`` are stebkit's former
-        rules. The footer of the summary names the recipe.
     n_resamples, alpha, seed
         Bootstrap replicates, interval level (``1 - alpha``) and seed.
 
@@ -202,27 +186,58 @@ def leaderboard(results: Any, *, grouping: str | Mapping[str, Any] = "correlatio
         datasets), ``grouping_excluded_models``, ``chance``, ``significance`` (paired
         bootstrap comparisons of each model with the chance level and with the next model
         down, for both STEB scores: :func:`paired_difference` on the replicates behind
-        the intervals), ``low_confidence_grouping`` (tasks grouped from too few models)
-        and the settings.
+        the intervals), ``low_confidence_grouping`` (tasks grouped from too few models),
+        ``operational_configs`` (the configuration each operational number comes from)
+        and ``recipe``.
 
     Examples
     --------
     >>> rows = [(m, d, t, v) for m, vals in {"m1": (.1, .2), "m2": (.3, .6)}.items()
     ...         for (d, t), v in zip([("a", "retrieval"), ("b", "clustering")], vals)]
     >>> df = pd.DataFrame(rows, columns=["model", "dataset", "task", "value"])
-    >>> lb = leaderboard(df, grouping="fixed", with_ci=False)
+    >>> lb = leaderboard(df, recipe=ScoreRecipe(grouping="fixed"), with_ci=False)
     >>> lb[["rank", "model", "retrieval", "clustering", "steb_score"]].round(2).values.tolist()
     [[1, 'm2', 0.3, 0.6, 0.45], [2, 'm1', 0.1, 0.2, 0.15]]
     """
+    recipe = as_recipe(recipe, options)
     n_boot = n_resamples if with_ci else 0
-    op = operational(results, grouping=grouping, exclude=exclude, threshold=threshold,
-                     episode_size=episode_size, min_models=min_models,
-                     n_resamples=n_boot, seed=seed, complete_datasets=complete_datasets,
-                     include_unlisted=include_unlisted, grouping_models=grouping_models)
-    de = definitional(results, exclude=exclude, episode_size=episode_size,
-                      models=op.models, n_resamples=n_boot, seed=seed + 1,
-                      complete_datasets=complete_datasets, include_unlisted=include_unlisted,
-                      grouping_models=grouping_models)
+    op = operational(results, recipe=recipe, n_resamples=n_boot, seed=seed)
+    de = definitional(results, recipe=recipe, models=op.models, n_resamples=n_boot,
+                      seed=seed + 1)
+    out = _board_rows(results, op, de, alpha if with_ci else None)
+    incomplete = missing_families(op)
+    out["_unranked"] = out["model"].isin(list(incomplete))
+    out = Leaderboard(out.sort_values(["chance", "_unranked", "steb_score", "model"],
+                                      ascending=[True, True, False, True], na_position="last",
+                                      kind="stable").reset_index(drop=True))
+    ranked = out["steb_score"].where(~out["chance"] & ~out.pop("_unranked"))
+    out.insert(0, "rank", ranked.rank(ascending=False, method="min").astype("Int64"))
+    out.attrs.update(_board_attrs(op, de, n_boot, alpha, incomplete))
+    out.attrs["chance"] = [m for m in out["model"] if m in CHANCE_MODELS]
+    return out
+
+
+def missing_families(op: Any) -> dict[str, list[str]]:
+    """The models (chance level aside) without a score in a task family that other
+    models have, with those families: a STEB score averaged over fewer families is not
+    comparable, so :func:`leaderboard` shows it unranked, with a note.
+
+    >>> from stebkit.scores import operational
+    >>> rows = [(m, d, t, v) for m, t, d, v in [("a", "retrieval", "r", .5),
+    ...         ("a", "clustering", "c", .4), ("b", "retrieval", "r", .9)]]
+    >>> df = pd.DataFrame(rows, columns=["model", "dataset", "task", "value"])
+    >>> missing_families(operational(df, grouping="fixed", n_resamples=0))
+    {'b': ['clustering']}
+    """
+    scored = op.task_scores
+    return {m: [t for t in scored.columns if np.isnan(scored.loc[m, t])]
+            for m in scored.index if m not in CHANCE_MODELS
+            and scored.loc[m].isna().any() and scored.loc[m].notna().any()}
+
+
+def _board_rows(results: Any, op: Any, de: Any, alpha: float | None) -> pd.DataFrame:
+    """One row per model: category, task scores, both STEB scores (with their intervals
+    at ``1 - alpha`` unless ``alpha`` is None) and whether it is the chance level."""
     main = main_frame(results)
     if "model_category" in main.columns:
         cat = main.drop_duplicates("model").set_index("model")["model_category"]
@@ -233,46 +248,75 @@ def leaderboard(results: Any, *, grouping: str | Mapping[str, Any] = "correlatio
     for t in op.task_scores.columns:
         out[t] = op.task_scores[t].to_numpy()
     out["steb_score"] = op.steb.to_numpy()
-    if with_ci:
+    if alpha is not None:
         out["steb_ci_low"], out["steb_ci_high"] = _ci(op.replicates, alpha)
     for c in DEFINITIONAL_COLUMNS:
         out[c] = de.scores[c].reindex(op.models).to_numpy()
-    if with_ci:
+    if alpha is not None:
         out["definitional_ci_low"], out["definitional_ci_high"] = _ci(de.replicates, alpha)
     out["chance"] = [m in CHANCE_MODELS for m in out["model"]]
-    out = Leaderboard(out.sort_values(["chance", "steb_score", "model"],
-                                      ascending=[True, False, True], na_position="last",
-                                      kind="stable").reset_index(drop=True))
-    ranked = out["steb_score"].where(~out["chance"])
-    out.insert(0, "rank", ranked.rank(ascending=False, method="min").astype("Int64"))
-    out.attrs.update({
-        "chance": [m for m in out["model"] if m in CHANCE_MODELS],
-        "dropped_models": {t: a.dropped_models for t, a in op.tasks.items()
-                           if a.dropped_models},
-        "grouping_excluded_models": sorted({m for a in op.tasks.values()
+    return out
+
+
+def _board_attrs(op: Any, de: Any, n_boot: int, alpha: float,
+                 incomplete: Mapping[str, list[str]]) -> dict[str, Any]:
+    """What a leaderboard's notes and summary say, from its two scores."""
+    tasks = op.tasks
+    return {
+        "missing_families": dict(incomplete),
+        "dropped_models": {t: a.dropped_models for t, a in tasks.items() if a.dropped_models},
+        "grouping_excluded_models": sorted({m for a in tasks.values()
                                             for m in a.grouping_excluded}),
-        "groups": {t: a.groups for t, a in op.tasks.items()},
-        "n_datasets": {t: a.matrix.shape[1] for t, a in op.tasks.items()},
-        "dropped_datasets": {t: a.dropped_datasets for t, a in op.tasks.items()
+        "groups": {t: a.groups for t, a in tasks.items()},
+        "n_datasets": {t: a.matrix.shape[1] for t, a in tasks.items()},
+        "dropped_datasets": {t: a.dropped_datasets for t, a in tasks.items()
                              if a.dropped_datasets},
-        "excluded": op.excluded,
-        "grouping": grouping if isinstance(grouping, str) else "declared",
-        "threshold": threshold,
-        "complete_datasets": complete_datasets, "grouping_models": grouping_models,
-        "min_models": min_models, "skipped_tasks": op.skipped_tasks,
-        "not_scored": op.not_scored, "identical_models": _identical_models(op.tasks),
-        "low_confidence_grouping": sorted(t for t, a in op.tasks.items() if a.low_confidence),
+        "excluded": op.excluded, "recipe": op.recipe,
+        "grouping": op.recipe.grouping if isinstance(op.recipe.grouping, str) else "declared",
+        "skipped_tasks": op.skipped_tasks, "not_scored": op.not_scored,
+        "no_steb_score": _no_steb_score(op),
+        "identical_models": _identical_models(tasks),
+        "low_confidence_grouping": sorted(t for t, a in tasks.items() if a.low_confidence),
         "n_grouping_models": max((a.matrix.shape[0] - len(a.grouping_excluded)
-                                  for a in op.tasks.values()), default=0),
+                                  for a in tasks.values()), default=0),
         "n_resamples": n_boot, "alpha": alpha,
         "significance": _significance(op.models, {"steb_score": op.replicates,
                                                   "definitional_score": de.replicates},
-                                      alpha),
+                                      alpha, incomplete),
         "definitional_columns": {c: {f"{t} ({m})": ds for (t, m), ds in cols.items()}
                                  for c, cols in de.columns.items()},
+        "operational_configs": _operational_configs(op.configs),
         **_config_attrs(de.configs, de.columns),
-    })
-    return out
+    }
+
+
+def _no_steb_score(op: Any) -> str:
+    """Why there is no STEB score ("" when there is one)."""
+    n = len(op.task_replicates)
+    if n == 0 or n >= op.recipe.min_tasks:
+        return ""
+    return (f"only {n} task(s) scored ({', '.join(op.task_replicates)}); the STEB score "
+            f"needs {op.recipe.min_tasks}, as the reference writes it only for more than "
+            "one task (min_tasks=1 scores one)")
+
+
+def _operational_configs(configs: pd.DataFrame) -> dict[str, Any]:
+    """For the notes: task -> dataset -> model -> configuration where the models of a
+    dataset entered at different configurations (``mixed``), and task -> configuration
+    -> datasets entered at it while other configurations hold values (``chosen``)."""
+    mixed: dict[str, dict[str, dict[str, str]]] = {}
+    chosen: dict[str, dict[str, list[str]]] = {}
+    for (task, dataset), cell in configs.groupby(["task", "dataset"], sort=True):
+        if cell["configuration"].nunique() > 1:
+            mixed.setdefault(task, {})[dataset] = dict(zip(cell["model"],
+                                                           cell["configuration"],
+                                                           strict=True))
+        elif any(len(o) for o in cell["others"]):
+            shown = f"{cell['configuration'].iloc[0]} (of " + ", ".join(
+                sorted({c for o in cell["others"] for c in o}
+                       | {cell["configuration"].iloc[0]})) + ")"
+            chosen.setdefault(task, {}).setdefault(shown, []).append(dataset)
+    return {"mixed": mixed, "chosen": chosen}
 
 
 def _config_attrs(configs: pd.DataFrame, columns: Mapping[str, Any]) -> dict[str, Any]:
@@ -320,12 +364,27 @@ def leaderboard_notes(board: pd.DataFrame) -> list[str]:
     if attrs.get("not_scored"):
         lines.append("not scored (the reference's excluded models): "
                      + ", ".join(attrs["not_scored"]))
+    for model, families in (attrs.get("missing_families") or {}).items():
+        lines.append(f"{model}: unranked, no score in {', '.join(families)} (its STEB score "
+                     "is the mean of the other task families, not comparable)")
+    if attrs.get("no_steb_score"):
+        lines.append(f"no STEB score: {attrs['no_steb_score']}")
+    lines += _operational_config_notes(attrs.get("operational_configs") or {})
     for same in attrs.get("identical_models") or []:
         lines.append(f"identical results: {', '.join(same)}; each enters the correlation "
                      "grouping as a model of its own")
     if attrs.get("grouping_excluded_models"):
         lines.append("left out of the correlation grouping (still scored): "
                      + ", ".join(attrs["grouping_excluded_models"]))
+    lines += _definitional_config_notes(attrs)
+    if attrs.get("chance"):
+        lines.append("chance level, not ranked: " + ", ".join(attrs["chance"]))
+    return lines
+
+
+def _definitional_config_notes(attrs: Mapping[str, Any]) -> list[str]:
+    """The note lines on the configurations the definitional score read."""
+    lines = []
     for task, by_config in (attrs.get("definitional_configs") or {}).items():
         bench = _benchmark_config(task)
         preset = _shown_config(*bench) if bench else None
@@ -342,34 +401,37 @@ def leaderboard_notes(board: pd.DataFrame) -> list[str]:
             lines.append(f"definitional score, {task} on {dataset}: records at "
                          f"{', '.join(shown)} left out (one configuration per dataset and "
                          "task)")
-    if attrs.get("chance"):
-        lines.append("chance level, not ranked: " + ", ".join(attrs["chance"]))
+    return lines
+
+
+def _operational_config_notes(configs: Mapping[str, Any]) -> list[str]:
+    """The note lines on which configuration each operational number comes from."""
+    lines = []
+    for task, by_dataset in (configs.get("mixed") or {}).items():
+        for dataset, by_model in by_dataset.items():
+            shown = ", ".join(f"{m} {c}" for m, c in by_model.items())
+            lines.append(f"operational score, {task} on {dataset}: the models' numbers come "
+                         f"from different configurations (size_episodes-per-label, each "
+                         f"model's first in string order holding a result, as the "
+                         f"reference): {shown}")
+    for task, by_config in (configs.get("chosen") or {}).items():
+        for shown, datasets in by_config.items():
+            lines.append(f"operational score, {task}: {', '.join(datasets)} at {shown}, the "
+                         "first configuration in string order holding a result (as the "
+                         "reference)")
     return lines
 
 
 def recipe_line(attrs: Mapping[str, Any]) -> str:
-    """Which recipe produced a leaderboard (from its ``attrs``), for its footer.
+    """Which recipe produced a leaderboard (its ``attrs["recipe"]``), for its footer:
+    :meth:`ScoreRecipe.describe`, which prints only what differs from the default.
 
-    >>> print(recipe_line({"grouping": "correlation", "threshold": 0.5,
-    ...                    "complete_datasets": True, "grouping_models": "reference",
-    ...                    "min_models": 3}))  # doctest: +NORMALIZE_WHITESPACE
-    Recipe: the reference's newest aggregation (rrivera1849/STEB,
-    scripts/benchmark_clustering (newest version)): Ward cut 0.5, datasets not every
-    model has are dropped, its excluded models are not scored
-    >>> print(recipe_line({"grouping": "correlation", "threshold": 1.0,
-    ...                    "complete_datasets": False, "grouping_models": "stebkit",
-    ...                    "min_models": 3}))  # doctest: +NORMALIZE_WHITESPACE
-    Recipe: not the reference's newest; differs in threshold=1.0,
-    complete_datasets=False, grouping_models='stebkit'
+    >>> print(recipe_line({"recipe": ScoreRecipe(threshold=1.0, missing="drop_models")}))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    Recipe: ScoreRecipe(threshold=1.0, missing='drop_models'), not the reference's
+    newest aggregation
     """
-    default = {"grouping": "correlation", "threshold": DEFAULT_THRESHOLD,
-               "complete_datasets": True, "grouping_models": "reference", "min_models": 3}
-    differs = [f"{k}={attrs.get(k)!r}" for k, v in default.items() if attrs.get(k) != v]
-    if differs:
-        return f"Recipe: not the reference's newest; differs in {', '.join(differs)}"
-    return (f"Recipe: the reference's newest aggregation ({REFERENCE}): Ward cut "
-            f"{DEFAULT_THRESHOLD:g}, datasets not every model has are dropped, its excluded "
-            "models are not scored")
+    return attrs.get("recipe", ScoreRecipe()).describe()
 
 
 def _names(models: Sequence[str]) -> str:
@@ -388,7 +450,8 @@ def leaderboard_summary(board: pd.DataFrame, *, scale: float = 100.0, digits: in
     >>> df = pd.DataFrame([(m, d, "retrieval", v) for m, vals in values.items()
     ...                    for d, v in zip("xyz", vals)],
     ...                   columns=["model", "dataset", "task", "value"])
-    >>> lines = leaderboard_summary(leaderboard(df, grouping="fixed", n_resamples=200))
+    >>> one_task = ScoreRecipe(grouping="fixed", min_tasks=1)  # the reference needs 2
+    >>> lines = leaderboard_summary(leaderboard(df, recipe=one_task, n_resamples=200))
     >>> print(lines[1])  # doctest: +NORMALIZE_WHITESPACE
     - STEB score: significantly above the chance level (random, 15.00): a, b, c;
       not distinguishable from it: none; significantly below it: none
@@ -446,6 +509,6 @@ def leaderboard_summary(board: pd.DataFrame, *, scale: float = 100.0, digits: in
             + (f", fewer than {MIN_RELIABLE_MODELS}: unreliable" if few else "")
             + "), so adding or removing a model can change every model's score; "
             "grouping='fixed' does not move")
-    if "grouping_models" in attrs:
+    if "recipe" in attrs:
         lines.append(recipe_line(attrs))
     return lines

@@ -62,7 +62,6 @@ public name is importable from ``stebkit.suites``.
 
 from __future__ import annotations
 
-from stebkit._suitefile import SuiteError
 from stebkit.suites.checks import (
     GRANTS,
     RUN_OPTIONS,
@@ -73,6 +72,7 @@ from stebkit.suites.checks import (
 )
 from stebkit.suites.example import write_example_suite
 from stebkit.suites.loading import Suite, load_suite, suite_file
+from stebkit.suites.suitefile import SuiteError
 
 __all__ = [
     "SuiteError",

@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from stebkit._io import check_name
-from stebkit._suitefile import KeyLines, Keys, SuiteError, unknown_keys
+from stebkit._io import check_name, shown
 from stebkit.datasets.spec import SPLITS
+from stebkit.suites.suitefile import KeyLines, Keys, SuiteError, unknown_keys
 from stebkit.suites.tables import _source_columns
 from stebkit.tasks import FAMILIES
 
@@ -119,9 +119,11 @@ def _check_source(source: Any, doc: _Doc, where: str, keys: Keys) -> dict[str, A
     if len(kinds) != 1:
         raise doc.fail(where, f"source needs exactly one of 'path', 'url', 'hf', "
                        f"got {sorted(map(str, source))}", keys)
-    if "remote_code" in source and ("hf" not in source
-                                    or not isinstance(source["remote_code"], bool)):
+    if "remote_code" in source and "hf" not in source:
         raise doc.fail(where, "remote_code (true or false) applies to 'hf' sources only", keys)
+    if "remote_code" in source and not isinstance(source["remote_code"], bool):
+        raise doc.fail(where, f"source: remote_code must be true or false, got "
+                       f"{shown(source['remote_code'])}", (*keys, "remote_code"))
     refusal = unknown_keys(source, SOURCE_KEYS[kinds[0]], f"key of a {kinds[0]!r} source")
     if refusal:
         raise doc.fail(where, refusal, keys)
@@ -391,15 +393,15 @@ def _check_run(run: Any, doc: _Doc) -> dict[str, Any]:
 
 
 def _check_executor(value: Any, doc: _Doc) -> None:
-    """``run: executor``: a valid :class:`~stebkit.executor_config.ExecutorConfig` (checked
+    """``run: executor``: a valid :class:`~stebkit.suites.executor_config.ExecutorConfig` (checked
     now, not when the run starts); its ``setup`` and ``extra`` ask for grants."""
-    from stebkit.executor_config import executor_config
+    from stebkit.suites.executor_config import executor_config
 
     keys: Keys = ("run", "executor")
     if not isinstance(value, (str, Mapping)):
         raise doc.fail("run: executor", f"must be sequential, local or slurm, or a mapping "
                        f"such as {{kind: slurm, partition: gpu, gpus_per_job: 1}} (see "
-                       f"stebkit.executor_config.ExecutorConfig), got {value!r}", keys)
+                       f"stebkit.suites.executor_config.ExecutorConfig), got {value!r}", keys)
     setup = value.get("setup", []) if isinstance(value, Mapping) else []
     if not isinstance(setup, str) and not (isinstance(setup, list)
                                            and all(isinstance(x, str) for x in setup)):

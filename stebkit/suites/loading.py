@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from stebkit._suitefile import SuiteError, read_suite_file, unknown_keys
 from stebkit.datasets.spec import DatasetSpec, License, Source, TaskConfig
 from stebkit.suites.checks import (
     TOP_KEYS,
@@ -21,6 +20,7 @@ from stebkit.suites.checks import (
     _Doc,
 )
 from stebkit.suites.records import _labelled_records, _ndcg_records
+from stebkit.suites.suitefile import SuiteError, read_suite_file, unknown_keys
 from stebkit.tasks import FAMILIES
 
 
@@ -69,7 +69,7 @@ class Suite:
         >>> suite.granted_run()  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        stebkit._suitefile.SuiteError: ...s.yaml: line 3: run: executor: setup: ...
+        stebkit.suites.suitefile.SuiteError: ...s.yaml: line 3: run: executor: setup: ...
         >>> suite.granted_run(allow_setup=True)["executor"]["setup"]
         ['module load cuda']
         """

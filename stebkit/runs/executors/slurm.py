@@ -12,18 +12,25 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from stebkit.executor_config import (
-    ExecutorConfig,
-    ExecutorError,
-)
 from stebkit.runs.executors.jobfiles import (
     job_files_dir,
     jobs_dir,
     read_outcome,
 )
+from stebkit.suites.executor_config import (
+    ExecutorConfig,
+    ExecutorError,
+)
 
 
-def _first_lines(text: str, n: int = 3) -> str:
+def last_lines(text: str, n: int = 3) -> str:
+    r"""The last ``n`` non-empty lines of ``text`` on one line (a job's error, in short).
+
+    >>> last_lines("Traceback\n  File x\n\nValueError: bad\n", n=2)
+    'File x | ValueError: bad'
+    >>> last_lines("")
+    '(no message)'
+    """
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
     return " | ".join(lines[-n:]) if lines else "(no message)"
 
@@ -31,8 +38,9 @@ def _first_lines(text: str, n: int = 3) -> str:
 # --------------------------------------------------------------------------- SLURM
 
 
-_SLURM_ACTIVE = {"PENDING", "RUNNING", "CONFIGURING", "COMPLETING", "SUSPENDED", "REQUEUED",
+SLURM_ACTIVE = {"PENDING", "RUNNING", "CONFIGURING", "COMPLETING", "SUSPENDED", "REQUEUED",
                  "RESIZING", "SIGNALING", "STAGE_OUT", "REQUEUE_HOLD", "REQUEUE_FED"}
+"""SLURM job states of a job that has not ended yet."""
 
 
 def check_slurm(config: ExecutorConfig, units: Sequence[str] = ()) -> list[str]:
@@ -55,7 +63,7 @@ def check_slurm(config: ExecutorConfig, units: Sequence[str] = ()) -> list[str]:
         raise ExecutorError(f"--executor slurm: sinfo failed ({err}){what}") from None
     if out.returncode != 0:
         raise ExecutorError(f"--executor slurm: the SLURM controller does not answer "
-                            f"(sinfo: {_first_lines(out.stderr)}){what}. Is SLURM_CONF "
+                            f"(sinfo: {last_lines(out.stderr)}){what}. Is SLURM_CONF "
                             "set, is slurmctld running?")
     partitions = [p.strip() for p in out.stdout.split() if p.strip()]
     names = [p.rstrip("*") for p in partitions]
@@ -96,13 +104,13 @@ def job_outcome(root: Path, job: Mapping[str, Any], states: Mapping[str, tuple[s
     (succeeded, or still active): from the outcome the job wrote (:func:`read_outcome`),
     else from SLURM's state and the job's logs."""
     state, reason = states.get(job["job"], ("", ""))
-    if state in _SLURM_ACTIVE:
+    if state in SLURM_ACTIVE:
         return None
     outcome = read_outcome(root, job.get("run"), job.get("job"))
     stopped = None
     if outcome is not None:
         kind, value = outcome
-        last = _first_lines(value, 1)
+        last = last_lines(value, 1)
         if kind == "success":
             return None
         if kind == "error":
@@ -122,7 +130,7 @@ def job_outcome(root: Path, job: Mapping[str, Any], states: Mapping[str, tuple[s
     if state == "OUT_OF_MEMORY" or "oom" in log.lower():
         return "ran out of memory; raise --slurm-mem"
     if state in ("FAILED", "") and "Starting with JobEnvironment" not in log:
-        tail = _first_lines(log) if log.strip() else "no log was written"
+        tail = last_lines(log) if log.strip() else "no log was written"
         return f"failed at start-up, before running any unit ({tail}); check --slurm-setup"
     return stopped or f"ended ({state or 'state unknown'}{', ' + reason if reason else ''})"
 

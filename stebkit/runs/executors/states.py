@@ -12,13 +12,13 @@ from typing import Any
 from stebkit.runs.executors import slurm
 from stebkit.runs.executors.jobfiles import (
     JOBS_DIR,
-    _read_jsonl,
     claim_path,
     jobs_dir,
     read_claim,
+    read_jsonl,
     read_outcome,
 )
-from stebkit.runs.executors.slurm import _SLURM_ACTIVE, _first_lines, job_log, job_outcome
+from stebkit.runs.executors.slurm import SLURM_ACTIVE, job_log, job_outcome, last_lines
 
 # --------------------------------------------------------------------------- status
 
@@ -41,7 +41,7 @@ def status(output_dir: str | os.PathLike) -> Any:
     Examples
     --------
     >>> import tempfile
-    >>> from stebkit.runs.executors import evaluate
+    >>> from stebkit import evaluate
     >>> out = tempfile.mkdtemp()
     >>> _ = evaluate("random", "synthetic-authors-en", tasks=["retrieval"], smoke=True,
     ...              output_dir=out, show_progress=False)
@@ -50,13 +50,13 @@ def status(output_dir: str | os.PathLike) -> Any:
     """
     import pandas as pd
 
-    from stebkit.results import read_record
+    from stebkit.records.results import read_record
 
     root = Path(output_dir)
     if not root.is_dir():
         raise FileNotFoundError(f"results folder {str(root)!r} does not exist")
     plan = {(r["model"], r["dataset"]): [root / p for p in r["records"]]
-            for r in _read_jsonl(jobs_dir(root) / "plan.jsonl")}
+            for r in read_jsonl(jobs_dir(root) / "plan.jsonl")}
     # records of runs that left no plan
     from stebkit._io import files_under
 
@@ -70,7 +70,7 @@ def status(output_dir: str | os.PathLike) -> Any:
         if path not in plan.setdefault(key, []):
             plan[key].append(path)
     jobs: dict[tuple[str, str], dict[str, Any]] = {}
-    index = _read_jsonl(jobs_dir(root) / "index.jsonl")
+    index = read_jsonl(jobs_dir(root) / "index.jsonl")
     for job in index:
         for unit in job.get("units", []):
             jobs[tuple(unit)] = job  # the latest job of each unit
@@ -79,7 +79,7 @@ def status(output_dir: str | os.PathLike) -> Any:
     rows = []
     for (model, dataset), paths in plan.items():
         held, claim = read_claim(claim_path(root, model, dataset), root)
-        state, written, reasons = _unit_state(paths)
+        state, written, reasons = unit_state(paths)
         job = jobs.get((model, dataset))
         if held:
             state, who = "running", claim.get("job", "?")
@@ -98,10 +98,10 @@ def status(output_dir: str | os.PathLike) -> Any:
                                        "reason"])
 
 
-def _unit_state(paths: Sequence[Path]) -> tuple[str, int, list[str]]:
+def unit_state(paths: Sequence[Path]) -> tuple[str, int, list[str]]:
     """``(state, records written, reasons)`` of a unit from its record files: ``failed``
     when one failed, ``done`` when all are there, else ``pending``."""
-    from stebkit.results import read_record
+    from stebkit.records.results import read_record
 
     done, failed, reasons = 0, 0, []
     for p in paths:
@@ -134,10 +134,10 @@ def _pending_reason(root: Path, job: Mapping[str, Any] | None,
             return f"queued for local worker {job['job']}"
         outcome = read_outcome(root, job.get("run"), job.get("job"))
         if outcome is not None and outcome[0] != "success":
-            return f"local worker {job['job']} failed: {_first_lines(outcome[1], 1)}; {log}"
+            return f"local worker {job['job']} failed: {last_lines(outcome[1], 1)}; {log}"
         return f"local worker {job['job']} ended before running it; {log}"
     state, reason = states.get(job["job"], ("", ""))
-    if state in _SLURM_ACTIVE:
+    if state in SLURM_ACTIVE:
         why = f": {reason}" if reason and reason != "None" else ""
         return f"queued in job {job['job']} ({state.lower()}{why})"
     why = job_outcome(root, job, states) or "ended before running it"

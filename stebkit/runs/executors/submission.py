@@ -12,40 +12,36 @@ import socket
 import subprocess
 import sys
 import time
-import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from stebkit.errors import StebkitError
-from stebkit.executor_config import (
-    ExecutorConfig,
-    ExecutorError,
-    executor_config,
-    time_minutes,
-)
 from stebkit.runs.executors import slurm
 from stebkit.runs.executors.jobfiles import (
     JobUnit,
-    _add_jobs,
-    _now,
-    _save_plan,
+    add_jobs,
     claim_path,
     jobs_dir,
     make_job_files_dir,
     open_regular,
     read_claim,
     read_outcome,
-    run_lock,
+    save_plan,
 )
-from stebkit.runs.executors.slurm import _SLURM_ACTIVE, _first_lines, check_slurm, job_outcome
-from stebkit.runs.executors.states import _unit_state
+from stebkit.runs.executors.slurm import SLURM_ACTIVE, check_slurm, job_outcome, last_lines
+from stebkit.runs.executors.states import unit_state
 from stebkit.runs.executors.worker import run_job
+from stebkit.runs.records import now
+from stebkit.suites.executor_config import (
+    ExecutorConfig,
+    ExecutorError,
+    time_minutes,
+)
 
 if TYPE_CHECKING:
-    from stebkit.results import Results
+    from stebkit.records.results import Results
     from stebkit.runs.context import RunContext
     from stebkit.runs.planning import Plan, PresetPlan
 
@@ -119,111 +115,7 @@ def preset_units(the_plan: PresetPlan) -> list[JobUnit]:
     return sorted(merged.values(), key=lambda u: (model_rank[u.model], dataset_rank[u.dataset]))
 
 
-# --------------------------------------------------------------------------- evaluate
-
-
-def evaluate(
-    models: Any,
-    datasets: Any = None,
-    *,
-    tasks: Sequence[str] | None = None,
-    episode_sizes: Sequence[int] | Mapping[str, Sequence[int]] | None = None,
-    episodes_per_label: int | Mapping[str, int] | None = None,
-    preset: str | None = None,
-    output_dir: str | os.PathLike = "results",
-    executor: Any = None,
-    context: RunContext | None = None,
-    **settings: Any,
-) -> Results:
-    """Evaluate every model on every dataset, task and episode size; write one record each
-    (``stebkit.evaluate``).
-
-    The run is planned once (:func:`stebkit.runs.engine.plan`): the combinations whose record
-    is already there are skipped before a model is loaded or a text encoded, so an
-    interrupted run resumes where it stopped. The executor runs the rest in this process
-    (:func:`stebkit.runs.engine.run_plan`), in local worker processes or in SLURM jobs.
-
-    Parameters
-    ----------
-    models : str, encoder, or a list of them
-        Zoo names (built with :func:`stebkit.encoders.get_encoder` only if some record is
-        missing) or encoder objects (anything with ``encode(texts)``).
-    datasets : str, Dataset, or a list of them
-        Catalogue names (loaded with :func:`stebkit.datasets.load_dataset`) or Datasets
-        (optional with a ``preset``, which names its own).
-    tasks : list of str, optional
-        Task families to run; default: those each dataset serves. A requested task a
-        dataset does not serve gets a ``"skipped"`` record with the reason.
-    episode_sizes : list of int, or dict task -> list of int, optional
-        Override the datasets' episode sizes (a list applies to every task except
-        predefined pairs and probing, which use single texts).
-    episodes_per_label : int, or dict task -> int, optional
-        Override the datasets' episodes per label (the reference's
-        ``n_episodes_per_class``; predefined pairs, probing and retrieval with size -1
-        use every text whatever it is).
-    preset : {"benchmark", "fast"}, optional
-        Run one of the reference's presets (:mod:`stebkit.runs.presets`): its tasks, datasets
-        and episode configuration; ``datasets`` (when given) restricts it.
-    output_dir : path, default "results"
-        Root of the record files ``<model>/<dataset>/<task>__e<size>.json``.
-    executor : str, mapping or ExecutorConfig, optional
-        ``"sequential"`` (default: in this process), ``"local"`` or ``"slurm"``, or a
-        mapping with the fields of :class:`ExecutorConfig` (``{"kind": "local", "jobs":
-        4}``). Other executors than ``sequential`` take model and dataset *names*
-        (objects cannot travel to another process); datasets of suite files are loaded
-        again in each job.
-    context : RunContext, optional
-        The run settings, spelled and documented once in
-        :class:`~stebkit.runs.context.RunContext`: ``seed``, ``smoke``, ``batch_size``,
-        ``sampling``, ``overwrite``, ``device``, ``cache_embeddings``,
-        ``trust_remote_code``, ``show_progress`` (default: ``RunContext()``).
-    **settings
-        Any of those settings by name, over ``context``'s: ``evaluate(m, d, smoke=True)``
-        is ``evaluate(m, d, context=RunContext(smoke=True))``. An unknown name is a
-        ``TypeError`` that lists the settings.
-
-    Returns
-    -------
-    Results
-        Every record of this run's combinations (read back from ``output_dir``; with
-        ``wait=False``: those written so far); ``Results.ok`` is False when one failed.
-
-    Raises
-    ------
-    ExecutorError
-        The executor cannot run here (no SLURM, unknown partition, bad option).
-    JobsFailed
-        Jobs ended before finishing their units (the message names each job, its log
-        file and the units; ``err.results`` holds what was written).
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> res = evaluate("random", "synthetic-authors-en", tasks=["retrieval"], smoke=True,
-    ...                output_dir=tempfile.mkdtemp(), show_progress=False)
-    >>> res.ok, res.main_frame()[["model", "dataset", "task", "metric"]].values.tolist()
-    (True, [['random', 'synthetic-authors-en', 'retrieval', 'mrr']])
-    >>> res = evaluate("random", "synthetic-authors-en", tasks=["retrieval"], smoke=True,
-    ...                output_dir=tempfile.mkdtemp(), executor="local",
-    ...                show_progress=False)
-    >>> res.ok, len(res)
-    (True, 1)
-    """
-    from stebkit.runs.context import RunContext
-
-    context = (context or RunContext()).with_settings(**settings)
-    config = executor_config(executor)
-    root = Path(output_dir)
-    options = {"tasks": tasks, "episode_sizes": episode_sizes,
-               "episodes_per_label": episodes_per_label, "preset": preset}
-    run = f"{datetime.now(timezone.utc):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
-    shown = {**asdict(context), **options, "executor": config.kind}
-    with run_lock(root, run_info(run, shown)):
-        if config.kind == "sequential":
-            return _sequential(models, datasets, root, context, options)
-        names = _names(models, "models"), (None if datasets is None and preset
-                                           else _names(datasets, "datasets"))
-        return _submitted(names, root, config, run, context, options)
+# --------------------------------------------------------------------------- executors
 
 
 def run_info(run: str, settings: Mapping[str, Any]) -> dict[str, Any]:
@@ -231,20 +123,21 @@ def run_info(run: str, settings: Mapping[str, Any]) -> dict[str, Any]:
     its id, host, process, start and the settings that change its numbers."""
     shown = ("seed", "smoke", "sampling", "episodes_per_label", "episode_sizes", "preset",
              "tasks", "executor")
-    return {"run": run, "host": socket.gethostname(), "pid": os.getpid(), "started": _now(),
+    return {"run": run, "host": socket.gethostname(), "pid": os.getpid(), "started": now(),
             "settings": ", ".join(f"{k} {settings[k]!r}" for k in shown
                                   if settings.get(k) is not None)}
 
 
-def _submitted(names: tuple[list[str], list[str] | None], root: Path, config: ExecutorConfig,
-               run: str, context: RunContext, options: dict[str, Any]) -> Results:
-    """:func:`evaluate` with the local or SLURM executor, under the run lock."""
-    from stebkit.results import Record, Results
+def run_submitted(names: tuple[list[str], list[str] | None], root: Path,
+                  config: ExecutorConfig, run: str, context: RunContext,
+                  options: dict[str, Any]) -> Results:
+    """:func:`stebkit.evaluate` with the local or SLURM executor, under the run lock."""
+    from stebkit.records.results import Record, Results
 
     the_plan, units = _planned(names[0], names[1], root, context, options)
     if options["preset"]:
         the_plan.announce(stacklevel=3)  # as a sequential preset run says it
-    _save_plan(root, units)
+    save_plan(root, units)
     todo, busy = [], []
     for u in units:
         if not u.pending:
@@ -281,26 +174,16 @@ def _submitted(names: tuple[list[str], list[str] | None], root: Path, config: Ex
     return results
 
 
-def _sequential(models: Any, datasets: Any, root: Path, context: RunContext,
-                options: dict[str, Any]) -> Results:
+def run_sequential(models: Any, datasets: Any, root: Path, context: RunContext,
+                   options: dict[str, Any]) -> Results:
     """The sequential executor: the run planned once (:func:`stebkit.runs.engine.plan_run`), its
     units saved for :func:`status`, and run in this process
     (:func:`stebkit.runs.engine.run_plan`)."""
     from stebkit.runs import engine as runner
 
     the_plan, units = _planned(models, datasets, root, context, options)
-    _save_plan(root, units)
+    save_plan(root, units)
     return runner.run_plan(the_plan, context)
-
-
-def _names(values: Any, what: str) -> list[str]:
-    items = [values] if isinstance(values, str) else list(values)
-    bad = [v for v in items if not isinstance(v, str)]
-    if bad:
-        raise ExecutorError(f"{what}: the local and slurm executors take names, got "
-                            f"{type(bad[0]).__name__}; register the object (a zoo model, a "
-                            "suite file) or use executor='sequential'")
-    return items
 
 
 def _suite_file(dataset: str) -> Path | None:
@@ -379,8 +262,8 @@ class _Submission:
             self.jobs.append(job)
             records.append({"job": job.id, "executor": "local", "run": self.run,
                             "host": socket.gethostname(), "pid": proc.pid,
-                            "units": job.units, "log": str(log), "submitted": _now()})
-        _add_jobs(self.root, records)
+                            "units": job.units, "log": str(log), "submitted": now()})
+        add_jobs(self.root, records)
 
     # -- slurm ------------------------------------------------------------------------
     def start_slurm(self) -> None:
@@ -416,7 +299,7 @@ class _Submission:
             names = ", ".join(u.label for u in units[:6]) + (" ..." if len(units) > 6 else "")
             raise ExecutorError(
                 f"SLURM refused the job array for {len(units)} unit(s) ({names}): "
-                f"{_first_lines(str(err))}. Nothing was submitted; the submission script is "
+                f"{last_lines(str(err))}. Nothing was submitted; the submission script is "
                 f"in {private}") from None
         records = []
         for handle, shard in zip(handles, shards, strict=True):
@@ -428,8 +311,8 @@ class _Submission:
             records.append({"job": job.id, "executor": "slurm", "run": self.run,
                             "units": job.units, "log": str(job.log), "err": str(job.err),
                             "time": self.config.time,
-                            "submitted": _now()})
-        _add_jobs(self.root, records)
+                            "submitted": now()})
+        add_jobs(self.root, records)
 
     def _shards(self) -> list[list[JobUnit]]:
         by_model: dict[str, list[JobUnit]] = {}
@@ -488,7 +371,7 @@ class _Submission:
         if self.config.kind == "local":
             return [j for j in self.jobs if j.process.poll() is None]
         states = slurm.slurm_states([j.id for j in self.jobs])
-        return [j for j in self.jobs if states.get(j.id, ("", ""))[0] in _SLURM_ACTIVE]
+        return [j for j in self.jobs if states.get(j.id, ("", ""))[0] in SLURM_ACTIVE]
 
     def failures(self) -> list[str]:
         """One line per job that ended without finishing its units (a job whose units
@@ -497,7 +380,7 @@ class _Submission:
         finished = self.finished_units()
         by_key = {(u.model, u.dataset): u for u in self.units}
         left_all = {key for key, u in by_key.items()
-                    if key not in finished and _unit_state(u.records)[0] == "pending"}
+                    if key not in finished and unit_state(u.records)[0] == "pending"}
         states = (slurm.slurm_states([j.id for j in self.jobs])
                   if self.config.kind == "slurm" else {})
         out = []
@@ -512,7 +395,7 @@ class _Submission:
                 outcome = read_outcome(self.root, self.run, job.id)
                 why = f"worker exited with status {code}" + (
                     f" (signal {signal.Signals(-code).name})" if code and code < 0 else "") + (
-                    f": {_first_lines(outcome[1], 1)}" if outcome and outcome[1] else "")
+                    f": {last_lines(outcome[1], 1)}" if outcome and outcome[1] else "")
             else:
                 why = job_outcome(self.root, {"job": job.id, "run": self.run,
                                               "log": str(job.log), "err": str(job.err),

@@ -15,13 +15,13 @@ from typing import Any
 
 from stebkit.runs.executors.jobfiles import (
     Claim,
-    _file_lock,
-    _now,
-    _write_outcome,
     claim_path,
+    file_lock,
     read_claim,
     run_lock,
+    write_outcome,
 )
+from stebkit.runs.records import now
 
 
 class JobInterrupted(BaseException):
@@ -41,7 +41,7 @@ def _job_name() -> str:
 
 
 def _log(message: str) -> None:
-    print(f"[{_now()}] {message}", flush=True)
+    print(f"[{now()}] {message}", flush=True)
 
 
 def _on_signal(signum: int, frame: Any) -> None:
@@ -87,14 +87,14 @@ def run_job(payload: Mapping[str, Any]) -> dict[str, Any]:
     info = {"job": job, "host": socket.gethostname(), "pid": os.getpid(), "run": run}
     _log(f"job {job}: {len(units)} unit(s), output {root}")
     try:
-        with run_lock(root, {**info, "started": _now(), "settings": "(a job of the run)"}):
+        with run_lock(root, {**info, "started": now(), "settings": "(a job of the run)"}):
             ran, passed = _run_units(order, chunk, root, run, info, context, options,
                                      kept_models={})  # each model is built once per job
     except BaseException as err:
-        _write_outcome(root, run, job, "interrupted" if isinstance(err, JobInterrupted)
-                       else "error", f"{type(err).__name__}: {err}")
+        write_outcome(root, run, job, "interrupted" if isinstance(err, JobInterrupted)
+                      else "error", f"{type(err).__name__}: {err}")
         raise
-    _write_outcome(root, run, job, "success", "")
+    write_outcome(root, run, job, "success", "")
     _log(f"job {job}: finished ({ran} unit(s) run, {passed} passed over)")
     return {"job": job, "ran": ran, "passed": passed}
 
@@ -122,7 +122,7 @@ def _run_units(order: Sequence[tuple[str, str]], chunk: int, root: Path, run: st
             if unit in taken:
                 continue
             claim = Claim(claim_path(root, *unit), root)
-            if not claim.acquire({**info, "state": "running", "started": _now()}):
+            if not claim.acquire({**info, "state": "running", "started": now()}):
                 held_by = read_claim(claim.path, root)[1].get("job", "another process")
                 _log(f"{unit[0]} / {unit[1]}: owned by job {held_by}; passed over")
                 passed += 1
@@ -151,7 +151,7 @@ def _run_units(order: Sequence[tuple[str, str]], chunk: int, root: Path, run: st
         finally:
             for _, claim in held:
                 if ok:  # written while the lock is held: no other job can take it meanwhile
-                    claim.write({**info, "state": "finished", "finished": _now()})
+                    claim.write({**info, "state": "finished", "finished": now()})
                 claim.release()
         ran += len(held)
         _log(f"{model}: done in {time.perf_counter() - started:.1f} s")
@@ -194,13 +194,13 @@ def _prepare_datasets(datasets: Sequence[str], kwargs: Mapping[str, Any],
     for key, members in groups.items():
         if not set(members) & set(datasets):
             continue
-        with _file_lock(cache_dir() / "locks" / f"{key}-{seed}-{int(smoke)}.lock"):
+        with file_lock(cache_dir() / "locks" / f"{key}-{seed}-{int(smoke)}.lock"):
             for name in members:
                 with contextlib.suppress(Exception):  # errors: the runner's
                     load_dataset(get_spec(name), seed=seed, smoke=smoke)
 
 
-def _main(argv: Sequence[str]) -> int:
+def worker_main(argv: Sequence[str]) -> int:
     """``python -m stebkit.runs.executors PAYLOAD``: one local worker."""
     payload = json.loads(Path(argv[0]).read_text(encoding="utf-8"))
     try:

@@ -1,9 +1,9 @@
 """Subcommands that work with the reference's files and tooling.
 
 ``stebkit export RESULTS OUT --format steb`` and ``stebkit import OUT RESULTS``
-(:mod:`stebkit.steb_format`), ``stebkit submission check RESULTS --model ORG/NAME``
-(:mod:`stebkit.steb_submission`), ``stebkit validate`` and ``stebkit new-dataset NAME --type
-hub|local`` (:mod:`stebkit.validate`), in the order of ``stebkit --help``
+(:mod:`stebkit.records.steb_format`), ``stebkit submission check RESULTS --model ORG/NAME``
+(:mod:`stebkit.records.submission`), ``stebkit validate`` and ``stebkit new-dataset NAME --type
+hub|local`` (:mod:`stebkit.suites.validate`), in the order of ``stebkit --help``
 (:func:`stebkit.cli.subcommands`).
 """
 
@@ -13,7 +13,7 @@ import argparse
 import sys
 from typing import Any
 
-from stebkit._cli_common import Subcommand
+from stebkit.cli.subcommand import Subcommand
 
 
 def _add_export(p: argparse.ArgumentParser) -> None:
@@ -27,7 +27,7 @@ def _add_export(p: argparse.ArgumentParser) -> None:
 
 
 def _run_export(args: argparse.Namespace) -> int:
-    from stebkit.steb_format import export_steb
+    from stebkit.records.steb_format import export_steb
 
     report = export_steb(args.results, args.out, overwrite=args.overwrite)
     print(report.summary(args.out))
@@ -43,7 +43,7 @@ def _add_import(p: argparse.ArgumentParser) -> None:
 
 
 def _run_import(args: argparse.Namespace) -> int:
-    from stebkit.steb_format import import_steb
+    from stebkit.records.steb_format import import_steb
 
     written = import_steb(args.steb_results, args.results, overwrite=args.overwrite)
     print(f"{len(written)} record(s) written under {args.results}; "
@@ -68,7 +68,7 @@ def _add_submission(p: argparse.ArgumentParser) -> None:
 
 
 def _run_submission(args: argparse.Namespace) -> int:
-    from stebkit.steb_submission import check_submission
+    from stebkit.records.submission import check_submission
 
     check = check_submission(args.results, args.model, submissions=args.submissions,
                              models_file=args.models_file, contributor=args.contributor)
@@ -89,7 +89,7 @@ PROGRESS_EVERY = 1000
 
 def _run_validate(args: argparse.Namespace) -> int:
     from stebkit.datasets import list_datasets
-    from stebkit.validate import validate
+    from stebkit.suites.validate import validate
 
     def progress(file: Any, done: int, total: int) -> None:
         if done % PROGRESS_EVERY == 0 or (done == total and total >= PROGRESS_EVERY):
@@ -117,7 +117,7 @@ def _add_new_dataset(p: argparse.ArgumentParser) -> None:
 
 
 def _run_new_dataset(args: argparse.Namespace) -> int:
-    from stebkit.validate import new_dataset
+    from stebkit.suites.validate import new_dataset
 
     spec_file, test_file = new_dataset(args.name, args.kind, args.directory,
                                        overwrite=args.overwrite)

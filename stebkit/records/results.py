@@ -34,7 +34,7 @@ get their current names, and ``converted_from`` says so.
 
 Every record is parsed and checked in one place, :meth:`Record.from_json`, when it is
 written (:func:`write_record`), read (:func:`read_record`, :meth:`Results.load`) and
-imported (:func:`stebkit.steb_format.import_steb`): an ``ok`` record holds its main metric
+imported (:func:`stebkit.records.steb_format.import_steb`): an ``ok`` record holds its main metric
 and every metric is a finite number inside the range its definition allows
 (:func:`metric_range`); counts are non-negative integers. A record that fails is named
 with its file, field and value; on resume it counts as not done and is recomputed. A
@@ -52,9 +52,8 @@ from pathlib import Path
 from typing import Any
 
 from stebkit._io import shown as _shown
-from stebkit.names import file_name, safe_name  # moved to stebkit.names, still importable here
-from stebkit.record_items import item_details, per_item  # noqa: F401 (re-exported)
-from stebkit.record_schema import SCHEMA, upgrade_record  # noqa: F401 (re-exported)
+from stebkit.names import file_name, safe_name
+from stebkit.records.schema import SCHEMA, upgrade_record
 
 STATUSES = ("ok", "failed", "skipped")
 _STATUS_DETAIL = {"ok": None, "failed": "error", "skipped": "reason"}

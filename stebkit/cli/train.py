@@ -11,9 +11,9 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
-from stebkit._cli_common import Subcommand
-
-from .loop import TrainConfig
+from stebkit.cli.subcommand import Subcommand
+from stebkit.errors import InvalidSetting
+from stebkit.train.loop import TRAIN_OPTIONS, TrainConfig, check_widths
 
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
@@ -60,8 +60,10 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def checked_config(args: argparse.Namespace) -> TrainConfig:
-    """The :class:`TrainConfig` of the command line, every option checked first (before
-    torch is imported or a model loaded); a ``ValueError`` names the option at fault.
+    """The :class:`TrainConfig` of the command line, every option checked first through
+    its declared setting (:mod:`stebkit.settings`), Matryoshka widths against the base
+    model's width (:func:`~stebkit.train.loop.check_widths`), before torch is imported
+    or a model loaded; an :class:`~stebkit.errors.InvalidSetting` names the option.
 
     >>> from stebkit.cli import build_parser
     >>> checked_config(build_parser().parse_args(["train", "--matryoshka", "abc,-5"]))
@@ -69,11 +71,15 @@ def checked_config(args: argparse.Namespace) -> TrainConfig:
     ...
     ValueError: --matryoshka: 'abc' is not a whole number; give increasing positive widths \
 such as 64,128,256
+    >>> checked_config(build_parser().parse_args(["train", "--matryoshka", "999999"]))
+    Traceback (most recent call last):
+    ...
+    stebkit.errors.InvalidSetting: --matryoshka: 999999 is wider than the base model's \
+embedding (384 dimensions); give widths up to 384, such as 48,96,192,384
     """
-    import math
     from pathlib import Path
 
-    from .content import CONTENT_SOURCES
+    from stebkit.train.content import CONTENT_SOURCES
 
     dims = []
     for piece in (x.strip() for x in args.matryoshka.split(",") if x.strip()):
@@ -86,15 +92,7 @@ such as 64,128,256
     if unknown:
         raise ValueError(f"--content-sources: unknown source(s) {unknown}; choose among "
                          f"{', '.join(CONTENT_SOURCES)}")
-    for option, value in (("learning-rate", args.learning_rate),
-                          ("temperature", args.temperature), ("dropout1d", args.dropout1d),
-                          ("content-weight", args.content_weight)):
-        if not math.isfinite(value):
-            raise ValueError(f"--{option}: {value} is not a finite number")
-    if not args.learning_rate > 0:
-        raise ValueError(f"--learning-rate must be > 0, got {args.learning_rate}")
-    if args.threads is not None and args.threads < 1:
-        raise ValueError(f"--threads must be >= 1, got {args.threads}")
+    TRAIN_OPTIONS["num_threads"].named("--threads").check(args.threads)
     if args.base_model is not None:
         from stebkit.encoders.folders import check_model_folder
 
@@ -112,21 +110,30 @@ such as 64,128,256
                   seed=args.seed, content_pairs=args.content_pairs,
                   content_weight=args.content_weight, content_sources=sources)
     try:
-        return dataclasses.replace(TrainConfig(), **fields)
-    except ValueError as err:  # TrainConfig names its field: say the option instead
-        message = str(err)
-        for name in fields:
-            message = message.replace(f"TrainConfig.{name}", f"--{name.replace('_', '-')}")
-        raise ValueError(message.replace("--matryoshka-dims", "--matryoshka")) from None
+        config = dataclasses.replace(TrainConfig(), **fields)
+        check_widths(config)
+    except InvalidSetting as err:  # TrainConfig names its field: say the option instead
+        raise InvalidSetting(_as_option(str(err))) from None
+    return config
+
+
+def _as_option(message: str) -> str:
+    """A message of :class:`TrainConfig` with its field named as the command line's
+    option (``matryoshka_dims must ...`` -> ``--matryoshka must ...``)."""
+    head, _, rest = message.partition(" ")
+    name = head.rstrip(":")
+    field = name.removeprefix("TrainConfig.")
+    option = {"matryoshka_dims": "matryoshka"}.get(field, field).replace("_", "-")
+    return f"--{option}{head[len(name):]} {rest}"
 
 
 def _run(args: argparse.Namespace) -> int:
     config = checked_config(args)
     if args.output is not None:
-        from .model import check_output_dir
+        from stebkit.train.model import check_output_dir
 
         check_output_dir(args.output, overwrite=args.overwrite)
-    from .loop import train_style_encoder
+    from stebkit.train.loop import train_style_encoder
 
     result = train_style_encoder(config, output_dir=args.output, resume=not args.no_resume,
                                  show_progress=not args.no_progress,

@@ -6,7 +6,7 @@ The STEB reference writes one file per dataset, model, episode configuration and
 
 ``<dataset>`` is the reference's dataset name, ``<short_name>`` the part of the model id
 after its last ``/``, ``<task>`` the reference's task name
-(:data:`stebkit.published.REFERENCE_TASK_NAMES`), and ``metrics.json`` a one-line JSON
+(:data:`REFERENCE_TASK_NAMES`), and ``metrics.json`` a one-line JSON
 object (``json.dumps`` with its default separators) holding the task's metrics under the
 reference's keys (:data:`REFERENCE_METRICS`; probing writes ``task_0`` ... and their
 ``average``).
@@ -34,7 +34,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from stebkit.published import REFERENCE_TASK_NAMES
+REFERENCE_TASK_NAMES = {
+    "clustering": "clustering", "all_to_all_pairs": "all_to_all_pair_classification",
+    "predefined_pairs": "pre_defined_pair_classification",
+    "order_alignment": "order_alignment", "retrieval": "retrieval", "probing": "probing",
+}
+"""stebkit task family -> the reference's task name."""
 
 STEB_TASKS = {v: k for k, v in REFERENCE_TASK_NAMES.items()}
 """The reference's task name -> stebkit's task family."""
@@ -211,7 +216,7 @@ def export_steb(results: Any, out: str | os.PathLike[str], *,
     '{"v_measure": 0.25}'
     """
     from stebkit._io import inside
-    from stebkit.results import Results
+    from stebkit.records.results import Results
 
     out = Path(out)
     if isinstance(results, (str, os.PathLike)):
@@ -304,8 +309,8 @@ IMPORT_FIX = "correct or remove that file, then import again"
 
 def read_metrics(path: str | os.PathLike[str], task: str = "") -> dict[str, Any]:
     """Read one reference ``metrics.json``: a JSON object of finite numbers (inside their
-    range when ``task``, stebkit's family name, is given: :func:`stebkit.results.metric_range`),
-    and ``submetrics``.
+    range when ``task``, stebkit's family name, is given:
+    :func:`stebkit.records.results.metric_range`), and ``submetrics``.
 
     The file is read as untrusted (:func:`stebkit._io.read_untrusted`: a regular file
     with one link, at most 16 MB; never a FIFO, device or symbolic link).
@@ -317,7 +322,7 @@ def read_metrics(path: str | os.PathLike[str], task: str = "") -> dict[str, Any]
         that is not a number in range; names the file and the key.
     """
     from stebkit._io import read_json
-    from stebkit.results import check_metrics, check_submetrics
+    from stebkit.records.results import check_metrics, check_submetrics
 
     path = Path(path)
     data = read_json(path, fix=IMPORT_FIX)
@@ -416,13 +421,13 @@ def import_steb(root: str | os.PathLike[str], results: str | os.PathLike[str], *
     >>> f = tmp / "steb" / "STEL_register" / "m" / "1_100" / "order_alignment" / "metrics.json"
     >>> f.parent.mkdir(parents=True)
     >>> _ = f.write_text('{"acc_mean": 0.5, "distractor_acc_mean": 0.25}')
-    >>> from stebkit.results import Results
+    >>> from stebkit.records.results import Results
     >>> _ = import_steb(tmp / "steb", tmp / "results")
     >>> Results.load(tmp / "results").main_frame()[["dataset", "metric", "value"]].values.tolist()
     [['stel_register', 'distractor_acc_mean', 0.25]]
     """
     from stebkit._io import remove_stray_temps
-    from stebkit.results import check_record, record_path, write_record
+    from stebkit.records.results import check_record, record_path, write_record
 
     _check_apart(Path(root), Path(results), "import")
     names = _exported_names(Path(root))
@@ -461,7 +466,7 @@ def import_steb(root: str | os.PathLike[str], results: str | os.PathLike[str], *
 def _same_import(path: Path, record: Mapping[str, Any]) -> bool:
     """Whether the record at ``path`` is ``record``, imported before (an interrupted import
     resumes): everything equal but the date and version of stebkit."""
-    from stebkit.results import Record
+    from stebkit.records.results import Record
 
     try:
         old = Record.read(path).to_json()
@@ -496,7 +501,7 @@ def _exported_names(root: Path) -> dict[str, str]:
 
 def _imported(it: Mapping[str, Any], name: str, spec: Any) -> dict[str, Any]:
     """The stebkit record of one scanned reference file (:func:`scan_steb`)."""
-    from stebkit.results import new_record
+    from stebkit.records.results import new_record
 
     metrics = dict(it["metrics"])
     submetrics = metrics.pop("submetrics", None)

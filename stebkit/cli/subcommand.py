@@ -1,6 +1,6 @@
 """What a ``stebkit`` subcommand is, for the modules that define some.
 
-:mod:`stebkit.cli`, :mod:`stebkit.train.cli` and :mod:`stebkit.reference_cli` each define
+:mod:`stebkit.cli`, :mod:`stebkit.cli.train` and :mod:`stebkit.cli.reference` each define
 their subcommands as :class:`Subcommand` values; :func:`stebkit.cli.subcommands` lists
 them all, in the order of ``stebkit --help``. The modules that define subcommands import
 this module, never :mod:`stebkit.cli`, so that no import goes back to the command line.

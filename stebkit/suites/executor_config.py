@@ -2,8 +2,8 @@
 suite file's ``run: executor`` mapping or the command line (:func:`executor_config`).
 
 The executors themselves live in :mod:`stebkit.runs.executors`; this module holds only the
-configuration, on the ground floor, so that the suite reader (a floor below the runs) can
-check a suite's executor without importing them.
+configuration, with the suites, so that the suite reader (a floor below the runs) can check
+a suite's executor without importing them.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from stebkit.errors import StebkitError
+from stebkit.settings import MAX_COUNT, Setting, check_fields, setting
 
 EXECUTORS = ("sequential", "local", "slurm")
 """The executors :func:`evaluate` knows."""
@@ -24,9 +25,21 @@ class ExecutorError(StebkitError, ValueError):
     """An executor cannot run here (no SLURM, unknown partition, bad option)."""
 
 
+MAX_JOBS = 100_000
+"""The most workers, CPUs or SLURM array tasks at once a configuration may name."""
+
+
+def _declare(name: str, kind: str, **range_: Any) -> Setting:
+    """A setting of :class:`ExecutorConfig`, named in messages as a suite file writes it
+    (``executor: jobs``)."""
+    return Setting(f"executor: {name}", kind, **range_)
+
+
 @dataclass(frozen=True)
 class ExecutorConfig:
-    """How and where :func:`evaluate` runs its units.
+    """How and where :func:`evaluate` runs its units. Each field is declared with its
+    type and range (:mod:`stebkit.settings`): ``wait="false"`` or ``jobs=10**30`` is
+    refused, naming the field.
 
     Parameters
     ----------
@@ -49,34 +62,24 @@ class ExecutorConfig:
         returns.
     """
 
-    kind: str = "sequential"
-    jobs: int = 2
-    partition: str | None = None
-    gpus_per_job: int = 0
-    cpus_per_job: int | None = None
-    mem: str | None = None
-    time: str = "4:00:00"
-    array_parallelism: int = 64
+    kind: str = setting("sequential", _declare("kind", "choice", choices=EXECUTORS))
+    jobs: int = setting(2, _declare("jobs", "int", low=1, high=MAX_JOBS))
+    partition: str | None = setting(None, _declare("partition", "text", optional=True))
+    gpus_per_job: int = setting(0, _declare("gpus_per_job", "int", low=0, high=1024))
+    cpus_per_job: int | None = setting(None, _declare("cpus_per_job", "int", low=1,
+                                                      high=MAX_JOBS, optional=True))
+    mem: str | None = setting(None, _declare("mem", "text", optional=True))
+    time: str = setting("4:00:00", _declare("time", "text"))
+    array_parallelism: int = setting(64, _declare("array_parallelism", "int", low=1,
+                                                  high=MAX_JOBS))
     setup: tuple[str, ...] = ()
     extra: Mapping[str, str] = field(default_factory=dict)
-    datasets_per_job: int | None = None
-    wait: bool = True
+    datasets_per_job: int | None = setting(None, _declare("datasets_per_job", "int", low=1,
+                                                          high=MAX_COUNT, optional=True))
+    wait: bool = setting(True, _declare("wait", "bool"))
 
     def __post_init__(self) -> None:
-        if self.kind not in EXECUTORS:
-            raise ExecutorError(f"executor: unknown kind {self.kind!r}; choose one of "
-                                f"{EXECUTORS}")
-        for name in ("jobs", "array_parallelism"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ExecutorError(f"executor: {name} must be a positive int, got {value!r}")
-        for name in ("gpus_per_job", "cpus_per_job", "datasets_per_job"):
-            value = getattr(self, name)
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int)
-                                      or value < (0 if name == "gpus_per_job" else 1)):
-                raise ExecutorError(f"executor: {name} must be a "
-                                    f"{'non-negative' if name == 'gpus_per_job' else 'positive'}"
-                                    f" int, got {value!r}")
+        check_fields(self)  # each field through its declared setting
         time_minutes(self.time)
         if isinstance(self.setup, str):
             object.__setattr__(self, "setup", (self.setup,))
@@ -100,7 +103,7 @@ def executor_config(value: Any = None, **overrides: Any) -> ExecutorConfig:
     >>> executor_config({"kind": "slurm", "gpu": 1})
     Traceback (most recent call last):
     ...
-    stebkit.executor_config.ExecutorError: executor: unknown option(s) ['gpu']; known: ...
+    stebkit.suites.executor_config.ExecutorError: executor: unknown option(s) ['gpu']; known: ...
     """
     if value is None:
         base: dict[str, Any] = {}
@@ -136,7 +139,7 @@ def time_minutes(value: Any) -> int:
     >>> time_minutes("soon")
     Traceback (most recent call last):
     ...
-    stebkit.executor_config.ExecutorError: executor: time 'soon' is not a SLURM time ...
+    stebkit.suites.executor_config.ExecutorError: executor: time 'soon' is not a SLURM time ...
     """
     if isinstance(value, int) and not isinstance(value, bool) and value > 0:
         return value

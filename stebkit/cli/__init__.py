@@ -2,8 +2,8 @@
 
 ``stebkit datasets``, ``stebkit models``, ``stebkit run``, ``stebkit leaderboard``,
 ``stebkit status`` and ``stebkit prefetch`` are defined here, ``stebkit train`` in
-:mod:`stebkit.train.cli`, and ``stebkit export``, ``import``, ``submission``, ``validate`` and
-``new-dataset`` in :mod:`stebkit.reference_cli`. Each is a :class:`Subcommand` (an
+:mod:`stebkit.cli.train`, and ``stebkit export``, ``import``, ``submission``, ``validate`` and
+``new-dataset`` in :mod:`stebkit.cli.reference`. Each is a :class:`Subcommand` (an
 ``add_arguments`` function and a ``run`` function); :func:`subcommands` lists them all, in
 the order of ``stebkit --help``, and :func:`build_parser` adds each one's parser.
 
@@ -33,13 +33,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from stebkit._cli_common import Subcommand
-from stebkit._cli_errors import (  # noqa: F401 (STDOUT_CLOSED: re-exported)
-    STDOUT_CLOSED,
+from stebkit.cli.reporting import (
     one_line_warning,
     os_error_message,
     stdout_closed,
 )
+from stebkit.cli.subcommand import Subcommand
 from stebkit.datasets.registry import SUITES
 
 # --------------------------------------------------------------------------- datasets
@@ -247,7 +246,8 @@ def _add_run(p: argparse.ArgumentParser) -> None:
                    default="only-missing", help="which existing records to recompute "
                    "(only-missing refuses to replace results made with another --seed, "
                    "--smoke, --sampling or episodes per label; always replaces them)")
-    p.add_argument("--seed", type=int, default=42, help="random seed (default: 42)")
+    p.add_argument("--seed", type=int, default=42,
+                   help="random seed in [0, 2^32) (default: 42)")
     p.add_argument("--batch-size", type=int, default=32, help="encoding batch size")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     p.add_argument("--trust-remote-code", action="store_true", default=None,
@@ -263,7 +263,8 @@ def _add_run(p: argparse.ArgumentParser) -> None:
                    help="texts pooled per episode (-1: one episode of all texts per label); "
                         "overrides the datasets' sizes except for single-text tasks")
     p.add_argument("--episodes-per-label", type=int, default=None, metavar="N",
-                   help="episodes sampled per label (the reference's n_episodes_per_class)")
+                   help="episodes sampled per label (the reference's n_episodes_per_class; "
+                        "a --smoke run samples at most 10)")
     p.add_argument("--device", default=None,
                    help="torch device of the neural models: cpu, cuda, cuda:1, mps "
                         "(default: a GPU when there is one)")
@@ -298,7 +299,7 @@ def model_argument(value: str) -> str:
 def _add_executor(p: argparse.ArgumentParser) -> None:
     from stebkit.runs.executors import EXECUTORS
 
-    g = p.add_argument_group("where it runs (see stebkit.executors; a suite file sets the "
+    g = p.add_argument_group("where it runs (see stebkit.runs.executors; a suite file sets the "
                              "same options in run: {executor: {kind: slurm, ...}})")
     g.add_argument("--executor", choices=EXECUTORS, help="sequential (default): this "
                    "process; local: --jobs worker processes; slurm: a SLURM job array")
@@ -347,10 +348,36 @@ def _executor(args: argparse.Namespace, from_suite: Any = None) -> Any:
         setup=tuple(args.slurm_setup) if args.slurm_setup else None, extra=extra)
 
 
+def checked_run_arguments(args: argparse.Namespace) -> None:
+    """Check the settings of ``stebkit run`` through their declared schema
+    (:mod:`stebkit.settings`) before anything is resolved, loaded or written: an
+    :class:`~stebkit.errors.InvalidSetting` names the option (exit status 2).
+
+    >>> from stebkit.cli import build_parser
+    >>> checked_run_arguments(build_parser().parse_args(["run", "--seed", "4294967296"]))
+    Traceback (most recent call last):
+    ...
+    stebkit.errors.InvalidSetting: --seed: seed must be an int in [0, 4294967296), got 4294967296
+    """
+    from stebkit.errors import InvalidSetting
+    from stebkit.runs.context import RunContext, check_options
+
+    try:
+        RunContext(seed=args.seed, batch_size=args.batch_size, device=args.device)
+        check_options(output_dir=args.output, episode_sizes=args.episode_sizes,
+                      episodes_per_label=args.episodes_per_label)
+    except InvalidSetting as err:
+        name = str(err).split(" ", 1)[0]
+        option = {"output_dir": "output"}.get(name, name).replace("_", "-")
+        raise InvalidSetting(f"--{option}: {err}") from None
+
+
 def _run_run(args: argparse.Namespace) -> int:
-    from stebkit.runs.executors import JobsFailed, evaluate
+    from stebkit.runs import evaluate
+    from stebkit.runs.executors import JobsFailed
     from stebkit.runs.request import RUN_SETTINGS, RunRequest
 
+    checked_run_arguments(args)
     request = RunRequest.resolve(
         suite=args.suite, datasets=args.datasets, models=args.models, smoke=args.smoke,
         settings={name: getattr(args, name, None) for name in RUN_SETTINGS},
@@ -398,7 +425,7 @@ def _report_run(results: Any, args: argparse.Namespace, label: str) -> int:
     """Print a finished run's leaderboard, figures, skipped and failed results; the exit
     status: 1 when anything did not run or everything was skipped, else 0."""
     if any(r["status"] == "ok" for r in results):
-        from stebkit.leaderboard_cli import print_notes, print_summary
+        from stebkit.cli.leaderboard import print_notes, print_summary
         from stebkit.scores import leaderboard, to_markdown
 
         board = leaderboard(results)
@@ -547,7 +574,8 @@ def _add_prefetch(p: argparse.ArgumentParser) -> None:
                         "the trained style model)")
     p.add_argument("--datasets", nargs="+", metavar="DATASET", help="dataset names")
     p.add_argument("--smoke", action="store_true", help="the smoke version of each dataset")
-    p.add_argument("--seed", type=int, default=42, help="random seed (default: 42)")
+    p.add_argument("--seed", type=int, default=42,
+                   help="random seed in [0, 2^32) (default: 42)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
 
@@ -555,7 +583,9 @@ def _run_prefetch(args: argparse.Namespace) -> int:
     from stebkit.encoders import default_models
     from stebkit.runs.executors import prefetch
     from stebkit.runs.request import is_suite_file, unknown_suite
+    from stebkit.settings import SEED
 
+    SEED.named("--seed").check(args.seed)
     if args.datasets:
         datasets = list(args.datasets)
     elif is_suite_file(args.suite):
@@ -609,12 +639,11 @@ def subcommands() -> tuple[Subcommand, ...]:
     >>> [c.name for c in subcommands()][5:8]
     ['prefetch', 'train', 'export']
     """
-    from stebkit import leaderboard_cli, reference_cli
-    from stebkit.train import cli as train_cli
+    from stebkit.cli import leaderboard, reference, train
 
-    return (DATASETS, MODELS, RUN, leaderboard_cli.LEADERBOARD, STATUS, PREFETCH, train_cli.TRAIN,
-            reference_cli.EXPORT, reference_cli.IMPORT, reference_cli.SUBMISSION,
-            reference_cli.VALIDATE, reference_cli.NEW_DATASET)
+    return (DATASETS, MODELS, RUN, leaderboard.LEADERBOARD, STATUS, PREFETCH, train.TRAIN,
+            reference.EXPORT, reference.IMPORT, reference.SUBMISSION, reference.VALIDATE,
+            reference.NEW_DATASET)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -667,6 +696,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         warnings.formatwarning = shown
     return int(status or 0)
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,6 +1,6 @@
 """The set-up every notebook shares: fast mode, folders, and the models to compare.
 
->>> from stebkit.notebook import setup
+>>> from stebkit.plots.notebook import setup
 >>> nb = setup(["wordllama-l2-supercat"], full=["all-MiniLM-L6-v2"], fast=True)
 >>> nb.fast, nb.smoke, nb.models[-1]
 (True, True, 'wordllama-l2-supercat')

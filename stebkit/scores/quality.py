@@ -11,15 +11,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from stebkit.scores import (
-    DEFAULT_EXCLUDE,
-    DEFAULT_THRESHOLD,
     is_significant,
     main_frame,
     operational,
@@ -177,7 +175,7 @@ def _records_of(results: Any) -> list[Mapping[str, Any]]:
     recs = getattr(results, "records", None)
     if recs is None:
         raise TypeError("per-item comparison needs a Results object (with .records holding "
-                        "per_item values); pass stebkit.results.Results")
+                        "per_item values); pass stebkit.records.results.Results")
     return recs
 
 
@@ -215,9 +213,7 @@ def _aligned(record: Mapping[str, Any], ids: Sequence[str]) -> dict[str, Any]:
 
 def rank_resolution(results: Any, *, task: str | None = None, dataset: str | None = None,
                     n_resamples: int = 1000, alpha: float = 0.05, seed: int = 42,
-                    grouping: str | Mapping[str, Any] = "correlation",
-                    exclude: Iterable[str] | None = DEFAULT_EXCLUDE,
-                    threshold: float = DEFAULT_THRESHOLD) -> pd.DataFrame:
+                    recipe: Any = None, **options: Any) -> pd.DataFrame:
     """Which adjacent leaderboard ranks are separable, by a paired bootstrap.
 
     Models are ordered by score; each is compared with the next one down.
@@ -239,8 +235,9 @@ def rank_resolution(results: Any, *, task: str | None = None, dataset: str | Non
         What to rank (see above).
     n_resamples, alpha, seed
         Bootstrap resamples, level (``1 - alpha`` intervals, two-sided p < alpha) and seed.
-    grouping, exclude, threshold
-        Passed to :func:`stebkit.scores.operational` for aggregated scores.
+    recipe, **options
+        The :class:`~stebkit.scores.ScoreRecipe` of the aggregated scores and its options
+        by name (``grouping="fixed"``), as :func:`stebkit.scores.operational` takes them.
 
     Returns
     -------
@@ -255,7 +252,7 @@ def rank_resolution(results: Any, *, task: str | None = None, dataset: str | Non
     --------
     >>> df = pd.DataFrame({"model": list("aabbcc"), "dataset": ["x", "y"] * 3,
     ...                    "task": "retrieval", "value": [.9, .8, .9, .8, .1, .2]})
-    >>> rank_resolution(df, grouping="fixed", n_resamples=200)[
+    >>> rank_resolution(df, grouping="fixed", min_tasks=1, n_resamples=200)[
     ...     ["model", "separable", "tier"]].values.tolist()
     [['a', False, 1], ['b', True, 1], ['c', None, 2]]
     """
@@ -281,8 +278,8 @@ def rank_resolution(results: Any, *, task: str | None = None, dataset: str | Non
                                  confidence=1 - alpha, seed=seed)
             comps.append((r["diff"], r["low"], r["high"], r["p_value"]))
     else:
-        op = operational(results, grouping=grouping, exclude=exclude, threshold=threshold,
-                         n_resamples=n_resamples, seed=seed)
+        op = operational(results, recipe=recipe, n_resamples=n_resamples, seed=seed,
+                         **options)
         if task is not None:
             if task not in op.task_replicates:
                 raise ValueError(f"task {task!r} has no results; available: "

@@ -26,18 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-PUBLISHED_FILE = Path(__file__).parent / "data" / "published_leaderboard.csv"
+PUBLISHED_FILE = Path(__file__).parents[1] / "data" / "published_leaderboard.csv"
 
 TASK_COLUMNS = ("clustering", "all_to_all_pairs", "predefined_pairs", "order_alignment",
                 "retrieval", "probing")
 """The operational task columns (the reference's six task families, stebkit's names)."""
-
-REFERENCE_TASK_NAMES = {
-    "clustering": "clustering", "all_to_all_pairs": "all_to_all_pair_classification",
-    "predefined_pairs": "pre_defined_pair_classification",
-    "order_alignment": "order_alignment", "retrieval": "retrieval", "probing": "probing",
-}
-"""stebkit task family -> the reference's task name."""
 
 OBJECT_OF_STUDY = ("genre", "register", "time", "demographics", "dialect", "idiolect")
 """The six object-of-study dimensions of the definitional score (:mod:`stebkit.scores`

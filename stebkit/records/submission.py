@@ -4,7 +4,7 @@ STEB takes new models as pull requests that add (1) a four-key entry to its
 ``SUBMISSIONS.yaml`` (``short_name``, ``hf_id``, ``run_command``, ``contributor``), (2)
 the model's line in ``scripts/models_all.txt`` and (3) the result files the reference
 writes, under ``submitted_results/<dataset>/<short_name>/...`` (see
-:mod:`stebkit.steb_format`; ``stebkit export RESULTS OUT --format steb`` writes them).
+:mod:`stebkit.records.steb_format`; ``stebkit export RESULTS OUT --format steb`` writes them).
 :func:`check_submission` checks what the reference's validator checks:
 
 1. every ``SUBMISSIONS.yaml`` entry (when the file is given) is a mapping with the four
@@ -176,7 +176,7 @@ def check_submission(results: str | os.PathLike[str], model: str, *,
     "no results subtree <dataset>/'other'/ under /"
     """
     from stebkit._io import files_under
-    from stebkit.steb_format import read_metrics, scan_steb
+    from stebkit.records.steb_format import read_metrics, scan_steb
 
     entry = submission_entry(model, contributor=contributor)
     check = SubmissionCheck(entry)
@@ -244,7 +244,7 @@ def check_submission(results: str | os.PathLike[str], model: str, *,
 def expected_files() -> dict[tuple[str, str], set[str]]:
     """What the reference's benchmark writes for one model: (dataset folder, task folder)
     -> its episode folders (``<size>_<episodes per label>``), for every dataset of the
-    STEB catalogue that the ``benchmark`` preset runs (:mod:`stebkit.runs.presets`).
+    STEB catalogue that the ``benchmark`` preset runs (:mod:`stebkit.tasks.presets`).
 
     >>> files = expected_files()
     >>> sorted(files[("STEL_register", "order_alignment")])
@@ -252,9 +252,8 @@ def expected_files() -> dict[tuple[str, str], set[str]]:
     >>> sum(map(len, files.values()))
     315
     """
-    from stebkit.published import REFERENCE_TASK_NAMES
-    from stebkit.runs.presets import preset_entries, resolve_datasets
-    from stebkit.steb_format import reference_folder
+    from stebkit.records.steb_format import REFERENCE_TASK_NAMES, reference_folder
+    from stebkit.tasks.presets import preset_entries, resolve_datasets
 
     out: dict[tuple[str, str], set[str]] = {}
     for entry in preset_entries("benchmark"):
@@ -265,7 +264,7 @@ def expected_files() -> dict[tuple[str, str], set[str]]:
 
 
 def coverage_errors(items: list[dict[str, Any]], short: str) -> list[str]:
-    """Why one model's scanned result files (:func:`stebkit.steb_format.scan_steb`) are
+    """Why one model's scanned result files (:func:`stebkit.records.steb_format.scan_steb`) are
     not a whole benchmark run: result files missing (and how many STEB datasets have
     none), files with another episode configuration than the reference's, and dataset
     folders that are not STEB datasets. Empty when the run is complete.
@@ -273,7 +272,7 @@ def coverage_errors(items: list[dict[str, Any]], short: str) -> list[str]:
     >>> coverage_errors([], "m")[0][:60]
     'the submission lacks 315 of the 315 result files the referen'
     """
-    from stebkit.published import REFERENCE_TASK_NAMES
+    from stebkit.records.steb_format import REFERENCE_TASK_NAMES
 
     expected = expected_files()
     steb = {d for d, _ in expected}

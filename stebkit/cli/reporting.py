@@ -1,7 +1,7 @@
 """How the ``stebkit`` command reports what goes wrong around a subcommand: an ``OSError``
 as one line naming the path and the fix (:func:`os_error_message`), a closed stdout as no
 error (:func:`stdout_closed`), a warning as one line (:func:`one_line_warning`).
-:mod:`stebkit.cli` uses them (and re-exports them) in :func:`stebkit.cli.main`.
+:mod:`stebkit.cli` uses them in :func:`stebkit.cli.main`.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from stebkit._cli_common import Subcommand
+from stebkit.cli.subcommand import Subcommand
 
 FORMATS = ("md", "latex", "csv")
 """The table formats of ``--format``."""
@@ -35,17 +35,43 @@ def _add_leaderboard(p: argparse.ArgumentParser) -> None:
     p.add_argument("--summary", metavar="FILE",
                    help="also write the significance summary and rank tiers printed after "
                         "the table to this file (the website's leaderboard page shows it)")
-    p.add_argument("--threshold", type=float, default=None, metavar="T",
-                   help="Ward cut height of the correlation grouping (default: 0.5, the "
-                        "reference's newest; 1.0 was stebkit's former default)")
-    p.add_argument("--drop-models", action="store_true",
-                   help="missing results: leave out the models that miss a dataset (the "
-                        "former rule) instead of dropping the datasets not every model has")
-    p.add_argument("--grouping-models", choices=("reference", "stebkit"), default=None,
-                   help="'reference' (default): the reference's excluded models are not "
-                        "scored and every other model shapes the grouping; 'stebkit' (the "
-                        "former rule): every model scored, baselines and chance left out "
-                        "of the grouping")
+    _add_recipe_options(p)
+
+
+def _add_recipe_options(p: argparse.ArgumentParser) -> None:
+    """The options of the score's recipe (:class:`stebkit.scores.ScoreRecipe`); each is
+    validated there, a bad value exiting with status 2."""
+    from stebkit.scores.recipe import CONFIGURATIONS, GROUPING_MODELS, MISSING, UNLISTED
+
+    g = p.add_argument_group("score recipe (default: the reference's newest aggregation)")
+    g.add_argument("--threshold", type=float, default=None, metavar="T",
+                   help="Ward cut height of the correlation grouping (default 0.5; 1.0 in "
+                        "the reference's older versions)")
+    g.add_argument("--grouping", choices=("correlation", "fixed"), default=None,
+                   help="group datasets by how the models rank them (default) or by the "
+                        "reference's fixed clusters (scores that do not move)")
+    g.add_argument("--missing", choices=MISSING, default=None,
+                   help="missing results: drop the datasets not every model has (default) "
+                        "or leave out the models that miss one")
+    g.add_argument("--grouping-models", choices=GROUPING_MODELS, default=None,
+                   help="all_scored (default): the reference's excluded models are not "
+                        "scored, every other model shapes the grouping; without_baselines: "
+                        "every model scored, baselines and chance left out of the grouping")
+    g.add_argument("--configuration", choices=CONFIGURATIONS, default=None,
+                   help="first_folder (default): each model's first configuration in string "
+                        "order holding a result; preset_size_first: the preset's first size "
+                        "for every model")
+    g.add_argument("--unlisted", choices=UNLISTED, default=None,
+                   help="which datasets enter (default: those the reference scores)")
+    for flag, what in (("--min-models", "models a task needs for an operational score "
+                        "(default 3)"), ("--min-tasks", "tasks the STEB score needs "
+                                         "(default 2)"),
+                       ("--episode-size", "only records of this episode size")):
+        g.add_argument(flag, type=int, default=None, metavar="N", help=what)
+    g.add_argument("--models-file", metavar="FILE", default=None,
+                   help="score only the models listed (one org/model per line), as the "
+                        "reference's --models-file (its default, scripts/models_all.txt, "
+                        "lists its published models; stebkit's default: every model)")
 
 
 def print_notes(board: Any) -> None:
@@ -58,7 +84,7 @@ def print_notes(board: Any) -> None:
 
 def _only_models(results: Any, models: Sequence[str]) -> Any:
     """The records of ``models`` (each must have records in ``results``)."""
-    from stebkit.results import Results
+    from stebkit.records.results import Results
 
     present = sorted({r.model_name for r in results})
     unknown = [m for m in models if m not in present]
@@ -79,36 +105,45 @@ def print_summary(board: Any, file: Any = None) -> None:
         print("\n" + "\n".join(lines), file=file or sys.stdout)
 
 
-def _recipe_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The leaderboard options given on the command line (the others keep the
-    reference's newest recipe)."""
-    options: dict[str, Any] = {}
-    if args.threshold is not None:
-        options["threshold"] = args.threshold
-    if args.drop_models:
-        options["complete_datasets"] = False
-    if args.grouping_models is not None:
-        options["grouping_models"] = args.grouping_models
-    return options
+_RECIPE_FLAGS = ("threshold", "grouping", "missing", "grouping_models", "configuration",
+                 "unlisted", "min_models", "min_tasks", "episode_size", "models_file")
+
+
+def _recipe(args: argparse.Namespace) -> Any:
+    """The score recipe of the command line: the options given replace the defaults
+    (the reference's newest recipe); a bad value is a ValueError (exit status 2).
+
+    >>> from stebkit.cli import build_parser
+    >>> _recipe(build_parser().parse_args(["leaderboard", "r", "--threshold", "1"]))
+    ScoreRecipe(threshold=1.0)
+    """
+    from stebkit.scores import ScoreRecipe
+
+    given = {k: getattr(args, k) for k in _RECIPE_FLAGS if getattr(args, k) is not None}
+    try:
+        return ScoreRecipe(**given)
+    except ValueError as err:
+        raise ValueError(f"{err} (--{str(err).split()[1].replace('_', '-')})") from None
 
 
 def _run_leaderboard(args: argparse.Namespace) -> int:
     from stebkit import scores
     from stebkit._io import write_text
-    from stebkit.results import Results
+    from stebkit.records.results import Results
 
+    recipe = _recipe(args)  # a bad option stops here, before anything is read
     results = Results.load(args.results)
     for note in results.notes:
         print(f"stebkit: note: {note}", file=sys.stderr)
     if args.models:
         results = _only_models(results, args.models)
-    board = scores.leaderboard(results, **_recipe_options(args))
+    board = scores.leaderboard(results, recipe=recipe)
     scored = board  # the summary is about these rows, published ones added or not
     print_notes(board)
     if args.allow_partial and not args.published:
         raise ValueError("--allow-partial only applies with --published")
     if args.published:
-        from stebkit.published import source_note, with_published
+        from stebkit.scores.published import source_note, with_published
 
         board = with_published(board, results, allow_partial=args.allow_partial)
         comp = board.attrs["comparability"]

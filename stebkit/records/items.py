@@ -1,6 +1,6 @@
 """The per-item part of a result record: what a record keeps of a task's details for a
 paired comparison (:func:`per_item`), and the details rebuilt from it
-(:func:`item_details`). :mod:`stebkit.results` re-exports both.
+(:func:`item_details`).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Record schemas: the current one (:data:`SCHEMA`) and the conversion of older records
-(:func:`upgrade_record`); :mod:`stebkit.results` re-exports both."""
+(:func:`upgrade_record`)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,0 @@
-"""Moved: the names of this module now live in :mod:`stebkit.runs.presets`.
-
-This path re-exports them for one release, each with a ``DeprecationWarning``.
-"""
-
-from stebkit._moved import forward
-
-__getattr__ = forward(__name__, "stebkit.runs.presets")

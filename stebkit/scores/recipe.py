@@ -1,0 +1,222 @@
+"""The score's recipe as one object: :class:`ScoreRecipe`, whose defaults are the
+reference's newest aggregation.
+
+Each option is read in one place: :func:`~stebkit.scores.inputs.scored_frame` (models
+file, scored models, exclusions, unlisted datasets), :func:`~stebkit.scores.inputs.
+choose_configurations` (configuration, episode size), :mod:`~stebkit.scores.aggregates`
+(missing results, grouping, threshold, grouping models, minimum models and tasks).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from stebkit.scores.grouping import DEFAULT_THRESHOLD, REFERENCE
+
+MISSING = ("drop_datasets", "drop_models")
+"""Missing results: drop, per task, the datasets not every model has (the reference's
+newest ``__main__.py`` forces ``complete_datasets``), or leave out the models that miss a
+dataset (its older default, ``--complete-datasets`` not given)."""
+
+GROUPING_MODELS = ("all_scored", "without_baselines")
+"""Which models are scored and shape the correlation grouping: every model but the
+reference's excluded ones is scored and groups (``config.EXCLUDED_MODELS``, skipped by
+``discovery.py``), or every model is scored and the baselines and the chance level are
+left out of the grouping (:data:`~stebkit.scores.grouping.GROUPING_EXCLUDED_MODELS`)."""
+
+CONFIGURATIONS = ("first_folder", "preset_size_first")
+"""Which episode configuration a model's operational number comes from: per model, the
+first configuration folder (``{size}_{episodes per label}``) in string order that holds
+the task's metric, as the reference's ``discovery.discover_scores`` takes it; or, the same
+for every model, the benchmark preset's first episode size, else the smallest size (a
+model whose record there failed has a missing cell)."""
+
+UNLISTED = ("reference_datasets", "cluster_file", "all")
+"""Which datasets enter: those the reference scores (operational: every dataset it
+supports, as ``discovery.discover_scores`` reads them; definitional: those of its cluster
+file), or those of its cluster file in both scores, or every dataset. With the first two,
+results that hold none of the reference's datasets (an offline or custom suite) are
+scored whole."""
+
+_CHOICES = {"missing": MISSING, "grouping_models": GROUPING_MODELS,
+            "configuration": CONFIGURATIONS, "unlisted": UNLISTED}
+
+
+def _check_int(name: str, value: Any, low: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise ValueError(f"ScoreRecipe {name} must be an integer of at least {low}, got "
+                         f"{value!r}")
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class ScoreRecipe:
+    """How records become the STEB scores; the defaults are the reference's newest
+    aggregation (:data:`~stebkit.scores.grouping.REFERENCE`: ``scripts/
+    benchmark_clustering`` of rrivera1849/STEB, the version whose ``__main__.py`` sets
+    ``_DEFAULT_THRESHOLD = 0.5`` and forces complete datasets).
+
+    Parameters
+    ----------
+    grouping : {"correlation", "fixed"} or mapping
+        How redundant datasets are grouped inside a task: the reference's correlation
+        grouping (``auto_cluster.py``), its fixed clusters, or a declared ``{dataset:
+        group}`` / ``{group: [datasets]}``.
+    threshold : float, default 0.5
+        Ward cut height of the correlation grouping (``_DEFAULT_THRESHOLD`` of the newest
+        ``__main__.py``; 1.0 in its older versions, e.g. commit 2919bdfb).
+    missing : {"drop_datasets", "drop_models"}
+        See :data:`MISSING`.
+    grouping_models : {"all_scored", "without_baselines"}
+        See :data:`GROUPING_MODELS`.
+    configuration : {"first_folder", "preset_size_first"}
+        See :data:`CONFIGURATIONS` (the operational score; the definitional score reads
+        the benchmark preset's configuration, as ``manual_cluster.py``).
+    episode_size : int or None
+        Only records of this episode size enter.
+    min_models : int, default 3
+        A task with fewer models gets no operational score (``--min-models``).
+    min_tasks : int, default 2
+        With fewer tasks scored there is no STEB score (the newest ``__main__.py``
+        writes ``STEB_score`` only when more than one task has a score).
+    models_file : path or None
+        Score only the models listed in this file (one ``org/model`` per line, ``#``
+        comments; the name after the last ``/`` counts), as ``--models-file``. The
+        reference's default is its own ``scripts/models_all.txt``, the models of its
+        published leaderboard; stebkit's default, None, scores every model of the results.
+    unlisted : {"reference_datasets", "cluster_file", "all"}
+        See :data:`UNLISTED`.
+    exclude : tuple of str
+        ``"non_english"`` (the reference's ``NON_ENGLISH_DATASETS``; for a dataset the
+        reference does not know, a language other than English), ``"semantic_control"``
+        and/or dataset names.
+
+    Examples
+    --------
+    >>> ScoreRecipe()
+    ScoreRecipe()
+    >>> ScoreRecipe(threshold=1.0, missing="drop_models")
+    ScoreRecipe(threshold=1.0, missing='drop_models')
+    >>> ScoreRecipe(threshold=-1)
+    Traceback (most recent call last):
+    ...
+    ValueError: ScoreRecipe threshold must be a finite number of at least 0, got -1
+    """
+
+    grouping: str | Mapping[str, Any] = "correlation"
+    threshold: float = DEFAULT_THRESHOLD
+    missing: str = "drop_datasets"
+    grouping_models: str = "all_scored"
+    configuration: str = "first_folder"
+    episode_size: int | None = None
+    min_models: int = 3
+    min_tasks: int = 2
+    models_file: str | os.PathLike[str] | None = None
+    unlisted: str = "reference_datasets"
+    exclude: tuple[str, ...] = ("non_english", "semantic_control")
+
+    def __post_init__(self) -> None:
+        self._check_grouping()
+        t = self.threshold
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t) \
+                or t < 0:
+            raise ValueError(f"ScoreRecipe threshold must be a finite number of at least 0, "
+                             f"got {t!r}")
+        for name, allowed in _CHOICES.items():
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"ScoreRecipe {name} must be one of {', '.join(allowed)}; "
+                                 f"got {getattr(self, name)!r}")
+        if self.episode_size is not None:
+            _check_int("episode_size", self.episode_size, -1)
+        _check_int("min_models", self.min_models, 1)
+        _check_int("min_tasks", self.min_tasks, 1)
+        object.__setattr__(self, "exclude", _exclusions(self.exclude))
+
+    def _check_grouping(self) -> None:
+        g = self.grouping
+        if isinstance(g, Mapping):
+            object.__setattr__(self, "grouping", dict(g))  # a copy: the caller's may change
+        elif g not in ("correlation", "fixed"):
+            raise ValueError(f"ScoreRecipe grouping must be 'correlation', 'fixed' or a "
+                             f"mapping, got {g!r}")
+
+    def __repr__(self) -> str:
+        shown = [f"{name}={_shown(getattr(self, name))}" for name in self.changed()]
+        return f"ScoreRecipe({', '.join(shown)})"
+
+    def changed(self) -> list[str]:
+        """The options that differ from the defaults (the reference's newest recipe).
+
+        >>> ScoreRecipe(min_tasks=1).changed()
+        ['min_tasks']
+        """
+        return [f.name for f in dataclasses.fields(self)
+                if _plain(getattr(self, f.name)) != _plain(f.default)]
+
+    def replace(self, **options: Any) -> ScoreRecipe:
+        """A copy with ``options`` changed (each validated; an unknown name is refused).
+
+        >>> ScoreRecipe().replace(threshold=1.0)
+        ScoreRecipe(threshold=1.0)
+        """
+        names = [f.name for f in dataclasses.fields(self)]
+        unknown = sorted(set(options) - set(names))
+        if unknown:
+            raise TypeError(f"unknown score recipe option(s) {unknown}; the options are "
+                            f"{', '.join(names)}")
+        return dataclasses.replace(self, **options)
+
+    def allowed_models(self) -> set[str] | None:
+        """The short names listed in :attr:`models_file` (None: every model)."""
+        if self.models_file is None:
+            return None
+        from stebkit._io import read_untrusted
+
+        text = read_untrusted(self.models_file, fix="pass a plain text file of model "
+                              "names").decode("utf-8", errors="replace")
+        return {line.strip().split("/")[-1] for line in text.splitlines()
+                if line.strip() and not line.strip().startswith("#")}
+
+    def describe(self) -> str:
+        """One line naming the recipe, for a leaderboard's footer.
+
+        >>> print(ScoreRecipe(threshold=1.0).describe())
+        Recipe: ScoreRecipe(threshold=1.0), not the reference's newest aggregation
+        """
+        if self.changed():
+            return f"Recipe: {self!r}, not the reference's newest aggregation"
+        return (f"Recipe: {self!r}, the reference's newest aggregation ({REFERENCE}): Ward "
+                f"cut {self.threshold:g}, datasets not every model has are dropped, its "
+                "excluded models are not scored, each model's first configuration in "
+                "string order, no STEB score with fewer than 2 tasks")
+
+
+def _exclusions(exclude: Any) -> tuple[str, ...]:
+    items = () if exclude is None else (exclude,) if isinstance(exclude, str) else exclude
+    if not isinstance(items, Iterable) or not all(isinstance(i, str) for i in items):
+        raise ValueError(f"ScoreRecipe exclude must hold dataset names, 'non_english' or "
+                         f"'semantic_control', got {exclude!r}")
+    return tuple(items)
+
+
+def _plain(value: Any) -> Any:
+    return dict(value) if isinstance(value, Mapping) else value
+
+
+def _shown(value: Any) -> str:
+    return repr(_plain(value)) if not isinstance(value, os.PathLike) else repr(str(value))
+
+
+def as_recipe(recipe: ScoreRecipe | None, options: Mapping[str, Any]) -> ScoreRecipe:
+    """``recipe`` (default: :class:`ScoreRecipe`) with the keyword shortcuts ``options``.
+
+    >>> as_recipe(None, {"threshold": 1.0})
+    ScoreRecipe(threshold=1.0)
+    """
+    if recipe is not None and not isinstance(recipe, ScoreRecipe):
+        raise TypeError(f"recipe must be a ScoreRecipe, got {type(recipe).__name__}")
+    base = recipe if recipe is not None else ScoreRecipe()
+    return base.replace(**options) if options else base
