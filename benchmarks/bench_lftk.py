@@ -1,7 +1,7 @@
 """CPU seconds of the LFTK work a suite run does, before and after the feature store.
 
 ``make demo`` runs LFTK in three places: each process that builds the UD EWT probing
-datasets measures their texts (``stebkit.features.lftk_features``: a worker builds its
+datasets measures their texts (``stebkit.datasets.features.lftk_features``: a worker builds its
 datasets itself), and the ``lftk`` baseline measures every text it encodes (a text that
 recurs in a dataset, 8,765 texts of which 6,900 distinct in the lite suite, and the
 probing texts again). This script runs that pattern on real paragraphs (NLTK's inaugural
@@ -27,12 +27,21 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+BEFORE_STORE = "539c81b"
+"""The last revision whose LFTK features had no store."""
 
 
 def old_features(base: str):
-    """``stebkit.features`` as it is at git revision ``base``, as a separate module."""
-    source = subprocess.run(["git", "show", f"{base}:stebkit/features.py"], cwd=ROOT,
-                            check=True, capture_output=True, text=True).stdout
+    """The LFTK features module as it is at git revision ``base`` (where it was
+    ``stebkit/features.py`` or is ``stebkit/datasets/features.py``), as a separate module."""
+    for where in ("stebkit/datasets/features.py", "stebkit/features.py"):
+        shown = subprocess.run(["git", "show", f"{base}:{where}"], cwd=ROOT,
+                               capture_output=True, text=True)
+        if shown.returncode == 0:
+            break
+    else:
+        raise SystemExit(f"no LFTK features module at git revision {base!r}")
+    source = shown.stdout
     folder = Path(tempfile.mkdtemp())
     path = folder / "stebkit_features_base.py"
     path.write_text(source, encoding="utf-8")
@@ -57,9 +66,10 @@ def main() -> None:
     parser.add_argument("--processes", type=int, default=3,
                         help="processes that build the probing datasets")
     parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--base", default="main", help="git revision of the code before")
+    parser.add_argument("--base", default=BEFORE_STORE,
+                        help="git revision of the code before (default: before the store)")
     args = parser.parse_args()
-    from stebkit import features as new
+    from stebkit.datasets import features as new
     from stebkit.datasets.probing_sets import PROBING_FEATURES
     from stebkit.encoders.baselines import reference_corpus
 
