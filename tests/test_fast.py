@@ -7,7 +7,7 @@ import sys
 import numpy as np
 import pytest
 
-from stebkit.encoders import fast, get_encoder, onnx
+from stebkit.encoders import fast, get_encoder
 from stebkit.encoders.base import cosines
 from stebkit.errors import ModelUnavailable
 
@@ -52,13 +52,13 @@ def test_the_export_is_cached_by_model_revision(tmp_path, monkeypatch):
     monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path))
     enc = get_encoder("all-MiniLM-L6-v2", runtime="onnxruntime")
     first = enc.encode(TEXTS[:2])
-    path = onnx.export_path(enc.name, enc.revision)
+    path = fast.export_path(enc.name, enc.revision)
     assert path.is_file() and path.is_relative_to(tmp_path / "onnx")
     stamp = path.stat().st_mtime_ns
     again = get_encoder("all-MiniLM-L6-v2", runtime="onnxruntime")
     np.testing.assert_array_equal(again.encode(TEXTS[:2]), first)
     assert path.stat().st_mtime_ns == stamp  # loaded, not exported again
-    assert onnx.export_path(enc.name, enc.revision + "-other") != path
+    assert fast.export_path(enc.name, enc.revision + "-other") != path
 
 
 def test_runtime_onnxruntime_fails_clearly_without_it(monkeypatch):
@@ -78,7 +78,7 @@ def test_lean_pass_is_independent_of_the_batch():
 
 
 @pytest.mark.parametrize(("runtime", "cls"), [("torch", fast.LeanStack),
-                                              ("onnxruntime", onnx.OrtPass)])
+                                              ("onnxruntime", fast.OrtPass)])
 def test_a_fast_pass_outside_the_tolerance_falls_back_with_a_warning(
         runtime, cls, monkeypatch, tmp_path):
     monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path))
@@ -99,7 +99,7 @@ def test_a_fast_pass_outside_the_tolerance_falls_back_with_a_warning(
 
 def test_pieces_cut_where_lengths_drop():
     lengths = np.array([10, 100, 48, 90, 50, 80])
-    pieces = onnx.split_by_length(lengths)
+    pieces = fast.split_by_length(lengths)
     assert [p.tolist() for p in pieces] == [[1, 3], [5], [4, 2], [0]]
     assert sorted(np.concatenate(pieces).tolist()) == list(range(6))
 

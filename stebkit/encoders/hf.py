@@ -17,8 +17,8 @@ import numpy as np
 
 from stebkit.encoders._runtime import quiet_weights, torch_device, unavailable, weights_digest
 from stebkit.encoders.base import check_texts, cosines
+from stebkit.encoders.fast import SUPPORTED, lean_stack, ort_importable, ort_pass
 from stebkit.encoders.long_docs import DEFAULT_MAX_LENGTH, resolve_max_length, token_ids
-from stebkit.encoders.onnx import ort_importable, ort_pass
 from stebkit.encoders.tokens import TokenEncoder, pool_tokens
 from stebkit.errors import ModelUnavailable
 
@@ -46,7 +46,7 @@ class HFEncoder(TokenEncoder):
         ``"cuda"`` when a GPU is present, else ``"cpu"``.
     lean : bool
         On the CPU, run BERT and MPNet models (mean pooling, GELU, float32) through a fast
-        pass of the same computation: ONNX Runtime (:class:`~stebkit.encoders.onnx.
+        pass of the same computation: ONNX Runtime (:class:`~stebkit.encoders.fast.
         OrtPass`, the model exported once per revision) or :class:`~stebkit.encoders.
         fast.LeanStack` (PyTorch). Its first batch is checked against the model's own
         forward pass; beyond a cosine of 0.9999 the encoder warns, naming the model and
@@ -133,8 +133,6 @@ class HFEncoder(TokenEncoder):
         if not self.lean or type(self)._forward is not HFEncoder._forward \
                 or self.pooling != "mean":
             return False
-        from stebkit.encoders.fast import SUPPORTED
-
         config = self._config()
         return (getattr(config, "model_type", None) in SUPPORTED
                 and getattr(config, "hidden_act", "gelu") == "gelu"
@@ -226,8 +224,6 @@ class HFEncoder(TokenEncoder):
                               f" {str(err)[:200]}); using PyTorch", UserWarning, stacklevel=3)
                 kind = "lean"
         if kind == "lean":
-            from stebkit.encoders.fast import lean_stack
-
             lean = lean_stack(self.model)
             self._fast = None if lean is None else _torch_pass(lean, self._torch)
         self._fast_kind = kind if self._fast is not None else "model"
