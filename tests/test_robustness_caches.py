@@ -200,7 +200,7 @@ def test_28_the_lean_and_the_models_own_pass_are_cached_apart(tmp_path):
     from stebkit.runs import records
 
     texts = ["The first sentence of the cache.", "And here, another one!"]
-    lean = cached(get_encoder("all-MiniLM-L6-v2", device="cpu"), tmp_path)
+    lean = cached(get_encoder("all-MiniLM-L6-v2", device="cpu", runtime="torch"), tmp_path)
     filled = lean.encode(texts)
     own_inner = get_encoder("all-MiniLM-L6-v2", device="cpu", lean=False)
     own = cached(own_inner, tmp_path)

@@ -18,13 +18,27 @@ lexicon values. LFTK re-reads its lexicon files for every document, which costs
 about 0.6 s per document; here the same files are read once and looked up with the
 same matching rules (lemma for the two age-of-acquisition lists, lower-cased text for
 SUBTLEX-US), which gives identical values at a fraction of the cost.
+
+spaCy's analysis is most of the cost, so each distinct text is analysed once: its values
+of every named set's features (and of the keys asked for) are kept in
+``$STEBKIT_CACHE/lftk/<pipeline>/``, keyed by the text's sha256, in a folder named by the
+spaCy pipeline, its version, spaCy's and LFTK's versions (:class:`FeatureStore`). A later
+call, in this process or another, reads them instead of analysing the text again. The
+pipeline is loaded without the components no feature reads (entity recogniser, the
+sentence recogniser that the parser stands in for).
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import os
+import re
+import secrets
+import zipfile
 from collections.abc import Sequence
 from functools import cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from stebkit.errors import ModelUnavailable
@@ -82,6 +96,10 @@ SPACY_PIPELINES: dict[str, tuple[tuple[str, str], ...]] = {
 
 _LEXICON_FEATURES = ("t_kup", "t_bry", "t_subtlex_us_zipf")
 _ROUND = 3  # LFTK's default rounding, as in the reference's probing sets
+STORE_VERSION = 1
+"""Bumped when what :class:`FeatureStore` keeps, or how a value is computed, changes."""
+UNUSED_COMPONENTS = ("ner", "senter")
+"""Pipeline components no feature reads (sentences come from the parser)."""
 
 
 def resolve_features(features: str | Sequence[str], *, language: str = "en") -> tuple[str, ...]:
@@ -131,6 +149,7 @@ def lftk_features(
     language: str = "en",
     batch_size: int = 64,
     show_progress: bool = False,
+    cache: bool = True,
 ) -> pd.DataFrame:
     """LFTK feature values of each text.
 
@@ -151,6 +170,9 @@ def lftk_features(
         Texts per ``nlp.pipe`` batch.
     show_progress : bool, default False
         Show a progress bar.
+    cache : bool, default True
+        Read and keep the values in the :class:`FeatureStore` (``False``: analyse every
+        distinct text here and keep nothing).
 
     Returns
     -------
@@ -181,35 +203,61 @@ def lftk_features(
     if not isinstance(batch_size, int) or batch_size < 1:
         raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
     keys = resolve_features(features, language=language)
+    _import("lftk", "lftk==1.0.9")  # installed, even when every text is in the store
+    distinct = list(dict.fromkeys(texts))
+    store = FeatureStore(language) if cache else None
+    known = store.lookup(distinct, keys) if store is not None else {}
+    todo = [t for t in distinct if t not in known]
+    if todo:
+        wanted = keys if store is None else _kept_keys(keys, language)
+        measured = _analyse(todo, wanted, language, batch_size, show_progress)
+        if store is not None:
+            store.add(todo, wanted, measured)
+        known.update(zip(todo, measured, strict=True))
+    failed = sum(known[t] is None for t in distinct)
+    if failed:
+        logger.info("lftk_features: %d of %d distinct texts could not be measured; their "
+                    "values are 0.0", failed, len(distinct))
+    rows = [[0.0] * len(keys) if known[t] is None else [known[t][k] for k in keys]
+            for t in texts]
+    return pd.DataFrame(rows, columns=list(keys), dtype="float64")
+
+
+def _kept_keys(keys: tuple[str, ...], language: str) -> tuple[str, ...]:
+    """``keys`` and every named set's keys defined for ``language``: what one analysis of
+    a text measures and the store keeps."""
+    named = [k for ks in FEATURE_SETS.values() for k in ks
+             if language == "en" or k not in ENGLISH_ONLY]
+    return tuple(dict.fromkeys([*keys, *named]))
+
+
+def _analyse(texts: list[str], keys: tuple[str, ...], language: str, batch_size: int,
+             show_progress: bool) -> list[dict[str, float] | None]:
+    """Each text's values of ``keys`` (None: LFTK cannot measure it), spaCy then LFTK."""
     nlp = _spacy_pipeline(language)
     lftk = _import("lftk", "lftk==1.0.9")
     native = [k for k in keys if k not in _LEXICON_FEATURES]
     lexicon = [k for k in keys if k in _LEXICON_FEATURES]
-
-    rows: list[list[float]] = []
-    failed = 0
     docs = nlp.pipe(texts, batch_size=batch_size)
     if show_progress:
         from tqdm.auto import tqdm
 
         docs = tqdm(docs, total=len(texts), desc="LFTK features", unit="text")
+    out: list[dict[str, float] | None] = []
     batch: list[Any] = []
     for doc in docs:
         batch.append(doc)
         if len(batch) == batch_size:
-            failed += _extract(batch, lftk, keys, native, lexicon, rows)
+            out += _extract(batch, lftk, native, lexicon)
             batch = []
     if batch:
-        failed += _extract(batch, lftk, keys, native, lexicon, rows)
-    if failed:
-        logger.info("lftk_features: %d of %d texts could not be measured; their values are 0.0",
-                    failed, len(texts))
-    return pd.DataFrame(rows, columns=list(keys), dtype="float64")
+        out += _extract(batch, lftk, native, lexicon)
+    return out
 
 
-def _extract(docs: list[Any], lftk: Any, keys: tuple[str, ...], native: list[str],
-             lexicon: list[str], rows: list[list[float]]) -> int:
-    """Append one row per doc to ``rows``; return how many docs failed."""
+def _extract(docs: list[Any], lftk: Any, native: list[str],
+             lexicon: list[str]) -> list[dict[str, float] | None]:
+    """One dict of values per doc (None for a doc LFTK cannot measure)."""
     try:
         measured = _native(docs, lftk, native)
     except (ValueError, ZeroDivisionError):  # one bad doc: measure them one by one
@@ -219,16 +267,14 @@ def _extract(docs: list[Any], lftk: Any, keys: tuple[str, ...], native: list[str
                 measured.append(_native([doc], lftk, native)[0])
             except (ValueError, ZeroDivisionError):
                 measured.append(None)
-    failed = 0
+    out: list[dict[str, float] | None] = []
     for doc, values in zip(docs, measured, strict=True):
-        if values is None:
-            failed += 1
-            rows.append([0.0] * len(keys))
-            continue
-        for key in lexicon:
-            values[key] = _lexicon_total(key, doc)
-        rows.append([float(values[k]) for k in keys])
-    return failed
+        if values is not None:
+            values = {k: float(values[k]) for k in native}
+            for key in lexicon:
+                values[key] = _lexicon_total(key, doc)
+        out.append(values)
+    return out
 
 
 def _native(docs: list[Any], lftk: Any, native: list[str]) -> list[dict[str, float]]:
@@ -286,6 +332,101 @@ def _lexicon(key: str) -> dict[Any, float]:
     return table
 
 
+class FeatureStore:
+    """LFTK values kept on disk, keyed by text, for one spaCy pipeline and its versions.
+
+    Each call that measured new texts adds one shard (written atomically, never changed):
+    ``keys`` (sha256 of each text, ``uint8 (n, 32)``), ``columns`` (feature keys),
+    ``values`` (``float64 (n, k)``) and ``measured`` (``bool (n,)``: False where LFTK
+    could not measure the text). A shard that cannot be read is skipped. ``root``: the
+    cache folder (default ``$STEBKIT_CACHE``).
+
+    >>> import tempfile
+    >>> store = FeatureStore("en", root=tempfile.mkdtemp())
+    >>> store.add(["a b.", "c"], ("t_word",), [{"t_word": 2.0}, None])
+    >>> store.lookup(["a b.", "c", "d"], ("t_word",))
+    {'a b.': {'t_word': 2.0}, 'c': None}
+    >>> store.lookup(["a b."], ("t_word", "t_char"))
+    {}
+    """
+
+    def __init__(self, language: str, *, root: str | os.PathLike[str] | None = None) -> None:
+        from stebkit.sources import cache_dir
+
+        base = Path(root) if root is not None else cache_dir()
+        self.folder = base / "lftk" / _pipeline_identity(language)
+        self._rows: dict[bytes, dict[str, float] | None] = {}
+        self._read: set[str] = set()
+
+    def _scan(self) -> None:
+        """Read the shards not read yet into memory."""
+        import numpy as np
+
+        if not self.folder.is_dir():
+            return
+        for shard in sorted(self.folder.glob("*.npz")):
+            if shard.name in self._read:
+                continue
+            self._read.add(shard.name)
+            try:
+                with np.load(shard, allow_pickle=False) as data:
+                    keys, columns = data["keys"], [str(c) for c in data["columns"]]
+                    values, measured = data["values"], data["measured"]
+            except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError):
+                logger.warning("LFTK feature store: %s cannot be read; skipped", shard)
+                continue
+            for key, row, ok in zip(keys, values.tolist(), measured, strict=True):
+                self._rows[key.tobytes()] = dict(zip(columns, row, strict=True)) if ok \
+                    else None
+
+    def lookup(self, texts: list[str], keys: tuple[str, ...]
+               ) -> dict[str, dict[str, float] | None]:
+        """The stored values of those ``texts`` whose row holds every one of ``keys``
+        (None: a text LFTK could not measure)."""
+        self._scan()
+        found: dict[str, dict[str, float] | None] = {}
+        for text in texts:
+            key = _text_key(text)
+            if key in self._rows:
+                row = self._rows[key]
+                if row is None or all(k in row for k in keys):
+                    found[text] = row
+        return found
+
+    def add(self, texts: list[str], keys: tuple[str, ...],
+            rows: list[dict[str, float] | None]) -> None:
+        """Keep ``rows`` (the values of ``keys``, or None) of ``texts`` in a new shard."""
+        import numpy as np
+
+        from stebkit._io import atomic_file
+
+        values = np.array([[0.0] * len(keys) if r is None else [r[k] for k in keys]
+                           for r in rows], dtype=np.float64).reshape(len(rows), len(keys))
+        hashes = np.frombuffer(b"".join(_text_key(t) for t in texts), dtype=np.uint8)
+        with atomic_file(self.folder / f"{secrets.token_hex(8)}.npz") as fh:
+            np.savez(fh, keys=hashes.reshape(len(texts), 32), columns=np.array(keys, dtype=str),
+                     values=values, measured=np.array([r is not None for r in rows]))
+        for text, row in zip(texts, rows, strict=True):
+            self._rows[_text_key(text)] = row
+
+
+def _text_key(text: str) -> bytes:
+    return hashlib.sha256(text.encode("utf-8")).digest()
+
+
+@cache
+def _pipeline_identity(language: str) -> str:
+    """A folder name for the language's spaCy pipeline, its version, spaCy's and LFTK's
+    versions and :data:`STORE_VERSION`."""
+    from importlib.metadata import version
+
+    name = _pipeline_name(language)
+    spacy = _import("spacy", "spacy>=3.7,<3.9")
+    model = spacy.util.get_package_version(name) or "unknown"
+    ident = f"{name}-{model}-spacy{spacy.__version__}-lftk{version('lftk')}-v{STORE_VERSION}"
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", ident)
+
+
 @cache
 def _lftk_keys() -> frozenset[str]:
     lftk = _import("lftk", "lftk==1.0.9")
@@ -294,16 +435,24 @@ def _lftk_keys() -> frozenset[str]:
 
 @cache
 def _spacy_pipeline(language: str) -> Any:
-    """The language's spaCy pipeline without NER, loaded once per process."""
+    """The language's spaCy pipeline without :data:`UNUSED_COMPONENTS`, loaded once per
+    process."""
+    name = _pipeline_name(language)
+    spacy = _import("spacy", "spacy>=3.7,<3.9")
+    nlp = spacy.load(name, exclude=list(UNUSED_COMPONENTS))
+    nlp.max_length = 10_000_000
+    return nlp
+
+
+def _pipeline_name(language: str) -> str:
+    """The first installed spaCy pipeline of :data:`SPACY_PIPELINES` for ``language``."""
     if language not in SPACY_PIPELINES:
         raise ValueError(f"language={language!r} has no spaCy pipeline here; use one of "
                          f"{sorted(SPACY_PIPELINES)}")
     spacy = _import("spacy", "spacy>=3.7,<3.9")
     for name, _ in SPACY_PIPELINES[language]:
         if spacy.util.is_package(name):
-            nlp = spacy.load(name, exclude=["ner"])
-            nlp.max_length = 10_000_000
-            return nlp
+            return name
     wanted = SPACY_PIPELINES[language][0][1]
     raise ModelUnavailable(f"no spaCy pipeline for language={language!r} is installed; "
                            f"install one with `pip install {wanted}`")

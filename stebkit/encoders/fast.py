@@ -1,4 +1,12 @@
-"""A lean CPU forward pass for BERT and MPNet encoders, checked against the model's own.
+"""Fast CPU forward passes for BERT and MPNet encoders, checked against the model's own:
+ONNX Runtime (:class:`OrtPass`) and a lean PyTorch stack (:class:`LeanStack`).
+
+:func:`ort_pass` exports a loaded PyTorch model with its mean pooling
+(``torch.onnx.export``) into ``$STEBKIT_CACHE/onnx/<model>/<key>.onnx``, where the key
+hashes the model's name, its revision and :data:`EXPORT_VERSION`; a later process loads
+that file. The session runs every graph optimisation on :func:`~stebkit.encoders._runtime.
+cpu_threads` threads. A length-sorted batch is run in pieces cut where a row is shorter
+than :data:`SPLIT_RATIO` of its piece's longest row, so that padding costs little.
 
 Hugging Face's modules are general: three separate query/key/value products, masks
 rebuilt in every call, and, for MPNet, attention computed in plain matrix products. On a
@@ -20,11 +28,144 @@ with a warning that names the model and the difference.
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
+import io
 import math
+import re
+from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from stebkit.encoders._runtime import cpu_threads, unavailable
+
 SUPPORTED = ("bert", "mpnet")
-COSINE_TOLERANCE = 0.9999
+EXPORT_VERSION = 1
+"""Bumped when the exported graph changes (its inputs, outputs or pooling)."""
+OPSET = 17
+SPLIT_RATIO = 0.85
+"""A row shorter than this fraction of its piece's longest row starts a new piece."""
+NEEDS = "onnxruntime and onnx: pip install stebkit[models]"
+
+
+def ort_importable() -> bool:
+    """Whether ONNX Runtime and the ``onnx`` package (which the exporter needs) are here.
+
+    >>> isinstance(ort_importable(), bool)
+    True
+    """
+    return all(importlib.util.find_spec(m) is not None for m in ("onnxruntime", "onnx"))
+
+
+def export_path(name: str, revision: str) -> Path:
+    """Where the graph of model ``name`` at ``revision`` is kept.
+
+    >>> export_path("org/model", "v1").parts[-2:]
+    ('org--model', 'b517b8ce10c0f0a6.onnx')
+    """
+    from stebkit.sources import cache_dir
+
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", name.replace("/", "--")).strip("-") or "model"
+    key = hashlib.sha256(f"{name}\0{revision}\0{EXPORT_VERSION}".encode()).hexdigest()[:16]
+    return cache_dir() / "onnx" / slug / f"{key}.onnx"
+
+
+def _export(model: Any, path: Path) -> None:
+    """Write ``model`` with its mean pooling as an ONNX graph to ``path`` (atomically)."""
+    import warnings
+
+    import torch
+
+    from stebkit._io import atomic_file
+
+    class MeanPooled(torch.nn.Module):
+        def __init__(self, inner: Any) -> None:
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, input_ids: Any, attention_mask: Any) -> Any:
+            hidden = self.inner(input_ids=input_ids, attention_mask=attention_mask)[0]
+            m = attention_mask.unsqueeze(-1).to(hidden.dtype)
+            return (hidden * m).sum(1) / m.sum(1).clamp(min=1e-9)
+
+    dummy = torch.ones((2, 8), dtype=torch.long)
+    axes = {"input_ids": {0: "batch", 1: "tokens"}, "attention_mask": {0: "batch", 1: "tokens"},
+            "pooled": {0: "batch"}}
+    buffer = io.BytesIO()
+    with warnings.catch_warnings(), torch.inference_mode(False), torch.no_grad():
+        warnings.simplefilter("ignore")  # the tracer's notes on Python control flow
+        torch.onnx.export(MeanPooled(model).eval(), (dummy, dummy), buffer, dynamo=False,
+                          input_names=["input_ids", "attention_mask"],
+                          output_names=["pooled"], dynamic_axes=axes, opset_version=OPSET)
+    with atomic_file(path) as fh:
+        fh.write(buffer.getvalue())
+
+
+class OrtPass:
+    """Mean-pooled vectors of an exported encoder from an ONNX Runtime session."""
+
+    def __init__(self, path: Path) -> None:
+        import onnxruntime as ort
+
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = cpu_threads()
+        opts.inter_op_num_threads = 1
+        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        self.path = path
+        self.session = ort.InferenceSession(str(path), sess_options=opts,
+                                            providers=["CPUExecutionProvider"])
+
+    def __call__(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
+        """``(batch, hidden)`` float32 of right-padded inputs, run piece by piece.
+
+        >>> from stebkit.encoders import get_encoder
+        >>> enc = get_encoder("all-MiniLM-L6-v2", runtime="onnxruntime")
+        >>> enc.encode(["Short.", "A longer sentence than the first one."]).shape
+        (2, 384)
+        """
+        lengths = attention_mask.sum(1)
+        pieces = []
+        for rows in split_by_length(lengths):
+            width = max(int(lengths[rows].max()), 1)
+            feed = {"input_ids": np.ascontiguousarray(input_ids[rows, :width]),
+                    "attention_mask": np.ascontiguousarray(attention_mask[rows, :width])}
+            pieces.append((rows, self.session.run(None, feed)[0]))
+        out = np.empty((len(input_ids), pieces[0][1].shape[1]), dtype=np.float32)
+        for rows, vectors in pieces:
+            out[rows] = vectors
+        return out
+
+
+def split_by_length(lengths: np.ndarray) -> list[np.ndarray]:
+    """Row indices of ``lengths`` in pieces: a row shorter than :data:`SPLIT_RATIO` of its
+    piece's longest row starts a new piece (rows in any order; each piece is sorted
+    longest first).
+
+    >>> [p.tolist() for p in split_by_length(np.array([100, 90, 80, 50, 48, 10]))]
+    [[0, 1], [2], [3, 4], [5]]
+    """
+    order = np.argsort(-np.asarray(lengths), kind="stable")
+    pieces, start = [], 0
+    for i in range(1, len(order) + 1):
+        if i == len(order) or lengths[order[i]] < SPLIT_RATIO * lengths[order[start]]:
+            pieces.append(order[start:i])
+            start = i
+    return pieces
+
+
+def ort_pass(model: Any, name: str, revision: str) -> OrtPass:
+    """An :class:`OrtPass` for the loaded PyTorch ``model``, exported on first use and
+    loaded from :func:`export_path` afterwards; a clear
+    :class:`~stebkit.errors.ModelUnavailable` when ONNX Runtime or ``onnx`` is missing."""
+    if not ort_importable():
+        raise unavailable(name, NEEDS)
+    path = export_path(name, revision)
+    if not path.is_file():
+        _export(model, path)
+    return OrtPass(path)
+
+
 
 
 class LeanStack:

