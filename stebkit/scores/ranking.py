@@ -18,10 +18,8 @@ from stebkit.scores.inputs import (
     main_frame,
 )
 from stebkit.scores.recipe import ScoreRecipe, as_recipe
-from stebkit.scores.tables import one_dataset, score_name
+from stebkit.scores.tables import CHANCE_MODELS, one_dataset, score_name
 
-CHANCE_MODELS = ("random",)
-"""Models that mark the chance level: shown as a reference line, never ranked."""
 
 def _identical_models(tasks: Mapping[str, Any]) -> list[list[str]]:
     """Models whose every operational value is the same (e.g. one model under two

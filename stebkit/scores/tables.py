@@ -26,6 +26,10 @@ from stebkit._io import write_text
 from stebkit.escape import csv_frame, latex_cell, markdown_cell, text_cell
 from stebkit.scores.published import category_label
 
+CHANCE_MODELS = ("random",)
+"""Models that mark the chance level: a reference line, never ranked, shown last and
+never bold."""
+
 _TEXT_COLUMNS = ("rank", "model", "model_category", "paper_category", "suite")
 
 HEADERS: Mapping[str, str] = {
@@ -87,8 +91,6 @@ def _score_columns(df: pd.DataFrame) -> list[str]:
 
 
 def _chance(df: pd.DataFrame) -> pd.Series:
-    from stebkit.scores.ranking import CHANCE_MODELS
-
     if "chance" in df.columns:
         return df["chance"].fillna(False).astype(bool)
     return df["model"].isin(CHANCE_MODELS) if "model" in df.columns else \
