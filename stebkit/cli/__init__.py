@@ -357,15 +357,15 @@ def _executor(args: argparse.Namespace, from_suite: Any = None) -> Any:
 
 def style_model_note() -> str | None:
     """One line when the default zoo runs without the trained style model (``stebkit
-    train`` not run): the README's and the website's numbers include it, and every
-    operational score depends on the models compared.
+    train`` not run): a run with it has one model more, and every operational score
+    depends on the models compared, so the two runs' numbers differ.
 
     >>> from unittest import mock
     >>> with mock.patch("stebkit.encoders.is_available", lambda name: False):
     ...     print(style_model_note())  # doctest: +NORMALIZE_WHITESPACE
     stebkit: note: this run is without the trained style model stebkit-style-minilm
-    (`stebkit train` adds it): the README's and the website's numbers include it, so
-    every model's operational score here differs from theirs
+    (`stebkit train` adds it): a run with it differs in every model's operational score,
+    which depends on the models compared
     """
     from stebkit.encoders import is_available
     from stebkit.train import STYLE_MODEL_NAME
@@ -373,8 +373,8 @@ def style_model_note() -> str | None:
     if is_available(STYLE_MODEL_NAME):
         return None
     return (f"stebkit: note: this run is without the trained style model {STYLE_MODEL_NAME} "
-            "(`stebkit train` adds it): the README's and the website's numbers include it, "
-            "so every model's operational score here differs from theirs")
+            "(`stebkit train` adds it): a run with it differs in every model's operational "
+            "score, which depends on the models compared")
 
 
 def checked_run_arguments(args: argparse.Namespace) -> None:
