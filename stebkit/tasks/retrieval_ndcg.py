@@ -93,13 +93,7 @@ def retrieval_ndcg(query_emb: np.ndarray, corpus_emb: np.ndarray, relevance: obj
     >>> res["recall@1"], res["recall@3"], res["map@2"]
     (0.0, 1.0, 0.0)
     """
-    query_emb = _checks.embeddings(query_emb, "query_emb")
-    corpus_emb = _checks.embeddings(corpus_emb, "corpus_emb")
-    if query_emb.shape[1] != corpus_emb.shape[1]:
-        raise ValueError(f"query_emb has width {query_emb.shape[1]} but corpus_emb has "
-                         f"{corpus_emb.shape[1]}; encode both with the same model")
-    if k < 1 or any(r < 1 for r in recall_at):
-        raise ValueError(f"k and recall_at must be >= 1, got k={k}, recall_at={recall_at}")
+    query_emb, corpus_emb = _checked_inputs(query_emb, corpus_emb, k, recall_at)
     n_q, n_c = query_emb.shape[0], corpus_emb.shape[0]
     rel = _relevance_matrix(relevance, n_q, n_c)
     has_rel = _judged_queries(rel)
@@ -111,6 +105,20 @@ def retrieval_ndcg(query_emb: np.ndarray, corpus_emb: np.ndarray, relevance: obj
     return TaskResult(out, {"n_queries": rel.shape[0],
                             "n_queries_without_relevant": int((~has_rel).sum())},
                       {"ndcg": ndcg, "query_index": np.flatnonzero(has_rel)})
+
+
+def _checked_inputs(query_emb: object, corpus_emb: object, k: int,
+                    recall_at: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """The query and corpus embeddings, checked to be of one width, and the cut-offs checked
+    to be positive."""
+    query_emb = _checks.embeddings(query_emb, "query_emb")
+    corpus_emb = _checks.embeddings(corpus_emb, "corpus_emb")
+    if query_emb.shape[1] != corpus_emb.shape[1]:
+        raise ValueError(f"query_emb has width {query_emb.shape[1]} but corpus_emb has "
+                         f"{corpus_emb.shape[1]}; encode both with the same model")
+    if k < 1 or any(r < 1 for r in recall_at):
+        raise ValueError(f"k and recall_at must be >= 1, got k={k}, recall_at={recall_at}")
+    return query_emb, corpus_emb
 
 
 def _judged_queries(rel: np.ndarray) -> np.ndarray:
