@@ -109,13 +109,7 @@ def retrieval(query_emb: np.ndarray, query_labels: np.ndarray, target_emb: np.nd
     >>> r["mrr"], r["mrr_first_hit"], r["mean_rank"], r["recall@1"]
     (0.875, 1.0, 1.25, 0.75)
     """
-    q = _checks.embeddings(query_emb, "query_emb")
-    t = _checks.embeddings(target_emb, "target_emb")
-    if q.shape[1] != t.shape[1]:
-        raise ValueError(f"query_emb has dimension {q.shape[1]} but target_emb has "
-                         f"{t.shape[1]}; both must come from the same encoder")
-    qy = _checks.labels(query_labels, "query_labels", q.shape[0], "query_emb")
-    ty = _checks.labels(target_labels, "target_labels", t.shape[0], "target_emb")
+    q, qy, t, ty = _checked_inputs(query_emb, query_labels, target_emb, target_labels)
     keep_q, n_distractors = _kept_queries(qy, ty)
     qn = similarity.unit_rows(q[keep_q])
     tn = similarity.unit_rows(t)
@@ -125,6 +119,20 @@ def retrieval(query_emb: np.ndarray, query_labels: np.ndarray, target_emb: np.nd
     return TaskResult(
         metrics, {"n_queries": qn.shape[0], "n_queries_dropped": q.shape[0] - keep_q.shape[0],
                   "n_distractors": n_distractors}, {**details, "query_index": keep_q})
+
+
+def _checked_inputs(query_emb: object, query_labels: object, target_emb: object,
+                    target_labels: object) -> tuple[np.ndarray, ...]:
+    """The query embeddings and labels and the target embeddings and labels, checked (one
+    width, one label per row)."""
+    q = _checks.embeddings(query_emb, "query_emb")
+    t = _checks.embeddings(target_emb, "target_emb")
+    if q.shape[1] != t.shape[1]:
+        raise ValueError(f"query_emb has dimension {q.shape[1]} but target_emb has "
+                         f"{t.shape[1]}; both must come from the same encoder")
+    qy = _checks.labels(query_labels, "query_labels", q.shape[0], "query_emb")
+    ty = _checks.labels(target_labels, "target_labels", t.shape[0], "target_emb")
+    return q, qy, t, ty
 
 
 def _kept_queries(qy: np.ndarray, ty: np.ndarray) -> tuple[np.ndarray, int]:
