@@ -78,8 +78,7 @@ def clustering(embeddings: np.ndarray, labels: np.ndarray, *, batch_size: int = 
     x = _checks.embeddings(embeddings, "embeddings", nonzero=False)
     x = np.abs(x) if check_scoring(scoring) == "l1" else x
     y = _checks.labels(labels, "labels", x.shape[0], "embeddings")
-    code, k = _checks.codes(y)
-    _check_settings(k, n_runs=n_runs, batch_size=batch_size)
+    code, k = _checked_codes(y, n_runs=n_runs, batch_size=batch_size)
     reason = degenerate_reason(y)
     if reason is not None:  # NaN scores (with a warning) and no clusters
         runs = np.full((n_runs, 3), _checks.degenerate(reason))
@@ -101,15 +100,18 @@ def _summary(runs: np.ndarray) -> dict[str, float]:
     return {**metrics, **spread}
 
 
-def _check_settings(k: int, *, n_runs: object, batch_size: object) -> None:
-    """Raise unless there are two labels and ``n_runs`` and ``batch_size`` are positive
-    integers."""
+def _checked_codes(y: np.ndarray, *, n_runs: object, batch_size: object
+                   ) -> tuple[np.ndarray, int]:
+    """The integer codes of the labels and their number, after checking that there are
+    two labels and that ``n_runs`` and ``batch_size`` are positive integers."""
+    code, k = _checks.codes(y)
     if k < 2:
         raise ValueError("labels has a single distinct value; clustering needs at least 2")
     if not isinstance(n_runs, (int, np.integer)) or n_runs < 1:
         raise ValueError(f"n_runs must be a positive integer, got {n_runs!r}")
     if not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
         raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+    return code, k
 
 def _kmeans_runs(x: np.ndarray, code: np.ndarray, k: int, *, n_runs: int, seed: int,
                  batch_size: int) -> tuple[np.ndarray, np.ndarray]:

@@ -111,13 +111,11 @@ def retrieval(query_emb: np.ndarray, query_labels: np.ndarray, target_emb: np.nd
     """
     q, qy, t, ty = _checked_inputs(query_emb, query_labels, target_emb, target_labels)
     keep_q, n_distractors = _kept_queries(qy, ty)
-    qn = similarity.unit_rows(q[keep_q])
-    tn = similarity.unit_rows(t)
     q_code, by_label, n_rel = _relevant_targets(qy[keep_q], ty)
-    ranks = _relevant_ranks(qn, tn, q_code, by_label, n_rel)
+    ranks = _relevant_ranks(q[keep_q], t, q_code, by_label, n_rel)
     metrics, details = _rank_scores(ranks, n_rel)
     return TaskResult(
-        metrics, {"n_queries": qn.shape[0], "n_queries_dropped": q.shape[0] - keep_q.shape[0],
+        metrics, {"n_queries": keep_q.shape[0], "n_queries_dropped": q.shape[0] - keep_q.shape[0],
                   "n_distractors": n_distractors}, {**details, "query_index": keep_q})
 
 
@@ -158,10 +156,11 @@ def _relevant_targets(qy: np.ndarray, ty: np.ndarray
     return q_code, by_label, per_code[q_code]
 
 
-def _relevant_ranks(qn: np.ndarray, tn: np.ndarray, q_code: np.ndarray,
+def _relevant_ranks(q: np.ndarray, t: np.ndarray, q_code: np.ndarray,
                     by_label: list[np.ndarray], n_rel: np.ndarray) -> np.ndarray:
-    """The rank of every relevant target (``by_label[q_code[i]]``) of each unit query row,
-    query by query, computed over chunks of queries."""
+    """The rank of every relevant target (``by_label[q_code[i]]``) of each query by cosine
+    similarity, query by query, computed over chunks of queries."""
+    qn, tn = similarity.unit_rows(q), similarity.unit_rows(t)
     n_q, n_t = qn.shape[0], tn.shape[0]
     ranks = np.empty(int(n_rel.sum()), dtype=np.int64)  # relevant targets, query by query
     start = np.concatenate([[0], np.cumsum(n_rel)])
