@@ -14,7 +14,7 @@ export MPLBACKEND ?= Agg
 SETUP_START := $(shell date +%s)
 step = @elapsed=$$(( $$(date +%s) - $(SETUP_START) )); printf 'setup [%d:%02d so far]: %s\n' $$((elapsed / 60)) $$((elapsed % 60)) "$(1)"
 
-.PHONY: setup demo test test-fast lint figures docs leaderboard-data benchmarks clean
+.PHONY: setup demo test test-fast lint figures docs leaderboard-data benchmarks course notebook-times clean
 
 setup: $(STAMP)
 
@@ -38,12 +38,19 @@ $(STAMP): pyproject.toml
 demo: setup
 	$(VENV)/bin/stebkit run --suite lite --output results/lite --executor local --jobs 2
 
+# The tests run on $(TEST_WORKERS) worker processes (pytest-xdist); tests that share a
+# resource stay on one worker (tests/conftest.py: the notebooks, then the website built
+# from their executions; the SLURM cluster; a module's shared fixture). TEST_WORKERS=0
+# runs them in this process.
+TEST_WORKERS ?= 2
+XDIST := -n $(TEST_WORKERS) --dist loadgroup
+
 test: setup
 	@scripts/system-prerequisites.sh
-	STEBKIT_FAST=1 $(PY) -m pytest -m "" -p no:cacheprovider
+	STEBKIT_FAST=1 $(PY) -m pytest -m "" -p no:cacheprovider $(XDIST)
 
 test-fast: setup
-	STEBKIT_FAST=1 $(PY) -m pytest -m "not slow and not notebook and not site" -x -q
+	STEBKIT_FAST=1 $(PY) -m pytest -m "not slow and not notebook and not site" -x -q $(XDIST)
 
 # Every notebook executed in full mode and stored with its outputs in notebooks/ (paths
 # relative, checked for errors, machine paths, fast-mode traces and size; one that fails
@@ -59,6 +66,23 @@ figures: setup
 # references, the leaderboard, the course page.
 docs: setup
 	$(PY) docs/build_site.py $(if $(filter 1,$(FULL)),--full,)
+
+# The students' own copies of the notebooks: course/ (git-ignored), next to notebooks/, so
+# they read the same data, results and figures folders; a copy already there is kept, so
+# running it again after `git pull` adds new notebooks and never overwrites your work.
+course:
+	@mkdir -p course
+	@for nb in notebooks/[0-9][0-9]_*.ipynb; do \
+		if [ -e "course/$${nb#notebooks/}" ]; then echo "kept course/$${nb#notebooks/} (yours)"; \
+		else cp "$$nb" course/ && echo "copied $$nb to course/"; fi; done
+	@echo "open them with: .venv/bin/jupyter lab course/ (after make setup)"
+
+# How long each notebook takes in fast and full mode, from an empty cache and warm, each in
+# a scratch copy of the project (full mode reads the records of `make demo`: run it first):
+# the table docs/data/notebook_times.csv, which the course page shows, and the times in the
+# notebooks' opening cells. Rows already measured are kept (AGAIN=1 measures anew).
+notebook-times: setup
+	$(PY) scripts/time_notebooks.py --write $(if $(filter 1,$(AGAIN)),--again,)
 
 # The website's leaderboard data: the leaderboard of `make demo`'s records in results/lite
 # and its significance summary (both from the same records).

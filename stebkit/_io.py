@@ -357,10 +357,21 @@ def _kind(mode: int) -> str:
     return next((name for test, name in kinds if test(mode)), "not a plain file")
 
 
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """One JSON object, each key once (``json.loads``' ``object_pairs_hook``): a key given
+    twice is refused, never read as its last value."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"key {shown(key)} appears twice in one object")
+        out[key] = value
+    return out
+
+
 def read_json(path: str | os.PathLike[str], *, fix: str, what: str = "valid JSON") -> Any:
     """The JSON value of ``path``, a file stebkit did not write (:func:`read_untrusted`):
-    a ValueError names the file, says it is not ``what`` and why (not UTF-8 JSON, or
-    nested too deeply to parse), and ``fix``.
+    a ValueError names the file, says it is not ``what`` and why (not UTF-8 JSON, a key
+    given twice in one object, or nested too deeply to parse), and ``fix``.
 
     >>> import tempfile, pathlib
     >>> file = pathlib.Path(tempfile.mkdtemp()) / "m.json"
@@ -369,12 +380,17 @@ def read_json(path: str | os.PathLike[str], *, fix: str, what: str = "valid JSON
     Traceback (most recent call last):
     ...
     ValueError: .../m.json: not valid JSON (nested too deeply); remove it
+    >>> _ = file.write_text('{"v_measure": 0.1, "v_measure": 0.9}')
+    >>> read_json(file, fix="remove it")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: .../m.json: not valid JSON (key 'v_measure' appears twice in one object); ...
     """
     import json
 
     data = read_untrusted(path, fix=fix)
     try:
-        return json.loads(data.decode("utf-8"))
+        return json.loads(data.decode("utf-8"), object_pairs_hook=_unique_keys)
     except RecursionError:
         why = "nested too deeply"
     except (ValueError, UnicodeDecodeError) as err:  # JSONDecodeError is a ValueError

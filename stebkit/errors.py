@@ -1,9 +1,46 @@
-"""Exceptions raised by stebkit.
+"""Exceptions raised by stebkit, and how it warns.
 
-Every error names the offending item and says how to fix it.
+Every error names the offending item and says how to fix it; every warning that reports
+on the caller's data names the caller's line (:func:`warn`), never a library file.
 """
 
 from __future__ import annotations
+
+import os
+import sys
+import warnings
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent
+"""The folder of the stebkit package: frames of its modules are the library's own."""
+
+
+def caller_stacklevel(package: Path = PACKAGE) -> int:
+    """The ``stacklevel`` that makes a warning issued by the caller of this function point
+    at the first frame outside ``package``: the user's script, notebook cell or test.
+
+    >>> caller_stacklevel(Path("/nowhere"))  # every frame is outside: the caller itself
+    1
+    """
+    root = str(package) + os.sep
+    frame, level = sys._getframe(1), 1
+    while frame is not None and str(Path(frame.f_code.co_filename).resolve()).startswith(root):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def warn(message: str, category: type[Warning] = UserWarning) -> None:
+    """Issue a warning that names the line of the caller's own code which led to it (the
+    first frame outside the stebkit package), however deep in the library it arose, so
+    that what a reader sees is their code, never a library source line.
+
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn("3 texts are empty")
+    >>> str(caught[0].message), caught[0].filename.startswith("<doctest")  # not errors.py
+    ('3 texts are empty', True)
+    """
+    warnings.warn(message, category, stacklevel=caller_stacklevel())
 
 
 class StebkitError(Exception):

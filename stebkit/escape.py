@@ -1,9 +1,13 @@
 """One escaper per output format for text that comes from names (models, datasets).
 
 Names reach tables from result records, and records may come from anyone's files
-(``stebkit import``). Every writer of a name into a CSV, Markdown or LaTeX table passes
-it through the escaper of its format, so that a name is shown as the text it is:
+(``stebkit import``). Every writer of a name into a CSV, Markdown or LaTeX table, and
+every line written for a format that may hold a name (a leaderboard's footer, the
+``--summary`` file, the website's sentences: :func:`escape_line`), passes it through the
+escaper of its format (:data:`ESCAPERS`), so that a name is shown as the text it is:
 
+- :func:`text_cell` (a terminal): control characters (escape sequences, carriage
+  returns) are shown as Python writes them (``\\x1b``);
 - :func:`csv_cell`: a cell that a spreadsheet would read as a formula (first character
   ``=``, ``+``, ``-``, ``@``, tab or carriage return) gets a leading ``'``;
 - :func:`markdown_cell`: ``|`` cannot split a row, ``<``, ``>`` and ``&`` are HTML
@@ -21,6 +25,19 @@ _MARKDOWN_SPECIALS = "\\`*[]()!|"
 _LATEX = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
           "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
           "\\": r"\textbackslash{}"}
+
+
+def text_cell(value: Any) -> str:
+    """``value`` as text for a terminal: control characters shown as escapes, so that no
+    name moves the cursor, recolours the screen or hides a line.
+
+    >>> print(text_cell("a\\x1b[2Jb\\rc"))
+    a\\x1b[2Jb\\rc
+    """
+    text = str(value)
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
 
 
 def csv_cell(value: Any) -> Any:
@@ -75,3 +92,22 @@ def latex_cell(value: Any) -> str:
     a\\_b\\textasciicircum{}c\\textasciitilde{}d\\textbackslash{}e\\&\\{f\\}\\%\\$\\#
     """
     return "".join(_LATEX.get(ch, ch) for ch in str(value))
+
+
+ESCAPERS = {"text": text_cell, "md": markdown_cell, "latex": latex_cell, "csv": csv_cell}
+"""The one escaper of each output format."""
+
+
+def escape_line(line: str, fmt: str) -> str:
+    """A line written for ``fmt`` (a key of :data:`ESCAPERS`) through its format's escaper:
+    a sentence that holds names is shown as the text it is.
+
+    >>> print(escape_line("- above chance: <img src=x onerror=alert(1)>, a|b", "md"))
+    - above chance: &lt;img src=x onerror=alert\\(1\\)&gt;, a\\|b
+    >>> escape_line("=HYPERLINK(1)", "csv")
+    "'=HYPERLINK(1)"
+    """
+    if fmt not in ESCAPERS:
+        raise ValueError(f"no escaper for the format {fmt!r}; the formats are "
+                         f"{sorted(ESCAPERS)}")
+    return str(ESCAPERS[fmt](line))

@@ -68,25 +68,26 @@ def test_run_then_leaderboard_on_real_smoke_data(tmp_path, capsys, mirror):
             "--figures", str(figs), "--no-progress"]
     assert cli.main(argv) == 0  # one dataset per task: nothing to group, nothing to warn
     printed = capsys.readouterr().out
-    assert printed.startswith("| rank | model |") and "| tfidf-char |" in printed
+    assert printed.startswith("Rank  Model") and "  tfidf-char  " in printed
     label = (subset_label("datasets", ["synthetic-authors-en", "synthetic-author-pairs-en"])
              + "-" + subset_label("models", ["tfidf-char", "function-words", "random"]))
     assert {p.name for p in figs.iterdir()} == {f"{label}_{stem}.{fmt}" for fmt in (
-        "png", "pdf") for stem in ("task_heatmap", "figure1_steb_by_category")}
+        "png", "pdf") for stem in ("task_heatmap", "figure1_steb_by_category")} | {
+        f"{label}_figure1_steb_by_category.txt"}  # the caption beside Figure 1
     res = Results.load(out)
     ok = [r for r in res if r["status"] == "ok"]
     assert res.ok and len(ok) == 3 * (2 + 1 + 1)  # e1 + e2 all-to-all, retrieval, pairs
     assert len(res.with_status("skipped")) == 3 * 5  # requested tasks a dataset does not serve
     assert {r["protocol"]["pooling"] for r in ok if r["model"]["name"] == "tfidf-char"} == \
         {"encoder"}  # TF-IDF embeds an episode as its concatenated texts
-    for fmt, needle in (("md", "| rank |"), ("csv", "rank,model,"), ("latex", "\\begin")):
+    for fmt, needle in (("md", "| Rank |"), ("csv", "rank,model,"), ("latex", "\\begin")):
         target = tmp_path / f"board.{fmt}"
         assert cli.main(["leaderboard", str(out), "--format", fmt, "--output",
                          str(target)]) == 0
         assert needle in target.read_text()
     assert cli.main(["leaderboard", str(out)]) == 0
     printed = capsys.readouterr().out
-    assert "| random (chance level) |" in printed  # a line, never ranked
+    assert "\n      random (chance) " in printed  # a line, never ranked
     assert "\nRecipe: ScoreRecipe(), the reference's newest aggregation" in printed
     with pytest.warns(UserWarning, match="only 1 model.*left out of the grouping, still "
                                          "scored: random, tfidf-char"):
@@ -94,7 +95,7 @@ def test_run_then_leaderboard_on_real_smoke_data(tmp_path, capsys, mirror):
                          "drop_models", "--grouping-models", "without_baselines"]) == 0
     assert ("Recipe: ScoreRecipe(threshold=1.0, missing='drop_models', grouping_models="
             "'without_baselines'), not the reference's newest aggregation"
-            ) in capsys.readouterr().out
+            ) in " ".join(capsys.readouterr().out.split())  # wrapped at 100 columns
 
 
 def test_a_failed_result_makes_run_exit_1(tmp_path, capsys, mirror):
@@ -108,7 +109,7 @@ def test_a_failed_result_makes_run_exit_1(tmp_path, capsys, mirror):
     only_failures = [*argv[:4], "LUAR-MUD", *argv[6:]]
     assert cli.main(only_failures) == 1  # nothing to rank: no leaderboard, still a report
     captured = capsys.readouterr()
-    assert "| rank |" not in captured.out and "1 result(s) failed" in captured.err
+    assert "Rank  Model" not in captured.out and "1 result(s) failed" in captured.err
     assert cli.main(["leaderboard", str(tmp_path / "missing")]) == 2
 
 
@@ -191,3 +192,12 @@ def test_python_dash_m_stebkit_is_the_command():
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "usage: stebkit" in done.stdout
+
+
+def test_models_table_says_what_its_columns_mean(capsys):
+    assert cli.main(["models", "--offline"]) == 0
+    out = capsys.readouterr().out
+    header = next(line for line in out.splitlines() if line.split()[:1] == ["name"])
+    for column in ("offline", "available", "slow"):
+        assert column in header.split()
+        assert any(line.startswith(f"{column}: ") for line in out.splitlines()), column

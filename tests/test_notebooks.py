@@ -71,6 +71,19 @@ def test_the_stored_notebook_check_passes_a_clean_execution_only():
     assert tool.stored_output_problems(in_source, "nb") == [
         "nb, cell 1: machine path 'C:\\\\' in its source"]
 
+    warned = new_output("stream", name="stderr", text=(
+        "stebkit/datasets/readers/detection.py:231: DroppedRowsWarning: squad: dropped 19 "
+        "of 1500 items\n  frame = _SOURCES[opts['kind']](spec)\n"))
+    caller = new_output("stream", text="DroppedRowsWarning: squad: dropped 19 of 1500 items\n")
+    prose = _executed([table], [caller])
+    prose["cells"][0]["source"] = ("# 90 · Stored\nTwo models can\\nbe told apart; "
+                                   "`\\n` ends a line.")
+    assert tool.stored_output_problems(_executed([warned], [caller]), "nb") == [
+        "nb, cell 2: a library source line (stebkit/datasets/readers/detection.py:231) in an "
+        "output"]
+    assert tool.stored_output_problems(prose, "nb") == [
+        "nb, cell 1: a literal \\n in its text (a line break written as two characters)"]
+
     big = new_output("display_data", data={"image/png": "A" * tool.MAX_BYTES})
     problems = tool.stored_output_problems(_executed([table], [big]), "nb")
     assert len(problems) == 1 and problems[0].startswith("nb: 2,000,")
@@ -207,8 +220,35 @@ def test_notebook_executes_in_fast_mode(path):
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
               if o.get("output_type") == "error"]
     assert not errors
+    lines = [f"cell {i}: {p}" for i, c in enumerate(nb.cells, start=1)
+             for p in _store_tool().cell_problems(c) if "library source line" in p]
+    assert not lines, f"{path.name}: warnings that point into the library: {lines}"
     assert _files_of(ROOT / "notebooks", ROOT / "figures") == tracked
     print(f"{path.name}: {elapsed:.1f} s in fast mode")
+
+
+def test_a_library_warning_is_one_line_of_the_notebooks_output(tmp_path, monkeypatch):
+    """In a real kernel: a load report raised deep in the library shows as one line of the
+    cell's own output (no stderr box, no file, no source line)."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    build_site = _site_builder()
+    monkeypatch.setattr(build_site, "ROOT", tmp_path)
+    path = tmp_path / "notebooks" / "97_warns.ipynb"
+    path.parent.mkdir()
+    nbformat.write(new_notebook(cells=[new_code_cell(
+        "from stebkit.datasets.readers.text import report_dropped\n"
+        "from stebkit.plots.notebook import one_line_warnings\n"
+        "one_line_warnings()\n"
+        "report_dropped('squad', 19, 1500, 'too short')\n"
+        "print('after')")]), path)
+    out = nbformat.read(build_site.execute_notebook(path, full=False,
+                                                    output=tmp_path / "out.ipynb"), as_version=4)
+    outputs = out.cells[0].outputs
+    assert {(o.output_type, o.get("name")) for o in outputs} == {("stream", "stdout")}
+    assert "".join(o.text for o in outputs) == \
+        "DroppedRowsWarning: squad: dropped 19 of 1500 items (too short)\nafter\n"
 
 
 def _files_of(*folders: Path) -> dict[Path, tuple[int, int]]:
@@ -266,6 +306,7 @@ def _git(*args: str) -> str:
 
 
 @pytest.mark.skipif(not (ROOT / ".git").exists(), reason="not a git checkout")
+@pytest.mark.xdist_group("notebooks-and-site")  # git status: not while a notebook runs
 def test_a_notebook_run_leaves_the_tracked_figures_alone(monkeypatch, capsys):
     # a notebook's save outside `make figures`: from notebooks/, STEBKIT_FIGURES unset
     from matplotlib.figure import Figure
@@ -306,3 +347,68 @@ def test_make_figures_alone_writes_the_tracked_figures(monkeypatch):
                         lambda path, builder: seen.append(os.environ.get("STEBKIT_FIGURES")))
     assert tool.main([str(NOTEBOOKS[0])]) == 0
     assert seen == [str(ROOT / "figures")]
+
+
+def test_make_course_copies_the_notebooks_and_keeps_a_students_work(tmp_path):
+    """``make course`` in a copy of the repository: every notebook lands in the git-ignored
+    ``course/``, a copy already there is kept as the student left it, and from ``course/``
+    the notebooks find the same repository folder as from ``notebooks/``."""
+    import shutil
+    import subprocess
+
+    from stebkit.plots.notebook import repository_root
+
+    shutil.copy(ROOT / "Makefile", tmp_path)
+    shutil.copytree(ROOT / "notebooks", tmp_path / "notebooks")
+    (tmp_path / "course").mkdir()
+    mine = tmp_path / "course" / NOTEBOOKS[0].name
+    mine.write_text("my answers")
+    out = subprocess.run(["make", "-s", "course"], cwd=tmp_path, capture_output=True,
+                         text=True, check=True).stdout
+    assert sorted(p.name for p in (tmp_path / "course").iterdir()) == [p.name for p in NOTEBOOKS]
+    assert mine.read_text() == "my answers" and f"kept course/{mine.name} (yours)" in out
+    copied = tmp_path / "course" / NOTEBOOKS[1].name
+    assert copied.read_bytes() == NOTEBOOKS[1].read_bytes()
+    assert repository_root(tmp_path / "course") == repository_root(tmp_path / "notebooks") \
+        == tmp_path
+    ignored = subprocess.run(["git", "check-ignore", "-q", "course/x.ipynb"], cwd=ROOT)
+    assert ignored.returncode == 0, "course/ is not git-ignored"
+
+
+def test_notebook_times_are_measured_cold_then_warm_and_written(tmp_path, monkeypatch):
+    """``scripts/time_notebooks.py`` on a constructed project: a notebook that is slow only
+    while its cache is empty is measured cold (slow) and then warm (fast), in a scratch
+    copy with an empty cache of its own; the row lands in the table, and ``--write`` puts
+    the times into the opening cell's time sentence, outputs untouched."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+
+    timer = repo_scripts.load("scripts/time_notebooks.py")
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "examples").mkdir()
+    first = ("# 98 · Timed\n\n**Open it yourself.** Run it.\nMeasured on 2 CPU cores shared "
+             "with other jobs:\nfast mode took 2 min.\n\nNext paragraph.")
+    cell = new_code_cell(
+        "import os, pathlib, time\n"
+        "mark = pathlib.Path(os.environ['STEBKIT_CACHE'], 'done')\n"
+        "assert pathlib.Path('../examples').is_dir()  # the rest of the project is there\n"
+        "if not mark.exists():\n"
+        "    time.sleep(10); mark.parent.mkdir(parents=True); mark.touch()",
+        outputs=[new_output("stream", text="stored\n")])
+    nbformat.write(new_notebook(cells=[new_markdown_cell(first), cell]),
+                   tmp_path / "notebooks" / "98_timed.ipynb")
+    monkeypatch.setattr(timer, "ROOT", tmp_path)
+    monkeypatch.setattr(timer, "NOTEBOOKS", tmp_path / "notebooks")
+    monkeypatch.setattr(timer, "TABLE", tmp_path / "times.csv")
+    monkeypatch.setattr(timer.site_builder(), "ROOT", tmp_path)
+    monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path / "my-cache"))
+    assert timer.main(["--modes", "fast", "--write"]) == 0
+    row = timer.read_table(tmp_path / "times.csv")["98_timed.ipynb", "fast"]
+    assert int(row["cold_s"]) >= 10 and int(row["cold_s"]) >= int(row["warm_s"]) + 7
+    assert not (tmp_path / "my-cache").exists()  # the scratch project had a cache of its own
+    nb = json.loads((tmp_path / "notebooks" / "98_timed.ipynb").read_text(encoding="utf-8"))
+    text = "".join(nb["cells"][0]["source"])
+    assert "Measured on 2 CPU cores" not in text and text.endswith("\n\nNext paragraph.")
+    assert f"fast mode {row['cold_s']} s from an empty cache, {row['warm_s']} s warm; " \
+           "full mode not measured yet." in text
+    assert "".join(nb["cells"][1]["outputs"][0]["text"]) == "stored\n"

@@ -44,7 +44,7 @@ def test_figure1_groups_models_by_category(board, tmp_path):
     assert len(bars) == 3  # one errorbar series per category
     assert [t.get_text() for t in ax.get_yticklabels()] == ["b1", "e1", "e2", "s2", "s1"]
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert legend == ["style", "semantic", "non_neural"]
+    assert legend == ["style", "semantic", "non-neural"]  # the labels readers see everywhere
     # category colours are the fixed ones
     colours = {c.lines[0].get_color() for c in bars}
     assert colours == {plots.CATEGORY_COLORS[k] for k in ("style", "semantic", "non_neural")}

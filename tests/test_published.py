@@ -155,10 +155,11 @@ def test_cli_leaderboard_published(tmp_path, capsys) -> None:
     err = capsys.readouterr().err
     assert "not comparable with the published STEB leaderboard" in err
     assert "sotu-retrieval" in err and "--allow-partial" in err
-    assert cli.main(["leaderboard", str(tmp_path), "--published", "--allow-partial"]) == 0
+    assert cli.main(["leaderboard", str(tmp_path), "--published", "--allow-partial",
+                     "--format", "md"]) == 0
     captured = capsys.readouterr()
     assert "| 1 | LUAR-CRUD | style |" in captured.out
-    assert "|  | m3 \\[not comparable\\] | style |" in captured.out  # Markdown-escaped
+    assert "| – | m3 \\[not comparable\\] | style |" in captured.out  # unranked, escaped
     assert "comparable |" not in captured.out  # a label column, not a score column
     assert "4c7897da14fd" in captured.err and "left unranked" in captured.err
     assert cli.main(["leaderboard", str(tmp_path), "--allow-partial"]) == 2

@@ -82,8 +82,9 @@ def test_shakespeare_all_and_seeded(built):
     built.put(modern_url, "You are a villain.\ngood  MORROW.\nHello\nWhat do you say?\n")
     catalogue = _with_files(get_spec("parallel_shakespeare"), original_url, modern_url)
     with pytest.warns(DroppedRowsWarning, match=r"dropped 2 of 4 items \(line pairs with an empty "
-                                         r"side or no change beyond case and spacing\)"):
+                      r"side or no change beyond case and spacing\)") as seen:
         everything = catalogue.reader(catalogue, seed=42, smoke=False)
+    assert seen[0].filename == __file__  # the caller's line, not the reader's
     assert _rows(everything, "text", "label", "group", "position") == [
         ["Thou art  a villain.", "shakespeare", "g000000", 0],
         ["You are a villain.", "shakespeare", "g000000", 1],

@@ -11,7 +11,8 @@ import sys
 import pytest
 import repo_scripts
 
-SCRIPTS = ("docs/build_site.py", "docs/griffe_markup.py", "scripts/execute_notebooks.py")
+SCRIPTS = ("docs/build_site.py", "docs/griffe_markup.py", "scripts/execute_notebooks.py",
+           "scripts/time_notebooks.py")
 
 
 @pytest.mark.parametrize("script", SCRIPTS)
@@ -50,11 +51,15 @@ def _prerequisites(path):
 
 def test_the_prerequisite_step_names_what_to_install_when_it_cannot(tmp_path):
     """Not root: one line naming every missing package, and a failing status."""
-    done = _prerequisites(_tools(tmp_path / "bin", id="echo 1000", slurmctld="true"))
+    done = _prerequisites(_tools(tmp_path / "bin", id="echo 1000", slurmctld="true",
+                                 pdflatex="true", kpsewhich="true"))
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr.count("\n") == 1
     assert "apt-get install -y chromium munge" in done.stderr
-    assert "slurm-wlm" not in done.stderr  # slurmctld is there
+    assert "slurm-wlm" not in done.stderr and "texlive" not in done.stderr  # both there
+    done = _prerequisites(_tools(tmp_path / "tex", id="echo 1000", slurmctld="true",
+                                 chromium="true", munged="true", kpsewhich="exit 1"))
+    assert "apt-get install -y texlive-latex-base texlive-latex-recommended" in done.stderr
 
 
 def test_the_prerequisite_step_installs_the_missing_packages_as_root(tmp_path):
@@ -63,13 +68,15 @@ def test_the_prerequisite_step_installs_the_missing_packages_as_root(tmp_path):
                      apt_get=f'echo "$@" >> {log}')
     done = _prerequisites(bin_dir)
     assert done.returncode == 0, done.stderr
-    assert log.read_text().splitlines() == ["update -q",
-                                            "install -y -q chromium slurm-wlm"]
+    assert log.read_text().splitlines() == [
+        "update -q", "install -y -q chromium slurm-wlm texlive-latex-base "
+                     "texlive-latex-recommended"]
 
 
 def test_the_prerequisite_step_is_silent_when_everything_is_there(tmp_path):
     done = _prerequisites(_tools(tmp_path / "bin", id="echo 1000", chromium_browser="true",
-                                 slurmctld="true", munged="true"))
+                                 slurmctld="true", munged="true", pdflatex="true",
+                                 kpsewhich="true"))
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
 
 

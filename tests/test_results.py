@@ -41,10 +41,12 @@ def test_paths_are_safe_and_keep_task_and_episode_size(tmp_path):
 def test_write_is_atomic_and_nan_becomes_null(tmp_path, monkeypatch):
     path = tmp_path / "a" / "r.json"
     failed = record(status="failed", error="RuntimeError: boom")
-    write_record(path, {**failed, "metrics": {"mrr": float("nan")}, "arr": np.arange(3),
-                        "f": np.float32(0.25)})
-    assert json.loads(path.read_text()) == {**failed, "metrics": {"mrr": None},
-                                            "arr": [0, 1, 2], "f": 0.25}
+    write_record(path, {**failed, "metrics": {"mrr": float("nan")},
+                        "dataset": {**failed["dataset"], "source_sha256": np.array(["a"])},
+                        "n_texts": np.int64(3), "runtime_s": np.float32(0.25)})
+    assert json.loads(path.read_text()) == {
+        **failed, "metrics": {"mrr": None}, "n_texts": 3, "runtime_s": 0.25,
+        "dataset": {**failed["dataset"], "source_sha256": ["a"]}}
 
     def broken_replace(src, dst, **dir_fds):
         raise OSError("disk full")
@@ -171,16 +173,18 @@ def test_version_1_records_are_converted_not_rejected(tmp_path):
              "metrics": {"auc": 0.9, "eer": 0.1, "n_pos": 3.0, "n_neg": 5.0}}
     stel = {**old, "task": "stel", "main_metric": "stel_acc",
             "metrics": {"stel_acc": 0.8, "stel_or_content_acc": 0.6}}
+    folder = tmp_path / "m" / "d"
+    folder.mkdir(parents=True)
     for name, rec in (("probing", old), ("pairs", pairs), ("stel", stel)):
-        (tmp_path / f"{name}.json").write_text(json.dumps(rec))
-    probing = read_record(tmp_path / "probing.json")
+        (folder / f"{name}.json").write_text(json.dumps(rec))
+    probing = read_record(folder / "probing.json")
     assert probing["schema"] == 2 and probing["converted_from"] == 1
     assert probing["metrics"] == {"accuracy": 0.5, "validation_score": 0.75}
     assert probing["chosen"] == {"regularisation": 0.01}
-    converted = read_record(tmp_path / "pairs.json")
+    converted = read_record(folder / "pairs.json")
     assert converted["metrics"] == {"auc": 0.9, "eer": 0.1}
     assert converted["counts"] == {"n_pos": 3, "n_neg": 5}
-    assert read_record(tmp_path / "stel.json")["main_metric"] == "accuracy"
+    assert read_record(folder / "stel.json")["main_metric"] == "accuracy"
     frame = Results.load(tmp_path).main_frame().set_index("task")
     assert frame.loc["stel", "value"] == 0.8 and frame.loc["predefined_pairs", "value"] == 0.9
     (tmp_path / "future.json").write_text(json.dumps({**old, "schema": 9}))

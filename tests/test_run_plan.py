@@ -16,6 +16,7 @@ import stebkit.datasets
 import stebkit.datasets.registry
 import stebkit.encoders.zoo
 from stebkit import runs
+from stebkit.cli import main
 from stebkit.runs import Plan, RunContext, RunState, engine, executors, planning
 from stebkit.runs.context import run_protocol
 from stebkit.runs.encoders import prepare_encoder
@@ -64,6 +65,33 @@ def test_a_sequential_run_resolves_each_dataset_once_and_asks_the_zoo_once_per_m
     assert again.records == res.records
     assert lookups == {**{("dataset", d): 1 for d in DATASETS},
                        **{("model", m): 1 for m in MODELS}}
+
+
+@pytest.mark.filterwarnings("ignore:.*correlation grouping needs:UserWarning")  # 2 models
+def test_the_cli_resolves_and_loads_each_dataset_once(tmp_path, lookups, monkeypatch):
+    # the CLI checks that the data can be reached before any model is built; the dataset
+    # that check loads is the one the run evaluates
+    loads: collections.Counter = collections.Counter()
+    real_load = stebkit.datasets.load_dataset
+
+    def load_dataset(dataset, *args, **kwargs):
+        loads[getattr(dataset, "name", dataset)] += 1
+        return real_load(dataset, *args, **kwargs)
+
+    monkeypatch.setattr(stebkit.datasets, "load_dataset", load_dataset)
+    argv = ["run", "--datasets", *DATASETS, "--models", *MODELS, "--tasks", "retrieval",
+            "--smoke", "--output", str(tmp_path / "out"), "--figures", str(tmp_path / "fig"),
+            "--no-progress"]
+    assert main(argv) == 0
+    assert loads == {d: 1 for d in DATASETS}
+    assert {k: n for k, n in lookups.items() if k[0] == "dataset"} == {
+        ("dataset", d): 1 for d in DATASETS}
+    records = {p: p.read_bytes() for p in (tmp_path / "out").rglob("retrieval__*.json")}
+    assert len(records) == len(MODELS) * len(DATASETS)
+    # run again: the records made from the loaded dataset count as done (same fingerprint)
+    loads.clear()
+    assert main(argv) == 0
+    assert {p: p.read_bytes() for p in records} == records
 
 
 def test_planning_a_resumed_run_reads_each_record_there_once(tmp_path, monkeypatch):

@@ -268,3 +268,16 @@ def test_bad_input_is_named():
         scores.leaderboard([1, 2])
     with pytest.raises(ValueError, match="grouping"):
         scores.operational(_frame(_rows(HAND, "clustering")), grouping="spectral")
+
+
+def test_tables_show_the_categories_as_readers_see_them():
+    from stebkit.scores import to_latex, to_markdown
+    from stebkit.scores.published import CATEGORY_LABELS
+
+    lb = pd.DataFrame({"rank": [1, 2, 3], "model": ["a", "b", "c"],
+                       "model_category": ["non_neural", "masked_lm", "causal_lm"],
+                       "steb_score": [.5, .4, .3]})
+    md = to_markdown(lb)
+    assert "| 1 | a | non-neural |" in md and "| 2 | b | MLM |" in md and "| 3 | c | CLM |" in md
+    assert "non_neural" not in md and "masked_lm" not in to_latex(lb)
+    assert set(CATEGORY_LABELS.values()) >= {"style", "semantic", "MLM", "CLM", "non-neural"}

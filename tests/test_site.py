@@ -272,6 +272,12 @@ READER_VIEW = """(() => {
       t => !t.closest('.jp-OutputArea-output, pre')
   ).filter(t => t.scrollWidth > t.clientWidth + 1 || t.getBoundingClientRect().right > limit
   ).map(t => `${label(t)} (${t.scrollWidth} px in ${t.clientWidth} px)`);
+  // notebook code and outputs that run past their box without a way to see the rest
+  const cut = Array.from(article.querySelectorAll('.jp-InputArea pre, .jp-RenderedHTMLCommon')
+  ).filter(e => e.scrollWidth > e.clientWidth + 1
+                && !['auto', 'scroll'].includes(getComputedStyle(e).overflowX)
+  ).map(e => `${e.innerText.slice(0, 40).replace(/\\s+/g, ' ')} (${e.scrollWidth} px in `
+             + `${e.clientWidth} px)`);
   const images = Array.from(document.images);
   const broken = images.filter(i => !i.complete || i.naturalWidth === 0).map(i => i.src);
   const walker = document.createTreeWalker(article, NodeFilter.SHOW_TEXT);
@@ -283,7 +289,7 @@ READER_VIEW = """(() => {
   }
   const outputs = Array.from(article.querySelectorAll('.jp-OutputArea-output'))
       .map(o => o.innerText).join('\\n');
-  return {wide, broken, images: images.length, text: text.join(' '), outputs,
+  return {wide, cut, broken, images: images.length, text: text.join(' '), outputs,
           pageWidth: document.documentElement.scrollWidth, window: window.innerWidth};
 })()"""
 
@@ -299,6 +305,8 @@ def reader_problems(tools: _DevTools, page: str, width: int) -> list[str]:
     view = _js(tools, READER_VIEW)
     problems = [f"{page} at {width} px: table wider than its container: {w}"
                 for w in view["wide"]]
+    problems += [f"{page} at {width} px: cut at the right, with no scroll bar: {c}"
+                 for c in view["cut"]]
     problems += [f"{page}: image did not load: {src}" for src in view["broken"]]
     if view["pageWidth"] > view["window"] + 1:
         problems.append(f"{page} at {width} px: the page is {view['pageWidth']} px wide")
@@ -518,10 +526,10 @@ def test_leaderboard_page_reads_what_the_cli_writes(tmp_path, monkeypatch, capsy
 
     tasks = {"clustering": ("argugpt-generator", "v_measure"),
              "all_to_all_pairs": ("argugpt-generator", "auc"),
-             "predefined_pairs": ("eltec-deu-verification", "auc"),
-             "retrieval": ("eltec-deu-retrieval", "mrr"),
+             "predefined_pairs": ("eltec-eng-verification", "auc"),
+             "retrieval": ("eltec-eng-retrieval", "mrr"),
              "order_alignment": ("asset-simplification", "distractor_acc_mean"),
-             "probing": ("informal-formality", "accuracy")}
+             "probing": ("politeness-level", "accuracy")}
     models = {"random": 0.1, "m1": 0.2, "m2": 0.5, "m3": 0.7}
     for model, base in models.items():
         for j, (task, (dataset, metric)) in enumerate(tasks.items()):
@@ -532,7 +540,7 @@ def test_leaderboard_page_reads_what_the_cli_writes(tmp_path, monkeypatch, capsy
                 "task": task, "episode_size": 1, "episodes_per_label": 10,
                 "protocol": {"smoke": False}, "main_metric": metric,
                 "metrics": {metric: value, "acc_mean": value}, "status": "ok",
-                "ci": {metric: [value - 0.05, value + 0.05]}})
+                "ci": {"low": value - 0.05, "high": value + 0.05}})
     out = tmp_path / "lite_leaderboard.csv"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # too few models for the correlation grouping
@@ -546,15 +554,26 @@ def test_leaderboard_page_reads_what_the_cli_writes(tmp_path, monkeypatch, capsy
     page = build_site.leaderboard_page()
     board = build_site.read_lite_leaderboard(out)
     assert board.loc[board["chance"], "model"].tolist() == ["random"]
-    assert "| random (chance level) |" in page and "| 1 | m3 |" in page
+    assert "| random (chance) |" in page and "| 1 | m3 |" in page
     best = board.iloc[0]
     assert f"**{best['steb_score'] * 100:.2f}<br>[{best['steb_ci_low'] * 100:.2f},&nbsp;" \
            f"{best['steb_ci_high'] * 100:.2f}]**" in page
     assert page.count("| LUAR-CRUD |") == 1  # the published table beside
     # what the CLI prints after the table: the paired significance and the rank tiers
-    printed = [x for x in capsys.readouterr().out.splitlines()[1:] if x.strip()]
-    assert printed[0].startswith("Which differences are significant (paired bootstrap")
-    assert any("tiers: 1 m3" in x for x in printed) and all(x in page for x in printed)
+    printed = " ".join(capsys.readouterr().out.split())  # wrapped at 100 columns
+    assert "Which differences are significant (paired bootstrap" in printed
+    n_a = "STEB score: significance n/a (1 dataset per task: nothing to resample)"
+    assert n_a in printed  # one English dataset per task
+    summary = (tmp_path / "summary.txt").read_text(encoding="utf-8").splitlines()
+    assert summary[0].startswith(r"Which differences are significant \(paired bootstrap")
+    assert "- " + n_a.replace("(", r"\(").replace(")", r"\)") in summary  # Markdown
+    assert all(x in page for x in summary[1:])  # the Markdown lines the CLI wrote
+    # under its heading the page does not ask the question again, and the recipe line is a
+    # paragraph of its own, not glued onto the last item of the list
+    assert "\nWhich differences are significant " not in page
+    assert "## Which differences are significant\n\nPaired bootstrap over datasets" in page
+    recipe = next(x for x in summary if x.startswith("Recipe:"))
+    assert f"\n\n{recipe}" in page
     assert "paired bootstrap, which resamples the same datasets" in page  # Figure 1's note
     # no model of the run is published: no empty table, a sentence instead
     assert "| model | lite rank |" not in page and "None of the 3 models" in page
@@ -580,7 +599,8 @@ def test_full_build_renders_the_stored_notebooks(tmp_path, monkeypatch):
                  "leaderboard_page"):
         monkeypatch.setattr(build_site, page, lambda: "# page\n")
     (tmp_path / "notebooks").mkdir()
-    for name in ("DATA_LICENSES.md", "docs/pages/about.md", "docs/pages/stebkit.css"):
+    for name in ("DATA_LICENSES.md", "docs/pages/about.md", "docs/pages/stebkit.css",
+                 *(f"docs/pages/{guide}" for guide, _ in build_site.GUIDES)):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text("x\n")
     monkeypatch.setattr(build_site, "DOCS", tmp_path / "docs")
@@ -682,9 +702,10 @@ def test_docstring_markup_becomes_markdown():
         ">>> 1 + 1", "2"]
 
 
-def test_executed_copies_are_cleaned(tmp_path, monkeypatch):
+def test_executed_copies_are_cleaned(tmp_path, monkeypatch, capfd):
     """A real execution: the copy shows paths relative to the repository, and a cell's
-    warning without the kernel's temporary file of the cell."""
+    warning without the kernel's temporary file of the cell; the kernel prints nothing
+    (over TCP it warned that its traffic is unencrypted, once per notebook)."""
     import nbformat
     from nbformat.v4 import new_code_cell, new_notebook
 
@@ -700,6 +721,7 @@ def test_executed_copies_are_cleaned(tmp_path, monkeypatch):
     assert nb.cells[0].outputs[0].text == "here: notebooks\n"
     assert nb.cells[1].outputs[0].text == "UserWarning: few models\n  warnings.warn('few models')\n"
     assert "execution" not in nb.cells[0].metadata
+    assert "[IPKernelApp]" not in capfd.readouterr().err
 
 
 def test_failing_notebook_names_notebook_and_cell(tmp_path, monkeypatch):
@@ -768,3 +790,36 @@ def test_solution_runs_in_fast_mode(path, monkeypatch, tmp_path):
         runpy.run_path(str(path), run_name="__main__")  # the solutions assert their answers
     finally:
         plt.close("all")
+
+
+def test_course_page_shows_the_measured_times(tmp_path):
+    build_site = _build_site_module()
+    timer = repo_scripts.load("scripts/time_notebooks.py")
+    row = {"cores": "2", "load_at_start": "0.1", "measured": "2026-12-03"}
+    timer.write_table({("07_x.ipynb", "fast"): {**row, "notebook": "07_x.ipynb", "mode": "fast",
+                                                "cold_s": "61", "warm_s": "20"},
+                       ("07_x.ipynb", "full"): {**row, "notebook": "07_x.ipynb", "mode": "full",
+                                                "cold_s": "1500", "warm_s": "130"}},
+                      tmp_path / "times.csv")
+    lines = build_site.times_section(tmp_path / "times.csv")
+    assert lines[-2] == "| 07_x | 61 s | 20 s | 25 min | 2 min |"
+    assert "(2026-12-03) on 2 CPU cores" in lines[2]
+
+
+def test_catalogue_counts_what_the_configured_cache_and_mirror_hold(tmp_path, monkeypatch):
+    from stebkit.datasets import get_spec, list_datasets
+
+    build_site = _build_site_module()
+    monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("STEBKIT_MIRROR", str(tmp_path / "no-mirror"))
+    names = list_datasets()
+    page = build_site.catalogue_page()
+    specs = [get_spec(n) for n in names]
+    pinned = sum(s.offline and not s.source.is_hub for s in specs)
+    # with an empty cache and no mirror, only what has no file to fetch (generated) is here
+    generated = sum(s.offline and not s.source.is_hub and not s.source.urls
+                    and s.source.local is None for s in specs)
+    assert 0 < generated < pinned
+    assert f"{pinned} of the {len(names)} read pinned files; {generated} of the {len(names)} " \
+           "are present here" in page
+    assert "| pinned files |" in page and "| offline |" not in page

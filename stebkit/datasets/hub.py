@@ -52,7 +52,6 @@ label are dropped and counted in a ``DroppedRowsWarning``.
 from __future__ import annotations
 
 import json
-import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -63,7 +62,7 @@ import numpy as np
 import pandas as pd
 
 from .._io import write_text
-from ..errors import DataUnavailable, RemoteCodeRefused
+from ..errors import DataUnavailable, RemoteCodeRefused, warn
 from ..sources import cache_dir, is_offline
 from .readers.text import DroppedRowsWarning, is_absent, is_blank, report_dropped, report_kept
 
@@ -511,10 +510,9 @@ def _usable_rows(texts: pd.DataFrame, labels: pd.Series, mode: str, dataset: str
     bad = labels.isna().to_numpy() | texts.map(
         is_absent if keep_blank else is_blank).any(axis=1).to_numpy()
     if bad.any():
-        warnings.warn(f"{dataset}: dropped {int(bad.sum())} of {len(texts)} rows with a "
-                      f"missing text or label"
-                      + ("" if keep_blank else " (blank texts included: blank_texts='drop')"),
-                      DroppedRowsWarning, stacklevel=3)
+        warn(f"{dataset}: dropped {int(bad.sum())} of {len(texts)} rows with a missing text "
+             "or label" + ("" if keep_blank else " (blank texts included: blank_texts='drop')"),
+             DroppedRowsWarning)
     texts, labels = texts[~bad].reset_index(drop=True), labels[~bad].reset_index(drop=True)
     if mode == "drop_empty":
         empty = texts.map(lambda v: isinstance(v, str) and not v).any(axis=1).to_numpy()

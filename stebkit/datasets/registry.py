@@ -26,7 +26,7 @@ from typing import Any
 import pandas as pd
 
 from .._io import atomic_file, inside, write_text
-from ..errors import DataUnavailable
+from ..errors import DataUnavailable, warn
 from ..names import file_name
 from ..sources import cache_dir, file_sha256, local_path, locate
 from .hub import (
@@ -424,8 +424,8 @@ def _without_empty_texts(frame: pd.DataFrame, spec: DatasetSpec) -> pd.DataFrame
         if "pair" in frame.columns and spec.serves("predefined_pairs"):
             dropped = frame["pair"].isin(set(frame.loc[empty, "pair"])).to_numpy()
             extra = f" and {int(dropped.sum()) - n_empty} partner(s) of their pairs"
-        warnings.warn(f"dataset {name!r}: dropped {n_empty} of {len(frame)} records with an "
-                      f"empty text{extra}", DroppedRowsWarning, stacklevel=3)
+        warn(f"dataset {name!r}: dropped {n_empty} of {len(frame)} records with an empty "
+             f"text{extra}", DroppedRowsWarning)
         frame = frame[~dropped].reset_index(drop=True)
     return frame
 

@@ -32,7 +32,13 @@ from stebkit.plots.curves import (
 )
 from stebkit.plots.heatmaps import grouping_figures, style_content_heatmap, task_heatmap
 from stebkit.plots.layout import COLUMN_WIDTH, MAX_HEIGHT, MIN_FONT_SIZE, PAGE_WIDTH
-from stebkit.plots.leaderboard import figure1, interval_bars, rank_resolution
+from stebkit.plots.leaderboard import (
+    above_chance,
+    figure1,
+    figure1_caption,
+    interval_bars,
+    rank_resolution,
+)
 from stebkit.plots.maps import MAP_COLORS, embedding_map, interactive_map
 from stebkit.plots.style import (
     CATEGORY_COLORS,
@@ -70,6 +76,8 @@ __all__ = [
     "figures_dir",
     "save",
     "figure1",
+    "figure1_caption",
+    "above_chance",
     "interval_bars",
     "rank_resolution",
     "task_heatmap",

@@ -33,6 +33,7 @@ from stebkit.plots.style import (
     _rc,
     category_color,
 )
+from stebkit.scores.published import category_label
 
 
 def _chance_mask(df: pd.DataFrame) -> pd.Series:
@@ -56,12 +57,104 @@ def _chance_lines(ax: Any, chance: pd.DataFrame, score: str, scale: float, *,
              label=f"chance level ({row['model']})")
 
 
+def above_chance(board: pd.DataFrame, score: str = "steb_score") -> dict[str, bool] | None:
+    """Which models the paired bootstrap puts significantly above the chance level on
+    ``score`` (from the leaderboard's ``attrs["significance"]``); None when the board holds
+    no such test (published numbers) or the score has one dataset per task or cluster
+    column (nothing to resample).
+
+    >>> board = pd.DataFrame({"model": ["a", "b"]})
+    >>> board.attrs["significance"] = [
+    ...     {"score": "steb_score", "kind": "chance", "model": "a", "significant": True,
+    ...      "diff": 0.2}, {"score": "steb_score", "kind": "chance", "model": "b",
+    ...      "significant": True, "diff": -0.1}]
+    >>> above_chance(board)
+    {'a': True, 'b': False}
+    """
+    from stebkit.scores.tables import one_dataset
+
+    tests = [r for r in board.attrs.get("significance") or []
+             if r["score"] == score and r["kind"] == "chance"]
+    if not tests or one_dataset(board, score):
+        return None
+    return {r["model"]: bool(r["significant"] and r["diff"] > 0) for r in tests}
+
+
+def figure1_caption(board: pd.DataFrame, score: str = "steb_score",
+                    name: str = "STEB score") -> str:
+    """The caption of :func:`figure1` for ``board``: what a point, its interval, a filled
+    and an open marker mean, and that the paired test and a model's own interval can
+    disagree in both directions, naming the models of this board where they do.
+
+    >>> board = pd.DataFrame({"model": ["a", "random"], "steb_score": [.6, .5],
+    ...                       "steb_ci_low": [.45, .4], "steb_ci_high": [.7, .6],
+    ...                       "chance": [False, True]})
+    >>> board.attrs["significance"] = [{"score": "steb_score", "kind": "chance",
+    ...                                 "model": "a", "significant": True, "diff": 0.1}]
+    >>> print(figure1_caption(board))  # doctest: +ELLIPSIS
+    STEB score by model category...its interval crosses the chance line: a.
+    """
+    base = score.removesuffix("_score")
+    text = (f"{name} by model category: each model a point with its own 95 % bootstrap "
+            "interval over datasets; the dashed line is the chance level (the random "
+            "baseline).")
+    above = above_chance(board, score)
+    if above is None:
+        return text + (" Intervals and significance n/a (1 dataset per task)."
+                       if _one_dataset(board, score) else "")
+    text += (" Filled: significantly above the chance level by the paired bootstrap, which "
+             "resamples the same datasets for every model; open: not. The two can disagree "
+             "either way: a model can be significantly above chance while its own interval "
+             "crosses the chance line (the paired test cancels how hard each dataset is), "
+             "and a model's interval can lie above the chance line while the paired test "
+             "does not resolve it (its lead over chance varies from dataset to dataset).")
+    chance = board.loc[_chance_mask(board), score]
+    level = float(chance.iloc[0]) if len(chance) else np.nan
+    rows = board.set_index("model")
+    crossing = [m for m, up in above.items() if up and rows.at[m, f"{base}_ci_low"] <= level]
+    clear = [m for m, up in above.items() if not up and rows.at[m, f"{base}_ci_low"] > level]
+    for models, what in ((crossing, "Significantly above chance while its interval crosses "
+                                    "the chance line"),
+                         (clear, "Interval above the chance line, not significantly above "
+                                 "chance")):
+        if models:
+            text += f" {what}: {', '.join(models)}."
+    return text
+
+
+def _one_dataset(board: pd.DataFrame, score: str) -> bool:
+    from stebkit.scores.tables import one_dataset
+
+    return one_dataset(board, score)
+
+
+def _significance_markers(ax: Any, x: np.ndarray, ys: np.ndarray, up: np.ndarray,
+                          color: str, size: float) -> None:
+    """Open markers over the models the paired test does not put above chance."""
+    if (~up).any():
+        ax.scatter(x[~up], ys[~up], s=size ** 2, facecolors="white", edgecolors=color,
+                   linewidths=1.2, zorder=4)
+
+
+def _significance_legend(ax: Any, size: float) -> None:
+    """The legend's two entries for the markers: filled and open."""
+    ax.scatter([], [], s=size ** 2, color="0.3", label="significantly above chance "
+               "(paired test)")
+    ax.scatter([], [], s=size ** 2, facecolors="white", edgecolors="0.3", linewidths=1.2,
+               label="not significantly above chance")
+
+
 def figure1(leaderboard_df: pd.DataFrame, *, directory: str | os.PathLike[str] | None = "auto",
             stem: str = "figure1_steb_by_category", score: str = "steb_score",
-            scale: float = 100.0, title: str | None = None, mark_best: bool = False) -> Plot:
+            scale: float = 100.0, title: str | None = None, mark_best: bool = False,
+            score_name: str | None = None) -> Plot:
     """STEB score by model category: each model a point with its interval, grouped and
     coloured by category (the STEB paper's Figure 1). The chance level (the random
-    baseline) is a dashed line, not a point among the models.
+    baseline) is a dashed line, not a point among the models. With the leaderboard's
+    paired tests (:func:`stebkit.scores.leaderboard`), a filled marker is a model
+    significantly above the chance level, an open one a model that is not
+    (:func:`figure1_caption` says so beside the figure); with one dataset per task there
+    is no interval, and the axis says ``n/a (1 dataset)``.
 
     The figure is a page wide; with many models its rows move closer (the 40 published
     models fit at 8 pt), and past what fits at :data:`MIN_FONT_SIZE` it asks for a subset.
@@ -79,6 +172,9 @@ def figure1(leaderboard_df: pd.DataFrame, *, directory: str | os.PathLike[str] |
         Multiplier of the scores (100: percentages, as in the paper).
     mark_best : bool
         Mark the best model of each category with a star (as the paper's Figure 1).
+    score_name : str, optional
+        The axis's name of the score (default ``STEB score``; a suite of one's own names
+        its own score).
     """
     base = score.removesuffix("_score")
     need = {"model", score}
@@ -94,8 +190,12 @@ def figure1(leaderboard_df: pd.DataFrame, *, directory: str | os.PathLike[str] |
     df = df[~_chance_mask(df)]
     cats = _ordered_categories(df["model_category"].tolist())
     gap = 0.8
+    above = above_chance(leaderboard_df, score)
+    single = _one_dataset(leaderboard_df, score)
     keys = [*cats, *(["best in its category"] if mark_best else []),
-            *(f"chance level ({m})" for m in chance["model"])]
+            *(f"chance level ({m})" for m in chance["model"]),
+            *(["significantly above chance (paired test)", "not significantly above chance"]
+              if above else [])]
     # the legend goes right of the axes when the model names leave room, else below them
     legend_w = _text_width([*keys, "model category"], _TICK_FONT) + 0.5
     below = _text_width(df["model"], _TICK_FONT) + legend_w + 2.2 > PAGE_WIDTH
@@ -114,7 +214,7 @@ def figure1(leaderboard_df: pd.DataFrame, *, directory: str | os.PathLike[str] |
             ys = y + np.arange(len(part))
             x = part[score].to_numpy(dtype=float) * scale
             lo_col, hi_col = f"{base}_ci_low", f"{base}_ci_high"
-            if lo_col in part and hi_col in part:
+            if lo_col in part and hi_col in part and not single:
                 lo = part[lo_col].to_numpy(dtype=float) * scale
                 hi = part[hi_col].to_numpy(dtype=float) * scale
                 err = np.vstack([np.clip(x - lo, 0, None), np.clip(hi - x, 0, None)])
@@ -123,7 +223,10 @@ def figure1(leaderboard_df: pd.DataFrame, *, directory: str | os.PathLike[str] |
                 err = None
             ax.errorbar(x, ys, xerr=err, fmt="o", color=category_color(cat),
                         elinewidth=1.2, capsize=2.5, markersize=min(5.0, size * 0.6),
-                        label=cat)
+                        label=category_label(cat))
+            if above:
+                up = np.array([above.get(m, False) for m in part["model"]])
+                _significance_markers(ax, x, ys, up, category_color(cat), min(5.0, size * 0.6))
             if mark_best and len(part):
                 ax.scatter(x[-1:], ys[-1:], marker="*", s=min(180, size ** 2 * 2.2),
                            color=category_color(cat), edgecolors="black", linewidths=0.8,
@@ -135,8 +238,12 @@ def figure1(leaderboard_df: pd.DataFrame, *, directory: str | os.PathLike[str] |
         ax.set_ylim(-0.7, max(y - gap, 1) - 0.3)
         ax.grid(axis="y", visible=False)
         _chance_lines(ax, chance, score, scale, vertical=True)
-        name = "STEB score" if base == "steb" else f"{base.replace('_', ' ')} score"
-        ax.set_xlabel(name + (" (×100)" if scale == 100 else ""))
+        if above:
+            _significance_legend(ax, min(5.0, size * 0.6))
+        name = score_name or ("STEB score" if base == "steb"
+                              else f"{base.replace('_', ' ')} score")
+        ax.set_xlabel(name + (" (×100)" if scale == 100 else "")
+                      + ("; interval n/a (1 dataset)" if single else ""))
         handles, names = ax.get_legend_handles_labels()
         if below:
             ax.legend(handles[::-1], names[::-1], title="model category", ncol=ncol,

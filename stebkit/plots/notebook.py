@@ -1,4 +1,5 @@
-"""The set-up every notebook shares: fast mode, folders, and the models to compare.
+"""The set-up every notebook shares: fast mode, folders, the models to compare, and
+warnings shown as one line of the notebook's output.
 
 >>> from stebkit.plots.notebook import setup
 >>> nb = setup(["wordllama-l2-supercat"], full=["all-MiniLM-L6-v2"], fast=True)
@@ -9,6 +10,8 @@
 from __future__ import annotations
 
 import os
+import sys
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,10 +42,65 @@ def style_model() -> str:
     return STYLE_MODEL_NAME if is_available(STYLE_MODEL_NAME) else FALLBACK_STYLE_MODEL
 
 
-def repository_root() -> Path:
-    """The repository folder (the parent of ``notebooks/`` when run from there)."""
-    here = Path.cwd()
-    return here.parent if here.name == "notebooks" else here
+def one_line_warnings() -> None:
+    """Show every warning from here on as one line of the notebook's own output,
+    ``Category: message``, instead of a box that repeats the file and source line that
+    issued it (:func:`setup` calls it; every notebook's first cell does).
+
+    >>> with warnings.catch_warnings():  # leaves the display as it was afterwards
+    ...     warnings.simplefilter("always")
+    ...     one_line_warnings()
+    ...     warnings.warn("dropped 19 of 1500 items", FutureWarning)
+    FutureWarning: dropped 19 of 1500 items
+    """
+    warnings.showwarning = _show_one_line
+
+
+def _show_one_line(message: Warning | str, category: type[Warning], filename: str,
+                   lineno: int, file: object = None, line: str | None = None) -> None:
+    print(f"{category.__name__}: {message}", file=sys.stdout, flush=True)
+
+
+def leaderboard_run(fast: bool | None = None) -> tuple[list[str], list[str], dict]:
+    """The models, datasets and run options (for :func:`stebkit.evaluate`) of the
+    leaderboard notebooks, 06 and 12, and their solutions. Fast mode: five cheap models on
+    ten smoke datasets, without clustering and with one episode size for all-vs-all pairs;
+    full mode: the default zoo on the lite suite.
+
+    >>> models, datasets, options = leaderboard_run(fast=True)
+    >>> len(models), len(datasets), sorted(options)
+    (5, 10, ['episode_sizes', 'tasks'])
+    """
+    import stebkit
+    from stebkit.encoders import default_models
+    from stebkit.tasks import FAMILIES
+
+    if not (is_fast() if fast is None else fast):
+        return default_models(), stebkit.list_datasets(suite="lite"), {}
+    models = ["random", "function-words", "tfidf-word", "tfidf-char", "wordllama-l2-supercat"]
+    datasets = ["brown-genre", "masc-register", "federalist-authorship",
+                "eltec-eng-verification", "eltec-deu-verification", "eltec-eng-retrieval",
+                "sotu-retrieval", "ud-ewt-probing-t_punct", "ud-ewt-probing-t_stopword",
+                "politeness-level"]
+    return models, datasets, {"tasks": [t for t in FAMILIES.steb() if t != "clustering"],
+                              "episode_sizes": {"all_to_all_pairs": [1]}}
+
+
+def repository_root(here: Path | None = None) -> Path:
+    """The repository folder: the working folder ``here`` (default: the current one), or
+    its parent when that holds ``notebooks/`` and ``here`` does not — so ``notebooks/``
+    and the students' copies in ``course/`` (``make course``) read the same data, results
+    and figures folders.
+
+    >>> import tempfile
+    >>> repo = Path(tempfile.mkdtemp())
+    >>> (repo / "notebooks").mkdir(); (repo / "course").mkdir()
+    >>> [repository_root(repo / f) == repo for f in ("notebooks", "course", ".")]
+    [True, True, True]
+    """
+    here = Path.cwd() if here is None else here
+    below = (here.parent / "notebooks").is_dir() and not (here / "notebooks").is_dir()
+    return here.parent if below else here
 
 
 @dataclass(frozen=True)
@@ -74,7 +132,8 @@ class NotebookSetup:
 def setup(models: Sequence[str] = (), *, full: Sequence[str] = (),
           fast: bool | None = None, with_style_model: bool = True) -> NotebookSetup:
     """The notebook set-up: fast mode, the model list (trained style model first when it
-    exists), results and figures folders.
+    exists), results and figures folders; warnings show as one line of output from here on
+    (:func:`one_line_warnings`).
 
     Parameters
     ----------
@@ -89,6 +148,7 @@ def setup(models: Sequence[str] = (), *, full: Sequence[str] = (),
     """
     from stebkit.plots import figures_dir
 
+    one_line_warnings()
     fast = is_fast() if fast is None else bool(fast)
     style = style_model()
     names = ([style] if with_style_model else []) + list(models)

@@ -34,11 +34,21 @@ get their current names, and ``converted_from`` says so.
 
 Every record is parsed and checked in one place, :meth:`Record.from_json`, when it is
 written (:func:`write_record`), read (:func:`read_record`, :meth:`Results.load`) and
-imported (:func:`stebkit.records.steb_format.import_steb`): an ``ok`` record holds its main metric
-and every metric is a finite number inside the range its definition allows
-(:func:`metric_range`); counts are non-negative integers. A record that fails is named
+imported (:func:`stebkit.records.steb_format.import_steb`), against the fields declared once in
+:data:`stebkit.records.schema.FIELDS` (a key it does not declare is refused, as is a JSON
+key given twice): an ``ok`` record holds its main metric and every metric is a finite
+number inside the range its definition allows (:func:`metric_range`), an interval's bounds
+too, around the value; counts are non-negative integers. Whether a file passes depends on
+the file alone, never on what the process has registered. A record that fails is named
 with its file, field and value; on resume it counts as not done and is recomputed. A
-results folder is read without following symbolic links.
+results folder is read without following symbolic links; a record outside its
+``<model>/<dataset>/`` folder is left out and named.
+
+A record owns only its measurements: for a registered dataset or a zoo model, the frames
+the scores read (:meth:`Results.main_frame`, :meth:`Results.to_frame`) take the category,
+languages, application and main metric from the catalogue and the zoo, and
+:attr:`Results.notes` names a record that says otherwise
+(:mod:`stebkit.records.catalogue`).
 """
 
 from __future__ import annotations
@@ -53,7 +63,7 @@ from typing import Any
 
 from stebkit._io import shown as _shown
 from stebkit.names import file_name, safe_name
-from stebkit.records.schema import SCHEMA, upgrade_record
+from stebkit.records.schema import SCHEMA, check_fields, upgrade_record
 
 STATUSES = ("ok", "failed", "skipped")
 _STATUS_DETAIL = {"ok": None, "failed": "error", "skipped": "reason"}
@@ -64,8 +74,8 @@ UNDEFINED = "the metric is undefined on these data (see the warnings); the resul
 """Why a freshly computed result with a NaN or out-of-range metric is recorded as failed."""
 
 FRAME_COLUMNS = ("model", "model_category", "dataset", "dataset_category", "language",
-                 "task", "episode_size", "episodes_per_label", "metric", "value", "is_main",
-                 "ci_low", "ci_high", "status")
+                 "application", "task", "episode_size", "episodes_per_label", "metric",
+                 "value", "is_main", "ci_low", "ci_high", "status")
 
 
 def record_path(root: str | os.PathLike, model: str, dataset: str, task: str,
@@ -341,6 +351,8 @@ delete the file to recompute it
     warnings: tuple[str, ...]
     fields: Mapping[str, Any]
     """The whole record as JSON, every key in its order (what :meth:`to_json` returns)."""
+    where: str = "record"
+    """Where it was read from (its file), named in every message about it."""
 
     @property
     def model_name(self) -> str:
@@ -394,12 +406,10 @@ delete the file to recompute it
 
     @classmethod
     def from_json(cls, data: Any, *, where: str = "record", fix: str = RECOMPUTE) -> Record:
-        """Parse, migrate and check one record (a JSON object); a ValueError names
-        ``where`` (the file), the field, the value and ``fix`` (what to do about it)."""
-
-        def fail(field_name: str, message: str) -> ValueError:
-            return _fail(where, field_name, message, fix)
-
+        """Parse, migrate and check one record (a JSON object) against its declared
+        fields (:data:`~stebkit.records.schema.FIELDS`) and the ranges of its metrics; a
+        ValueError names ``where`` (the file), the field, the value and ``fix`` (what to
+        do about it). Nothing registered in the process decides whether it passes."""
         if not isinstance(data, Mapping) or "schema" not in data:
             raise ValueError(f"{where}: not a stebkit result record (no 'schema' key)")
         for key in ("metrics", "model", "dataset"):
@@ -409,83 +419,53 @@ delete the file to recompute it
         data = upgrade_record(dict(data), where=where)
         for key in ("model", "dataset"):
             _name(data, key, where, fix)
-        task = data.get("task")
-        if not isinstance(task, str) or not task:
-            raise fail("task", f"is {_shown(task)}, not a task name")
-        status = data.get("status")
-        if status not in STATUSES:
-            raise fail("status", f"is {_shown(status)}, not one of {list(STATUSES)}")
-        size = data.get("episode_size")
-        if isinstance(size, bool) or not isinstance(size, int) or not (size == -1 or size >= 1):
-            raise fail("episode_size", f"is {_shown(size)}, not a positive int or -1")
-        per_label = data.get("episodes_per_label")
-        if per_label is not None and per_label != "auto" and not (
-                _count(per_label) and per_label >= 1):
-            raise fail("episodes_per_label", f"is {_shown(per_label)}, not a positive int")
-        main = data.get("main_metric")
-        if main is not None and not isinstance(main, str):
-            raise fail("main_metric", f"is {_shown(main)}, not a metric name")
-        expected = main_metric_of(task, data["dataset"]["name"])
-        if main is not None and expected is not None and main != expected:
-            raise fail("main_metric", f"is {_shown(main)}, but the main metric of "
-                       f"{_shown(data['dataset']['name'])} ({task}) is {expected!r}: a "
-                       "record does not choose its own score")
-        ok = status == "ok"
+        check_fields(data, where=where, fix=fix)
+        task, status, main = data["task"], data["status"], data.get("main_metric")
         metrics = check_metrics(task, data.get("metrics") or {}, where=where,
-                                missing_ok=not ok, fix=fix)
-        if ok and (main is None or main not in metrics):
-            raise fail("main_metric", f"is {_shown(main)}, which is not among the record's "
-                        f"metrics {sorted(metrics)}")
-        counts = _mapping(data, "counts", where, fix)
+                                missing_ok=status != "ok", fix=fix)
+        if status == "ok" and (main is None or main not in metrics):
+            raise _fail(where, "main_metric", f"is {_shown(main)}, which is not among the "
+                        f"record's metrics {sorted(metrics)}", fix)
+        counts = data.get("counts") or {}
         bad = {k: v for k, v in counts.items() if not _count(v)}
         if bad:
-            raise fail("counts", f"holds {_shown(bad)}; counts are non-negative ints")
-        if data.get("n_items") is not None and not _count(data["n_items"]):
-            raise fail("n_items", f"is {_shown(data['n_items'])}, not a non-negative int")
+            raise _fail(where, "counts", f"holds {_shown(bad)}; counts are non-negative ints",
+                        fix)
         ci = data.get("ci")
-        if ci is not None:
-            if not isinstance(ci, Mapping):
-                raise fail("ci", f"is {type(ci).__name__}, not an object")
-            for key in ("low", "high"):
-                if ci.get(key) is not None and not (_number(ci[key]) and
-                                                    math.isfinite(ci[key])):
-                    raise fail(f"ci.{key}", f"is {_shown(ci[key])}, not a finite number")
+        _check_interval(task, main, ci, where=where, fix=fix)
         check_submetrics(task, data.get("submetrics"), where=where, fix=fix)
-        warnings = data.get("warnings") or []
-        if not isinstance(warnings, list) or not all(isinstance(w, str) for w in warnings):
-            raise fail("warnings", "must be a list of strings")
-        error = data.get("error")
-        if error is not None and not isinstance(error, str):
-            raise fail("error", f"is {_shown(error)}, not a message")
         return cls(model=data["model"], dataset=data["dataset"], task=task,
-                   episode_size=size, episodes_per_label=per_label, status=status,
+                   episode_size=data["episode_size"],
+                   episodes_per_label=data.get("episodes_per_label"), status=status,
                    main_metric=main, metrics=metrics, counts=counts, ci=ci,
-                   protocol=_mapping(data, "protocol", where, fix), error=error,
-                   warnings=tuple(warnings), fields=data)
+                   protocol=data.get("protocol") or {}, error=data.get("error"),
+                   warnings=tuple(data.get("warnings") or ()), fields=data, where=where)
 
 
-def main_metric_of(task: str, dataset: Any) -> str | None:
-    """The main metric of ``task`` on ``dataset`` (a name or a spec): the one the dataset
-    declares (a suite's ``main_metric``) when it is among the family's metrics, else the
-    family's. The one rule of the records a run writes (:mod:`stebkit.runs.records`) and of
-    those read back (:meth:`Record.from_json`, where a record's own ``main_metric`` must be
-    this one). None for a family this stebkit does not know, or a dataset name that is not
-    registered in this process (a suite not loaded here), which nothing here can decide.
+def _check_interval(task: str, main: str | None, ci: Mapping[str, Any] | None, *,
+                    where: str, fix: str) -> None:
+    """An interval's bounds inside the main metric's range and ``low <= high`` (to
+    rounding in the last bits).
 
-    >>> main_metric_of("clustering", "federalist-authorship"), main_metric_of("x", "d")
-    ('v_measure', None)
-    >>> main_metric_of("clustering", "a-suite-not-loaded-here") is None
-    True
+    The value itself need not lie between them: a percentile bootstrap of a biased
+    statistic can leave out its own estimate (V-measure on resampled episodes is often
+    above it; the interval is the resamples', as the reference reports it).
+
+    >>> _check_interval("clustering", "v_measure", {"low": 0.6, "high": 0.4},
+    ...                 where="r.json", fix="delete it")
+    Traceback (most recent call last):
+    ...
+    ValueError: r.json: field 'ci' does not hold low <= high (low 0.6, high 0.4); delete it
     """
-    from stebkit.datasets.registry import registered
-    from stebkit.tasks import FAMILIES
-
-    family = FAMILIES.get(task)
-    spec = registered(dataset) if isinstance(dataset, str) else dataset
-    if family is None or spec is None:
-        return None
-    declared = spec.main_metric
-    return declared if declared in family.metrics else family.main_metric
+    if not ci or main is None:
+        return
+    low, high = ci.get("low"), ci.get("high")
+    for key, bound in (("low", low), ("high", high)):
+        if bound is not None:
+            check_metric(task, main, bound, where=where, field_name=f"ci.{key}", fix=fix)
+    if low is not None and high is not None and low > high + _SLACK:
+        raise _fail(where, "ci", f"does not hold low <= high (low {_shown(low)}, "
+                    f"high {_shown(high)})", fix)
 
 
 def _name(data: Mapping[str, Any], key: str, where: str, fix: str) -> str:
@@ -502,15 +482,6 @@ def _name(data: Mapping[str, Any], key: str, where: str, fix: str) -> str:
         return check_name(name, key)
     except ValueError as err:
         raise _fail(where, f"{key}.name", f"is not usable ({err})", fix) from None
-
-
-def _mapping(data: Mapping[str, Any], key: str, where: str, fix: str) -> Mapping[str, Any]:
-    value = data.get(key)
-    if value is None:
-        return {}
-    if not isinstance(value, Mapping):
-        raise _fail(where, key, f"is {type(value).__name__}, not an object", fix)
-    return value
 
 
 def check_submetrics(task: str, value: Any, *, where: str = "record",
@@ -563,6 +534,52 @@ def _value(v: Any) -> float:
     return float("nan") if v is None else float(v)
 
 
+def _views(records: list[Record]) -> list[Any]:
+    """Each record as the score reads it (:meth:`stebkit.records.catalogue.Catalogue.view`)."""
+    from stebkit.records.catalogue import Catalogue
+
+    catalogue = Catalogue()
+    return [catalogue.view(r) for r in records]
+
+
+def _misplaced(root: Path, path: Path, rec: Record) -> str | None:
+    """Why the record ``rec`` read from ``path`` is left out of ``root``'s results (it
+    does not lie in its own ``<model>/<dataset>/`` folder), or None."""
+    parts = path.relative_to(root).parts
+    home = record_path(root, rec.model_name, rec.dataset_name, rec.task, 1).parent
+    if len(parts) != 3:
+        where = "at the folder's root" if len(parts) == 1 else f"{len(parts) - 1} folders deep"
+        return (f"{path} lies {where}, not in a <model>/<dataset>/ folder: left out (a "
+                f"record of {rec.model_name} on {rec.dataset_name} lies in {home}; move it "
+                "there, or delete it)")
+    if parts[0] in _folders(rec.model_name) and parts[1] in _folders(rec.dataset_name):
+        return None
+    return (f"{path} holds a result of {rec.model_name} on {rec.dataset_name} but lies in "
+            f"another model's or dataset's folder: left out (move it into its own folder, "
+            "or delete it)")
+
+
+def _one_per_result(entries: list[tuple[Path, Record, Any]]) -> tuple[list[Record],
+                                                                        list[str]]:
+    """The records of ``entries`` (path, record, view), one per result (model, dataset,
+    task, episode configuration, names as the score reads them), and a note for each
+    second record of a result. A record under the registered names comes first: a
+    look-alike never displaces it."""
+    def key(rec: Record, view: Any) -> tuple:
+        return (view.model, view.dataset, rec.task, rec.episode_size, rec.episodes_per_label)
+
+    seen: dict[tuple, Path] = {}
+    notes = []
+    for path, rec, view in sorted(entries, key=lambda e: (e[2].model, e[2].dataset) !=
+                                  (e[1].model_name, e[1].dataset_name)):
+        first = seen.setdefault(key(rec, view), path)
+        if first != path:
+            notes.append(f"{path} holds the same result as {first} ({view.model} / "
+                         f"{view.dataset} / {rec.task}, episode size {rec.episode_size}): "
+                         f"left out, {first.name} is used (delete the one you do not want)")
+    return [rec for path, rec, view in entries if seen[key(rec, view)] == path], notes
+
+
 class Results:
     """A set of result records, usually all the JSON files under a results folder.
 
@@ -590,19 +607,28 @@ class Results:
 
     def __init__(self, records: Any = (), root: str | os.PathLike | None = None) -> None:
         if isinstance(records, (str, os.PathLike)):  # Results("results") reads a folder
-            root, records = records, Results.load(records).records
+            self.__dict__.update(vars(Results.load(records)))
+            return
         self.records: list[Record] = [_as_record(r, k) for k, r in enumerate(records)]
         self.root = Path(root) if root is not None else None
-        self.notes: list[str] = []
-        """Records :meth:`load` left out and why (a record in another model's folder, a
-        second record of one result)."""
+        from stebkit.records.catalogue import check_main_metrics, notes
+
+        views = _views(self.records)
+        check_main_metrics(self.records, views)
+        self.notes: list[str] = notes(views)
+        """Records :meth:`load` left out and why (a record outside ``<model>/<dataset>/``
+        or in another model's folder, a second record of one result), then what records
+        say that the catalogue or the zoo declares otherwise
+        (:mod:`stebkit.records.catalogue`: the score reads the catalogue's)."""
 
     @classmethod
     def load(cls, root: str | os.PathLike) -> Results:
         """Read every ``*.json`` record under ``root`` (sorted by path), each checked
         (:func:`read_record`); a symbolic link under ``root`` is refused, not followed. A
-        record lying in another model's or dataset's folder, or a second record of the
-        same result, is left out and named in :attr:`notes`."""
+        record that does not lie at ``<model>/<dataset>/<file>`` (at the folder's root,
+        deeper), or lies in another model's or dataset's folder, or a second record of
+        the same result (names compared as the score reads them: a look-alike of a
+        registered name is that name), is left out and named in :attr:`notes`."""
         root = Path(root)
         if not root.is_dir():
             raise FileNotFoundError(f"results folder {str(root)!r} does not exist; run "
@@ -614,27 +640,19 @@ class Results:
             raise FileNotFoundError(f"no result records in {root}; run stebkit.evaluate(..., "
                                     f"output_dir={str(root)!r}) or `stebkit run --output "
                                     f"{root}` first")
-        kept, notes, seen = [], [], {}
+        from stebkit.records.catalogue import Catalogue
+
+        notes, entries, catalogue = [], [], Catalogue()
         for path in paths:
             rec = Record.read(path)
-            parts = path.relative_to(root).parts
-            key = (rec.model_name, rec.dataset_name, rec.task, rec.episode_size,
-                   rec.episodes_per_label)
-            if len(parts) == 3 and not (parts[0] in _folders(rec.model_name)
-                                        and parts[1] in _folders(rec.dataset_name)):
-                notes.append(f"{path} holds a result of {rec.model_name} on "
-                             f"{rec.dataset_name} but lies in another model's or dataset's "
-                             "folder: left out (move it into its own folder, or delete it)")
-            elif key in seen:
-                notes.append(f"{path} holds the same result as {seen[key]} ({rec.model_name} "
-                             f"/ {rec.dataset_name} / {rec.task}, episode size "
-                             f"{rec.episode_size}): left out, {seen[key].name} is used "
-                             "(delete the one you do not want)")
+            note = _misplaced(root, path, rec)
+            if note is None:
+                entries.append((path, rec, catalogue.view(rec)))
             else:
-                seen[key] = path
-                kept.append(rec)
+                notes.append(note)
+        kept, twice = _one_per_result(entries)
         out = cls(kept, root=root)
-        out.notes = notes
+        out.notes = [*notes, *twice, *out.notes]
         return out
 
     def __iter__(self) -> Iterator[Record]:
@@ -653,44 +671,47 @@ class Results:
         """True when no record failed."""
         return not any(r.get("status") == "failed" for r in self.records)
 
-    def _key_columns(self, r: Record) -> dict[str, Any]:
-        model, dataset = r.get("model", {}), r.get("dataset", {})
-        languages = dataset.get("languages") or [None]
-        ci = r.get("ci") or {}
-        return {"model": model.get("name"), "model_category": model.get("category"),
-                "dataset": dataset.get("name"), "dataset_category": dataset.get("category"),
-                "language": languages[0], "task": r.get("task"),
-                "episode_size": r.get("episode_size"),
-                "episodes_per_label": r.get("episodes_per_label"), "ci_low": _value(ci.get("low")),
-                "ci_high": _value(ci.get("high")), "status": r.get("status")}
+    @staticmethod
+    def _key_columns(r: Record, view: Any) -> dict[str, Any]:
+        """The columns of ``r`` as the score reads it (``view``): the catalogue's names
+        and metadata; the interval only when it is the main metric's."""
+        ci = (r.ci or {}) if view.main_metric == r.main_metric else {}
+        return {"model": view.model, "model_category": view.model_category,
+                "dataset": view.dataset, "dataset_category": view.dataset_category,
+                "language": view.language, "application": view.application, "task": r.task,
+                "episode_size": r.episode_size, "episodes_per_label": r.episodes_per_label,
+                "ci_low": _value(ci.get("low")), "ci_high": _value(ci.get("high")),
+                "status": r.status}
 
     def to_frame(self) -> Any:
-        """Tidy frame: one row per record and metric (one NaN row for failed/skipped).
+        """Tidy frame: one row per record and metric (one NaN row for failed/skipped,
+        and for a main metric a computed record lacks).
 
-        Columns: model, model_category, dataset, dataset_category, language, task,
-        episode_size, episodes_per_label, metric, value, is_main, ci_low, ci_high, status.
-        The interval columns are filled on the main metric's row only.
+        Columns: model, model_category, dataset, dataset_category, language, application,
+        task, episode_size, episodes_per_label, metric, value, is_main, ci_low, ci_high,
+        status. Names, categories, languages, applications and main metrics are the
+        catalogue's and the zoo's where they register the dataset or model
+        (:mod:`stebkit.records.catalogue`), the record's otherwise. The interval columns
+        are filled on the main metric's row only.
         """
         import pandas as pd
 
         rows = []
-        for r in self.records:
-            key = self._key_columns(r)
-            main = r.get("main_metric")
-            metrics = r.get("metrics") or {}
-            if r.get("status") != "ok" or not metrics:
+        for r, view in zip(self.records, _views(self.records), strict=True):
+            key, main = self._key_columns(r, view), view.main_metric
+            metrics = r.metrics if r.status == "ok" else {}
+            if main not in metrics:
                 rows.append({**key, "metric": main, "value": float("nan"), "is_main": True})
-                continue
             for name, value in metrics.items():
-                is_main = name == main
-                row = {**key, "metric": name, "value": _value(value), "is_main": is_main}
-                if not is_main:
+                row = {**key, "metric": name, "value": _value(value), "is_main": name == main}
+                if name != main:
                     row["ci_low"] = row["ci_high"] = float("nan")
                 rows.append(row)
         return pd.DataFrame(rows, columns=list(FRAME_COLUMNS))
 
     def main_frame(self) -> Any:
-        """One row per model x dataset x task x episode size with the main metric.
+        """One row per model x dataset x task x episode size with the main metric (the
+        catalogue's for a registered dataset, as :meth:`to_frame`).
 
         Columns: those of :meth:`to_frame` (``metric`` names the main metric) plus
         ``n_items``.
@@ -698,11 +719,10 @@ class Results:
         import pandas as pd
 
         rows = []
-        for r in self.records:
-            main = r.get("main_metric")
-            value = (r.get("metrics") or {}).get(main) if r.get("status") == "ok" else None
-            rows.append({**self._key_columns(r), "metric": main, "value": _value(value),
-                         "is_main": True, "n_items": r.get("n_items")})
+        for r, view in zip(self.records, _views(self.records), strict=True):
+            value = r.metrics.get(view.main_metric) if r.status == "ok" else None
+            rows.append({**self._key_columns(r, view), "metric": view.main_metric,
+                         "value": _value(value), "is_main": True, "n_items": r.get("n_items")})
         return pd.DataFrame(rows, columns=[*FRAME_COLUMNS, "n_items"])
 
     def with_status(self, status: str) -> Any:

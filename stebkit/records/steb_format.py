@@ -112,19 +112,26 @@ def reference_folder(name: str) -> str:
 
 
 def _stebkit_dataset(folder: str) -> tuple[str, Any]:
-    """A reference dataset folder -> (stebkit name, spec or None)."""
+    """A reference dataset folder -> (stebkit name, spec or None). A folder whose name
+    looks like a registered dataset's (:func:`stebkit._io.name_skeleton`: it differs
+    only in case, look-alike or invisible characters) is that dataset."""
+    from stebkit._io import name_skeleton
     from stebkit.datasets import get_spec, list_datasets
+    from stebkit.records.catalogue import Catalogue
 
-    for name in list_datasets(suite="steb"):
-        spec = get_spec(name)
+    steb = [get_spec(name) for name in list_datasets(suite="steb")]
+    for spec in steb:
         if folder in (spec.steb_name, spec.name):
             return spec.name, spec
+    skeleton = name_skeleton(folder)
+    for spec in steb:
+        if spec.steb_name and name_skeleton(spec.steb_name) == skeleton:
+            return spec.name, spec
+    catalogue = Catalogue()
     for name in dict.fromkeys((folder, folder.replace("__", "/"))):
-        try:
-            spec = get_spec(name)
-        except (KeyError, ValueError):
-            continue
-        return spec.name, spec
+        spec = catalogue.dataset(name)
+        if spec is not None:
+            return spec.name, spec
     return folder, None
 
 
@@ -393,9 +400,12 @@ def import_steb(root: str | os.PathLike[str], results: str | os.PathLike[str], *
 
     Records get the model's zoo category when the short name is a zoo model, the
     dataset's catalogue metadata when the folder is a catalogue dataset, the main metric
-    of the task (``accuracy`` = the probing ``average``) and ``protocol.source`` naming
-    the imported file; they have no interval or per-item values (the reference writes
-    none).
+    of the task on that dataset (``accuracy`` = the probing ``average``) and
+    ``protocol.source`` naming the imported file; they have no interval or per-item
+    values (the reference writes none). Names are compared by their look-alike skeleton
+    (:func:`stebkit._io.name_skeleton`): a folder that differs from a registered
+    dataset's or a zoo model's name only in case, look-alike or invisible characters is
+    imported as that dataset or model, with a warning in the record naming the folder.
 
     Parameters
     ----------
@@ -435,6 +445,7 @@ def import_steb(root: str | os.PathLike[str], results: str | os.PathLike[str], *
     replaced: list[Path] = []
     for it in scan_steb(root):
         name, spec = _stebkit_dataset(names.get(it["dataset"], it["dataset"]))
+        it = {**it, "model": _zoo_name(it["model"]), "model_folder": it["model"]}
         path = record_path(results, it["model"], name, it["task"], it["episode_size"],
                            it["episodes_per_label"])
         if path in planned:
@@ -500,8 +511,11 @@ def _exported_names(root: Path) -> dict[str, str]:
 
 
 def _imported(it: Mapping[str, Any], name: str, spec: Any) -> dict[str, Any]:
-    """The stebkit record of one scanned reference file (:func:`scan_steb`)."""
+    """The stebkit record of one scanned reference file (:func:`scan_steb`), with the
+    main metric of ``spec`` (:func:`stebkit.records.schema.main_metric_of`) and a warning
+    when the file's folder names its dataset or model by a look-alike."""
     from stebkit.records.results import new_record
+    from stebkit.records.schema import main_metric_of
 
     metrics = dict(it["metrics"])
     submetrics = metrics.pop("submetrics", None)
@@ -517,11 +531,35 @@ def _imported(it: Mapping[str, Any], name: str, spec: Any) -> dict[str, Any]:
         task=it["task"], episode_size=it["episode_size"],
         episodes_per_label=it["episodes_per_label"], seed=None,
         protocol={"source": "STEB result file", "file": str(it["path"])},
-        main_metric=_main_metric(it["task"]), metrics=metrics, n_items=None, status="ok",
-        warnings=[])
+        main_metric=main_metric_of(it["task"], spec) if spec else _main_metric(it["task"]),
+        metrics=metrics, n_items=None, status="ok",
+        warnings=[*_look_alike("dataset", it["dataset"], (spec.name, spec.steb_name or "",
+                                                          reference_folder(spec.name))
+                               if spec else ()),
+                  *_look_alike("zoo model", it["model_folder"], (it["model"],))])
     if submetrics:
         record["submetrics"] = submetrics
     return record
+
+
+def _look_alike(what: str, folder: str, names: tuple[str, ...]) -> list[str]:
+    """The warning of a record imported from a folder that only looks like the name of
+    the registered ``what`` it is imported as (``names``: that name first, then the
+    folder names it has; none when the folder is one of them)."""
+    if not names or folder in names:
+        return []
+    return [f"LookAlikeName: the reference's folder {folder!r} ({ascii(folder)}) differs "
+            f"from the registered {what} {names[0]!r} only in case, look-alike or invisible "
+            "characters; imported as it"]
+
+
+def _zoo_name(short: str) -> str:
+    """The zoo's name of a model folder (a look-alike of a zoo name is that model), else
+    the folder's name."""
+    from stebkit.records.catalogue import Catalogue
+
+    info = Catalogue().model(short)
+    return info.name if info is not None else short
 
 
 def _model_category(short: str) -> str:

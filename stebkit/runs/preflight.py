@@ -124,11 +124,13 @@ def preflight_preset(preset: str, datasets: Sequence[str] | None = None, *,
 
 
 def check_reachable(datasets: Sequence[str], *, seed: int = 42, smoke: bool = False,
-                    trust_remote_code: bool = False) -> None:
+                    trust_remote_code: bool = False) -> Any:
     """Raise :class:`~stebkit.errors.DataUnavailable` with one short line naming the fix
     when no dataset of a run can be loaded (offline without a mirror, a mirror without
-    the files); return at the first dataset that loads (it is then in the processed
-    cache, where the run finds it).
+    the files); return the first dataset that loads (a
+    :class:`~stebkit.datasets.spec.Dataset`: the run takes it in place of its name, so
+    that it is loaded once), or None (no dataset given, or one that failed for another
+    reason).
 
     A dataset that fails for another reason ends the check too: the run records that
     failure with the dataset's results, or stops at it when the machine is at fault (a
@@ -137,7 +139,8 @@ def check_reachable(datasets: Sequence[str], *, seed: int = 42, smoke: bool = Fa
 
     Examples
     --------
-    >>> check_reachable(["synthetic-authors-en"], smoke=True)  # generated here: loads
+    >>> check_reachable(["synthetic-authors-en"], smoke=True).name  # generated here: loads
+    'synthetic-authors-en'
     >>> import os
     >>> from unittest import mock
     >>> from stebkit.datasets import list_datasets
@@ -153,17 +156,17 @@ def check_reachable(datasets: Sequence[str], *, seed: int = 42, smoke: bool = Fa
     from stebkit.runs.engine import stops_the_run
 
     if not datasets:
-        return
+        return None
     for name in datasets:
         try:
-            load_dataset(name, seed=seed, smoke=smoke, trust_remote_code=trust_remote_code)
+            return load_dataset(name, seed=seed, smoke=smoke,
+                                trust_remote_code=trust_remote_code)
         except DataUnavailable:
             continue
         except Exception as err:  # not a matter of reaching the data: the run records it
             if stops_the_run(err):
                 raise
-            return
-        return
+            return None
     raise _unreachable(len(datasets))
 
 

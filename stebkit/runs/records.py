@@ -30,7 +30,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from stebkit.records.results import RECOMPUTE, UNDEFINED, Record, main_metric_of, new_record
+from stebkit.records.results import RECOMPUTE, UNDEFINED, Record, new_record
+from stebkit.records.schema import main_metric_of
 from stebkit.runs import context as run_context
 from stebkit.runs.encoders import collapsed_share
 

@@ -151,9 +151,19 @@ from stebkit.scores.recipe import (
     ScoreRecipe,
 )
 from stebkit.scores.tables import (
+    CHANCE_LABEL,
+    HEADERS,
+    header,
+    one_dataset,
+    ranked,
+    score_name,
+    split_board,
+    task_frame,
+    task_to_latex,
     to_csv,
     to_latex,
     to_markdown,
+    to_text,
 )
 
 __all__ = [
@@ -203,7 +213,17 @@ __all__ = [
     "leaderboard_summary",
     "missing_families",
     "recipe_line",
+    "HEADERS",
+    "CHANCE_LABEL",
+    "header",
+    "ranked",
+    "score_name",
+    "one_dataset",
+    "split_board",
+    "task_frame",
     "to_markdown",
+    "to_text",
     "to_latex",
+    "task_to_latex",
     "to_csv",
 ]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -11,6 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from stebkit.errors import warn
 from stebkit.scores.grouping import (
     MIN_RELIABLE_MODELS,
     _declared_groups,
@@ -127,20 +127,6 @@ class Operational:
     configs: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
-def _caller_stacklevel() -> int:
-    """The ``stacklevel`` of the first frame outside the stebkit package, so a warning
-    names the user's code, never a library file."""
-    import os
-    import sys
-    from pathlib import Path
-
-    root = str(Path(__file__).resolve().parents[1]) + os.sep
-    frame, level = sys._getframe(1), 1
-    while frame is not None and str(Path(frame.f_code.co_filename).resolve()).startswith(root):
-        frame, level = frame.f_back, level + 1
-    return level
-
-
 def _grouping_note(tasks: Mapping[str, TaskAggregate], too_few: Mapping[str, int],
                    not_scored: Sequence[str], models: Sequence[str],
                    recipe: ScoreRecipe) -> str:
@@ -196,10 +182,9 @@ def _task_matrix(df: pd.DataFrame, task: str, recipe: ScoreRecipe
         gone = {m: sorted(raw.columns[raw.loc[m].isna()]) for m in raw.index
                 if m not in mat.index}
         if gone:
-            warnings.warn(f"{task}: left out {len(gone)} model(s) with missing results "
-                          f"(model: missing datasets) {gone}; missing='drop_datasets' "
-                          "drops those datasets instead",
-                          MissingResultsWarning, stacklevel=_caller_stacklevel())
+            warn(f"{task}: left out {len(gone)} model(s) with missing results "
+                 f"(model: missing datasets) {gone}; missing='drop_datasets' drops those "
+                 "datasets instead", MissingResultsWarning)
     if mat.size == 0:
         return ("no dataset that every model has" if recipe.missing == "drop_datasets"
                 else "no model with a result for every dataset")
@@ -288,7 +273,7 @@ def operational(results: Any, *, recipe: ScoreRecipe | None = None, n_resamples:
                          "that the results hold main-metric values")
     note = _grouping_note(tasks, too_few, not_scored, models, recipe)
     if note:
-        warnings.warn(note, UserWarning, stacklevel=_caller_stacklevel())
+        warn(note)
     steb, steb_reps = _steb_score(task_reps, models, recipe, 1 + (n_resamples if rng else 0))
     task_scores = pd.DataFrame({t: r[:, 0] for t, r in task_reps.items()}, index=models)
     return Operational(models, tasks, task_scores, steb, steb_reps, task_reps, excluded,
@@ -441,11 +426,9 @@ def _definitional_cells(main: pd.DataFrame, tidy: pd.DataFrame | None,
             if task == _OA and oa_metric and oa_metric != metric:
                 if tidy is None or not (tidy["metric"] == oa_metric).any():
                     if not warned:
-                        warnings.warn(f"results hold only main metrics: order alignment "
-                                      f"enters definitional clusters with its main metric "
-                                      f"instead of {oa_metric!r}; pass Results or "
-                                      "Results.to_frame()", UserWarning,
-                                      stacklevel=_caller_stacklevel())
+                        warn(f"results hold only main metrics: order alignment enters "
+                             f"definitional clusters with its main metric instead of "
+                             f"{oa_metric!r}; pass Results or Results.to_frame()")
                         warned = True
                 else:
                     metric = oa_metric

@@ -41,6 +41,7 @@ def main_frame(results: Any, *, keep_missing: bool = False) -> pd.DataFrame:
     [{'model': 'a', 'value': 0.5}]
     """
     if hasattr(results, "main_frame"):
+        _check_families(results)
         df = results.main_frame()
     elif isinstance(results, pd.DataFrame):
         df = results
@@ -64,9 +65,31 @@ def main_frame(results: Any, *, keep_missing: bool = False) -> pd.DataFrame:
     return df.reset_index(drop=True)
 
 
+def _check_families(results: Any) -> None:
+    """Refuse a record (of a :class:`~stebkit.records.results.Results`) whose task family this
+    process does not know, naming its file: the score cannot place it.
+
+    >>> from stebkit.records.results import Record, Results
+    >>> rec = Record.from_json({"schema": 2, "model": {"name": "m"}, "dataset":
+    ...     {"name": "d"}, "task": "ranking", "episode_size": 1, "status": "ok",
+    ...     "main_metric": "score", "metrics": {"score": 0.5}}, where="m/d/ranking__e1.json")
+    >>> main_frame(Results([rec]))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: m/d/ranking__e1.json: field 'task' is 'ranking', a task family this ...
+    """
+    for record in getattr(results, "records", ()):
+        if getattr(record, "task", None) not in FAMILIES:
+            raise ValueError(f"{record.where}: field 'task' is {record.task!r}, a task family "
+                             f"this stebkit does not know (it knows {list(FAMILIES)}); "
+                             "register the family (stebkit.tasks.FAMILIES.register) before "
+                             "scoring, or move the file out of the results folder")
+
+
 def _tidy_frame(results: Any) -> pd.DataFrame | None:
     """All metric rows (``to_frame()``) when available, else None."""
     if hasattr(results, "to_frame"):
+        _check_families(results)
         df = results.to_frame()
     elif isinstance(results, pd.DataFrame) and "metric" in results.columns:
         df = results

@@ -42,9 +42,24 @@ SCORE_COLUMNS = (*TASK_COLUMNS, "steb_score", *OBJECT_OF_STUDY, *DEFINITIONAL_AX
 COLUMNS = ("model", "category", *SCORE_COLUMNS)
 """The columns of the package-data file, in order."""
 
-PAPER_CATEGORIES = {"style": "style", "semantic": "semantic", "masked_lm": "MLM",
-                    "causal_lm": "CLM", "non_neural": "non-neural"}
+CATEGORY_LABELS = {"style": "style", "semantic": "semantic", "masked_lm": "MLM",
+                   "causal_lm": "CLM", "non_neural": "non-neural",
+                   "multilingual": "multilingual", "baseline": "baseline", "other": "other"}
+"""Model category (the zoo's name, as records and CSV files keep it) -> the label readers
+see in every figure and table (:func:`category_label`): the paper's Figure 1 labels."""
+PAPER_CATEGORIES = {c: CATEGORY_LABELS[c] for c in
+                    ("style", "semantic", "masked_lm", "causal_lm", "non_neural")}
 """Model category (zoo name) -> the label the paper's Figure 1 uses."""
+
+
+def category_label(category: Any) -> str:
+    """How a model category reads in a figure or table (:data:`CATEGORY_LABELS`); an
+    unknown one is shown with spaces for underscores.
+
+    >>> category_label("non_neural"), category_label("masked_lm"), category_label("my_kind")
+    ('non-neural', 'MLM', 'my kind')
+    """
+    return CATEGORY_LABELS.get(category, str(category).replace("_", " "))
 
 SOURCE_KEYS = ("repository", "path", "commit", "retrieved")
 PUBLISHED_SUITE = "STEB (published)"

@@ -18,6 +18,7 @@ from stebkit.scores.inputs import (
     main_frame,
 )
 from stebkit.scores.recipe import ScoreRecipe, as_recipe
+from stebkit.scores.tables import one_dataset, score_name
 
 CHANCE_MODELS = ("random",)
 """Models that mark the chance level: shown as a reference line, never ranked."""
@@ -442,8 +443,10 @@ def leaderboard_summary(board: pd.DataFrame, *, scale: float = 100.0, digits: in
                         ) -> list[str]:
     """What the leaderboard's numbers support, one line each (from its ``attrs``): for
     both STEB scores, which models are significantly above or below the chance level and
-    which adjacent ranks are resolved (the paired bootstrap of :func:`leaderboard`), and
-    that the operational score depends on the set of models compared.
+    which adjacent ranks are resolved (the paired bootstrap of :func:`leaderboard`; ``n/a
+    (1 dataset ...)`` when the score has one dataset per task or cluster column, so that
+    the bootstrap has nothing to resample), and that the operational score depends on
+    the set of models compared.
 
     >>> values = {"a": (.9, .8, .85), "b": (.5, .3, .45), "c": (.45, .35, .4),
     ...           "random": (.1, .2, .15)}
@@ -470,9 +473,14 @@ def leaderboard_summary(board: pd.DataFrame, *, scale: float = 100.0, digits: in
     def fmt(v: float) -> str:
         return f"{v * scale:+.{digits}f}"
 
-    for score, label in (("steb_score", "STEB score"),
-                         ("definitional_score", "definitional score")):
+    steb = "STEB score" if score_name(board) == "STEB" else "suite score"
+    for score, label in (("steb_score", steb), ("definitional_score", "definitional score")):
         mine = [r for r in records if r["score"] == score]
+        if mine and one_dataset(board, score):  # every replicate the same: no interval
+            lines.append(f"- {label}: significance n/a (1 dataset per "
+                         f"{'task' if score == 'steb_score' else 'cluster column'}: "
+                         "nothing to resample)")
+            continue
         chance = [r for r in mine if r["kind"] == "chance"]
         if chance:
             ref = chance[0]["other"]

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
-import warnings
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from ...errors import warn
 
 PASSAGE_MIN_WORDS = 60
 PASSAGE_MAX_WORDS = 120
@@ -53,9 +54,8 @@ def report_kept(dataset: str, kept: int, total: int, reason: str) -> None:
 
 
 def _report(dataset: str, verb: str, count: int, total: int, reason: str) -> None:
-    if count:  # the warning points at the reader that reported
-        warnings.warn(f"{dataset}: {verb} {count} of {total} items ({reason})",
-                      DroppedRowsWarning, stacklevel=4)
+    if count:  # the warning names the caller's line that loaded the dataset
+        warn(f"{dataset}: {verb} {count} of {total} items ({reason})", DroppedRowsWarning)
 
 
 def is_absent(value: Any) -> bool:
