@@ -163,7 +163,12 @@ def main(argv: list[str]) -> int:
     unfit = {}
     for path in paths:
         print(f"== {path.relative_to(ROOT)} (full mode)", flush=True)
-        problems = execute_and_store(path, builder)
+        try:
+            problems = execute_and_store(path, builder)
+        except OSError as err:  # a full disk, a folder not writable: named, not a traceback
+            problems = [f"{path.name}: cannot write {err.filename or 'a file'} "
+                        f"({err.strerror or err}); free space or fix the folder, then run "
+                        "`make figures` again"]
         if problems:
             unfit[path] = problems
             print("error: not stored:\n  " + "\n  ".join(problems), file=sys.stderr, flush=True)

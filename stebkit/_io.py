@@ -179,6 +179,7 @@ segment); use letters, digits and - _ . (and / between parts)
     if size > MAX_NAME_BYTES:
         raise ValueError(f"{what} name {name[:40]!r}... is {size} bytes long; a name becomes "
                          f"a file name, so it may have at most {MAX_NAME_BYTES}: shorten it")
+    _check_file_name(name, what)
     if _BAD_NAME.search(name):
         why = "a control character or backslash"
     elif name.startswith(("/", "~")) or re.match(r"^[A-Za-z]:", name):
@@ -190,6 +191,20 @@ segment); use letters, digits and - _ . (and / between parts)
         return name
     raise ValueError(f"{what} name {shown(name)} could reach outside its folder ({why}); use "
                      "letters, digits and - _ . (and / between parts)")
+
+
+def _check_file_name(name: str, what: str) -> None:
+    """Refuse a name whose file name (:func:`stebkit.names.file_name`), with the longest
+    suffix stebkit adds to it, would not fit in one file name."""
+    from stebkit.names import LONGEST_SUFFIX, MAX_FILE_NAME_BYTES, file_name
+
+    size = len(file_name(name).encode("utf-8", "surrogatepass"))
+    if size + LONGEST_SUFFIX > MAX_FILE_NAME_BYTES:
+        raise ValueError(f"{what} name {name[:40]!r}... becomes a file name of {size} bytes "
+                         f"('/' is written '__'); with the {LONGEST_SUFFIX} bytes stebkit "
+                         f"adds, a file name may hold {MAX_FILE_NAME_BYTES}: shorten it to "
+                         f"a file name of at most {MAX_FILE_NAME_BYTES - LONGEST_SUFFIX} "
+                         "bytes")
 
 
 def name_skeleton(name: str) -> str:
@@ -303,11 +318,14 @@ def shown(value: object) -> str:
 
 
 def read_untrusted(path: str | os.PathLike[str], *, limit: int = UNTRUSTED_LIMIT,
-                   fix: str = "replace it with a copy of the file, or remove it") -> bytes:
+                   fix: str = "replace it with a copy of the file, or remove it",
+                   chosen: bool = False) -> bytes:
     """The bytes of ``path``, a file stebkit did not write, read safely: a regular file
     with one link, at most ``limit`` bytes. A symbolic link, a FIFO, a device, a folder, a
     file with several hard links or a larger file is refused (ValueError naming the file,
-    what it is, and ``fix``), never followed, waited on or read without end.
+    what it is, and ``fix``), never followed, waited on or read without end. A file the
+    user ``chosen`` by name (a command's argument) may be a link or have several names;
+    what it leads to must still be a regular file of at most ``limit`` bytes.
 
     >>> import tempfile, pathlib
     >>> file = pathlib.Path(tempfile.mkdtemp()) / "r.json"
@@ -319,23 +337,10 @@ def read_untrusted(path: str | os.PathLike[str], *, limit: int = UNTRUSTED_LIMIT
     ...
     ValueError: /dev/null: not a regular file (a character device); replace it with ...
     """
-    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | \
-        getattr(os, "O_CLOEXEC", 0)
+    fd = _open_regular_file(path, fix, chosen)
     try:
-        fd = os.open(path, flags)
-    except OSError as err:
-        if err.errno == errno.ELOOP:
-            raise ValueError(f"{path}: a symbolic link; stebkit does not follow links in a "
-                             f"folder it did not write; {fix}") from None
-        raise
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise ValueError(f"{path}: not a regular file ({_kind(info.st_mode)}); {fix}")
-        if info.st_nlink != 1:
-            raise ValueError(f"{path}: a file with {info.st_nlink} hard links (another name "
-                             f"could change it); {fix}")
-        chunks, size = [], 0
+        chunks, size = [], min(os.fstat(fd).st_size, limit + 1)
+        size = 0 if size <= limit else size  # a file over the limit is not read at all
         while size <= limit:
             chunk = os.read(fd, min(1 << 20, limit + 1 - size))
             if not chunk:
@@ -346,6 +351,86 @@ def read_untrusted(path: str | os.PathLike[str], *, limit: int = UNTRUSTED_LIMIT
             raise ValueError(f"{path}: larger than {limit:,} bytes, far more than such a "
                              f"file holds; {fix}")
         return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _open_regular_file(path: str | os.PathLike[str], fix: str, chosen: bool) -> int:
+    """A read-only descriptor of the regular file ``path`` (never blocking on a FIFO);
+    see :func:`read_untrusted`."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if chosen else os.O_NOFOLLOW)
+    try:
+        fd = os.open(path, flags)
+    except OSError as err:
+        if err.errno == errno.ELOOP and not chosen:
+            raise ValueError(f"{path}: a symbolic link; stebkit does not follow links in a "
+                             f"folder it did not write; {fix}") from None
+        err.filename = str(path)
+        raise
+    info = os.fstat(fd)
+    why = None
+    if not stat.S_ISREG(info.st_mode):
+        why = f"not a regular file ({_kind(info.st_mode)})"
+    elif info.st_nlink != 1 and not chosen:
+        why = f"a file with {info.st_nlink} hard links (another name could change it)"
+    if why:
+        os.close(fd)
+        raise ValueError(f"{path}: {why}; {fix}")
+    return fd
+
+
+def open_file(path: str | os.PathLike[str], *, fix: str, chosen: bool = False) -> IO[bytes]:
+    """``path`` opened for reading in binary, checked as :func:`read_untrusted` checks it
+    (a regular file, never a FIFO waited on; a link or several names only when
+    ``chosen``) but streamed, with no size cap: for data read block by block (a dataset's
+    table, a model's weights hashed). The caller closes it.
+
+    >>> import tempfile, pathlib
+    >>> file = pathlib.Path(tempfile.mkdtemp()) / "d.csv"
+    >>> _ = file.write_text("text,label")
+    >>> with open_file(file, fix="name a data file") as fh:
+    ...     fh.read()
+    b'text,label'
+    """
+    return os.fdopen(_open_regular_file(path, fix, chosen), "rb")
+
+
+def read_text(path: str | os.PathLike[str], *, fix: str, limit: int = UNTRUSTED_LIMIT,
+              chosen: bool = False) -> str:
+    """The UTF-8 text of ``path`` (a leading byte-order mark dropped), read as
+    :func:`read_untrusted` reads: a ValueError names the file when it is not UTF-8 text.
+
+    >>> import tempfile, pathlib
+    >>> file = pathlib.Path(tempfile.mkdtemp()) / "s.yaml"
+    >>> _ = file.write_bytes(b"name: \\xff")
+    >>> read_text(file, fix="save it as UTF-8", chosen=True)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: .../s.yaml: not UTF-8 text (byte 6: invalid start byte); save it as UTF-8
+    """
+    data = read_untrusted(path, limit=limit, fix=fix, chosen=chosen)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise ValueError(f"{path}: not UTF-8 text (byte {err.start}: {err.reason}); "
+                         f"{fix}") from None
+
+
+def read_tail(path: str | os.PathLike[str], size: int = 20_000) -> str:
+    """The last ``size`` bytes of the log ``path`` as text (undecodable bytes replaced),
+    whatever the file's length: read from its end, never whole; a link or anything but a
+    regular file is refused as by :func:`read_untrusted`.
+
+    >>> import tempfile, pathlib
+    >>> log = pathlib.Path(tempfile.mkdtemp()) / "job.log"
+    >>> _ = log.write_text("x" * 100_000 + "last line")
+    >>> read_tail(log, 9)
+    'last line'
+    """
+    fd = _open_regular_file(path, "remove it", chosen=False)
+    try:
+        end = os.fstat(fd).st_size
+        return os.pread(fd, size, max(0, end - size)).decode("utf-8", errors="replace")
     finally:
         os.close(fd)
 
@@ -368,10 +453,12 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def read_json(path: str | os.PathLike[str], *, fix: str, what: str = "valid JSON") -> Any:
-    """The JSON value of ``path``, a file stebkit did not write (:func:`read_untrusted`):
-    a ValueError names the file, says it is not ``what`` and why (not UTF-8 JSON, a key
-    given twice in one object, or nested too deeply to parse), and ``fix``.
+def read_json(path: str | os.PathLike[str], *, fix: str, what: str = "valid JSON",
+              chosen: bool = False) -> Any:
+    """The JSON value of ``path``, a file stebkit did not write (:func:`read_untrusted`,
+    ``chosen`` as there): a ValueError names the file, says it is not ``what`` and why
+    (not UTF-8 JSON, a key given twice in one object, or nested too deeply to parse), and
+    ``fix``.
 
     >>> import tempfile, pathlib
     >>> file = pathlib.Path(tempfile.mkdtemp()) / "m.json"
@@ -388,7 +475,7 @@ def read_json(path: str | os.PathLike[str], *, fix: str, what: str = "valid JSON
     """
     import json
 
-    data = read_untrusted(path, fix=fix)
+    data = read_untrusted(path, fix=fix, chosen=chosen)
     try:
         return json.loads(data.decode("utf-8"), object_pairs_hook=_unique_keys)
     except RecursionError:

@@ -71,6 +71,10 @@ class ModelUnavailable(StebkitError, OSError):
     """A model cannot be loaded here (offline, missing optional dependency, remote code)."""
 
 
+class NothingRan(StebkitError, ValueError):
+    """An evaluation has nothing to run on what it was given (``stebkit run`` exits 1)."""
+
+
 class LinkRefused(StebkitError, ValueError):
     """A folder or file stebkit would write through is a symbolic link, or not what it
     should be (a file where a folder belongs), below a folder of the user's choosing."""

@@ -16,6 +16,14 @@ import re
 
 __all__ = ["file_name", "safe_name"]
 
+LONGEST_SUFFIX = len(".") + len("-0123456789abcdef.parquet.sha256") + len(".0123abcd.tmp")
+"""The most bytes stebkit adds to a :func:`file_name`: the temporary file (``.<name>.
+<8 characters>.tmp``) of the checksum beside a processed dataset
+(``<name>-<fingerprint>.parquet.sha256``)."""
+
+MAX_FILE_NAME_BYTES = 255
+"""The longest file name most file systems hold, in bytes."""
+
 
 def safe_name(name: str) -> str:
     """A file-system-safe version of a model or dataset name.

@@ -41,12 +41,15 @@ def _tools(folder, **scripts):
     return folder
 
 
-def _prerequisites(path):
+def _prerequisites(path, sbin=None):
+    """The prerequisite step with ``path`` as PATH and ``sbin`` (default: none) as the
+    system folders it also looks in."""
     import shutil
     import subprocess
 
     return subprocess.run([shutil.which("bash"), str(PREREQUISITES)], capture_output=True,
-                          text=True, timeout=60, env={"PATH": str(path)})
+                          text=True, timeout=60,
+                          env={"PATH": str(path), "SBIN_DIRS": str(sbin or path / "none")})
 
 
 def test_the_prerequisite_step_names_what_to_install_when_it_cannot(tmp_path):
@@ -68,9 +71,32 @@ def test_the_prerequisite_step_installs_the_missing_packages_as_root(tmp_path):
                      apt_get=f'echo "$@" >> {log}')
     done = _prerequisites(bin_dir)
     assert done.returncode == 0, done.stderr
+    wait = "-o DPkg::Lock::Timeout=600"  # another package manager's lock is waited for
     assert log.read_text().splitlines() == [
-        "update -q", "install -y -q chromium slurm-wlm texlive-latex-base "
-                     "texlive-latex-recommended"]
+        f"{wait} update -q", f"{wait} install -y -q chromium slurm-wlm texlive-latex-base "
+                             "texlive-latex-recommended"]
+
+
+def test_the_prerequisite_step_finds_daemons_outside_the_users_path(tmp_path):
+    sbin = _tools(tmp_path / "sbin", slurmctld="true", munged="true")
+    done = _prerequisites(_tools(tmp_path / "bin", id="echo 1000", chromium="true",
+                                 pdflatex="true", kpsewhich="true"), sbin)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+
+
+def test_the_prerequisite_step_says_another_package_manager_is_running(tmp_path):
+    locked = ('echo "E: Could not get lock /var/lib/dpkg/lock-frontend. It is held by '
+              'process 4242 (apt-get)" >&2; exit 100')
+    done = _prerequisites(_tools(tmp_path / "bin", id="echo 0", chromium="true",
+                                 munged="true", apt_get=locked))
+    assert done.returncode == 1
+    assert done.stderr.count("\n") == 1
+    assert "error: another package manager is running" in done.stderr
+    failing = 'echo "E: Unable to locate package slurm-wlm" >&2; exit 100'
+    done = _prerequisites(_tools(tmp_path / "bin2", id="echo 0", chromium="true",
+                                 munged="true", apt_get=failing))
+    assert done.returncode == 1 and "another package manager" not in done.stderr
+    assert "(E: Unable to locate package slurm-wlm)" in done.stderr
 
 
 def test_the_prerequisite_step_is_silent_when_everything_is_there(tmp_path):

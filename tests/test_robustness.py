@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import warnings
 from pathlib import Path
 
@@ -106,8 +107,8 @@ def test_04_run_figures_are_named_after_the_suite(tmp_path, capsys):
     from stebkit import cli
 
     figs = tmp_path / "figures"
-    names = ["random", "tfidf-char", "function-words"]  # 3: an operational score to draw
-    common = ["--models", *names, "--tasks", "retrieval", "--smoke", "--no-progress",
+    names = ["random", "tfidf-char", "function-words"]  # 3 models, 2 tasks: a STEB score
+    common = ["--models", *names, "--tasks", "retrieval", "clustering", "--smoke", "--no-progress",
               "--output", str(tmp_path / "results"), "--figures", str(figs)]
     for datasets in (["synthetic-authors-en"], ["synthetic-authors-en", "synthetic-authors-de"]):
         assert cli.main(["run", "--datasets", *datasets, *common]) == 0
@@ -117,7 +118,8 @@ def test_04_run_figures_are_named_after_the_suite(tmp_path, capsys):
               f"-{models}"}
     assert {p.name for p in figs.iterdir()} == {
         f"{label}_{stem}.{fmt}" for label in labels for fmt in ("png", "pdf")
-        for stem in ("figure1_steb_by_category", "task_heatmap")}
+        for stem in ("figure1_steb_by_category", "task_heatmap")} | {
+        f"{label}_figure1_steb_by_category.txt" for label in labels}  # Figure 1's caption
     assert f"written to {figs}" in capsys.readouterr().out
 
 
@@ -543,14 +545,14 @@ def test_14_an_unreadable_suite_file_is_one_line_with_the_path(tmp_path, capsys,
     from stebkit import cli
 
     suite = _suite(tmp_path, "name: my-locked-14, task: clustering, source: {path: d.csv}")
-    real = Path.read_text
+    real = os.open
 
-    def locked(self, *args, **kwargs):
-        if self == suite:
-            raise PermissionError(errno.EACCES, "Permission denied", str(self))
-        return real(self, *args, **kwargs)
+    def locked(path, *args, **kwargs):
+        if Path(path) == suite:
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return real(path, *args, **kwargs)
 
-    monkeypatch.setattr(Path, "read_text", locked)
+    monkeypatch.setattr(os, "open", locked)
     assert cli.main(["run", "--suite", str(suite), "--models", "random", "--output",
                      str(tmp_path / "r"), "--no-progress"]) == 2
     err = capsys.readouterr().err

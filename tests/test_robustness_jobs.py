@@ -59,30 +59,55 @@ def test_a_local_workers_arguments_live_in_a_private_folder_of_the_cache(tmp_pat
                                                                        monkeypatch):
     monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path / "cache"))
     out = tmp_path / "res"
+    seen = _private_folders_at_clean_up(monkeypatch)
     assert _run(out, "--executor", "local", "--jobs", "1", figures=tmp_path / "fig") == 0
     assert not [f for f in _files(out) if f.endswith((".args", ".pkl", ".sh"))], _files(out)
     (job,) = _index(out)
     folder = executors.job_files_dir(out, job["run"])
     assert folder.parent == tmp_path / "cache" / "jobs"
-    assert _files(folder) == ["local-0.args"]
-    assert json.loads((folder / "local-0.args").read_text())["run"] == job["run"]
-    for private in (folder, folder.parent):
-        assert stat.S_IMODE(private.stat().st_mode) == 0o700, private
+    (files, modes, payload), = seen[folder]
+    assert files == ["local-0.args"] and payload["run"] == job["run"]
+    assert modes == [0o700, 0o700]
+    assert not folder.exists()  # a finished run keeps no file a job would load
     assert "finished" in Path(job["log"]).read_text()  # the log stays beside the results
+
+
+def _private_folders_at_clean_up(monkeypatch) -> dict:
+    """``{private job folder: [(its files, its and its parent's modes, the first
+    argument file's content)]}`` as each run's clean-up found them."""
+    from stebkit.runs.executors import submission
+
+    seen: dict = {}
+    real = submission._Submission.clean_up
+
+    def spy(self):
+        folder = executors.job_files_dir(self.root, self.run)
+        args = sorted(folder.glob("*.args"))
+        seen.setdefault(folder, []).append((
+            _files(folder), [stat.S_IMODE(p.stat().st_mode) for p in (folder, folder.parent)],
+            json.loads(args[0].read_text()) if args else None))
+        real(self)
+
+    monkeypatch.setattr(submission._Submission, "clean_up", spy)
+    return seen
 
 
 @pytest.mark.usefixtures("slurm")
 def test_submitits_pickles_never_lie_in_the_results_folder(tmp_path, monkeypatch):
     monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path / "cache"))
     out = tmp_path / "res"
+    seen = _private_folders_at_clean_up(monkeypatch)
     assert _run(out, "--executor", "slurm", datasets=SMALL[:1], tasks=("retrieval",),
                 figures=tmp_path / "fig") == 0
     assert not [f for f in _files(out) if f.endswith((".pkl", ".sh", ".args"))], _files(out)
     (job,) = _index(out)
     folder = executors.job_files_dir(out, job["run"])
-    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
-    assert [f for f in _files(folder) if f.endswith("_submitted.pkl")]
-    assert Path(job["log"]).parent == folder and "finished" in Path(job["log"]).read_text()
+    (files, modes, _), = seen[folder]
+    assert modes[0] == 0o700 and [f for f in files if f.endswith("_submitted.pkl")]
+    assert Path(job["log"]).parent == folder and Path(job["log"]).name in files
+    assert not folder.exists()  # a finished run keeps no file a job would load
+    kept = out / "jobs" / Path(job["log"]).name  # the log's end, where status reads it
+    assert "finished" in kept.read_text()
     assert cli.main(["status", str(out)]) == 0
 
 

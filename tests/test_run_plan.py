@@ -17,6 +17,7 @@ import stebkit.datasets.registry
 import stebkit.encoders.zoo
 from stebkit import runs
 from stebkit.cli import main
+from stebkit.errors import NothingRan
 from stebkit.runs import Plan, RunContext, RunState, engine, executors, planning
 from stebkit.runs.context import run_protocol
 from stebkit.runs.encoders import prepare_encoder
@@ -204,8 +205,9 @@ def test_a_preset_run_plans_each_entry_once_and_asks_the_zoo_once_per_model(
 
 @pytest.mark.parametrize("executor", ["sequential", "local"])
 def test_a_preset_with_nothing_to_run_is_refused_alike_by_every_executor(tmp_path, executor):
-    with pytest.raises(ValueError, match=r"^preset 'benchmark' has nothing to run on the "
-                                         r"datasets \['synthetic-authors-en'\]$"):
+    with pytest.raises(NothingRan, match=r"^preset 'benchmark' runs no entry on the datasets "
+                                         r"\['synthetic-authors-en'\] \(with the tasks "
+                                         r"given\)"):
         stebkit.evaluate("random", ["synthetic-authors-en"], preset="benchmark",
                          tasks=["stel"], smoke=True, output_dir=tmp_path, executor=executor,
                          show_progress=False)

@@ -731,7 +731,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     command = next(c for c in subcommands() if c.name == args.command)
-    from stebkit.errors import StebkitError
+    from stebkit.errors import NothingRan, StebkitError
 
     shown = warnings.formatwarning
     warnings.formatwarning = one_line_warning
@@ -750,6 +750,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         message, code = os_error_message(err, args.command)
         print(f"stebkit: error: {message}", file=sys.stderr)
         return code
+    except NothingRan as err:
+        print(f"stebkit: nothing ran: {err}", file=sys.stderr)
+        return 1
     except (ValueError, StebkitError) as err:
         print(f"stebkit: error: {err}", file=sys.stderr)
         return 2

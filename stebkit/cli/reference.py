@@ -43,9 +43,16 @@ def _add_import(p: argparse.ArgumentParser) -> None:
 
 
 def _run_import(args: argparse.Namespace) -> int:
-    from stebkit.records.steb_format import import_steb
+    import uuid
+    from pathlib import Path
 
-    written = import_steb(args.steb_results, args.results, overwrite=args.overwrite)
+    from stebkit.records.steb_format import import_steb
+    from stebkit.runs.executors.jobfiles import run_lock
+    from stebkit.runs.executors.submission import run_info
+
+    info = run_info(f"import-{uuid.uuid4().hex[:12]}", {})
+    with run_lock(Path(args.results), info):  # no run writes the folder meanwhile
+        written = import_steb(args.steb_results, args.results, overwrite=args.overwrite)
     print(f"{len(written)} record(s) written under {args.results}; "
           f"`stebkit leaderboard {args.results}` scores them")
     return 0

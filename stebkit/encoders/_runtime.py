@@ -70,10 +70,13 @@ def weights_digest(path: str | os.PathLike[str]) -> str:
                    if p.suffix in {".safetensors", ".bin", ".gguf", ".onnx", ".pt"})
     if not files:
         files = sorted(p for p in root.iterdir() if p.name == "config.json")
+    from stebkit._io import open_file
+
     h = hashlib.sha256()
     for f in files:
         h.update(f.name.encode())
-        with open(f, "rb") as fh:
+        with open_file(f, fix="the model folder holds it: replace it with a regular file",
+                       chosen=True) as fh:
             for block in iter(lambda: fh.read(1 << 20), b""):
                 h.update(block)
     return "sha256:" + h.hexdigest()[:16]

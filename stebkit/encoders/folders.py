@@ -5,10 +5,10 @@ anything else to :class:`~stebkit.encoders.hf.HFEncoder` (mean pooling)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
+from stebkit._io import read_json
 from stebkit.encoders.causal import CausalEncoder
 from stebkit.encoders.hf import HFEncoder
 from stebkit.encoders.st import STEncoder
@@ -68,7 +68,7 @@ def folder_encoder(path: Path, options: dict[str, Any]) -> Any:
         return STEncoder(str(path), **options)
     check_model_folder(path)
     try:
-        config = json.loads((path / "config.json").read_text())
+        config = read_json(path / "config.json", fix="save the model again", chosen=True)
     except (OSError, ValueError):
         config = {}
     if is_causal_config(config):

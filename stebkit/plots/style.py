@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from stebkit._io import atomic_file
+from stebkit._io import atomic_file, remove_stray_temps
 
 OKABE_ITO = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7",
              "#000000")
@@ -175,11 +175,11 @@ def save(fig: Any, stem: str, directory: str | os.PathLike[str] = "auto", *,
     if not stem or any(ch in stem for ch in "/\\"):
         raise ValueError(f"stem must be a plain file name without folders, got {stem!r}")
     out_dir = figures_dir() if directory == "auto" else Path(directory)
-    out_dir.mkdir(parents=True, exist_ok=True)
     paths = []
     for fmt in formats:
         path = out_dir / f"{stem}.{fmt}"
         meta = {"CreationDate": None} if fmt == "pdf" else None
+        remove_stray_temps(path)  # what a killed save left
         with mpl.rc_context(_rc()), atomic_file(path) as fh:
             fig.savefig(fh, format=fmt, dpi=dpi, metadata=meta)
         paths.append(path)

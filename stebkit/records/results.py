@@ -475,8 +475,9 @@ def _name(data: Mapping[str, Any], key: str, where: str, fix: str) -> str:
     if part is None:
         raise _fail(where, key, "is missing (expected an object with a 'name')", fix)
     name = part.get("name")
-    if key == "model" and isinstance(name, str) and os.path.isabs(name) and \
-            not any(ch in name for ch in "\0\n\r"):
+    if key == "model" and isinstance(name, str) and name.startswith("/") and \
+            not any(ch in name for ch in "\0\n\r") and \
+            all(part not in ("", ".", "..") for part in name[1:].split("/")):
         return name  # a local model folder is named by its path (its file name is escaped)
     try:
         return check_name(name, key)

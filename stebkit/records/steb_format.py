@@ -174,13 +174,25 @@ def _check_target(out: Path, overwrite: bool, texts: Mapping[Path, str]) -> None
     if overwrite or not out.is_dir():
         return
     stray = re.compile(r"\..+\.[a-z0-9_]{8}\.tmp")
+    texts = {Path(os.path.abspath(p)): text for p, text in texts.items()}
     for path in files_under(out, "*"):
-        if stray.fullmatch(path.name) or (path in texts and path.read_text(
-                encoding="utf-8", errors="replace") == texts[path]):
+        if stray.fullmatch(path.name) or _holds(path, texts.get(Path(os.path.abspath(path)))):
             continue
         raise ValueError(f"export target {out} exists and holds files this export would not "
                          f"write (e.g. {path}); choose a new folder or pass --overwrite "
                          "(overwrite=True) to replace its files")
+
+
+def _holds(path: Path, text: str | None) -> bool:
+    """Whether the file ``path`` holds ``text`` (read as untrusted; None: never)."""
+    from stebkit._io import read_untrusted
+
+    if text is None:
+        return False
+    try:
+        return read_untrusted(path, limit=len(text.encode()) + 1) == text.encode()
+    except (OSError, ValueError):
+        return False
 
 
 def export_steb(results: Any, out: str | os.PathLike[str], *,
@@ -247,7 +259,8 @@ def export_steb(results: Any, out: str | os.PathLike[str], *,
         proto = r.get("protocol") or {}
         protocols.setdefault((proto.get("seed", r.get("seed")), bool(proto.get("smoke"))),
                              what)
-        path = inside(out, reference_folder(dataset), short_name(model),
+        path = inside(out, _segment(reference_folder(dataset), dataset, "dataset"),
+                      _segment(short_name(model), model, "model"),
                       f"{int(r['episode_size'])}_{int(r['episodes_per_label'])}",
                       REFERENCE_TASK_NAMES[r["task"]], "metrics.json")
         if path in planned:
@@ -272,7 +285,7 @@ def export_steb(results: Any, out: str | os.PathLike[str], *,
         texts[out / NAMES_FILE] = json.dumps(names, indent=1, ensure_ascii=False) + "\n"
     _check_target(out, overwrite, texts)
     for path, text in texts.items():
-        _write(path, text)
+        _write(path, text, Path(os.path.abspath(out)))
     for path, (_, r) in planned.items():
         missing = [k for k in REFERENCE_METRICS[r["task"]] if k not in _exported(r)]
         if missing and r["task"] != "probing":
@@ -283,6 +296,17 @@ def export_steb(results: Any, out: str | os.PathLike[str], *,
     return report
 
 
+def _segment(folder: str, name: str, what: str) -> str:
+    """``folder``, the one folder level the export writes for the ``what`` ``name``;
+    refused when it is empty, ``.`` or ``..``, or holds a ``/`` (a name that would
+    collapse or add folder levels)."""
+    if folder in ("", ".", "..") or "/" in folder or "\0" in folder:
+        raise ValueError(f"{what} name {name!r} gives the folder {folder!r}, which is not "
+                         "one folder level; export only records whose names have no '.', "
+                         "'..' or empty parts")
+    return folder
+
+
 def _exported(record: Mapping[str, Any]) -> dict[str, Any]:
     """The ``metrics.json`` content of one record: its reference metrics and sub-results."""
     metrics: dict[str, Any] = reference_metrics(record)
@@ -291,14 +315,15 @@ def _exported(record: Mapping[str, Any]) -> dict[str, Any]:
     return metrics
 
 
-def _write(path: Path, text: str) -> Path:
+def _write(path: Path, text: str, root: Path) -> Path:
     """One file as the reference writes it (``metrics.json``: ``json.dumps`` of the
-    metrics, one line, default separators, no trailing newline), atomically; temporary
-    files a killed export left beside it are removed."""
+    metrics, one line, default separators, no trailing newline), atomically, every folder
+    below ``root`` opened without following a link; temporary files a killed export left
+    beside it are removed."""
     from stebkit._io import atomic_file, remove_stray_temps
 
     remove_stray_temps(path)
-    with atomic_file(path, "w", encoding="utf-8") as fh:
+    with atomic_file(path, "w", encoding="utf-8", root=root) as fh:
         fh.write(text)
     return path
 

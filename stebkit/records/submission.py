@@ -110,10 +110,13 @@ def _entry_errors(entry: Any, index: int) -> list[str]:
 def _read_submissions(path: Path, errors: list[str]) -> list[Any]:
     import yaml
 
+    from stebkit._io import read_text
+
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or []
-    except UnicodeDecodeError as err:
-        errors.append(f"{path}: not UTF-8 text ({err}); save it as UTF-8")
+        data = yaml.safe_load(read_text(path, fix="save it as UTF-8 YAML (a regular file)",
+                                        chosen=True)) or []
+    except ValueError as err:
+        errors.append(str(err))
         return []
     except (OSError, yaml.YAMLError) as err:
         errors.append(f"{path}: cannot be read as YAML ({err})")
@@ -126,10 +129,13 @@ def _read_submissions(path: Path, errors: list[str]) -> list[Any]:
 
 
 def _listed_models(path: Path, errors: list[str]) -> set[str]:
+    from stebkit._io import read_text
+
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except UnicodeDecodeError as err:
-        errors.append(f"{path}: not UTF-8 text ({err}); save it as UTF-8")
+        lines = read_text(path, fix="save it as UTF-8 text (a regular file)",
+                          chosen=True).splitlines()
+    except ValueError as err:
+        errors.append(str(err))
         return set()
     except OSError as err:
         errors.append(f"{path}: cannot be read ({err})")

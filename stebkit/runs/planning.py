@@ -4,6 +4,7 @@ which units are pending (:func:`existing_record`, :func:`needs_run`, :func:`chec
 from __future__ import annotations
 
 import os
+import re
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -11,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from stebkit.datasets.spec import Dataset, DatasetSpec
-from stebkit.errors import StebkitError
+from stebkit.errors import NothingRan, StebkitError
 from stebkit.records.results import find_record, read_record
 from stebkit.runs.context import OPTIONS, RunContext
 from stebkit.tasks import FAMILIES, TaskFamily
@@ -269,6 +270,7 @@ def _plan(models: list[PlannedModel], specs: list[tuple[DatasetSpec, Any]],
                                       spec.serves(task), prints[spec.name],
                                       find_record(root, model.name, spec.name, task, size)))
                     protocols.append(resume_protocol(units[-1], base, model.scoring))
+    check_imported(units)
     # each record already there read once, and only where it decides something
     found = [existing_record(u) if ctx.overwrite == "only-missing" else None for u in units]
     check_resume(list(zip(units, protocols, found, strict=True)), ctx.overwrite)
@@ -291,15 +293,22 @@ class PresetPlan:
     root: Path
 
     def announce(self, *, stacklevel: int) -> None:
-        """Warn of each entry the run leaves out, and refuse (``ValueError``) a preset
-        with nothing to run on its datasets; every executor says it so."""
+        """Warn of each entry the run leaves out and of each given dataset the preset does
+        not run, and refuse (:class:`~stebkit.errors.NothingRan`) a preset with nothing
+        to run on its datasets; every executor says it so."""
         for problem in self.unavailable:
             warnings.warn(f"preset {self.preset!r}: {problem}; that entry is not run",
                           UserWarning, stacklevel=stacklevel + 1)
-        if not self.plans and not self.unavailable:
-            names = None if self.datasets is None else list(self.datasets)
-            raise ValueError(f"preset {self.preset!r} has nothing to run on the datasets "
-                             f"{names}")
+        planned = {spec.name for p in self.plans for spec, _ in p.datasets}
+        left = [n for n in self.datasets or () if n not in planned]
+        if left and self.plans:
+            warnings.warn(f"preset {self.preset!r} runs no entry on {left}; they are not run",
+                          UserWarning, stacklevel=stacklevel + 1)
+        if not self.plans:
+            what = f"the datasets {left}" if left else "its datasets"
+            raise NothingRan(f"preset {self.preset!r} runs no entry on {what} (with the tasks "
+                             "given); choose datasets the preset holds, or run them without "
+                             "--preset")
 
 
 def plan_preset(preset: str, models: Any, datasets: Any = None, *, context: RunContext,
@@ -321,14 +330,15 @@ def plan_preset(preset: str, models: Any, datasets: Any = None, *, context: RunC
     >>> p.unavailable
     ()
     """
+    from stebkit.datasets import get_spec
     from stebkit.tasks.presets import preset_entries, resolve_datasets
 
     entries = preset_entries(preset)
     if episode_sizes is not None or episodes_per_label is not None:
         raise ValueError(f"preset {preset!r} sets the episode sizes and episodes per label; "
                          "give either a preset or episode_sizes/episodes_per_label")
-    names = None if datasets is None else [d.name if isinstance(d, Dataset) else d
-                                           for d in _as_list(datasets)]
+    names = None if datasets is None else [d.name if isinstance(d, Dataset) else
+                                           get_spec(d).name for d in _as_list(datasets)]
     wanted = None if tasks is None else _as_list(tasks)
     root = Path(output_dir)
     unavailable: list[str] = []
@@ -358,6 +368,25 @@ def existing_record(unit: Unit) -> Mapping[str, Any] | None:
         return read_record(unit.path)
     except (ValueError, OSError):
         return None
+
+
+def check_imported(units: Sequence[Unit]) -> None:
+    """Refuse (:class:`ProtocolMismatch`) a unit whose slot (model, dataset, task,
+    episode size) an imported record fills under its own file name
+    (``<task>__e<size>_n<per label>.json``, :func:`stebkit.steb_format.import_steb`): the
+    leaderboard reads one result per slot, so a run never adds a second beside it."""
+    for unit in units:
+        folder = unit.path.parent
+        if unit.path.exists() or not folder.is_dir():
+            continue
+        sibling = re.compile(rf"{re.escape(unit.path.stem)}_n[0-9]+\.json")
+        found = sorted(p for p in os.listdir(folder) if sibling.fullmatch(p))
+        if found:
+            raise ProtocolMismatch(
+                f"{folder / found[0]} holds an imported result of {unit.model} / "
+                f"{unit.spec.name} / {unit.task} (episode size {unit.episode_size}), the "
+                "slot this run would fill (the leaderboard reads one result per slot): "
+                "remove that file to compute it here, or choose another output folder")
 
 
 def needs_run(unit: Unit, overwrite: str, protocol: Mapping[str, Any],

@@ -103,10 +103,7 @@ def read_published(path: str | os.PathLike[str] = PUBLISHED_FILE, *,
     (40, 'rrivera1849/STEB')
     """
     path = Path(path)
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as err:
-        raise _fail(path, None, f"cannot be read ({err})") from None
+    lines = _lines(path)
     source, start = _header(path, lines)
     rows = list(csv.reader(lines[start:]))
     _check_columns(path, start + 1, rows[0] if rows else [])
@@ -125,6 +122,20 @@ def _check_columns(path: Path, line: int, got: list[str]) -> None:
         raise _fail(path, line, f"expected the columns {list(COLUMNS)}; missing "
                     f"{[c for c in COLUMNS if c not in got]}, unknown "
                     f"{[c for c in got if c not in COLUMNS]}")
+
+
+
+def _lines(path: Path) -> list[str]:
+    """The lines of a published-leaderboard file, read through the one opener."""
+    from stebkit._io import read_text
+
+    try:
+        return read_text(path, fix="name the published leaderboard's CSV file",
+                         chosen=True).splitlines()
+    except ValueError as err:
+        raise _fail(path, None, f"cannot be read ({err})") from None
+    except OSError as err:
+        raise _fail(path, None, f"cannot be read ({err.strerror or err})") from None
 
 
 def _ranked_frame(records: list[dict[str, Any]], source: dict[str, str], *,

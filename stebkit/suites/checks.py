@@ -105,8 +105,10 @@ def _fail(path: Path, where: str, message: str) -> SuiteError:
 
 
 def _sha256(path: Path) -> str:
+    from stebkit._io import open_file
+
     digest = hashlib.sha256()
-    with open(path, "rb") as fh:
+    with open_file(path, fix="name a data file", chosen=True) as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()

@@ -37,8 +37,7 @@ def write_example_suite(directory: str | Path) -> Path:
     from stebkit._io import write_text
     from stebkit.sources import fetch
 
-    folder = Path(directory)
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = Path(directory)  # made by the first write_text
     lines = {k: fetch(_ASSET + k, sha).read_text(encoding="utf-8").splitlines()
              for k, sha in _ASSET_SHA256.items()}
     n = len(lines["orig"])

@@ -108,13 +108,15 @@ def read_suite_file(path: Path) -> tuple[dict[str, Any], KeyLines]:
     ...
     stebkit.suites.suitefile.SuiteError: ...s.yaml: line 2: the key 'name' is given twice ...
     """
-    if not path.is_file():
+    from stebkit._io import read_text
+
+    if not path.exists():
         raise SuiteError(f"{path}: no such suite file")
     try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as err:
-        raise SuiteError(f"{path}: not UTF-8 text (byte {err.start}: {err.reason}); save the "
-                         "suite file as UTF-8") from None
+        text = read_text(path, fix="name a suite file (YAML or TOML, saved as UTF-8)",
+                         chosen=True)
+    except ValueError as err:  # an OSError (permissions) is the command's to name
+        raise SuiteError(str(err)) from None
     kind = "TOML" if path.suffix.lower() == ".toml" else "YAML"
     try:
         if kind == "TOML":

@@ -51,8 +51,13 @@ def _text_columns(file: Path, fmt: str) -> list[str]:
     the header, or a JSONL line that is not a JSON object raises :class:`_TableError`
     naming the line (and ``UnicodeDecodeError`` for text that is not UTF-8)."""
     import csv
+    import io
 
-    with open(file, encoding="utf-8-sig", newline="") as fh:  # a BOM is no column name
+    from stebkit._io import open_file
+
+    raw = open_file(file, fix="name a data file (CSV, TSV, JSONL, JSON or Parquet)",
+                    chosen=True)
+    with io.TextIOWrapper(raw, encoding="utf-8-sig", newline="") as fh:  # a BOM: no column
         if fmt == "jsonl":
             columns: list[str] | None = None
             for number, line in enumerate(fh, start=1):
@@ -141,8 +146,11 @@ def _file_columns(file: Path, fmt: str) -> list[str] | None:
         return _text_columns(file, fmt)
     import codecs  # JSON: all of it must decode
 
+    from stebkit._io import open_file
+
     decoder = codecs.getincrementaldecoder("utf-8")()
-    with open(file, "rb") as fh:
+    with open_file(file, fix="name a data file (CSV, TSV, JSONL, JSON or Parquet)",
+                   chosen=True) as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
             decoder.decode(block)
     decoder.decode(b"", final=True)

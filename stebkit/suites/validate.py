@@ -122,12 +122,16 @@ def check_suite_file(path: str | os.PathLike[str], *,
     >>> check_suite_file(write_example_suite(tempfile.mkdtemp()))
     []
     """
+    from stebkit._io import read_text
     from stebkit.suites import load_suite
 
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        return [f"{path}: cannot be read ({err})"]
+        text = read_text(path, fix="name a suite file (YAML or TOML, saved as UTF-8)",
+                         chosen=True)
+    except ValueError as err:
+        return [str(err)]
+    except OSError as err:
+        return [f"{path}: cannot be read ({err.strerror or err})"]
     out = [f"{path}: line {i}: a TODO placeholder is left to fill in"
            for i, line in enumerate(text.splitlines(), start=1)
            if "TODO" in line.split("#", 1)[0]]

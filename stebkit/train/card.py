@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .._io import write_text
+from .._io import read_json, write_text
 from ..escape import markdown_cell
 from .data import EXCLUDED_AUTHORS, TRAINING_SOURCES
 from .model import MODEL_MARKER, STYLE_MODEL_NAME
@@ -178,7 +178,7 @@ def update_model_card(output_dir: str | os.PathLike[str],
     if not summary_path.is_file():
         raise ValueError(f"{out} has no {SUMMARY_FILE}: it was not written by "
                          "stebkit.train.train_style_encoder")
-    summary = json.loads(summary_path.read_text(encoding="utf-8"))
+    summary = read_json(summary_path, fix="train the model again (stebkit train)")
     summary["scores"] = [dict(r) for r in scores]
     for path, text in ((summary_path, json.dumps(summary, indent=2, default=float)),
                        (out / "README.md", model_card(summary))):

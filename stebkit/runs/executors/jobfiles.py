@@ -8,6 +8,7 @@ import errno
 import fcntl
 import json
 import os
+import socket
 import stat
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -81,9 +82,17 @@ def open_regular(path: Path, flags: int, root: Path | None = None) -> int:
     return fd
 
 
+JOBS_FILE_LIMIT = 256 * 2**20
+"""The most bytes of a job index or plan read back (:func:`read_jsonl`): a line per job
+or unit, far below this for any run."""
+
+
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    r"""The JSON objects of the lines of ``path`` (none when it is missing); a line that is
-    no JSON (a job killed while writing it) is left out.
+    r"""The JSON objects of the lines of ``path`` (a job index or plan stebkit wrote into a
+    results folder), read as untrusted (:func:`stebkit._io.read_text`: a regular file of
+    at most :data:`JOBS_FILE_LIMIT` bytes, else :class:`ExecutorError` naming it); none
+    when it is missing; a line that is no JSON object (a job killed while writing it) is
+    left out.
 
     >>> import tempfile
     >>> path = Path(tempfile.mkdtemp()) / "index.jsonl"
@@ -91,14 +100,23 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
     >>> read_jsonl(path), read_jsonl(path.with_name("missing.jsonl"))
     ([{'job': '1'}], [])
     """
-    if not path.is_file():
+    from stebkit._io import read_text
+
+    if not os.path.lexists(path):
         return []
+    try:
+        text = read_text(path, limit=JOBS_FILE_LIMIT, fix="stebkit wrote no such file: "
+                         "remove it (and run again)")
+    except ValueError as err:
+        raise ExecutorError(str(err)) from None
     out = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in text.splitlines():
         line = line.strip()
         if line:
-            with contextlib.suppress(json.JSONDecodeError):
-                out.append(json.loads(line))
+            with contextlib.suppress(json.JSONDecodeError, RecursionError):
+                row = json.loads(line)
+                if isinstance(row, dict):
+                    out.append(row)
     return out
 
 
@@ -108,16 +126,41 @@ def _write_jsonl(path: Path, rows: Sequence[Mapping[str, Any]], root: Path) -> N
     write_text(path, "".join(json.dumps(r, sort_keys=True) + "\n" for r in rows), root=root)
 
 
+LOCK_WAIT_S = 60.0
+"""How long a run waits for a lock held only for an instant (the run lock's newcomer
+lock, the job index's lock) before it names the holder and gives up."""
+
+
 @contextlib.contextmanager
 def file_lock(path: Path, root: Path | None = None) -> Iterator[None]:
-    """Hold an exclusive lock on ``path`` (blocking) for the ``with`` block (``root``: as
-    :func:`open_regular`'s)."""
+    """Hold an exclusive lock on ``path`` for the ``with`` block (``root``: as
+    :func:`open_regular`'s), taken within :data:`LOCK_WAIT_S` seconds; the holder writes
+    who it is into the file, which :class:`RunBusy` names when the wait ends unmet."""
     fd = open_regular(path, os.O_RDWR | os.O_CREAT, root)
     try:
-        fcntl.lockf(fd, fcntl.LOCK_EX)
+        deadline = time.monotonic() + LOCK_WAIT_S
+        while True:
+            try:
+                fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError:
+                if time.monotonic() >= deadline:
+                    raise RunBusy(_stuck(path, _parse(os.pread(fd, 1 << 16, 0)))) from None
+                time.sleep(0.1)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
+                                  "since": now()}).encode(), 0)
         yield
     finally:
         os.close(fd)
+
+
+def _stuck(path: Path, holder: Mapping[str, Any]) -> str:
+    who = ", ".join(f"{k} {holder[k]}" for k in ("pid", "host", "since") if k in holder) \
+        or "a process that wrote nothing into it"
+    return (f"{path} has been locked for {LOCK_WAIT_S:g} s by {who}; a run holds it only "
+            "for an instant: if that process is stuck or gone, stop it or remove the file, "
+            "and run again")
 
 
 @dataclass
@@ -135,7 +178,10 @@ class JobUnit:
 
 
 def save_plan(root: Path, units: Sequence[JobUnit]) -> None:
-    """Merge ``units`` into ``<output>/jobs/plan.jsonl`` (what :func:`status` reports)."""
+    """Merge ``units`` into ``<output>/jobs/plan.jsonl`` (what :func:`status` reports);
+    no units, nothing written."""
+    if not units:
+        return
     path = jobs_dir(root) / "plan.jsonl"
     rows = {(r["model"], r["dataset"]): r for r in read_jsonl(path)}
     for u in units:

@@ -129,6 +129,10 @@ def job_outcome(root: Path, job: Mapping[str, Any], states: Mapping[str, tuple[s
         return f"was lost with its node ({state})"
     if state == "OUT_OF_MEMORY" or "oom" in log.lower():
         return "ran out of memory; raise --slurm-mem"
+    if not state and not log.strip() and stopped is None:
+        return ("ended, state unknown (SLURM no longer lists it, and it wrote no outcome "
+                "and no log: cancelled while queued, or lost); `sacct -j "
+                f"{job.get('job')}` may tell more")
     if state in ("FAILED", "") and "Starting with JobEnvironment" not in log:
         tail = last_lines(log) if log.strip() else "no log was written"
         return f"failed at start-up, before running any unit ({tail}); check --slurm-setup"
@@ -155,9 +159,11 @@ def job_log(root: Path, job: Mapping[str, Any], key: str = "log") -> Path | None
 
 def _log_tail(root: Path, job: Mapping[str, Any], key: str) -> str:
     """The end of a job's log (:func:`job_log`), or "" when there is none."""
+    from stebkit._io import read_tail
+
     path = job_log(root, job, key)
     if path is None:
         return ""
-    with contextlib.suppress(OSError):
-        return path.read_text(encoding="utf-8", errors="replace")[-20000:]
+    with contextlib.suppress(OSError, ValueError):
+        return read_tail(path, 20_000)
     return ""

@@ -53,22 +53,21 @@ def status(output_dir: str | os.PathLike) -> Any:
     root = Path(output_dir)
     if not root.is_dir():
         raise FileNotFoundError(f"results folder {str(root)!r} does not exist")
-    plan = _planned_records(root)
+    units = _unit_records(root)
     jobs, states = _latest_jobs(root)
     rows = [_unit_row(root, model, dataset, paths, jobs.get((model, dataset)), states)
-            for (model, dataset), paths in plan.items()]
+            for (model, dataset), paths in units.items()]
     return pd.DataFrame(rows, columns=["model", "dataset", "state", "records", "job",
                                        "reason"])
 
 
-def _planned_records(root: Path) -> dict[tuple[str, str], list[Path]]:
+def _unit_records(root: Path) -> dict[tuple[str, str], list[Path]]:
     """The record files of each (model, dataset) unit: those the plan lists, then the
     records found in the folder that the plan does not list (runs that left no plan)."""
     from stebkit._io import files_under
     from stebkit.records.results import read_record
 
-    plan = {(r["model"], r["dataset"]): [root / p for p in r["records"]]
-            for r in read_jsonl(jobs_dir(root) / "plan.jsonl")}
+    plan = _planned_records(root)
     for path in (p for p in files_under(root, "*.json") if not p.name.startswith(".")
                  and JOBS_DIR not in p.relative_to(root).parts[:1]):
         try:
@@ -112,6 +111,26 @@ def _unit_row(root: Path, model: str, dataset: str, paths: list[Path],
     return {"model": model, "dataset": dataset, "state": state,
             "records": f"{written}/{len(paths)}", "job": who,
             "reason": "; ".join(r for r in reasons if r)}
+
+def _planned_records(root: Path) -> dict[tuple[str, str], list[Path]]:
+    """``{(model, dataset): record files}`` of ``<root>/jobs/plan.jsonl``; a row that is
+    not one stebkit writes (names not strings, a record path that leaves ``root`` or
+    passes ``.``/``..``) is skipped."""
+    plan: dict[tuple[str, str], list[Path]] = {}
+    for row in read_jsonl(jobs_dir(root) / "plan.jsonl"):
+        model, dataset, records = row.get("model"), row.get("dataset"), row.get("records")
+        if not isinstance(model, str) or not isinstance(dataset, str) \
+                or not isinstance(records, list) \
+                or not all(isinstance(p, str) and _plain_path(p) for p in records):
+            continue
+        plan[(model, dataset)] = [root / p for p in records]
+    return plan
+
+
+def _plain_path(path: str) -> bool:
+    """Whether ``path`` is relative, without ``.``/``..`` or empty segments."""
+    return not path.startswith("/") and all(p not in ("", ".", "..") for p in path.split("/"))
+
 
 def unit_state(paths: Sequence[Path]) -> tuple[str, int, list[str]]:
     """``(state, records written, reasons)`` of a unit from its record files: ``failed``

@@ -7,6 +7,7 @@ import contextlib
 import json
 import math
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -23,6 +24,7 @@ from stebkit.runs.executors.jobfiles import (
     JobUnit,
     add_jobs,
     claim_path,
+    job_files_dir,
     jobs_dir,
     make_job_files_dir,
     open_regular,
@@ -153,16 +155,16 @@ def run_submitted(names: tuple[list[str], list[str] | None], root: Path,
     submission = _Submission(root, config, [u for u, _ in todo], evaluate_kwargs, suite_files,
                              run=run)
     if todo:
-        if config.kind == "local":
-            submission.start_local()
-        else:
-            submission.start_slurm()
+        submission.start()
         if config.wait:
             try:
                 submission.wait(show_progress=context.show_progress)
             except KeyboardInterrupt:
                 submission.stop_local()  # SLURM jobs go on: `stebkit status` follows them
+                if config.kind == "local":
+                    submission.clean_up()
                 raise
+            submission.clean_up()
         else:
             print(f"submitted {len(todo)} unit(s) in {len(submission.jobs)} job(s); follow "
                   f"them with `stebkit status {root}`", file=sys.stderr)
@@ -213,6 +215,10 @@ class _Job:
     process: Any = None
 
 
+KEPT_LOG_BYTES = 1 << 20
+"""The end of a SLURM job's log kept in the results folder once its run ended."""
+
+
 class _Submission:
     def __init__(self, root: Path, config: ExecutorConfig, units: list[JobUnit],
                  kwargs: dict[str, Any], suite_files: list[str], run: str) -> None:
@@ -224,6 +230,34 @@ class _Submission:
     def _payload(self, units: Sequence[JobUnit], **extra: Any) -> dict[str, Any]:
         return {"run": self.run, "units": [[u.model, u.dataset] for u in units],
                 "evaluate": self.kwargs, "suite_files": self.suite_files, **extra}
+
+    def start(self) -> None:
+        """Start the jobs (local workers or a SLURM array); a start that fails on a full
+        disk (any ``OSError``) leaves no private job folder behind."""
+        try:
+            if self.config.kind == "local":
+                self.start_local()
+            else:
+                self.start_slurm()
+        except OSError:
+            shutil.rmtree(job_files_dir(self.root, self.run), ignore_errors=True)
+            raise
+
+    def clean_up(self) -> None:
+        """Once no job of the run can load anything more: keep the end of each SLURM log
+        in ``<output>/jobs`` (where :func:`status` looks first) and remove the run's
+        private job folder (:func:`job_files_dir`), which held what the jobs ran."""
+        from stebkit._io import read_tail, write_text
+
+        if self.config.kind == "slurm":
+            for log in (p for j in self.jobs for p in (j.log, j.err) if p is not None):
+                with contextlib.suppress(OSError, ValueError):
+                    write_text(self.folder / log.name, read_tail(log, KEPT_LOG_BYTES),
+                               root=self.root)
+        shutil.rmtree(job_files_dir(self.root, self.run), ignore_errors=True)
+        for job in self.jobs:
+            job.log = self.folder / job.log.name
+            job.err = None if job.err is None else self.folder / job.err.name
 
     # -- local ------------------------------------------------------------------------
     def start_local(self) -> None:

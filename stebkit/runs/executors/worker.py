@@ -4,7 +4,6 @@ stebkit.runs.executors PAYLOAD`` starts a local one)."""
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import signal
 import socket
@@ -202,7 +201,9 @@ def _prepare_datasets(datasets: Sequence[str], kwargs: Mapping[str, Any],
 
 def worker_main(argv: Sequence[str]) -> int:
     """``python -m stebkit.runs.executors PAYLOAD``: one local worker."""
-    payload = json.loads(Path(argv[0]).read_text(encoding="utf-8"))
+    from stebkit._io import read_json
+
+    payload = read_json(argv[0], fix="a worker reads the file its run wrote; run again")
     try:
         run_job(payload)
     except JobInterrupted as err:
