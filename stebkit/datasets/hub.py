@@ -174,6 +174,32 @@ def load_hub(path: str, *, name: str | None = None, revision: str | None = None,
     True True
     """
     what = _describe(path, name, revision, split)
+    datasets = _datasets_library(what)
+    sha = _resolve(path, revision, what)
+    kwargs: dict[str, Any] = {"path": path, "name": name, "revision": sha,
+                              "split": split, "cache_dir": str(cache_dir() / "hub")}
+    kwargs.update({flag: True for flag, on in (("trust_remote_code", trust_remote_code),
+                                               ("streaming", streaming)) if on})
+    try:
+        loaded = datasets.load_dataset(**kwargs)
+    except Exception as exc:  # network, missing config or split, bad files: all unavailable
+        raise DataUnavailable(_failure(what, exc, sha)) from exc
+    _loaded_at(path, revision, sha)
+    return loaded
+
+
+def _loaded_at(path: str, revision: str | None, sha: str) -> None:
+    """Record the commit a load resolved to: in the revisions file, and in the list of a
+    :func:`collecting_commits` block around the load."""
+    _record_revision(path, revision, sha)
+    collected = _COLLECTED.get()
+    if collected is not None:
+        collected.append(f"{_key(path, revision)}={sha}")
+
+
+def _datasets_library(what: str) -> Any:
+    """The ``datasets`` module, or ``DataUnavailable`` naming ``what`` when offline mode is
+    on or the library is missing (both reasons when both hold)."""
     problems = []
     if is_offline():
         problems.append("offline mode is on (STEBKIT_OFFLINE or HF_HUB_OFFLINE is set), so "
@@ -187,22 +213,7 @@ def load_hub(path: str, *, name: str | None = None, revision: str | None = None,
                         "here: pip install datasets (or make setup)")
     if problems:
         raise DataUnavailable(f"{what} is unavailable: " + "; and ".join(problems) + ".")
-    sha = _resolve(path, revision, what)
-    kwargs: dict[str, Any] = {"path": path, "name": name, "revision": sha,
-                              "split": split, "cache_dir": str(cache_dir() / "hub")}
-    if trust_remote_code:
-        kwargs["trust_remote_code"] = True
-    if streaming:
-        kwargs["streaming"] = True
-    try:
-        loaded = datasets.load_dataset(**kwargs)
-    except Exception as exc:  # network, missing config or split, bad files: all unavailable
-        raise DataUnavailable(_failure(what, exc, sha)) from exc
-    _record_revision(path, revision, sha)
-    collected = _COLLECTED.get()
-    if collected is not None:
-        collected.append(f"{_key(path, revision)}={sha}")
-    return loaded
+    return datasets
 
 
 def hub_configs(path: str, *, revision: str | None = None) -> list[str]:
@@ -435,43 +446,13 @@ def hub_records(frame: pd.DataFrame, options: Mapping[str, Any], *,
     [['Hi!!', 'emphatic', '0', 0], ['Hello.', 'emphatic', '0', 1], ['Yo', 'casual', '1', 0], \
 ['Good day.', 'casual', '1', 1]]
     """
-    label_names = dict(label_names or {})
-    frame = frame.reset_index(drop=True)
-    for column, allowed in dict(options.get("where", {})).items():
-        frame = frame[frame[column].isin(list(allowed))].reset_index(drop=True)
-    for column, banned in dict(options.get("exclude", {})).items():
-        frame = frame[~frame[column].isin(list(banned))].reset_index(drop=True)
-    if "label_value" in options:
-        labels = pd.Series([options["label_value"]] * len(frame), dtype=object)
-    else:
-        column = options.get("label", "label")
-        names = label_names.get(column)
-        labels = frame[column].map(_first).map(
-            lambda v: names[int(v)] if names is not None and not is_blank(v) else v)
-    labels = labels.astype(object)
-    if "label_map" in options:
-        mapping = dict(options["label_map"])
-        keep = labels.isin(list(mapping)).to_numpy()
-        frame, labels = frame[keep].reset_index(drop=True), labels[keep].map(mapping)
-    labels = labels.map(lambda v: None if is_blank(v) else str(v)).reset_index(drop=True)
+    frame, labels = _labelled_rows(_selected_rows(frame, options), options,
+                                   dict(label_names or {}))
     text_cols = list(options.get("parallel", [options.get("text", "text")]))
     texts = pd.DataFrame({c: frame[c].map(_first) for c in text_cols})
     mode = blank_texts(options, dataset)
     keep_blank = mode != "drop"
-    bad = labels.isna().to_numpy() | texts.map(
-        is_absent if keep_blank else is_blank).any(axis=1).to_numpy()
-    if bad.any():
-        warn(f"{dataset}: dropped {int(bad.sum())} of {len(frame)} rows with a missing text "
-             "or label" + ("" if keep_blank else " (blank texts included: blank_texts='drop')"),
-             DroppedRowsWarning)
-    texts, labels = texts[~bad].reset_index(drop=True), labels[~bad].reset_index(drop=True)
-    if mode == "drop_empty":
-        empty = texts.map(lambda v: isinstance(v, str) and not v).any(axis=1).to_numpy()
-        report_dropped(dataset, int(empty.sum()), len(texts), "rows with an empty text, as "
-                       "the reference's blog loader skips them (reader option "
-                       "blank_texts='drop_empty')")
-        texts = texts[~empty].reset_index(drop=True)
-        labels = labels[~empty].reset_index(drop=True)
+    texts, labels = _usable_rows(texts, labels, mode, dataset)
     cap = SMOKE_PER_LABEL if smoke else options.get("max_per_label", DEFAULT_MAX_PER_LABEL)
     keep_rows = _cap_per_label(labels, cap, seed)
     texts, labels = texts.iloc[keep_rows].reset_index(drop=True), labels.iloc[keep_rows]
@@ -489,6 +470,58 @@ def hub_records(frame: pd.DataFrame, options: Mapping[str, Any], *,
     out = pd.DataFrame(rows, columns=["text", "label", "group", "position"])
     return out.astype({"position": "int64"})
 
+
+def _selected_rows(frame: pd.DataFrame, options: Mapping[str, Any]) -> pd.DataFrame:
+    """The rows whose columns hold a value ``options["where"]`` allows and none that
+    ``options["exclude"]`` bans."""
+    frame = frame.reset_index(drop=True)
+    for column, allowed in dict(options.get("where", {})).items():
+        frame = frame[frame[column].isin(list(allowed))].reset_index(drop=True)
+    for column, banned in dict(options.get("exclude", {})).items():
+        frame = frame[~frame[column].isin(list(banned))].reset_index(drop=True)
+    return frame
+
+
+def _labelled_rows(frame: pd.DataFrame, options: Mapping[str, Any],
+                   label_names: Mapping[str, Sequence[str]]) -> tuple[pd.DataFrame, pd.Series]:
+    """The rows and their labels as str (None when blank): a fixed ``label_value`` or the
+    label column (class ids named by ``label_names``), mapped by ``label_map`` (which
+    keeps only the rows whose label it maps)."""
+    if "label_value" in options:
+        labels = pd.Series([options["label_value"]] * len(frame), dtype=object)
+    else:
+        column = options.get("label", "label")
+        names = label_names.get(column)
+        labels = frame[column].map(_first).map(
+            lambda v: names[int(v)] if names is not None and not is_blank(v) else v)
+    labels = labels.astype(object)
+    if "label_map" in options:
+        mapping = dict(options["label_map"])
+        keep = labels.isin(list(mapping)).to_numpy()
+        frame, labels = frame[keep].reset_index(drop=True), labels[keep].map(mapping)
+    return frame, labels.map(lambda v: None if is_blank(v) else str(v)).reset_index(drop=True)
+
+
+def _usable_rows(texts: pd.DataFrame, labels: pd.Series, mode: str, dataset: str
+                 ) -> tuple[pd.DataFrame, pd.Series]:
+    """The texts and labels less the rows with a missing label or text (blank texts too
+    with ``mode="drop"``, empty ones with ``"drop_empty"``), reporting what was dropped."""
+    keep_blank = mode != "drop"
+    bad = labels.isna().to_numpy() | texts.map(
+        is_absent if keep_blank else is_blank).any(axis=1).to_numpy()
+    if bad.any():
+        warn(f"{dataset}: dropped {int(bad.sum())} of {len(texts)} rows with a missing text "
+             "or label" + ("" if keep_blank else " (blank texts included: blank_texts='drop')"),
+             DroppedRowsWarning)
+    texts, labels = texts[~bad].reset_index(drop=True), labels[~bad].reset_index(drop=True)
+    if mode == "drop_empty":
+        empty = texts.map(lambda v: isinstance(v, str) and not v).any(axis=1).to_numpy()
+        report_dropped(dataset, int(empty.sum()), len(texts), "rows with an empty text, as "
+                       "the reference's blog loader skips them (reader option "
+                       "blank_texts='drop_empty')")
+        texts = texts[~empty].reset_index(drop=True)
+        labels = labels[~empty].reset_index(drop=True)
+    return texts, labels
 
 def _cap_per_label(labels: pd.Series, cap: int | None, seed: int) -> list[int]:
     """Row positions, at most ``cap`` per label, chosen with ``seed``, in original order."""

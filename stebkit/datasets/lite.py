@@ -283,6 +283,13 @@ def _authorship() -> list[DatasetSpec]:
 
 
 def _registers() -> list[DatasetSpec]:
+    """Register, genre and community labels: corpus sections, then graded judgements."""
+    return [*_nltk_registers(), *_ud_registers(), *_community_registers()]
+
+
+def _nltk_registers() -> list[DatasetSpec]:
+    """Genres, registers and chat-room age groups of NLTK's corpora, as their files label
+    them."""
     return [
         _lite(name="brown-genre",
               description="Brown Corpus (1961), 15 genres, 20 untagged passages per genre. "
@@ -325,6 +332,12 @@ def _registers() -> list[DatasetSpec]:
               reader=nltk_zip.read_nltk,
               reader_options={"corpus": "nps_chat", "per_label": 20, "smoke_per_label": 20,
                               "smoke_labels": 2}),
+    ]
+
+
+def _ud_registers() -> list[DatasetSpec]:
+    """Genres of the Universal Dependencies English treebanks (EWT, GUM)."""
+    return [
         _lite(name="ud-ewt-genre",
               description="UD English-EWT web genres (answers, email, newsgroup, reviews, "
                           "weblog): the first 30 documents per genre by file name, cut into "
@@ -344,6 +357,13 @@ def _registers() -> list[DatasetSpec]:
               citation=_CITE["gum"], reader=conllu.read_ud,
               reader_options={"design": "genre", "per_label": 20, "smoke_per_label": 20,
                               "smoke_labels": 2}),
+    ]
+
+
+def _community_registers() -> list[DatasetSpec]:
+    """Politeness and formality datasets: the source community or domain, and quintiles of
+    a crowd-annotated score."""
+    return [
         _lite(name="politeness-community",
               description="Stanford Politeness requests from Wikipedia editors vs Stack Exchange "
                           f"users, 20 per community. {_LABELLED_NOTE}",
@@ -383,6 +403,12 @@ def _registers() -> list[DatasetSpec]:
 
 
 def _detection() -> list[DatasetSpec]:
+    """Machine-text detection: who wrote each text, a human or which generator."""
+    return [*_fastdetect(), *_m4(), *_machine_only()]
+
+
+def _fastdetect() -> list[DatasetSpec]:
+    """Fast-DetectGPT's human texts and their machine continuations, one dataset a source."""
     out = []
     fdg = {"xsum": "XSum news", "writing": "WritingPrompts stories",
            "squad": "SQuAD Wikipedia contexts"}
@@ -403,6 +429,12 @@ def _detection() -> list[DatasetSpec]:
                          reader=detection.read_detection,
                          reader_options={"kind": "fastdetect", "per_label": 20,
                                          "smoke_per_label": 20, "smoke_labels": 2}))
+    return out
+
+
+def _m4() -> list[DatasetSpec]:
+    """M4's human texts against llama-2-70b-chat, one dataset a language."""
+    out = []
     m4 = {"eng": ("en", r"test_(arxiv|reddit|wikihow|wikipedia)_llama2",
                   "arXiv, Reddit ELI5, wikiHow and Wikipedia"),
           "deu": ("de", r"test_germanwikipedia_llama2", "German Wikipedia"),
@@ -421,7 +453,12 @@ def _detection() -> list[DatasetSpec]:
                          citation=_CITE["m4"], reader=detection.read_detection,
                          reader_options={"kind": "m4", "language": lang, "per_label": 20,
                                          "smoke_per_label": 20, "smoke_labels": 2}))
-    out += [
+    return out
+
+
+def _machine_only() -> list[DatasetSpec]:
+    """Essays and summaries told apart by their generator (and human summaries)."""
+    return [
         _lite(name="argugpt-generator",
               description="ArguGPT machine essays (dev, test, ood): 9 generators (gpt2-xl ... "
                           "gpt4, claude-instant, bloomz-7b, flan-t5-11b), 20 essays each, leading "
@@ -445,7 +482,6 @@ def _detection() -> list[DatasetSpec]:
               reader_options={"design": "summaries", "per_label": 20, "smoke_per_label": 20,
                               "smoke_labels": 2}),
     ]
-    return out
 
 
 SPECS: list[DatasetSpec] = [*_stel(), *_bible(), *_parallel(), *_eltec(), *_authorship(),

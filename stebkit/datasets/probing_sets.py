@@ -60,15 +60,8 @@ PROBING_FEATURES: dict[str, str] = {
 """The foundation features that get a lite probing dataset: feature key -> meaning."""
 
 
-def probing_records(
-    texts: Sequence[str],
-    values: Sequence[float],
-    *,
-    feature_name: str,
-    seed: int = 42,
-    n_bins: int = 5,
-    max_total: int = 38_400,
-) -> pd.DataFrame:
+def probing_records(texts: Sequence[str], values: Sequence[float], *, feature_name: str,
+                    seed: int = 42, n_bins: int = 5, max_total: int = 38_400) -> pd.DataFrame:
     """Probing records for one feature: quantile-bin labels and balanced splits.
 
     Parameters
@@ -106,6 +99,23 @@ def probing_records(
     import numpy as np
     import pandas as pd
 
+    vals = _checked_values(texts, values, feature_name=feature_name, n_bins=n_bins,
+                           max_total=max_total)
+    keep = ~np.isnan(vals)
+    report_dropped(f"probing {feature_name}", int((~keep).sum()), len(vals), "no feature value")
+    frame = pd.DataFrame({"text": list(texts), "value": vals})[keep]
+    out = _binned_splits(frame, feature_name=feature_name, seed=seed, n_bins=n_bins,
+                         max_total=max_total)
+    out["feature"] = feature_name
+    return out[["text", "label", "split", "value", "feature"]].reset_index(drop=True)
+
+
+def _checked_values(texts: Sequence[str], values: Sequence[float], *, feature_name: str,
+                    n_bins: int, max_total: int) -> Any:
+    """The feature values as a float64 array (NaN for a missing one), after checking the
+    arguments of :func:`probing_records`."""
+    import numpy as np
+
     if isinstance(texts, str) or isinstance(values, str):
         raise TypeError("texts and values must be sequences, not a single string")
     if len(texts) != len(values):
@@ -120,9 +130,16 @@ def probing_records(
         raise TypeError(f"values for {feature_name!r} must be numbers: {err}") from err
     if np.isinf(vals).any():
         raise ValueError(f"values for {feature_name!r} contain infinities")
-    keep = ~np.isnan(vals)
-    report_dropped(f"probing {feature_name}", int((~keep).sum()), len(vals), "no feature value")
-    frame = pd.DataFrame({"text": list(texts), "value": vals})[keep]
+    return vals
+
+
+def _binned_splits(frame: pd.DataFrame, *, feature_name: str, seed: int, n_bins: int,
+                   max_total: int) -> pd.DataFrame:
+    """The rows of ``frame`` (texts with a value) in quantile bins of equal size, each bin
+    split 80/10/10 into train, validation and test, in the order of ``frame``."""
+    import numpy as np
+    import pandas as pd
+
     if len(frame) < n_bins:
         raise ValueError(f"probing {feature_name!r}: {len(frame)} texts with a value, need at "
                          f"least n_bins={n_bins}")
@@ -143,9 +160,7 @@ def probing_records(
                  + ["test"] * (per_bin - n_train - n_val))
         part = frame.iloc[chosen].assign(label=str(label), split=split)
         parts.append(part)
-    out = pd.concat(parts).sort_index()
-    out["feature"] = feature_name
-    return out[["text", "label", "split", "value", "feature"]].reset_index(drop=True)
+    return pd.concat(parts).sort_index()
 
 
 def _file_list() -> list[tuple[str, str]]:

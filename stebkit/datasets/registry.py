@@ -375,6 +375,25 @@ def validate_records(records: Any, spec: DatasetSpec) -> pd.DataFrame:
     ValueError: dataset 'v': records lack column(s) ['side'] needed by task 'retrieval' ...
     """
     name = spec.name
+    _check_columns(records, spec)
+    frame = _without_empty_texts(records.reset_index(drop=True), spec)
+    if frame.empty:
+        raise ValueError(f"dataset {name!r}: the reader returned no usable records")
+    _check_types(frame, name)
+    _check_values(frame, "side", SIDES, name)
+    _check_values(frame, "split", SPLITS, name)
+    _check_task_rows(frame, spec)
+    # one dtype per column, so fresh and cached records are identical
+    frame = frame.astype({c: "str" for c in STRING_COLUMNS if c in frame.columns})
+    if "position" in frame.columns:
+        frame["position"] = frame["position"].astype("int64")
+    return frame
+
+
+def _check_columns(records: Any, spec: DatasetSpec) -> None:
+    """Raise unless ``records`` is a DataFrame with ``text``, ``label`` and the columns of
+    the tasks the spec serves."""
+    name = spec.name
     if not isinstance(records, pd.DataFrame):
         raise TypeError(f"dataset {name!r}: the reader must return a pandas DataFrame, "
                         f"got {type(records).__name__}")
@@ -387,7 +406,12 @@ def validate_records(records: Any, spec: DatasetSpec) -> pd.DataFrame:
         if missing:
             raise ValueError(f"dataset {name!r}: records lack column(s) {missing} needed by "
                              f"task {task!r} (see stebkit.datasets.spec for the schema)")
-    frame = records.reset_index(drop=True)
+
+
+def _without_empty_texts(frame: pd.DataFrame, spec: DatasetSpec) -> pd.DataFrame:
+    """``frame`` less its rows with a missing or blank text (and their pair partners), with
+    a ``DroppedRowsWarning`` counting them; raise on a text that is not a str."""
+    name = spec.name
     empty = frame["text"].map(is_absent if keeps_blank_texts(spec)
                               else is_blank).to_numpy()
     wrong = [i for i, v in enumerate(frame["text"]) if not empty[i] and not isinstance(v, str)]
@@ -403,8 +427,11 @@ def validate_records(records: Any, spec: DatasetSpec) -> pd.DataFrame:
         warn(f"dataset {name!r}: dropped {n_empty} of {len(frame)} records with an empty "
              f"text{extra}", DroppedRowsWarning)
         frame = frame[~dropped].reset_index(drop=True)
-    if frame.empty:
-        raise ValueError(f"dataset {name!r}: the reader returned no usable records")
+    return frame
+
+
+def _check_types(frame: pd.DataFrame, name: str) -> None:
+    """Raise unless the string, bool and ``position`` columns hold their types."""
     for column in STRING_COLUMNS:
         if column in frame.columns:
             _check_str(frame, column, name)
@@ -417,8 +444,11 @@ def validate_records(records: Any, spec: DatasetSpec) -> pd.DataFrame:
         if not pd.api.types.is_integer_dtype(pos) or (pos < 0).any():
             raise TypeError(f"dataset {name!r}: column 'position' must hold ints >= 0, "
                             f"got dtype {pos.dtype}")
-    _check_values(frame, "side", SIDES, name)
-    _check_values(frame, "split", SPLITS, name)
+
+
+def _check_task_rows(frame: pd.DataFrame, spec: DatasetSpec) -> None:
+    """Raise unless retrieval has both sides and every predefined pair two rows that agree."""
+    name = spec.name
     if spec.serves("retrieval") and set(frame["side"]) != set(SIDES):
         raise ValueError(f"dataset {name!r}: retrieval needs both 'query' and 'target' rows, "
                          f"got {sorted(set(frame['side']))}")
@@ -429,12 +459,6 @@ def validate_records(records: Any, spec: DatasetSpec) -> pd.DataFrame:
             raise ValueError(f"dataset {name!r}: every pair id needs exactly 2 rows with the "
                              f"same 'same' value; {len(bad)} pair(s) do not, e.g. "
                              f"{list(bad.index[:3])}")
-    # one dtype per column, so fresh and cached records are identical
-    frame = frame.astype({c: "str" for c in STRING_COLUMNS if c in frame.columns})
-    if "position" in frame.columns:
-        frame["position"] = frame["position"].astype("int64")
-    return frame
-
 
 def _check_str(frame: pd.DataFrame, column: str, name: str) -> None:
     values = frame[column]

@@ -531,15 +531,24 @@ def make_authors(n_authors: int = 6, *, language: str = "en", seed: int = 42,
     order = rng.sample(range(len(pool)), len(pool))
     rows = []
     for a, bundle in enumerate(bundles):
-        label = f"author-{a + 1:02d}"
-        for k in range(per_author):
-            source = pool[order[a * per_author + k]]
-            text = source
-            for name in bundle:
-                text = TRANSFORMS[name](text, rng=rng, language=language)
-            side = "query" if k < per_author // 2 else "target"
-            rows.append((text, label, "+".join(bundle), source, side))
+        sources = [pool[i] for i in order[a * per_author:(a + 1) * per_author]]
+        rows += _author_rows(a, bundle, sources, rng=rng, language=language)
     return pd.DataFrame(rows, columns=["text", "label", "style", "source", "side"])
+
+
+def _author_rows(a: int, bundle: Sequence[str], sources: list[str], *, rng: random.Random,
+                 language: str) -> list[tuple[str, str, str, str, str]]:
+    """The rows of author ``a``: each of its plain sentences in its style bundle, the first
+    half retrieval queries, the rest targets."""
+    label = f"author-{a + 1:02d}"
+    rows = []
+    for k, source in enumerate(sources):
+        text = source
+        for name in bundle:
+            text = TRANSFORMS[name](text, rng=rng, language=language)
+        side = "query" if k < len(sources) // 2 else "target"
+        rows.append((text, label, "+".join(bundle), source, side))
+    return rows
 
 
 def order_records(language: str = "en", *, seed: int = 42, groups_per_transform: int = 16,

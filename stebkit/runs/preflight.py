@@ -65,7 +65,6 @@ def preflight(datasets: Any, *, tasks: Sequence[str] | None = None, seed: int = 
 
     from stebkit.datasets import get_spec, load_dataset
     from stebkit.runs.planning import episode_settings
-    from stebkit.tasks import FAMILIES
 
     names = [datasets] if isinstance(datasets, str) else list(datasets)
     rows = []
@@ -73,26 +72,34 @@ def preflight(datasets: Any, *, tasks: Sequence[str] | None = None, seed: int = 
         spec = get_spec(name)
         records = load_dataset(name, seed=seed, smoke=smoke,
                                trust_remote_code=trust_remote_code).records
-        counts = records["label"].value_counts()
         for task in (tasks if tasks is not None else list(spec.tasks)):
             if not spec.serves(task):
                 continue
             sizes, per_label = episode_settings(task, spec, episode_sizes, smoke=smoke,
                                                 episodes_per_label=episodes_per_label)
-            for size in sizes:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")  # the counts are in the report
-                    ti = FAMILIES[task].build(records, episode_size=size,
-                                              episodes_per_label=per_label, seed=seed)
-                kept = set(map(str, ti.labels.tolist()))
-                gone = sorted(str(label) for label in counts.index if str(label) not in kept)
-                rows.append({"dataset": spec.name, "task": task, "episode_size": size,
-                             "episodes_per_label": per_label, "labels": len(counts),
-                             "texts_per_label": _spread(counts), "items": ti.n_items,
-                             "labels_dropped": _names(gone),
-                             "dropped": ", ".join(f"{k}: {v}" for k, v in ti.dropped.items())
-                             or "-"})
+            rows += [_row(spec.name, records, task, size, per_label, seed=seed)
+                     for size in sizes]
     return pd.DataFrame(rows, columns=list(COLUMNS))
+
+
+def _row(dataset: str, records: Any, task: str, size: int, per_label: int, *,
+         seed: int) -> dict[str, Any]:
+    """The :func:`preflight` row of one dataset, task and episode size: the task input is
+    built (its warnings silenced: the counts are in the row) and compared with the data."""
+    from stebkit.tasks import FAMILIES
+
+    counts = records["label"].value_counts()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the counts are in the report
+        ti = FAMILIES[task].build(records, episode_size=size,
+                                  episodes_per_label=per_label, seed=seed)
+    kept = set(map(str, ti.labels.tolist()))
+    gone = sorted(str(label) for label in counts.index if str(label) not in kept)
+    return {"dataset": dataset, "task": task, "episode_size": size,
+            "episodes_per_label": per_label, "labels": len(counts),
+            "texts_per_label": _spread(counts), "items": ti.n_items,
+            "labels_dropped": _names(gone),
+            "dropped": ", ".join(f"{k}: {v}" for k, v in ti.dropped.items()) or "-"}
 
 
 def preflight_preset(preset: str, datasets: Sequence[str] | None = None, *,
@@ -147,7 +154,6 @@ def check_reachable(datasets: Sequence[str], *, seed: int = 42, smoke: bool = Fa
     from stebkit.datasets import load_dataset
     from stebkit.errors import DataUnavailable
     from stebkit.runs.engine import stops_the_run
-    from stebkit.sources import is_offline, mirror_dirs
 
     if not datasets:
         return None
@@ -161,6 +167,15 @@ def check_reachable(datasets: Sequence[str], *, seed: int = 42, smoke: bool = Fa
             if stops_the_run(err):
                 raise
             return None
+    raise _unreachable(len(datasets))
+
+
+def _unreachable(n: int) -> Exception:
+    """The one-line ``DataUnavailable`` of a run none of whose ``n`` datasets loads: why
+    (offline, no mirror, an incomplete mirror) and the fix."""
+    from stebkit.errors import DataUnavailable
+    from stebkit.sources import is_offline, mirror_dirs
+
     mirrors = ":".join(map(str, mirror_dirs()))
     if not mirrors:
         why = ("offline and STEBKIT_MIRROR is not set" if is_offline() else
@@ -171,5 +186,5 @@ def check_reachable(datasets: Sequence[str], *, seed: int = 42, smoke: bool = Fa
         fix = "point STEBKIT_MIRROR at a complete copy (README: Working offline)"
     if not is_offline():
         fix += " or check the network"
-    raise DataUnavailable(f"none of the {len(datasets)} datasets of this run can be loaded: "
-                          f"{why}; {fix}")
+    return DataUnavailable(f"none of the {n} datasets of this run can be loaded: "
+                           f"{why}; {fix}")

@@ -102,18 +102,62 @@ def read_published(path: str | os.PathLike[str] = PUBLISHED_FILE, *,
     >>> len(board), board.attrs["source"]["repository"]
     (40, 'rrivera1849/STEB')
     """
-    import pandas as pd
+    path = Path(path)
+    lines = _lines(path)
+    source, start = _header(path, lines)
+    rows = list(csv.reader(lines[start:]))
+    _check_columns(path, start + 1, rows[0] if rows else [])
+    records, seen = [], set()
+    for offset, row in enumerate(rows[1:], start=start + 2):
+        if row:
+            records.append(_model_row(path, offset, row, seen, percent=percent))
+    if not records:
+        raise _fail(path, None, "no model rows")
+    return _ranked_frame(records, source, percent=percent)
 
+
+def _check_columns(path: Path, line: int, got: list[str]) -> None:
+    """Raise unless the column row (at ``line``) is :data:`COLUMNS`."""
+    if tuple(got) != COLUMNS:
+        raise _fail(path, line, f"expected the columns {list(COLUMNS)}; missing "
+                    f"{[c for c in COLUMNS if c not in got]}, unknown "
+                    f"{[c for c in got if c not in COLUMNS]}")
+
+
+
+def _lines(path: Path) -> list[str]:
+    """The lines of a published-leaderboard file, read through the one opener."""
     from stebkit._io import read_text
 
-    path = Path(path)
     try:
-        lines = read_text(path, fix="name the published leaderboard's CSV file",
-                          chosen=True).splitlines()
+        return read_text(path, fix="name the published leaderboard's CSV file",
+                         chosen=True).splitlines()
     except ValueError as err:
         raise _fail(path, None, f"cannot be read ({err})") from None
     except OSError as err:
         raise _fail(path, None, f"cannot be read ({err.strerror or err})") from None
+
+
+def _ranked_frame(records: list[dict[str, Any]], source: dict[str, str], *,
+                  percent: bool) -> Any:
+    """The published rows as a DataFrame, best operational score first, ranked, with the
+    source header and the units in ``attrs``."""
+    import pandas as pd
+
+    frame = pd.DataFrame(records)
+    frame = frame.sort_values(["steb_score", "model"], ascending=[False, True],
+                              kind="stable").reset_index(drop=True)
+    frame.insert(0, "rank", frame["steb_score"].rank(ascending=False, method="min")
+                 .astype("Int64"))
+    frame.attrs["source"] = dict(source)
+    frame.attrs["suite"] = PUBLISHED_SUITE
+    frame.attrs["percent"] = percent
+    return frame
+
+
+def _header(path: Path, lines: list[str]) -> tuple[dict[str, str], int]:
+    """The ``# key: value`` source header of a published-leaderboard file and the index of
+    its first line after the header."""
     source: dict[str, str] = {}
     start = 0
     while start < len(lines) and lines[start].startswith("#"):
@@ -125,48 +169,33 @@ def read_published(path: str | os.PathLike[str] = PUBLISHED_FILE, *,
     if missing:
         raise _fail(path, None, f"header line(s) '# {missing[0]}: ...' missing (the source "
                     f"must name {', '.join(SOURCE_KEYS)})")
-    rows = list(csv.reader(lines[start:]))
-    if not rows or tuple(rows[0]) != COLUMNS:
-        got = rows[0] if rows else []
-        raise _fail(path, start + 1, f"expected the columns {list(COLUMNS)}; missing "
-                    f"{[c for c in COLUMNS if c not in got]}, unknown "
-                    f"{[c for c in got if c not in COLUMNS]}")
-    records, seen = [], set()
-    for offset, row in enumerate(rows[1:], start=start + 2):
-        if not row:
-            continue
-        if len(row) != len(COLUMNS):
-            raise _fail(path, offset, f"{len(row)} cells for {len(COLUMNS)} columns")
-        model, category = row[0].strip(), row[1].strip()
-        if not model or model in seen:
-            raise _fail(path, offset, f"model name {model!r} is empty or repeated")
-        seen.add(model)
-        if category not in PAPER_CATEGORIES:
-            raise _fail(path, offset, f"model {model!r}: category {category!r} is not one "
-                        f"of {list(PAPER_CATEGORIES)}")
-        rec: dict[str, Any] = {"model": model, "model_category": category,
-                               "paper_category": PAPER_CATEGORIES[category]}
-        for col, cell in zip(SCORE_COLUMNS, row[2:], strict=True):
-            try:
-                value = float(cell)
-            except ValueError:
-                value = math.nan
-            if not math.isfinite(value) or not 0.0 <= value <= 100.0:
-                raise _fail(path, offset, f"model {model!r}, column {col!r}: {cell!r} is "
-                            "not a number between 0 and 100 (values are in percent)")
-            rec[col] = value if percent else value / 100.0
-        records.append(rec)
-    if not records:
-        raise _fail(path, None, "no model rows")
-    frame = pd.DataFrame(records)
-    frame = frame.sort_values(["steb_score", "model"], ascending=[False, True],
-                              kind="stable").reset_index(drop=True)
-    frame.insert(0, "rank", frame["steb_score"].rank(ascending=False, method="min")
-                 .astype("Int64"))
-    frame.attrs["source"] = dict(source)
-    frame.attrs["suite"] = PUBLISHED_SUITE
-    frame.attrs["percent"] = percent
-    return frame
+    return source, start
+
+
+def _model_row(path: Path, offset: int, row: list[str], seen: set[str], *,
+               percent: bool) -> dict[str, Any]:
+    """One model's checked row (line ``offset``) as a record; adds the model to ``seen``."""
+    if len(row) != len(COLUMNS):
+        raise _fail(path, offset, f"{len(row)} cells for {len(COLUMNS)} columns")
+    model, category = row[0].strip(), row[1].strip()
+    if not model or model in seen:
+        raise _fail(path, offset, f"model name {model!r} is empty or repeated")
+    seen.add(model)
+    if category not in PAPER_CATEGORIES:
+        raise _fail(path, offset, f"model {model!r}: category {category!r} is not one "
+                    f"of {list(PAPER_CATEGORIES)}")
+    rec: dict[str, Any] = {"model": model, "model_category": category,
+                           "paper_category": PAPER_CATEGORIES[category]}
+    for col, cell in zip(SCORE_COLUMNS, row[2:], strict=True):
+        try:
+            value = float(cell)
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value) or not 0.0 <= value <= 100.0:
+            raise _fail(path, offset, f"model {model!r}, column {col!r}: {cell!r} is "
+                        "not a number between 0 and 100 (values are in percent)")
+        rec[col] = value if percent else value / 100.0
+    return rec
 
 
 def published_leaderboard(*, percent: bool = False) -> Any:
@@ -334,21 +363,43 @@ def with_published(board: Any, results: Any, *, allow_partial: bool = False,
     >>> int(both["rank"].max())
     40
     """
-    import pandas as pd
-
     comp = comparability(results)
+    _require_comparable(comp, allow_partial=allow_partial)
+    pub = _marked(published if published is not None else published_leaderboard(),
+                  PUBLISHED_SUITE, comparable=True)
+    out = _ranked_together(pub, _marked(board, label, comparable=comp.comparable))
+    out.attrs.update(board.attrs)
+    out.attrs["published_source"] = pub.attrs.get("source", {})
+    out.attrs["comparability"] = comp
+    return out
+
+
+def _require_comparable(comp: Comparability, *, allow_partial: bool) -> None:
+    """Raise, saying why and what to do, when results that are not comparable are not
+    allowed."""
     if not comp.comparable and not allow_partial:
         raise ValueError("these results are not comparable with the published STEB "
                          f"leaderboard: {comp.reasons()}. Run the full STEB suite "
                          "(stebkit run --suite steb) for a comparable score, or pass "
                          "--allow-partial (allow_partial=True) to show them marked "
                          f"'{NOT_COMPARABLE}'")
-    pub = (published if published is not None else published_leaderboard()).copy()
-    pub["suite"], pub["comparable"] = PUBLISHED_SUITE, True
-    mine = board.copy()
-    mine["suite"], mine["comparable"] = label, comp.comparable
-    if not comp.comparable:
-        mine["model"] = mine["model"].astype(str) + f" [{NOT_COMPARABLE}]"
+
+
+def _marked(board: Any, suite: str, *, comparable: bool) -> Any:
+    """A copy of ``board`` with its ``suite`` and ``comparable`` columns; the model names of
+    rows that are not comparable say so."""
+    board = board.copy()
+    board["suite"], board["comparable"] = suite, comparable
+    if not comparable:
+        board["model"] = board["model"].astype(str) + f" [{NOT_COMPARABLE}]"
+    return board
+
+
+def _ranked_together(pub: Any, mine: Any) -> Any:
+    """The rows of both boards, best first, ranked together (comparable rows only; a chance
+    row is a line, never ranked)."""
+    import pandas as pd
+
     out = pd.concat([pub.drop(columns=["rank"]), mine.drop(columns=["rank"],
                                                            errors="ignore")],
                     ignore_index=True)
@@ -358,9 +409,6 @@ def with_published(board: Any, results: Any, *, allow_partial: bool = False,
     ranked = out["steb_score"].where(out["comparable"].astype(bool) & ~chance)  # chance: a line
     out.insert(0, "rank", ranked.rank(ascending=False, method="min").astype("Int64"))
     out["comparable"] = out["comparable"].astype(bool).astype(object)  # a label, not a score
-    out.attrs.update(board.attrs)
-    out.attrs["published_source"] = pub.attrs.get("source", {})
-    out.attrs["comparability"] = comp
     return out
 
 

@@ -66,7 +66,21 @@ def scale_inversions(results: Any, families: Mapping[str, Sequence[str]], *,
     [['d', 2, True]]
     """
     mat = _scores_by_dataset(results)
-    known = set(mat.columns)
+    _check_families(families, set(mat.columns))
+    rows = []
+    for (dataset, task), row in mat.iterrows():
+        n_fam, inverted = _inversions(row, families, tol)
+        rows.append({"dataset": dataset, "task": task, "n_families": n_fam,
+                     "n_inverted": len(inverted), "inverted_families": ", ".join(inverted),
+                     "flagged": len(inverted) >= min_families})
+    out = pd.DataFrame(rows, columns=["dataset", "task", "n_families", "n_inverted",
+                                      "inverted_families", "flagged"])
+    return out.sort_values(["flagged", "n_inverted", "dataset", "task"],
+                           ascending=[False, False, True, True]).reset_index(drop=True)
+
+
+def _check_families(families: Mapping[str, Sequence[str]], known: set[str]) -> None:
+    """Raise unless every family lists two or more models, all with results."""
     for fam, members in families.items():
         if isinstance(members, str) or len(members) < 2:
             raise ValueError(f"families[{fam!r}] must list at least two models, small to "
@@ -75,26 +89,25 @@ def scale_inversions(results: Any, families: Mapping[str, Sequence[str]], *,
         if missing:
             raise ValueError(f"families[{fam!r}]: model(s) {missing} have no results; "
                              f"known models: {sorted(known)}")
-    rows = []
-    for (dataset, task), row in mat.iterrows():
-        n_fam, inverted = 0, []
-        for fam, members in families.items():
-            vals = [row[m] for m in members if pd.notna(row[m])]
-            if len(vals) < 2:
-                continue
-            n_fam += 1
-            v = np.asarray(vals)
-            # any smaller model (earlier) above any larger one (later)
-            best_before = np.maximum.accumulate(v)[:-1]
-            if np.any(best_before - v[1:] > tol):
-                inverted.append(fam)
-        rows.append({"dataset": dataset, "task": task, "n_families": n_fam,
-                     "n_inverted": len(inverted), "inverted_families": ", ".join(inverted),
-                     "flagged": len(inverted) >= min_families})
-    out = pd.DataFrame(rows, columns=["dataset", "task", "n_families", "n_inverted",
-                                      "inverted_families", "flagged"])
-    return out.sort_values(["flagged", "n_inverted", "dataset", "task"],
-                           ascending=[False, False, True, True]).reset_index(drop=True)
+
+
+def _inversions(row: pd.Series, families: Mapping[str, Sequence[str]], tol: float
+                ) -> tuple[int, list[str]]:
+    """The number of families with two or more scores in ``row`` (one dataset's scores by
+    model), and the families in which a smaller model beats a larger one by more than
+    ``tol``."""
+    n_fam, inverted = 0, []
+    for fam, members in families.items():
+        vals = [row[m] for m in members if pd.notna(row[m])]
+        if len(vals) < 2:
+            continue
+        n_fam += 1
+        v = np.asarray(vals)
+        # any smaller model (earlier) above any larger one (later)
+        best_before = np.maximum.accumulate(v)[:-1]
+        if np.any(best_before - v[1:] > tol):
+            inverted.append(fam)
+    return n_fam, inverted
 
 
 # --------------------------------------------------------------------------- splits
@@ -138,36 +151,49 @@ def split_stability(results_val: Any, results_test: Any = None, *, threshold: fl
     >>> split_stability(val, test)[["dataset", "rel_diff", "flagged"]].round(3).values.tolist()
     [['d', 0.367, True]]
     """
-    if results_test is None:
-        if not isinstance(results_val, pd.DataFrame) or split_column not in results_val:
-            raise ValueError(f"without results_test, results_val must be a frame with a "
-                             f"{split_column!r} column holding 'validation' and 'test'")
-        split = results_val[split_column].astype(str).str.lower()
-        val_df, test_df = results_val[split.isin(_VAL)], results_val[split.eq("test")]
-        if val_df.empty or test_df.empty:
-            raise ValueError(f"column {split_column!r} needs both validation and test rows; "
-                             f"found {sorted(set(split))}")
-    else:
-        val_df, test_df = results_val, results_test
+    val_df, test_df = ((results_val, results_test) if results_test is not None
+                       else _split_frames(results_val, split_column))
     keys = ["model", "dataset", "task"]
     v = select_episode_size(main_frame(val_df)).drop_duplicates(keys)
     t = select_episode_size(main_frame(test_df)).drop_duplicates(keys)
     both = v[keys + ["value"]].merge(t[keys + ["value"]], on=keys, suffixes=("_val", "_test"))
-    if models is not None:
-        unknown = sorted(set(models) - set(both["model"]))
-        if unknown:
-            raise ValueError(f"models {unknown} have no results on both splits")
-        both = both[both["model"].isin(list(models))]
+    out = _split_differences(both if models is None else _only_models(both, models))
+    out["flagged"] = out["rel_diff"] > threshold
+    return out.sort_values(["flagged", "rel_diff"], ascending=[False, False]
+                           ).reset_index(drop=True)
+
+
+def _only_models(both: pd.DataFrame, models: Sequence[str]) -> pd.DataFrame:
+    """The rows of ``models``, each of which must have results on both splits."""
+    unknown = sorted(set(models) - set(both["model"]))
+    if unknown:
+        raise ValueError(f"models {unknown} have no results on both splits")
+    return both[both["model"].isin(list(models))]
+
+
+def _split_differences(both: pd.DataFrame) -> pd.DataFrame:
+    """Per (dataset, task): the mean validation and test scores over the models, and the
+    mean and largest symmetric relative difference between them."""
     with np.errstate(divide="ignore", invalid="ignore"):
         diff = (both["value_val"] - both["value_test"]).abs()
         larger = np.maximum(both["value_val"].abs(), both["value_test"].abs())
         both["rel"] = np.where(diff == 0, 0.0, diff / larger)
-    out = both.groupby(["dataset", "task"]).agg(
+    return both.groupby(["dataset", "task"]).agg(
         val=("value_val", "mean"), test=("value_test", "mean"), rel_diff=("rel", "mean"),
         max_rel_diff=("rel", "max"), n_models=("model", "nunique")).reset_index()
-    out["flagged"] = out["rel_diff"] > threshold
-    return out.sort_values(["flagged", "rel_diff"], ascending=[False, False]
-                           ).reset_index(drop=True)
+
+
+def _split_frames(results: Any, split_column: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The validation rows and the test rows of one frame, told apart by ``split_column``."""
+    if not isinstance(results, pd.DataFrame) or split_column not in results:
+        raise ValueError(f"without results_test, results_val must be a frame with a "
+                         f"{split_column!r} column holding 'validation' and 'test'")
+    split = results[split_column].astype(str).str.lower()
+    val_df, test_df = results[split.isin(_VAL)], results[split.eq("test")]
+    if val_df.empty or test_df.empty:
+        raise ValueError(f"column {split_column!r} needs both validation and test rows; "
+                         f"found {sorted(set(split))}")
+    return val_df, test_df
 
 
 # --------------------------------------------------------------------------- ranks
@@ -256,45 +282,72 @@ def rank_resolution(results: Any, *, task: str | None = None, dataset: str | Non
     ...     ["model", "separable", "tier"]].values.tolist()
     [['a', False, 1], ['b', True, 1], ['c', None, 2]]
     """
-    if dataset is not None:
-        if task is None:
-            raise ValueError("rank_resolution(dataset=...) needs task= as well")
-        from stebkit.tasks import FAMILIES, paired_bootstrap
+    shared = {"n_resamples": n_resamples, "alpha": alpha, "seed": seed}
+    comparisons = (_item_comparisons(results, task, dataset, **shared) if dataset is not None
+                   else _score_comparisons(results, task, recipe=recipe, **shared, **options))
+    return _resolution_table(*comparisons, alpha)
 
-        recs = _per_item(results, dataset, task)
-        common = set.intersection(*(set(map(str, r["per_item"]["ids"]))
-                                    for r in recs.values()))
-        if not common:
-            raise ValueError(f"{dataset}/{task}: the models share no item ids")
-        ids = [str(i) for i in next(iter(recs.values()))["per_item"]["ids"]
-               if str(i) in common]
-        family = FAMILIES.get_family(task)
-        details = {m: family.item_details(_aligned(r, ids)["per_item"]) for m, r in recs.items()}
-        score = {m: float(r["metrics"][r["main_metric"]]) for m, r in recs.items()}
-        order = sorted(recs, key=lambda m: (-score[m], m))
-        comps = []
-        for a, b in zip(order[:-1], order[1:], strict=True):
-            r = paired_bootstrap(details[a], details[b], task=task, n_resamples=n_resamples,
-                                 confidence=1 - alpha, seed=seed)
-            comps.append((r["diff"], r["low"], r["high"], r["p_value"]))
+
+_Comparisons = tuple[list[str], dict[str, float], list[tuple[float, float, float, float]]]
+"""Models best first, their scores, and (diff, CI low, CI high, p) of each to the next."""
+
+
+def _item_comparisons(results: Any, task: str | None, dataset: str, *, n_resamples: int,
+                      alpha: float, seed: int) -> _Comparisons:
+    """Adjacent models of one dataset and task compared by a paired bootstrap of the items
+    they share (:func:`rank_resolution` with ``dataset``)."""
+    if task is None:
+        raise ValueError("rank_resolution(dataset=...) needs task= as well")
+    from stebkit.tasks import FAMILIES, paired_bootstrap
+
+    recs = _per_item(results, dataset, task)
+    common = set.intersection(*(set(map(str, r["per_item"]["ids"]))
+                                for r in recs.values()))
+    if not common:
+        raise ValueError(f"{dataset}/{task}: the models share no item ids")
+    ids = [str(i) for i in next(iter(recs.values()))["per_item"]["ids"]
+           if str(i) in common]
+    family = FAMILIES.get_family(task)
+    details = {m: family.item_details(_aligned(r, ids)["per_item"]) for m, r in recs.items()}
+    score = {m: float(r["metrics"][r["main_metric"]]) for m, r in recs.items()}
+    order = sorted(recs, key=lambda m: (-score[m], m))
+    comps = []
+    for a, b in zip(order[:-1], order[1:], strict=True):
+        r = paired_bootstrap(details[a], details[b], task=task, n_resamples=n_resamples,
+                             confidence=1 - alpha, seed=seed)
+        comps.append((r["diff"], r["low"], r["high"], r["p_value"]))
+    return order, score, comps
+
+
+def _score_comparisons(results: Any, task: str | None, *, recipe: Any, alpha: float,
+                       n_resamples: int, seed: int, **options: Any) -> _Comparisons:
+    """Adjacent models compared on paired dataset resamples of the operational score (or
+    of ``task``'s score)."""
+    op = operational(results, recipe=recipe, n_resamples=n_resamples, seed=seed,
+                     **options)
+    if task is not None:
+        if task not in op.task_replicates:
+            raise ValueError(f"task {task!r} has no results; available: "
+                             f"{sorted(op.task_replicates)}")
+        reps = op.task_replicates[task]
     else:
-        op = operational(results, recipe=recipe, n_resamples=n_resamples, seed=seed,
-                         **options)
-        if task is not None:
-            if task not in op.task_replicates:
-                raise ValueError(f"task {task!r} has no results; available: "
-                                 f"{sorted(op.task_replicates)}")
-            reps = op.task_replicates[task]
-        else:
-            reps = op.replicates
-        idx = {m: i for i, m in enumerate(op.models)}
-        valid = [m for m in op.models if np.isfinite(reps[idx[m], 0])]
-        order = sorted(valid, key=lambda m: (-reps[idx[m], 0], m))
-        score = {m: float(reps[idx[m], 0]) for m in order}
-        comps = []
-        for a, b in zip(order[:-1], order[1:], strict=True):
-            r = paired_difference(reps[idx[a]], reps[idx[b]], alpha=alpha)
-            comps.append((r["diff"], r["low"], r["high"], r["p_value"]))
+        reps = op.replicates
+    idx = {m: i for i, m in enumerate(op.models)}
+    valid = [m for m in op.models if np.isfinite(reps[idx[m], 0])]
+    order = sorted(valid, key=lambda m: (-reps[idx[m], 0], m))
+    score = {m: float(reps[idx[m], 0]) for m in order}
+    comps = []
+    for a, b in zip(order[:-1], order[1:], strict=True):
+        r = paired_difference(reps[idx[a]], reps[idx[b]], alpha=alpha)
+        comps.append((r["diff"], r["low"], r["high"], r["p_value"]))
+    return order, score, comps
+
+
+def _resolution_table(order: list[str], score: dict[str, float],
+                      comps: list[tuple[float, float, float, float]], alpha: float
+                      ) -> pd.DataFrame:
+    """The :func:`rank_resolution` table: one row per model, best first, with its step to
+    the next model down and its tier."""
     rows = []
     separable: list[bool] = []
     for i, m in enumerate(order):
@@ -378,6 +431,27 @@ def dimension_curve(encoder: Any, dataset: Any, *, task: str,
     DataFrame
         ``model``, ``dataset``, ``task``, ``metric``, ``dim``, ``score``.
     """
+    spec, family, ti = _task_input(dataset, task, episode_size=episode_size,
+                                   episodes_per_label=episodes_per_label, seed=seed)
+    emb = np.asarray(encoder.encode(list(ti.texts), batch_size=batch_size,
+                                    show_progress=show_progress), dtype=np.float32)
+    metric = family.main_metric
+
+    def evaluate(x: np.ndarray) -> float:
+        return float(family.evaluate(ti, ti.pool(x), seed=seed)[metric])
+
+    curve = dimension_curve_from_embeddings(emb, evaluate, dims=dims)
+    curve.insert(0, "metric", metric)
+    curve.insert(0, "task", task)
+    curve.insert(0, "dataset", spec.name)
+    curve.insert(0, "model", getattr(encoder, "name", type(encoder).__name__))
+    return curve
+
+
+def _task_input(dataset: Any, task: str, *, episode_size: int | None,
+                episodes_per_label: int | None, seed: int) -> tuple[Any, Any, Any]:
+    """The dataset's spec, the task's family and the task input built from the dataset
+    (loaded by name if need be) with its configured episodes unless given."""
     from stebkit.tasks import FAMILIES
 
     if isinstance(dataset, str):
@@ -395,16 +469,4 @@ def dimension_curve(encoder: Any, dataset: Any, *, task: str,
                       else episode_size,
                       episodes_per_label=config.episodes_per_label
                       if episodes_per_label is None else episodes_per_label, seed=seed)
-    emb = np.asarray(encoder.encode(list(ti.texts), batch_size=batch_size,
-                                    show_progress=show_progress), dtype=np.float32)
-    metric = family.main_metric
-
-    def evaluate(x: np.ndarray) -> float:
-        return float(family.evaluate(ti, ti.pool(x), seed=seed)[metric])
-
-    curve = dimension_curve_from_embeddings(emb, evaluate, dims=dims)
-    curve.insert(0, "metric", metric)
-    curve.insert(0, "task", task)
-    curve.insert(0, "dataset", spec.name)
-    curve.insert(0, "model", getattr(encoder, "name", type(encoder).__name__))
-    return curve
+    return spec, family, ti

@@ -26,16 +26,9 @@ DEFAULT_CS: tuple[float, ...] = (0.01, 0.1, 1.0, 10.0, 100.0)
 
 
 def classification(
-    X_train: np.ndarray,
-    y_train: np.ndarray,
-    X_val: np.ndarray,
-    y_val: np.ndarray,
-    X_test: np.ndarray,
-    y_test: np.ndarray,
-    *,
-    Cs: tuple[float, ...] = DEFAULT_CS,
-    max_iter: int = 1000,
-    seed: int = 42,
+    X_train: np.ndarray, y_train: np.ndarray, X_val: np.ndarray, y_val: np.ndarray,
+    X_test: np.ndarray, y_test: np.ndarray, *, Cs: tuple[float, ...] = DEFAULT_CS,
+    max_iter: int = 1000, seed: int = 42,
 ) -> TaskResult:
     """Macro-F1 and accuracy of a logistic-regression probe chosen on validation.
 
@@ -72,36 +65,19 @@ def classification(
     >>> res["macro_f1"] > 0.9, res.details["C"] in DEFAULT_CS
     (True, True)
     """
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.metrics import accuracy_score, f1_score
-
-    splits = {}
-    for name, X, y in (("train", X_train, y_train), ("val", X_val, y_val),
-                       ("test", X_test, y_test)):
-        X = _checks.embeddings(X, f"X_{name}", nonzero=False)
-        splits[name] = (X, _checks.labels(y, f"y_{name}", X.shape[0], f"X_{name}"))
-    dims = {X.shape[1] for X, _ in splits.values()}
-    if len(dims) != 1:
-        raise ValueError(f"X_train, X_val and X_test must have the same width, got {sorted(dims)}")
+    splits = _checked_splits(X_train, y_train, X_val, y_val, X_test, y_test)
     if not Cs or any(c <= 0 for c in Cs):
         raise ValueError(f"Cs must be positive numbers, got {Cs}")
-    classes = set(np.unique(splits["train"][1]).tolist())
-    if len(classes) < 2:
-        raise ValueError("y_train must hold at least two classes")
-    for name in ("val", "test"):
-        unseen = set(np.unique(splits[name][1]).tolist()) - classes
-        if unseen:
-            raise ValueError(f"y_{name} has label(s) {sorted(map(str, unseen))[:5]} that never "
-                             "occur in y_train; the probe cannot predict them")
+    _check_classes(splits)
+    val_f1, c, model = _best_probe(splits, Cs, max_iter=max_iter, seed=seed)
+    return _test_result(splits, val_f1, c, model)
 
-    best: tuple[float, float, object] | None = None
-    for c in Cs:
-        model = LogisticRegression(C=c, max_iter=max_iter, random_state=seed)
-        model.fit(*splits["train"])
-        score = f1_score(splits["val"][1], model.predict(splits["val"][0]), average="macro")
-        if best is None or score > best[0]:
-            best = (float(score), c, model)
-    val_f1, c, model = best
+
+def _test_result(splits: dict[str, tuple[np.ndarray, np.ndarray]], val_f1: float, c: float,
+                 model: Any) -> TaskResult:
+    """The chosen probe's scores on the test split, as :func:`classification` returns them."""
+    from sklearn.metrics import accuracy_score, f1_score
+
     pred = model.predict(splits["test"][0])
     truth = splits["test"][1]
     classes_sorted = np.unique(np.concatenate([np.asarray(truth), np.asarray(pred)]))
@@ -113,6 +89,50 @@ def classification(
         {"test_true": np.searchsorted(classes_sorted, truth),
          "test_pred": np.searchsorted(classes_sorted, pred),
          "regularisation": 1.0 / float(c), "C": float(c)})
+
+
+def _checked_splits(X_train, y_train, X_val, y_val, X_test, y_test
+                    ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """The three splits as checked ``(X, y)`` arrays of one width, keyed ``train``,
+    ``val`` and ``test``."""
+    splits = {}
+    for name, X, y in (("train", X_train, y_train), ("val", X_val, y_val),
+                       ("test", X_test, y_test)):
+        X = _checks.embeddings(X, f"X_{name}", nonzero=False)
+        splits[name] = (X, _checks.labels(y, f"y_{name}", X.shape[0], f"X_{name}"))
+    dims = {X.shape[1] for X, _ in splits.values()}
+    if len(dims) != 1:
+        raise ValueError(f"X_train, X_val and X_test must have the same width, got {sorted(dims)}")
+    return splits
+
+
+def _check_classes(splits: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
+    """Raise unless training holds two classes and every validation/test label is one."""
+    classes = set(np.unique(splits["train"][1]).tolist())
+    if len(classes) < 2:
+        raise ValueError("y_train must hold at least two classes")
+    for name in ("val", "test"):
+        unseen = set(np.unique(splits[name][1]).tolist()) - classes
+        if unseen:
+            raise ValueError(f"y_{name} has label(s) {sorted(map(str, unseen))[:5]} that never "
+                             "occur in y_train; the probe cannot predict them")
+
+
+def _best_probe(splits: dict[str, tuple[np.ndarray, np.ndarray]], Cs: tuple[float, ...], *,
+                max_iter: int, seed: int) -> tuple[float, float, Any]:
+    """``(validation macro-F1, C, fitted model)`` of the ``C`` that scores best on
+    validation (the first of equals)."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import f1_score
+
+    best: tuple[float, float, object] | None = None
+    for c in Cs:
+        model = LogisticRegression(C=c, max_iter=max_iter, random_state=seed)
+        model.fit(*splits["train"])
+        score = f1_score(splits["val"][1], model.predict(splits["val"][0]), average="macro")
+        if best is None or score > best[0]:
+            best = (float(score), c, model)
+    return best
 
 
 def _macro_f1_statistic(truth: np.ndarray, pred: np.ndarray) -> tuple[int, Statistic]:

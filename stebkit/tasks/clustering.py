@@ -53,9 +53,7 @@ def clustering(embeddings: np.ndarray, labels: np.ndarray, *, batch_size: int = 
         Float embeddings (zero vectors are allowed: no cosine is involved).
     labels : array-like of shape (n,)
         Reference classes; at least two distinct values.
-    batch_size : int, default 32
-    seed : int, default 42
-    n_runs : int, default 1
+    batch_size, seed, n_runs : int, default 32, 42 and 1
     scoring : {"cosine", "l1"}, default "cosine"
         The pair scoring of the model (:data:`stebkit.tasks.pairs.SCORINGS`). k-means is
         Euclidean either way; with ``"l1"`` it clusters the absolute values of the
@@ -73,23 +71,39 @@ def clustering(embeddings: np.ndarray, labels: np.ndarray, *, batch_size: int = 
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from stebkit.tasks import clustering
     >>> emb = np.array([[0, 0], [0, 0.1], [5, 5], [5, 5.1]], dtype=np.float32)
     >>> clustering(emb, [0, 0, 1, 1])["v_measure"]
     1.0
     """
-    from sklearn.cluster import MiniBatchKMeans
-    from sklearn.metrics import (
-        adjusted_mutual_info_score,
-        adjusted_rand_score,
-        v_measure_score,
-    )
-
     x = _checks.embeddings(embeddings, "embeddings", nonzero=False)
-    if check_scoring(scoring) == "l1":
-        x = np.abs(x)
+    x = np.abs(x) if check_scoring(scoring) == "l1" else x
     y = _checks.labels(labels, "labels", x.shape[0], "embeddings")
+    code, k = _checked_codes(y, n_runs=n_runs, batch_size=batch_size)
+    reason = degenerate_reason(y)
+    if reason is not None:  # NaN scores (with a warning) and no clusters
+        runs = np.full((n_runs, 3), _checks.degenerate(reason))
+        first = np.full(len(code), -1, np.int64)
+    else:
+        runs, first = _kmeans_runs(x, code, k, n_runs=n_runs, seed=seed, batch_size=batch_size)
+    return TaskResult(_summary(runs), {"n_clusters": k, "n_runs": n_runs},
+                      {"label_codes": code, "clusters": first})
+
+
+def _summary(runs: np.ndarray) -> dict[str, float]:
+    """The mean of each score over the runs (rows), then, with more than one run, each
+    score's population standard deviation as ``NAME_std``."""
+    metrics, spread = {}, {}
+    for j, name in enumerate(("v_measure", "ami", "ari")):
+        metrics[name] = float(runs[:, j].mean())
+        if runs.shape[0] > 1:
+            spread[f"{name}_std"] = float(runs[:, j].std())
+    return {**metrics, **spread}
+
+
+def _checked_codes(y: np.ndarray, *, n_runs: object, batch_size: object
+                   ) -> tuple[np.ndarray, int]:
+    """The integer codes of the labels and their number, after checking that there are
+    two labels and that ``n_runs`` and ``batch_size`` are positive integers."""
     code, k = _checks.codes(y)
     if k < 2:
         raise ValueError("labels has a single distinct value; clustering needs at least 2")
@@ -97,14 +111,18 @@ def clustering(embeddings: np.ndarray, labels: np.ndarray, *, batch_size: int = 
         raise ValueError(f"n_runs must be a positive integer, got {n_runs!r}")
     if not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
         raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
-    reason = degenerate_reason(y)
-    if reason is not None:
-        nan = _checks.degenerate(reason)
-        spread = {f"{name}_std": nan for name in ("v_measure", "ami", "ari")} \
-            if n_runs > 1 else {}
-        return TaskResult({**dict.fromkeys(("v_measure", "ami", "ari"), nan), **spread},
-                          {"n_clusters": k, "n_runs": n_runs},
-                          {"label_codes": code, "clusters": np.full(len(code), -1, np.int64)})
+    return code, k
+
+def _kmeans_runs(x: np.ndarray, code: np.ndarray, k: int, *, n_runs: int, seed: int,
+                 batch_size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Fit k-means ``n_runs`` times (seeds ``seed, seed + 1, ...``): the (V-measure, AMI,
+    ARI) of each run as rows of an array, and the clusters of the first run."""
+    from sklearn.cluster import MiniBatchKMeans
+    from sklearn.metrics import (
+        adjusted_mutual_info_score,
+        adjusted_rand_score,
+        v_measure_score,
+    )
     from threadpoolctl import threadpool_limits
 
     scores = []
@@ -120,15 +138,7 @@ def clustering(embeddings: np.ndarray, labels: np.ndarray, *, batch_size: int = 
             first = pred.astype(np.int64)
         scores.append((v_measure_score(code, pred), adjusted_mutual_info_score(code, pred),
                        adjusted_rand_score(code, pred)))
-    arr = np.asarray(scores, dtype=np.float64)
-    metrics, spread = {}, {}
-    for j, name in enumerate(("v_measure", "ami", "ari")):
-        metrics[name] = float(arr[:, j].mean())
-        if n_runs > 1:
-            spread[f"{name}_std"] = float(arr[:, j].std())
-    return TaskResult({**metrics, **spread}, {"n_clusters": k, "n_runs": n_runs},
-                      {"label_codes": code, "clusters": first})
-
+    return np.asarray(scores, dtype=np.float64), first
 
 def _entropy(counts: np.ndarray) -> float:
     total = counts.sum()

@@ -82,8 +82,6 @@ def order_alignment(embeddings: np.ndarray, labels: np.ndarray) -> TaskResult:
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from stebkit.tasks import order_alignment
     >>> levels = np.eye(3, dtype=np.float32)
     >>> emb = np.stack([levels, levels + 0.1])
     >>> r = order_alignment(emb, ["formality", "formality"])
@@ -96,15 +94,49 @@ def order_alignment(embeddings: np.ndarray, labels: np.ndarray) -> TaskResult:
         raise ValueError(f"embeddings has {x.shape[1]} position(s) per sequence; order "
                          "alignment needs at least 2")
     unit = similarity.unit_rows(x)
+    pair_index = _same_label_pairs(y)
+    n_pairs = pair_index.shape[0]
+    acc, last, first = _pair_accuracies(unit, pair_index)
+    if n_pairs == 0:
+        _checks.degenerate("no two sequences share a label: order alignment is undefined, "
+                           "returning NaN")
+    return TaskResult(
+        _means(acc, last, first), {"n_pairs": n_pairs},
+        {"pair_index": pair_index, "acc": acc, "distractor_last_acc": last,
+         "distractor_first_acc": first, "distractor_acc": (last + first) / 2})
+
+
+def _means(acc: np.ndarray, last: np.ndarray, first: np.ndarray) -> dict[str, float]:
+    """The metrics of :func:`order_alignment` from its per-pair accuracies (NaN when there
+    is no pair)."""
+    if acc.shape[0] == 0:
+        acc_mean = dis_mean = last_mean = first_mean = float("nan")
+    else:
+        acc_mean = float(acc.mean())
+        dis_mean = float(np.concatenate([last, first]).mean())
+        last_mean, first_mean = float(last.mean()), float(first.mean())
+    return {"acc_mean": acc_mean, "distractor_last_acc_mean": last_mean,
+            "distractor_first_acc_mean": first_mean, "distractor_acc_mean": dis_mean}
+
+
+def _same_label_pairs(y: np.ndarray) -> np.ndarray:
+    """Every pair ``(i, j)``, ``i < j``, of sequences with one label, as an (n_pairs, 2)
+    int array: grouped by label in first-appearance order, each group in combinations
+    order."""
     code, k = _checks.codes(y)
     pairs = []
     for c in range(k):
         idx = np.flatnonzero(code == c)
         ii, jj = np.triu_indices(idx.shape[0], k=1)
         pairs.append(np.column_stack([idx[ii], idx[jj]]))
-    # Pairs grouped by label in first-appearance order, each group in combinations order.
     first_seen = np.unique(code, return_index=True)[1]
-    pair_index = np.concatenate([pairs[c] for c in np.argsort(first_seen)]).astype(np.int64)
+    return np.concatenate([pairs[c] for c in np.argsort(first_seen)]).astype(np.int64)
+
+
+def _pair_accuracies(unit: np.ndarray, pair_index: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per pair: the alignment accuracy, and the accuracies with the last and with the
+    first position of the second sequence replaced by the first sequence's (distractors)."""
     n_pairs = pair_index.shape[0]
     acc = np.empty(n_pairs)
     last = np.empty(n_pairs)
@@ -118,20 +150,7 @@ def order_alignment(embeddings: np.ndarray, labels: np.ndarray) -> TaskResult:
         b_first = b.copy()
         b_first[0] = a[0]
         first[p] = _accuracy(a[1:], b_first, 1)
-    if n_pairs == 0:
-        nan = _checks.degenerate("no two sequences share a label: order alignment is "
-                                 "undefined, returning NaN")
-        acc_mean = dis_mean = last_mean = first_mean = nan
-    else:
-        acc_mean = float(acc.mean())
-        dis_mean = float(np.concatenate([last, first]).mean())
-        last_mean, first_mean = float(last.mean()), float(first.mean())
-    return TaskResult(
-        {"acc_mean": acc_mean, "distractor_last_acc_mean": last_mean,
-         "distractor_first_acc_mean": first_mean, "distractor_acc_mean": dis_mean},
-        {"n_pairs": n_pairs},
-        {"pair_index": pair_index, "acc": acc, "distractor_last_acc": last,
-         "distractor_first_acc": first, "distractor_acc": (last + first) / 2})
+    return acc, last, first
 
 
 def build_ordered(records: Any, task: str, episode_size: int, episodes_per_label: int,
@@ -141,28 +160,9 @@ def build_ordered(records: Any, task: str, episode_size: int, episodes_per_label
         raise ValueError("order_alignment needs a positive episode_size (sets per episode)")
     require_columns(records, ["text", "label", "group", "position"], task)
     rows, invalid = valid_rows(records, ["label", "group", "position"])
-    set_aside = {}  # rows left out by design: counted, but not a loss
-    for column, key in (("distractor", "distractor_texts"), ("repeat", "repeated_set_texts")):
-        if column in rows.columns:
-            flag = rows[column].fillna(False).to_numpy(dtype=bool)
-            set_aside[key] = int(flag.sum())
-            rows = rows[~flag]
+    rows, set_aside = _set_aside(rows)
     texts = rows["text"].to_numpy()
-    labels = rows["label"].astype(str).to_numpy()
-    groups = rows["group"].astype(str).to_numpy()
-    positions = rows["position"].to_numpy(dtype=np.int64)
-    by_group: dict[str, list[int]] = {}
-    for i, g in enumerate(groups):
-        by_group.setdefault(g, []).append(i)
-    # a valid set has one label and exactly the positions 0..P-1
-    sets: dict[str, tuple[str, list[int]]] = {}
-    bad_sets = 0
-    for g, idx in by_group.items():
-        pos = positions[idx]
-        if len({labels[i] for i in idx}) != 1 or sorted(pos.tolist()) != list(range(len(idx))):
-            bad_sets += 1
-            continue
-        sets[g] = (labels[idx[0]], [idx[k] for k in np.argsort(pos)])
+    sets, bad_sets = _valid_sets(rows)
     lengths = [len(m) for _, m in sets.values()]
     n_pos = max(set(lengths), key=lambda n: (lengths.count(n), n)) if lengths else 0
     other_len = sum(1 for n in lengths if n != n_pos)
@@ -176,14 +176,8 @@ def build_ordered(records: Any, task: str, episode_size: int, episodes_per_label
     kept, n_labels, n_sets = sample_episodes(set_labels, len(names), episode_size,
                                              episodes_per_label, seed, sampling)
     intern = Texts()
-    episodes, item_labels, ids = [], [], []
-    for label, eps in kept:
-        for ep in eps:
-            members = [sets[names[s]][1] for s in ep]
-            for p in range(n_pos):
-                episodes.append(tuple(intern(texts[m[p]]) for m in members))
-            item_labels.append(label)
-            ids.append("+".join(names[s] for s in ep))
+    episodes, item_labels, ids = _set_episodes(kept, [sets[g][1] for g in names], names,
+                                               texts, n_pos, intern)
     dropped = report_dropped(task, {**invalid, "malformed_sets": bad_sets,
                                     "sets_of_other_length": other_len, "labels": n_labels,
                                     "sets_of_dropped_labels": n_sets},
@@ -193,6 +187,53 @@ def build_ordered(records: Any, task: str, episode_size: int, episodes_per_label
     return TaskInput(task, episode_size, episodes_per_label, seed, intern.tuple(),
                      tuple(episodes), n_pos, np.asarray(item_labels, dtype=object), tuple(ids),
                      dropped=dropped, sampling=sampling)
+
+
+def _set_aside(rows: Any) -> tuple[Any, dict[str, int]]:
+    """``rows`` less the distractor and repeated-set rows (left out by design), and how many
+    of each were left out."""
+    set_aside = {}  # rows left out by design: counted, but not a loss
+    for column, key in (("distractor", "distractor_texts"), ("repeat", "repeated_set_texts")):
+        if column in rows.columns:
+            flag = rows[column].fillna(False).to_numpy(dtype=bool)
+            set_aside[key] = int(flag.sum())
+            rows = rows[~flag]
+    return rows, set_aside
+
+
+def _valid_sets(rows: Any) -> tuple[dict[str, tuple[str, list[int]]], int]:
+    """``{group: (label, row positions ordered by position)}`` of the valid sets (one label,
+    exactly the positions 0..P-1), in record order, and the number of other sets."""
+    labels = rows["label"].astype(str).to_numpy()
+    groups = rows["group"].astype(str).to_numpy()
+    positions = rows["position"].to_numpy(dtype=np.int64)
+    by_group: dict[str, list[int]] = {}
+    for i, g in enumerate(groups):
+        by_group.setdefault(g, []).append(i)
+    sets: dict[str, tuple[str, list[int]]] = {}
+    bad_sets = 0
+    for g, idx in by_group.items():
+        pos = positions[idx]
+        if len({labels[i] for i in idx}) != 1 or sorted(pos.tolist()) != list(range(len(idx))):
+            bad_sets += 1
+            continue
+        sets[g] = (labels[idx[0]], [idx[k] for k in np.argsort(pos)])
+    return sets, bad_sets
+
+
+def _set_episodes(kept: Any, members_of: list[list[int]], names: list[str], texts: Any,
+                  n_pos: int, intern: Texts) -> tuple[list[tuple[int, ...]], list[str], list[str]]:
+    """The items of the sampled episodes: per episode, one text tuple per position (the
+    episode's sets side by side), its label and its id (the set names joined by ``+``)."""
+    episodes, item_labels, ids = [], [], []
+    for label, eps in kept:
+        for ep in eps:
+            members = [members_of[s] for s in ep]
+            for p in range(n_pos):
+                episodes.append(tuple(intern(texts[m[p]]) for m in members))
+            item_labels.append(label)
+            ids.append("+".join(names[s] for s in ep))
+    return episodes, item_labels, ids
 
 
 class _OrderAlignment(TaskFamily):

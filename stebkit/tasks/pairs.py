@@ -122,8 +122,8 @@ def all_to_all_pairs(embeddings: np.ndarray, labels: np.ndarray, *,
 
     Each of the ``n (n - 1) / 2`` pairs is scored by cosine similarity (or, with
     ``scoring="l1"``, negative L1 distance; computed in float64, block by block, and
-    rounded to float32: :mod:`stebkit.tasks.similarity`) and is
-    positive when the two labels are equal.
+    rounded to float32: :mod:`stebkit.tasks.similarity`) and is positive when the two
+    labels are equal.
 
     Parameters
     ----------
@@ -150,8 +150,6 @@ def all_to_all_pairs(embeddings: np.ndarray, labels: np.ndarray, *,
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from stebkit.tasks import all_to_all_pairs
     >>> emb = np.array([[1, 0], [0.9, 0.1], [0, 1], [0.1, 0.9]], dtype=np.float32)
     >>> r = all_to_all_pairs(emb, ["a", "a", "b", "b"])
     >>> r["auc"], r["eer"], r["n_pos"], r["n_neg"]
@@ -161,16 +159,34 @@ def all_to_all_pairs(embeddings: np.ndarray, labels: np.ndarray, *,
     ([-0.2, -0.2], 1.0)
     """
     scoring = check_scoring(scoring)
+    y, code, unit = _checked_pair_set(embeddings, labels, scoring)
+    pos, neg = _all_pair_scores(unit, code, scoring)
+    details: dict = {"pos_scores": pos, "neg_scores": neg}
+    if per_label:
+        details["per_label"] = _per_label(unit, code, np.unique(y), scoring)
+    return TaskResult(pair_metrics(pos, neg), {"n_pos": pos.shape[0], "n_neg": neg.shape[0]},
+                      details)
+
+
+def _checked_pair_set(embeddings: object, labels: object, scoring: str
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The checked labels, their integer codes and the rows prepared for ``scoring``."""
     x = _checks.embeddings(embeddings, "embeddings", nonzero=scoring == "cosine")
     y = _checks.labels(labels, "labels", x.shape[0], "embeddings")
     if x.shape[0] < 2:
         raise ValueError("embeddings must have at least 2 rows to form a pair")
     code, _ = _checks.codes(y)
+    return y, code, _prepared(x, scoring)
+
+
+def _all_pair_scores(unit: np.ndarray, code: np.ndarray, scoring: str
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """The scores of every unordered pair of prepared rows, same-code (positive) pairs and
+    the others (negative) apart, each sorted ascending; computed block by block."""
     counts = np.bincount(code)
-    n = x.shape[0]
+    n = unit.shape[0]
     n_pos = int((counts * (counts - 1) // 2).sum())
     n_neg = n * (n - 1) // 2 - n_pos
-    unit = _prepared(x, scoring)
     pos = np.empty(n_pos)
     neg = np.empty(n_neg)
     i_pos = i_neg = 0
@@ -188,10 +204,7 @@ def all_to_all_pairs(embeddings: np.ndarray, labels: np.ndarray, *,
         i_neg += q.shape[0]
     pos.sort()
     neg.sort()
-    details: dict = {"pos_scores": pos, "neg_scores": neg}
-    if per_label:
-        details["per_label"] = _per_label(unit, code, np.unique(y), scoring)
-    return TaskResult(pair_metrics(pos, neg), {"n_pos": n_pos, "n_neg": n_neg}, details)
+    return pos, neg
 
 
 def _per_label(unit: np.ndarray, code: np.ndarray, names: np.ndarray, scoring: str) -> dict:

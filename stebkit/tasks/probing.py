@@ -212,14 +212,38 @@ def probing(X_train: np.ndarray, y_train: np.ndarray, X_val: np.ndarray, y_val: 
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from stebkit.tasks import probing
     >>> rng = np.random.default_rng(0)
     >>> y = np.arange(60) % 2
     >>> X = (rng.normal(size=(60, 4)) + 6 * y[:, None]).astype(np.float32)
     >>> probing(X[:40], y[:40], X[40:50], y[40:50], X[50:], y[50:], mode="logreg")["accuracy"]
     1.0
     """
+    xs, ys, classes = _coded_splits(X_train, y_train, X_val, y_val, X_test, y_test)
+    acc, reg, val_acc, pred = _probe(xs, ys, classes.shape[0], mode=mode, seed=seed)
+    return TaskResult(
+        {"accuracy": acc, "validation_score": val_acc},
+        {"n_train": xs[0].shape[0], "n_validation": xs[1].shape[0],
+         "n_test": xs[2].shape[0], "n_classes": int(classes.shape[0])},
+        {"test_pred": classes[pred], "test_correct": (pred == ys[2]).astype(np.float64),
+         "regularisation": float(reg)})
+
+
+def _probe(xs: list[np.ndarray], ys: list[np.ndarray], n_classes: int, *, mode: str,
+           seed: int) -> tuple[float, float, float, np.ndarray]:
+    """``(test accuracy, chosen L2 strength, validation accuracy, test predictions)`` of
+    the probe of ``mode``."""
+    if mode == "steb":
+        return _steb_probe(xs, ys, n_classes, seed)
+    if mode == "logreg":
+        return _logreg_probe(xs, ys, seed)
+    raise ValueError(f"mode must be 'steb' or 'logreg', got {mode!r}")
+
+
+def _coded_splits(X_train: object, y_train: object, X_val: object, y_val: object,
+                  X_test: object, y_test: object
+                  ) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray]:
+    """The checked embeddings of the three splits (one width), their classes as codes into
+    the training classes, and those classes (sorted; at least two)."""
     xs, raw = [], []
     for name, x, y in (("X_train", X_train, y_train), ("X_val", X_val, y_val),
                        ("X_test", X_test, y_test)):
@@ -238,18 +262,7 @@ def probing(X_train: np.ndarray, y_train: np.ndarray, X_val: np.ndarray, y_val: 
         if unseen.shape[0]:
             raise ValueError(f"{name} has classes absent from y_train: {unseen[:5].tolist()}")
         ys.append(np.searchsorted(classes, y).astype(np.int64))
-    if mode == "steb":
-        acc, reg, val_acc, pred = _steb_probe(xs, ys, classes.shape[0], seed)
-    elif mode == "logreg":
-        acc, reg, val_acc, pred = _logreg_probe(xs, ys, seed)
-    else:
-        raise ValueError(f"mode must be 'steb' or 'logreg', got {mode!r}")
-    return TaskResult(
-        {"accuracy": acc, "validation_score": val_acc},
-        {"n_train": xs[0].shape[0], "n_validation": xs[1].shape[0],
-         "n_test": xs[2].shape[0], "n_classes": int(classes.shape[0])},
-        {"test_pred": classes[pred], "test_correct": (pred == ys[2]).astype(np.float64),
-         "regularisation": float(reg)})
+    return xs, ys, classes
 
 
 def probe_features(task_input: TaskInput, embeddings: np.ndarray, *,

@@ -74,8 +74,7 @@ def retrieval(query_emb: np.ndarray, query_labels: np.ndarray, target_emb: np.nd
 
     Similarities are computed in float64 and rounded to float32 (:mod:`.similarity`), so
     equal similarities tie on every machine. Ties are broken deterministically by target
-    position: among
-    equally similar targets the one earlier in ``target_emb`` ranks higher.
+    position: among equally similar targets the one earlier in ``target_emb`` ranks higher.
 
     Parameters
     ----------
@@ -104,14 +103,26 @@ def retrieval(query_emb: np.ndarray, query_labels: np.ndarray, target_emb: np.nd
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from stebkit.tasks import retrieval
     >>> q = np.array([[1, 0], [0, 1]], dtype=np.float32)
     >>> t = np.array([[0, 1], [1, 0.1], [0.9, 0.2]], dtype=np.float32)
     >>> r = retrieval(q, ["a", "b"], t, ["b", "a", "a"])
     >>> r["mrr"], r["mrr_first_hit"], r["mean_rank"], r["recall@1"]
     (0.875, 1.0, 1.25, 0.75)
     """
+    q, qy, t, ty = _checked_inputs(query_emb, query_labels, target_emb, target_labels)
+    keep_q, n_distractors = _kept_queries(qy, ty)
+    q_code, by_label, n_rel = _relevant_targets(qy[keep_q], ty)
+    ranks = _relevant_ranks(q[keep_q], t, q_code, by_label, n_rel)
+    metrics, details = _rank_scores(ranks, n_rel)
+    return TaskResult(
+        metrics, {"n_queries": keep_q.shape[0], "n_queries_dropped": q.shape[0] - keep_q.shape[0],
+                  "n_distractors": n_distractors}, {**details, "query_index": keep_q})
+
+
+def _checked_inputs(query_emb: object, query_labels: object, target_emb: object,
+                    target_labels: object) -> tuple[np.ndarray, ...]:
+    """The query embeddings and labels and the target embeddings and labels, checked (one
+    width, one label per row)."""
     q = _checks.embeddings(query_emb, "query_emb")
     t = _checks.embeddings(target_emb, "target_emb")
     if q.shape[1] != t.shape[1]:
@@ -119,22 +130,38 @@ def retrieval(query_emb: np.ndarray, query_labels: np.ndarray, target_emb: np.nd
                          f"{t.shape[1]}; both must come from the same encoder")
     qy = _checks.labels(query_labels, "query_labels", q.shape[0], "query_emb")
     ty = _checks.labels(target_labels, "target_labels", t.shape[0], "target_emb")
+    return q, qy, t, ty
+
+
+def _kept_queries(qy: np.ndarray, ty: np.ndarray) -> tuple[np.ndarray, int]:
+    """The positions of the queries whose label occurs among the targets, and the number of
+    targets whose label no query has (distractors)."""
     common = np.intersect1d(qy, ty)
     keep_q = np.flatnonzero(np.isin(qy, common))
-    n_q_dropped = q.shape[0] - keep_q.shape[0]
     n_distractors = int((~np.isin(ty, common)).sum())
     if keep_q.shape[0] == 0:
         raise ValueError("no query label occurs among target_labels; retrieval needs at least "
                          "one query whose label is present on the target side")
-    qn = similarity.unit_rows(q[keep_q])
-    tn = similarity.unit_rows(t)
-    code, n_codes = _checks.codes(np.concatenate([qy[keep_q], ty]))
-    q_code, t_code = code[: keep_q.shape[0]], code[keep_q.shape[0]:]
+    return keep_q, n_distractors
+
+
+def _relevant_targets(qy: np.ndarray, ty: np.ndarray
+                      ) -> tuple[np.ndarray, list[np.ndarray], np.ndarray]:
+    """Each query's label code, the target positions of each code (in target order) and
+    each query's number of relevant targets."""
+    code, n_codes = _checks.codes(np.concatenate([qy, ty]))
+    q_code, t_code = code[: qy.shape[0]], code[qy.shape[0]:]
     per_code = np.bincount(t_code, minlength=n_codes)
     by_label = np.split(np.argsort(t_code, kind="stable"), np.cumsum(per_code)[:-1])
+    return q_code, by_label, per_code[q_code]
 
+
+def _relevant_ranks(q: np.ndarray, t: np.ndarray, q_code: np.ndarray,
+                    by_label: list[np.ndarray], n_rel: np.ndarray) -> np.ndarray:
+    """The rank of every relevant target (``by_label[q_code[i]]``) of each query by cosine
+    similarity, query by query, computed over chunks of queries."""
+    qn, tn = similarity.unit_rows(q), similarity.unit_rows(t)
     n_q, n_t = qn.shape[0], tn.shape[0]
-    n_rel = per_code[q_code]
     ranks = np.empty(int(n_rel.sum()), dtype=np.int64)  # relevant targets, query by query
     start = np.concatenate([[0], np.cumsum(n_rel)])
     chunk = max(1, _CHUNK_ELEMENTS // n_t)
@@ -144,6 +171,15 @@ def retrieval(query_emb: np.ndarray, query_labels: np.ndarray, target_emb: np.nd
         rows = np.repeat(np.arange(b - a), n_rel[a:b])
         targets = np.concatenate([by_label[c] for c in q_code[a:b]])
         ranks[start[a]: start[b]] = _ranks(sims, rows, targets)
+    return ranks
+
+
+def _rank_scores(ranks: np.ndarray, n_rel: np.ndarray
+                 ) -> tuple[dict[str, float], dict[str, np.ndarray]]:
+    """The metrics of :func:`retrieval` and its per-query details from the ranks of the
+    relevant targets, query by query (``n_rel[i]`` of them for query ``i``)."""
+    n_q = n_rel.shape[0]
+    start = np.concatenate([[0], np.cumsum(n_rel)])
     query = np.repeat(np.arange(n_q), n_rel)
     rr = np.bincount(query, 1.0 / ranks, n_q) / n_rel
     mean_rank = np.bincount(query, ranks, n_q) / n_rel
@@ -156,12 +192,7 @@ def retrieval(query_emb: np.ndarray, query_labels: np.ndarray, target_emb: np.nd
     }
     for k, row in zip(RECALL_KS, recall, strict=True):
         metrics[f"recall@{k}"] = float(row.mean())
-    return TaskResult(
-        metrics, {"n_queries": n_q, "n_queries_dropped": n_q_dropped,
-                  "n_distractors": n_distractors},
-        {"per_query_rr": rr, "per_query_first_rank": first, "n_relevant": n_rel,
-         "query_index": keep_q})
-
+    return metrics, {"per_query_rr": rr, "per_query_first_rank": first, "n_relevant": n_rel}
 
 def build_retrieval(records: Any, task: str, episode_size: int, episodes_per_label: int,
                     seed: int, sampling: str = "reference") -> TaskInput:

@@ -62,14 +62,8 @@ def _relevance_matrix(relevance: object, n_queries: int, n_corpus: int) -> np.nd
     return rel
 
 
-def retrieval_ndcg(
-    query_emb: np.ndarray,
-    corpus_emb: np.ndarray,
-    relevance: object,
-    *,
-    k: int = 10,
-    recall_at: tuple[int, ...] = (1, 5, 10, 100),
-) -> TaskResult:
+def retrieval_ndcg(query_emb: np.ndarray, corpus_emb: np.ndarray, relevance: object, *,
+                   k: int = 10, recall_at: tuple[int, ...] = (1, 5, 10, 100)) -> TaskResult:
     """nDCG@k (main), MAP@k and recall@k of cosine ranking.
 
     Parameters
@@ -99,6 +93,24 @@ def retrieval_ndcg(
     >>> res["recall@1"], res["recall@3"], res["map@2"]
     (0.0, 1.0, 0.0)
     """
+    query_emb, corpus_emb = _checked_inputs(query_emb, corpus_emb, k, recall_at)
+    n_q, n_c = query_emb.shape[0], corpus_emb.shape[0]
+    rel = _relevance_matrix(relevance, n_q, n_c)
+    has_rel = _judged_queries(rel)
+    depth = min(n_c, max(k, *recall_at))
+    rel = rel[has_rel]
+    top = _top_ranked(similarity.unit_rows(query_emb)[has_rel],
+                      similarity.unit_rows(corpus_emb), depth)
+    ndcg, out = _ranking_scores(rel, np.take_along_axis(rel, top, axis=1), k, recall_at)
+    return TaskResult(out, {"n_queries": rel.shape[0],
+                            "n_queries_without_relevant": int((~has_rel).sum())},
+                      {"ndcg": ndcg, "query_index": np.flatnonzero(has_rel)})
+
+
+def _checked_inputs(query_emb: object, corpus_emb: object, k: int,
+                    recall_at: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """The query and corpus embeddings, checked to be of one width, and the cut-offs checked
+    to be positive."""
     query_emb = _checks.embeddings(query_emb, "query_emb")
     corpus_emb = _checks.embeddings(corpus_emb, "corpus_emb")
     if query_emb.shape[1] != corpus_emb.shape[1]:
@@ -106,18 +118,24 @@ def retrieval_ndcg(
                          f"{corpus_emb.shape[1]}; encode both with the same model")
     if k < 1 or any(r < 1 for r in recall_at):
         raise ValueError(f"k and recall_at must be >= 1, got k={k}, recall_at={recall_at}")
-    n_q, n_c = query_emb.shape[0], corpus_emb.shape[0]
-    rel = _relevance_matrix(relevance, n_q, n_c)
+    return query_emb, corpus_emb
+
+
+def _judged_queries(rel: np.ndarray) -> np.ndarray:
+    """Which queries (rows of ``rel``) have a relevant document; warn about the others."""
     has_rel = (rel > 0).any(axis=1)
     if not has_rel.any():
         raise ValueError("no query has a relevant document (all relevance grades are 0)")
     if not has_rel.all():
-        warnings.warn(f"{int((~has_rel).sum())} of {n_q} queries have no relevant document "
-                      "and are left out of the scores", UserWarning, stacklevel=2)
-    depth = min(n_c, max(k, *recall_at))
-    q = similarity.unit_rows(query_emb)[has_rel]
-    c = similarity.unit_rows(corpus_emb)
-    rel = rel[has_rel]
+        warnings.warn(f"{int((~has_rel).sum())} of {rel.shape[0]} queries have no relevant "
+                      "document and are left out of the scores", UserWarning, stacklevel=3)
+    return has_rel
+
+
+def _top_ranked(q: np.ndarray, c: np.ndarray, depth: int) -> np.ndarray:
+    """The corpus indices of the ``depth`` most cosine-similar unit rows of ``c`` for each
+    unit row of ``q``, best first (equal similarities: the smaller index first)."""
+    n_c = c.shape[0]
     top = np.empty((q.shape[0], depth), dtype=np.int64)
     step = max(1, _BLOCK_ELEMENTS // n_c)
     order_index = np.arange(n_c)
@@ -126,7 +144,15 @@ def retrieval_ndcg(
         # Sort by descending similarity, then ascending corpus index (lexsort: last key first).
         for row, s in enumerate(sims):
             top[start + row] = np.lexsort((order_index, -s))[:depth]
-    gains = np.take_along_axis(rel, top, axis=1)
+    return top
+
+
+def _ranking_scores(rel: np.ndarray, gains: np.ndarray, k: int, recall_at: tuple[int, ...]
+                    ) -> tuple[np.ndarray, dict[str, float]]:
+    """The per-query nDCG@k and the mean nDCG@k, MAP@k and recall@r, from the relevance
+    matrix ``rel`` and the ``gains`` of each query's ranked documents (to the ranking's depth).
+    """
+    depth = gains.shape[1]
     discount = 1.0 / np.log2(np.arange(2, depth + 2))
     kk = min(k, depth)
     dcg = (gains[:, :kk] * discount[:kk]).sum(axis=1)
@@ -139,10 +165,7 @@ def retrieval_ndcg(
     out = {f"ndcg@{k}": float(ndcg.mean()), f"map@{k}": float(ap.mean())}
     for r in recall_at:
         out[f"recall@{r}"] = float((hits[:, :min(r, depth)].sum(axis=1) / n_rel).mean())
-    return TaskResult(out, {"n_queries": q.shape[0],
-                            "n_queries_without_relevant": int((~has_rel).sum())},
-                      {"ndcg": ndcg, "query_index": np.flatnonzero(has_rel)})
-
+    return ndcg, out
 
 def build_ranked(records: Any, task: str, episode_size: int, episodes_per_label: int,
                  seed: int, sampling: str = "reference") -> TaskInput:

@@ -59,16 +59,8 @@ def stel(anchor1: np.ndarray, anchor2: np.ndarray, alt1: np.ndarray, alt2: np.nd
     >>> r["accuracy"], r["or_content_accuracy"]
     (1.0, 1.0)
     """
-    a1 = _checks.embeddings(anchor1, "anchor1")
+    a1, a2, s1, s2 = _unit_quadruples(anchor1, anchor2, alt1, alt2)
     n = a1.shape[0]
-    arrays = [a1]
-    for name, arr in (("anchor2", anchor2), ("alt1", alt1), ("alt2", alt2)):
-        arr = _checks.embeddings(arr, name)
-        if arr.shape != a1.shape:
-            raise ValueError(f"{name} has shape {arr.shape} but anchor1 has shape {a1.shape}; "
-                             "each item needs one row in all four arrays")
-        arrays.append(arr)
-    a1, a2, s1, s2 = (similarity.unit_rows(a) for a in arrays)
     c = _checks.labels(correct, "correct", n, "anchor1")
     if c.dtype.kind not in "iuf" or not np.isin(c, (1, 2)).all():
         raise ValueError("correct must contain only 1 (alt1 matches anchor1's style) or 2")
@@ -87,6 +79,21 @@ def stel(anchor1: np.ndarray, anchor2: np.ndarray, alt1: np.ndarray, alt2: np.nd
     return TaskResult({"accuracy": float(quad.mean()),
                        "or_content_accuracy": float(triple.mean())}, {"n_items": n},
                       {"stel_correct": quad, "stel_or_content_correct": triple})
+
+
+def _unit_quadruples(anchor1: object, anchor2: object, alt1: object, alt2: object
+                     ) -> tuple[np.ndarray, ...]:
+    """The four arrays checked to be embeddings of one shape, their rows scaled to unit
+    length."""
+    a1 = _checks.embeddings(anchor1, "anchor1")
+    arrays = [a1]
+    for name, arr in (("anchor2", anchor2), ("alt1", alt1), ("alt2", alt2)):
+        arr = _checks.embeddings(arr, name)
+        if arr.shape != a1.shape:
+            raise ValueError(f"{name} has shape {arr.shape} but anchor1 has shape {a1.shape}; "
+                             "each item needs one row in all four arrays")
+        arrays.append(arr)
+    return tuple(similarity.unit_rows(a) for a in arrays)
 
 
 def build_stel(records: Any, task: str, episode_size: int, episodes_per_label: int,

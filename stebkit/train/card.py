@@ -84,18 +84,11 @@ def model_card(summary: Mapping[str, Any]) -> str:
     >>> card.splitlines()[0], "# m" in card
     ('---', True)
     """
-    cfg = summary["config"]
-    data = summary["data"]
-    train = summary["training"]
-    src_rows = [{"source": s["name"], "works": s["works"], "passages": s["passages"],
-                 "authors": ", ".join(s["authors"])} for s in data["sources"]]
-    excl = "\n".join(f"- `{w}`: {why}" for w, why in data["excluded_authors"].items())
-    cfg_rows = "\n".join(f"- `{k}` = `{v}`" for k, v in cfg.items())
-    scores = summary.get("scores") or []
-    score_text = (_table(scores) if scores else
-                  "Not evaluated yet: run the evaluation (e.g. notebook "
-                  "`11_train_style_encoder.ipynb`) and call "
-                  "`stebkit.train.update_model_card`.")
+    return _card_head(summary) + _card_data(summary["data"]) + _card_training(summary)
+
+
+def _card_head(summary: Mapping[str, Any]) -> str:
+    """The card's metadata block, title and how to use the model."""
     return f"""---
 library_name: transformers
 pipeline_tag: feature-extraction
@@ -111,7 +104,15 @@ attention-mask **mean of the last hidden states** (no normalisation is stored; c
 cosine similarity). Load it with `stebkit.get_encoder("{summary["name"]}")`,
 `transformers.AutoModel` + mean pooling, or `sentence_transformers.SentenceTransformer`.
 
-## Training data
+"""
+
+
+def _card_data(data: Mapping[str, Any]) -> str:
+    """The card's section on the training passages, their sources and the authors left out."""
+    src_rows = [{"source": s["name"], "works": s["works"], "passages": s["passages"],
+                 "authors": ", ".join(s["authors"])} for s in data["sources"]]
+    excl = "\n".join(f"- `{w}`: {why}" for w, why in data["excluded_authors"].items())
+    return f"""## Training data
 
 {data["passages"]} passages of 60-120 words (cut on sentence boundaries) from
 {data["works"]} works by {data["authors"]} authors, all public domain:
@@ -128,7 +129,19 @@ retrieval, Bible versions, Shakespeare, UD GUM speeches, ...). Authors left out:
 
 {excl}
 
-## Hyper-parameters
+"""
+
+
+def _card_training(summary: Mapping[str, Any]) -> str:
+    """The card's sections on hyper-parameters, training, scores and limitations."""
+    cfg_rows = "\n".join(f"- `{k}` = `{v}`" for k, v in summary["config"].items())
+    train = summary["training"]
+    scores = summary.get("scores") or []
+    score_text = (_table(scores) if scores else
+                  "Not evaluated yet: run the evaluation (e.g. notebook "
+                  "`11_train_style_encoder.ipynb`) and call "
+                  "`stebkit.train.update_model_card`.")
+    return f"""## Hyper-parameters
 
 {cfg_rows}
 

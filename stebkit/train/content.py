@@ -242,19 +242,24 @@ def load_content_units(sources: Sequence[str] | None = None, *, seed: int = 42,
             rows = {"bible": _bible_units, "shakespeare": _shakespeare_units,
                     "asset": _asset_units}[name]()
         frame = pd.DataFrame(rows, columns=["text", "content", "style"])
-        # Two styles that read identically (e.g. two Bible versions agreeing on a verse)
-        # would make a pair of identical texts: both are dropped, and counted.
-        twins = frame.duplicated(["content", "text"], keep=False)
-        frame = frame[~twins]
-        alone = frame.groupby("content")["text"].transform("size") < 2
-        dropped[name] = int(twins.sum() + alone.sum())
-        frame = frame[~alone].reset_index(drop=True)
+        frame, dropped[name] = _distinct_styles(frame)
         frame["source"] = name
         counts[name] = len(frame)
         frames.append(frame)
     units = pd.concat(frames, ignore_index=True)
     return units, ContentReport(units=counts, unchanged_by_rule=unchanged,
                                 dropped_identical=dropped)
+
+
+def _distinct_styles(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+    """The units of a source less those whose text another style of their content shares
+    and those left with no other style, and how many were dropped."""
+    # Two styles that read identically (e.g. two Bible versions agreeing on a verse)
+    # would make a pair of identical texts: both are dropped, and counted.
+    twins = frame.duplicated(["content", "text"], keep=False)
+    frame = frame[~twins]
+    alone = frame.groupby("content")["text"].transform("size") < 2
+    return frame[~alone].reset_index(drop=True), int(twins.sum() + alone.sum())
 
 
 class TripletSampler:

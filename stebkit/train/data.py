@@ -394,13 +394,20 @@ def mine_hard_negatives(embeddings: np.ndarray, authors: np.ndarray, topics: np.
     out = np.empty((n, k), dtype=np.int64)
     for start in range(0, n, block):
         stop = min(start + block, n)
-        sims = unit[start:stop] @ unit.T
-        rows = np.arange(start, stop)
-        same_author = authors[rows][:, None] == authors[None, :]
-        other_topic = topics[rows][:, None] != topics[None, :]
-        # Ordering key: other authors only; same topic ranks above any other topic.
-        key = np.where(same_author, -np.inf, sims.astype(np.float64) - 4.0 * other_topic)
-        top = np.argpartition(-key, k - 1, axis=1)[:, :k]
-        order = np.argsort(-np.take_along_axis(key, top, axis=1), axis=1, kind="stable")
-        out[start:stop] = np.take_along_axis(top, order, axis=1)
+        out[start:stop] = _block_negatives(unit, start, stop, authors, topics, k)
     return out
+
+
+def _block_negatives(unit: np.ndarray, start: int, stop: int, authors: np.ndarray,
+                     topics: np.ndarray, k: int) -> np.ndarray:
+    """The hard negatives of passages ``start`` to ``stop - 1`` (of the unit embeddings
+    ``unit``), most similar first."""
+    sims = unit[start:stop] @ unit.T
+    rows = np.arange(start, stop)
+    same_author = authors[rows][:, None] == authors[None, :]
+    other_topic = topics[rows][:, None] != topics[None, :]
+    # Ordering key: other authors only; same topic ranks above any other topic.
+    key = np.where(same_author, -np.inf, sims.astype(np.float64) - 4.0 * other_topic)
+    top = np.argpartition(-key, k - 1, axis=1)[:, :k]
+    order = np.argsort(-np.take_along_axis(key, top, axis=1), axis=1, kind="stable")
+    return np.take_along_axis(top, order, axis=1)

@@ -109,23 +109,57 @@ def cross_work_pairs(frame: pd.DataFrame, same_per_label: int,
     labels = sorted(works)
     if len(labels) < 2:
         raise ValueError("verification pairs need at least two labels with two works each")
-    pools: dict[tuple[str, str], list[int]] = {}
-    for label in labels:
+    pools = _work_pools(frame, works, rng)
+    rows = _same_label_pairs(pools, works, same_per_label)
+    n_same = len(rows) // 2
+    rows += _different_label_pairs(pools, works, n_same, rng)
+    n_pairs = len(rows) // 2
+    if n_pairs - n_same < n_same:
+        raise ValueError(f"only {n_pairs - n_same} different-label pairs for {n_same} "
+                         "same-label pairs: sample more passages per label")
+    out = frame.loc[[r[0] for r in rows]].copy()
+    out["pair"] = [r[1] for r in rows]
+    out["same"] = [r[2] for r in rows]
+    return out.reset_index(drop=True)
+
+
+_Pools = dict[tuple[str, str], list[int]]
+"""Row indices of each (label, work), shuffled; pairs pop passages off their ends."""
+
+
+def _work_pools(frame: pd.DataFrame, works: dict[str, list[str]],
+                rng: np.random.Generator) -> _Pools:
+    """The shuffled row indices of each (label, work), labels in sorted order."""
+    pools: _Pools = {}
+    for label in sorted(works):
         for work in works[label]:
             idx = frame.index[(frame["label"] == label) & (frame["work"] == work)].tolist()
             pools[label, work] = [idx[i] for i in rng.permutation(len(idx))]
+    return pools
+
+
+def _same_label_pairs(pools: _Pools, works: dict[str, list[str]], same_per_label: int
+                      ) -> list[tuple[int, str, bool]]:
+    """Up to ``same_per_label`` pairs per label, a passage of its first work with one of its
+    second, as ``(row, pair id, True)`` rows; pair ids count from ``p0000``."""
     rows: list[tuple[int, str, bool]] = []
-    n_pairs = 0
-    for label in labels:
+    for label in sorted(works):
         first, second = works[label]
         for _ in range(same_per_label):
             if not pools[label, first] or not pools[label, second]:
                 break
-            pair = f"p{n_pairs:04d}"
+            pair = f"p{len(rows) // 2:04d}"
             rows += [(pools[label, first].pop(), pair, True),
                      (pools[label, second].pop(), pair, True)]
-            n_pairs += 1
-    n_same = n_pairs
+    return rows
+
+
+def _different_label_pairs(pools: _Pools, works: dict[str, list[str]], n_same: int,
+                           rng: np.random.Generator) -> list[tuple[int, str, bool]]:
+    """Up to ``n_same`` pairs of passages of two labels (labels taken in turn, the other
+    drawn), as ``(row, pair id, False)`` rows; pair ids count on from ``n_same``."""
+    labels = sorted(works)
+    rows: list[tuple[int, str, bool]] = []
     for i in range(n_same):
         a = labels[i % len(labels)]
         others = [lab for lab in labels if lab != a]
@@ -134,16 +168,9 @@ def cross_work_pairs(frame: pd.DataFrame, same_per_label: int,
         pb = next((pools[b, w] for w in works[b] if pools[b, w]), None)
         if pa is None or pb is None:
             break
-        pair = f"p{n_pairs:04d}"
+        pair = f"p{n_same + len(rows) // 2:04d}"
         rows += [(pa.pop(), pair, False), (pb.pop(), pair, False)]
-        n_pairs += 1
-    if n_pairs - n_same < n_same:
-        raise ValueError(f"only {n_pairs - n_same} different-label pairs for {n_same} "
-                         "same-label pairs: sample more passages per label")
-    out = frame.loc[[r[0] for r in rows]].copy()
-    out["pair"] = [r[1] for r in rows]
-    out["same"] = [r[2] for r in rows]
-    return out.reset_index(drop=True)
+    return rows
 
 
 def sequences(groups: Sequence[Sequence[str]], label: str, prefix: str = "g",

@@ -98,55 +98,12 @@ def _paragraphs(text: str) -> list[str]:
 def read_corpus(path: Path, corpus: str) -> pd.DataFrame:
     """``text`` (whole document, paragraphs joined by newlines), ``label``, ``work``."""
     z = Corpus(path)
-    rows = []
     if corpus in ("gutenberg", "state_union", "webtext"):
-        for member in z.names:
-            stem = Path(member).stem
-            if Path(member).name == "README":
-                continue
-            text = z.read(member)
-            if corpus == "gutenberg":
-                label = stem.split("-")[0]
-                text = re.sub(r"^\[[^\]]*\]\s*", "", text)  # "[Emma by Jane Austen 1816]"
-            elif corpus == "state_union":
-                label = stem.split("-")[1]
-            else:
-                label = stem
-            paragraphs = ([line.strip() for line in text.splitlines() if line.strip()]
-                          if corpus == "webtext" else _paragraphs(text))
-            rows.append({"label": label, "work": stem, "paragraphs": paragraphs})
+        rows = _plain_documents(z, corpus)
     elif corpus in ("brown", "masc_tagged"):
-        cats_member = f"{corpus}/{'cats.txt' if corpus == 'brown' else 'categories.txt'}"
-        categories = {}
-        for i, line in enumerate(z.read(cats_member).splitlines(), start=1):
-            if not line.strip():
-                continue
-            parts = line.split()
-            if len(parts) < 2:
-                raise ValueError(f"{path}:{cats_member} line {i}: expected '<file> <category>'")
-            categories[parts[0]] = parts[-1]
-        sep = "/" if corpus == "brown" else "_"
-        for name, label in sorted(categories.items()):
-            member = f"{corpus}/{name}"
-            paragraphs = [detokenise(untag(p, sep)) for p in _paragraphs(z.read(member))]
-            rows.append({"label": label, "work": Path(name).stem, "paragraphs": paragraphs})
+        rows = _tagged_documents(z, path, corpus)
     elif corpus == "nps_chat":
-        import xml.etree.ElementTree as ET
-
-        for member in z.names:
-            if not member.endswith(".xml"):
-                continue
-            try:
-                root = ET.fromstring(z.read(member))
-            except ET.ParseError as err:
-                raise ValueError(f"{path}:{member} line {err.position[0]}: malformed XML "
-                                 f"({err})") from None
-            # user names ("10-19-20sUser7") name the room's age group: mask them
-            posts = [_NPS_USER.sub("USER", " ".join((p.text or "").split()))
-                     for p in root.iter("Post") if p.get("class") != "System"]
-            stem = Path(member).stem  # 10-19-20s_706posts
-            rows.append({"label": stem.split("_")[0].split("-")[2], "work": stem,
-                         "paragraphs": [p for p in posts if p]})
+        rows = _chat_sessions(z, path)
     else:
         raise ValueError(f"unknown NLTK corpus {corpus!r}; use gutenberg, state_union, "
                          "brown, masc_tagged, webtext or nps_chat")
@@ -154,6 +111,70 @@ def read_corpus(path: Path, corpus: str) -> pd.DataFrame:
         raise ValueError(f"{path}: no documents found for corpus {corpus!r}")
     return pd.DataFrame(rows)
 
+
+def _plain_documents(z: Corpus, corpus: str) -> list[dict[str, Any]]:
+    """The plain-text files of gutenberg, state_union or webtext, labelled by file name."""
+    rows = []
+    for member in z.names:
+        stem = Path(member).stem
+        if Path(member).name == "README":
+            continue
+        text = z.read(member)
+        if corpus == "gutenberg":
+            label = stem.split("-")[0]
+            text = re.sub(r"^\[[^\]]*\]\s*", "", text)  # "[Emma by Jane Austen 1816]"
+        elif corpus == "state_union":
+            label = stem.split("-")[1]
+        else:
+            label = stem
+        paragraphs = ([line.strip() for line in text.splitlines() if line.strip()]
+                      if corpus == "webtext" else _paragraphs(text))
+        rows.append({"label": label, "work": stem, "paragraphs": paragraphs})
+    return rows
+
+
+def _tagged_documents(z: Corpus, path: Path, corpus: str) -> list[dict[str, Any]]:
+    """The tagged files of brown or masc_tagged, untagged, labelled by the corpus's
+    category file."""
+    cats_member = f"{corpus}/{'cats.txt' if corpus == 'brown' else 'categories.txt'}"
+    categories = {}
+    for i, line in enumerate(z.read(cats_member).splitlines(), start=1):
+        if not line.strip():
+            continue
+        parts = line.split()
+        if len(parts) < 2:
+            raise ValueError(f"{path}:{cats_member} line {i}: expected '<file> <category>'")
+        categories[parts[0]] = parts[-1]
+    sep = "/" if corpus == "brown" else "_"
+    rows = []
+    for name, label in sorted(categories.items()):
+        member = f"{corpus}/{name}"
+        paragraphs = [detokenise(untag(p, sep)) for p in _paragraphs(z.read(member))]
+        rows.append({"label": label, "work": Path(name).stem, "paragraphs": paragraphs})
+    return rows
+
+
+def _chat_sessions(z: Corpus, path: Path) -> list[dict[str, Any]]:
+    """The NPS Chat sessions (posts other than system lines, user names masked), labelled
+    by the age group of the room."""
+    import xml.etree.ElementTree as ET
+
+    rows = []
+    for member in z.names:
+        if not member.endswith(".xml"):
+            continue
+        try:
+            root = ET.fromstring(z.read(member))
+        except ET.ParseError as err:
+            raise ValueError(f"{path}:{member} line {err.position[0]}: malformed XML "
+                             f"({err})") from None
+        # user names ("10-19-20sUser7") name the room's age group: mask them
+        posts = [_NPS_USER.sub("USER", " ".join((p.text or "").split()))
+                 for p in root.iter("Post") if p.get("class") != "System"]
+        stem = Path(member).stem  # 10-19-20s_706posts
+        rows.append({"label": stem.split("_")[0].split("-")[2], "work": stem,
+                     "paragraphs": [p for p in posts if p]})
+    return rows
 
 def read_nltk(spec: Any, *, seed: int = 42, smoke: bool = False) -> pd.DataFrame:
     """Records of one NLTK corpus (see module docs for the options)."""

@@ -50,15 +50,24 @@ def status(output_dir: str | os.PathLike) -> Any:
     """
     import pandas as pd
 
-    from stebkit.records.results import read_record
-
     root = Path(output_dir)
     if not root.is_dir():
         raise FileNotFoundError(f"results folder {str(root)!r} does not exist")
-    plan = _planned_records(root)
-    # records of runs that left no plan
-    from stebkit._io import files_under
+    units = _unit_records(root)
+    jobs, states = _latest_jobs(root)
+    rows = [_unit_row(root, model, dataset, paths, jobs.get((model, dataset)), states)
+            for (model, dataset), paths in units.items()]
+    return pd.DataFrame(rows, columns=["model", "dataset", "state", "records", "job",
+                                       "reason"])
 
+
+def _unit_records(root: Path) -> dict[tuple[str, str], list[Path]]:
+    """The record files of each (model, dataset) unit: those the plan lists, then the
+    records found in the folder that the plan does not list (runs that left no plan)."""
+    from stebkit._io import files_under
+    from stebkit.records.results import read_record
+
+    plan = _planned_records(root)
     for path in (p for p in files_under(root, "*.json") if not p.name.startswith(".")
                  and JOBS_DIR not in p.relative_to(root).parts[:1]):
         try:
@@ -68,6 +77,12 @@ def status(output_dir: str | os.PathLike) -> Any:
             continue
         if path not in plan.setdefault(key, []):
             plan[key].append(path)
+    return plan
+
+
+def _latest_jobs(root: Path) -> tuple[dict[tuple[str, str], dict[str, Any]], dict]:
+    """The latest job of each unit from the job index, and the SLURM states of the index's
+    SLURM jobs (none when ``squeue`` is not there)."""
     jobs: dict[tuple[str, str], dict[str, Any]] = {}
     index = read_jsonl(jobs_dir(root) / "index.jsonl")
     for job in index:
@@ -75,27 +90,27 @@ def status(output_dir: str | os.PathLike) -> Any:
             jobs[tuple(unit)] = job  # the latest job of each unit
     slurm_ids = [j["job"] for j in index if j.get("executor") == "slurm"]
     states = slurm.slurm_states(slurm_ids) if slurm_ids and shutil.which("squeue") else {}
-    rows = []
-    for (model, dataset), paths in plan.items():
-        held, claim = read_claim(claim_path(root, model, dataset), root)
-        state, written, reasons = unit_state(paths)
-        job = jobs.get((model, dataset))
-        if held:
-            state, who = "running", claim.get("job", "?")
-            reasons = [f"running in job {who} on {claim.get('host', '?')}"]
-        elif state == "failed":
-            who = claim.get("job", job["job"] if job else "")
-        elif state == "done":
-            who = claim.get("job", "")
-        else:
-            who = job["job"] if job else ""
-            reasons = [_pending_reason(root, job, states)] + reasons
-        rows.append({"model": model, "dataset": dataset, "state": state,
-                     "records": f"{written}/{len(paths)}", "job": who,
-                     "reason": "; ".join(r for r in reasons if r)})
-    return pd.DataFrame(rows, columns=["model", "dataset", "state", "records", "job",
-                                       "reason"])
+    return jobs, states
 
+
+def _unit_row(root: Path, model: str, dataset: str, paths: list[Path],
+              job: dict[str, Any] | None, states: Mapping) -> dict[str, Any]:
+    """The :func:`status` row of one unit: its claim first (running), then its records."""
+    held, claim = read_claim(claim_path(root, model, dataset), root)
+    state, written, reasons = unit_state(paths)
+    if held:
+        state, who = "running", claim.get("job", "?")
+        reasons = [f"running in job {who} on {claim.get('host', '?')}"]
+    elif state == "failed":
+        who = claim.get("job", job["job"] if job else "")
+    elif state == "done":
+        who = claim.get("job", "")
+    else:
+        who = job["job"] if job else ""
+        reasons = [_pending_reason(root, job, states)] + reasons
+    return {"model": model, "dataset": dataset, "state": state,
+            "records": f"{written}/{len(paths)}", "job": who,
+            "reason": "; ".join(r for r in reasons if r)}
 
 def _planned_records(root: Path) -> dict[tuple[str, str], list[Path]]:
     """``{(model, dataset): record files}`` of ``<root>/jobs/plan.jsonl``; a row that is
