@@ -167,7 +167,9 @@ def test_a_suite_run_leaves_remote_code_datasets_out_and_says_so(tmp_path, capsy
         pass
 
     def fake_evaluate(models, datasets, **kw):
-        seen["datasets"], seen["trust"] = list(datasets), kw["trust_remote_code"]
+        # the first dataset arrives loaded (the reachability check loaded it): its name
+        seen["datasets"] = [getattr(d, "name", d) for d in datasets]
+        seen["trust"] = kw["trust_remote_code"]
         raise Stop
 
     monkeypatch.setattr(stebkit.runs, "evaluate", fake_evaluate)
