@@ -44,8 +44,9 @@ assert len(compare) == 4 and compare["the language's list"].notna().all()
 # "die" by accident); the language's own list counts the words that carry an author's
 # habits. On some sets the English list counts no word at all in a passage: its vector
 # is zero, the cosine undefined, and that record fails (an empty cell above, the reason
-# in the run's log) — the reference's list has no "<other>" column to fall back on. The change differs in sign from language to language: set it beside the
-# bootstrap intervals (notebook 10's last table) before reading a gain into it.
+# in the run's log) — the reference's list has no "<other>" column to fall back on.
+# The change differs in sign from language to language: set it beside the bootstrap
+# intervals (notebook 10's last table) before reading a gain into it.
 
 # %% Exercise 2: the hardest language, and what lies behind it
 main = evaluate(MODELS, DATASETS).assign(language=lambda d: d["dataset"].map(language))
