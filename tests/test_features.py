@@ -43,7 +43,7 @@ def test_foundation_values_equal_lftk_extractor() -> None:
     # Oracle: LFTK's own extractor (which re-reads its lexicons for every document).
     ours = F.lftk_features(TEXTS)
     assert ours.shape == (2, 46)
-    docs = list(F._spacy_pipeline("en").pipe(TEXTS))
+    docs = list(F.spacy_pipeline("en").pipe(TEXTS))
     extractor = lftk.Extractor(docs=docs)
     extractor.customize(stop_words=True, punctuations=True)
     expected = extractor.extract(features=list(F.FOUNDATION_FEATURES))
@@ -83,12 +83,12 @@ def test_bad_inputs_name_the_problem() -> None:
 def test_missing_pipeline_or_library_says_what_to_install(monkeypatch) -> None:
     monkeypatch.setitem(F.SPACY_PIPELINES, "fr",
                         (("fr_pipeline_that_is_not_installed", "fr-pipeline-pkg==9"),))
-    F._spacy_pipeline.cache_clear()
+    F.spacy_pipeline.cache_clear()
     try:
         with pytest.raises(ModelUnavailable, match="pip install fr-pipeline-pkg==9"):
             F.lftk_features(TEXTS, language="fr")
     finally:
-        F._spacy_pipeline.cache_clear()
+        F.spacy_pipeline.cache_clear()
     monkeypatch.setitem(sys.modules, "lftk", None)
     with pytest.raises(ModelUnavailable, match="lftk==1.0.9"):
         F.lftk_features(TEXTS)
@@ -170,6 +170,6 @@ def test_the_store_is_keyed_by_text_pipeline_and_versions(tmp_path, monkeypatch)
 
 
 def test_the_pipeline_loads_only_the_components_features_read() -> None:
-    nlp = F._spacy_pipeline("en")
+    nlp = F.spacy_pipeline("en")
     assert not set(F.UNUSED_COMPONENTS) & set(nlp.component_names)
     assert {"tagger", "parser", "attribute_ruler", "lemmatizer"} <= set(nlp.pipe_names)

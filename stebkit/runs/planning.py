@@ -50,6 +50,15 @@ class Unit:
     def key(self) -> tuple[str, int]:
         return self.task, self.episode_size
 
+    def to_row(self, root: Path) -> dict[str, Any]:
+        """The unit as JSON, its record file relative to the results folder ``root``:
+        what travels to a job (:func:`plan_rows`)."""
+        return {"model": self.model, "dataset": self.spec.name, "task": self.task,
+                "episode_size": self.episode_size,
+                "episodes_per_label": self.episodes_per_label, "served": self.served,
+                "fingerprint": self.fingerprint,
+                "record": self.path.relative_to(root).as_posix()}
+
 
 @dataclass(frozen=True)
 class PlannedModel:
@@ -93,6 +102,52 @@ class Plan:
 
     def __getitem__(self, index: int) -> Unit:
         return self.units[index]
+
+
+def plan_rows(the_plan: Plan | PresetPlan) -> dict[tuple[str, str], list[dict[str, Any]]]:
+    """What jobs run of each model on each dataset of ``the_plan`` (every entry of a
+    preset's): its units as JSON rows (:meth:`Unit.to_row`), each with the protocol an
+    existing record must share and whether it is pending. A job makes its plan of them
+    (:func:`plan_of_rows`) instead of planning the run again.
+
+    >>> p = plan("random", "synthetic-authors-en", tasks=["clustering"], smoke=True,
+    ...          output_dir="unused")
+    >>> [(key, [(r["task"], r["episode_size"], r["record"], r["pending"]) for r in rows])
+    ...  for key, rows in plan_rows(p).items()]  # doctest: +NORMALIZE_WHITESPACE
+    [(('random', 'synthetic-authors-en'),
+      [('clustering', 1, 'random/synthetic-authors-en/clustering__e1.json', True),
+       ('clustering', 2, 'random/synthetic-authors-en/clustering__e2.json', True)])]
+    """
+    plans = the_plan.plans if isinstance(the_plan, PresetPlan) else (the_plan,)
+    rows: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for p in plans:
+        for u, protocol, due in zip(p.units, p.protocols, p.pending, strict=True):
+            rows.setdefault((u.model, u.spec.name), []).append(
+                {**u.to_row(p.root), "protocol": protocol, "pending": due})
+    return rows
+
+
+def plan_of_rows(rows: Sequence[Mapping[str, Any]], root: Path) -> Plan:
+    """The :class:`Plan` of ``rows`` (:func:`plan_rows`) with its record files in ``root``:
+    what a job runs. Only the names are looked up (the zoo entry of each model, the spec
+    of each dataset); nothing is planned again: no fingerprint computed, no record read.
+
+    >>> p = plan("random", "synthetic-authors-en", tasks=["retrieval"], smoke=True,
+    ...          output_dir="unused")
+    >>> again = plan_of_rows(plan_rows(p)["random", "synthetic-authors-en"], Path("unused"))
+    >>> again == p
+    True
+    """
+    from stebkit.datasets import get_spec
+
+    specs = {name: get_spec(name) for name in dict.fromkeys(r["dataset"] for r in rows)}
+    models = tuple(planned_model(name) for name in dict.fromkeys(r["model"] for r in rows))
+    units = tuple(Unit(r["model"], specs[r["dataset"]], FAMILIES[r["task"]],
+                       int(r["episode_size"]), r["episodes_per_label"], bool(r["served"]),
+                       r["fingerprint"], root / r["record"]) for r in rows)
+    return Plan(models, tuple((spec, None) for spec in specs.values()), units,
+                tuple(dict(r["protocol"]) for r in rows),
+                tuple(bool(r["pending"]) for r in rows), root)
 
 
 # --------------------------------------------------------------------------- inputs
@@ -144,7 +199,7 @@ def planned_model(name: str, given: Any = None) -> PlannedModel:
     """
     from stebkit.encoders import zoo
 
-    info = zoo._find(name)
+    info = zoo.find_model(name)
     return PlannedModel(name, given, info, _scoring(given, info))
 
 

@@ -197,6 +197,6 @@ def skipped(draft: Draft, reason: str, *, where: str, **fields: Any) -> Record:
 
 
 def _checked(draft: Draft, *, where: str, fix: str = RECOMPUTE) -> Record:
-    from stebkit.records.results import _jsonable
+    from stebkit.records.results import jsonable
 
-    return Record.from_json(_jsonable(draft), where=where, fix=fix)
+    return Record.from_json(jsonable(draft), where=where, fix=fix)

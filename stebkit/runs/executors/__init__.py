@@ -26,6 +26,11 @@ submits only the units that are missing or failed. The embedding cache writes on
 per batch under a fresh name and renames it into place, so several processes and nodes
 may fill it at once.
 
+The run is planned once, in the process that submits it: each job gets the planned units
+of its share (:func:`stebkit.runs.planning.plan_rows`: tasks, episode configurations,
+dataset fingerprints, record files, what is pending) and runs them as they are, planning
+nothing again.
+
 Every executor runs presets (``preset="benchmark"``): a unit then holds the records of
 each preset entry on its dataset, with the entry's episode sizes and episodes per label.
 

@@ -165,12 +165,14 @@ def _stuck(path: Path, holder: Mapping[str, Any]) -> str:
 
 @dataclass
 class JobUnit:
-    """One model on one dataset: its record files and whether some must be computed."""
+    """One model on one dataset: its record files, whether some must be computed, and
+    the planned units a job runs of it (:func:`stebkit.runs.planning.plan_rows`)."""
 
     model: str
     dataset: str
     records: tuple[Path, ...]
     pending: bool
+    rows: tuple[dict[str, Any], ...] = ()
 
     @property
     def label(self) -> str:

@@ -83,11 +83,14 @@ def _planned(models: Any, datasets: Any, root: Path, context: RunContext,
              options: dict[str, Any]) -> tuple[Plan | PresetPlan, list[JobUnit]]:
     """The run planned once (:func:`stebkit.runs.engine.plan_run`) and its units."""
     from stebkit.runs.engine import PresetPlan, plan_run
+    from stebkit.runs.planning import plan_rows
 
     the_plan = plan_run(models, datasets, context, output_dir=root, **options)
-    if isinstance(the_plan, PresetPlan):
-        return the_plan, preset_units(the_plan)
-    return the_plan, units_of(the_plan)
+    units = preset_units(the_plan) if isinstance(the_plan, PresetPlan) else units_of(the_plan)
+    rows = plan_rows(the_plan)
+    for unit in units:
+        unit.rows = tuple(rows[unit.model, unit.dataset])
+    return the_plan, units
 
 
 def units_of(the_plan: Plan) -> list[JobUnit]:
@@ -151,8 +154,7 @@ def run_submitted(names: tuple[list[str], list[str] | None], root: Path,
               file=sys.stderr)
     suite_files = sorted({str(f) for f in map(_suite_file, {u.dataset for u in units})
                           if f is not None})
-    evaluate_kwargs = {**asdict(context), **options, "output_dir": str(root.resolve())}
-    submission = _Submission(root, config, [u for u, _ in todo], evaluate_kwargs, suite_files,
+    submission = _Submission(root, config, [u for u, _ in todo], asdict(context), suite_files,
                              run=run)
     if todo:
         submission.start()
@@ -197,6 +199,19 @@ def _suite_file(dataset: str) -> Path | None:
 # --------------------------------------------------------------------------- submissions
 
 
+def job_payload(run: str, root: Path, units: Sequence[JobUnit], context: Mapping[str, Any],
+                suite_files: Sequence[str], **extra: Any) -> dict[str, Any]:
+    """What one job runs (:func:`~stebkit.runs.executors.worker.run_job`), as JSON: the
+    run's id, results folder and settings (``context``: the fields of
+    :class:`~stebkit.runs.context.RunContext`), the suite files to load, and ``units``
+    with their planned units (:attr:`JobUnit.rows`), so that no job plans the run again;
+    ``extra``: ``chunk``, ``offset``, ``cpus``."""
+    return {"run": run, "output_dir": str(Path(root).resolve()),
+            "units": [{"model": u.model, "dataset": u.dataset, "plan": list(u.rows)}
+                      for u in units],
+            "context": dict(context), "suite_files": list(suite_files), **extra}
+
+
 def _cpu_count() -> int:
     try:
         return len(os.sched_getaffinity(0))
@@ -221,15 +236,15 @@ KEPT_LOG_BYTES = 1 << 20
 
 class _Submission:
     def __init__(self, root: Path, config: ExecutorConfig, units: list[JobUnit],
-                 kwargs: dict[str, Any], suite_files: list[str], run: str) -> None:
-        self.root, self.config, self.units, self.kwargs = root, config, units, kwargs
+                 context: dict[str, Any], suite_files: list[str], run: str) -> None:
+        self.root, self.config, self.units, self.context = root, config, units, context
         self.suite_files, self.run = suite_files, run
         self.jobs: list[_Job] = []
         self.folder = jobs_dir(root)
 
     def _payload(self, units: Sequence[JobUnit], **extra: Any) -> dict[str, Any]:
-        return {"run": self.run, "units": [[u.model, u.dataset] for u in units],
-                "evaluate": self.kwargs, "suite_files": self.suite_files, **extra}
+        return job_payload(self.run, self.root, units, self.context, self.suite_files,
+                           **extra)
 
     def start(self) -> None:
         """Start the jobs (local workers or a SLURM array); a start that fails on a full

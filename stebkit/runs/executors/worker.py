@@ -53,11 +53,14 @@ def _on_signal(signum: int, frame: Any) -> None:
 def run_job(payload: Mapping[str, Any]) -> dict[str, Any]:
     """Run the units of one job (a SLURM array task or a local worker).
 
-    ``payload``: ``run`` (id of the submission), ``units`` (``[model, dataset]`` pairs, in
-    order), ``evaluate`` (arguments of :func:`stebkit.evaluate`, ``output_dir``
-    included), ``suite_files`` (suite files to load first), ``chunk`` (units of one model
-    run per :func:`~stebkit.runs.engine.run` call; default: all of them), ``offset``
-    (where in ``units`` this worker starts) and ``cpus`` (CPUs to pin the process to).
+    ``payload``: ``run`` (id of the submission), ``output_dir`` (the results folder),
+    ``units`` (in order, each ``{"model", "dataset", "plan"}``: the rows of its planned
+    units, :func:`stebkit.runs.planning.plan_rows`), ``context`` (the run's settings,
+    :class:`~stebkit.runs.context.RunContext`), ``suite_files`` (suite files to load
+    first), ``chunk`` (units of one model run per :func:`~stebkit.runs.engine.run_plan`
+    call; default: all of them), ``offset`` (where in ``units`` this worker starts) and
+    ``cpus`` (CPUs to pin the process to). The job runs the plan it is given: it plans
+    nothing again.
     Units another live process holds, or that this submission already finished, are
     passed over; while another run holds the results folder's run lock
     (:func:`~stebkit.runs.executors.jobfiles.run_lock`), the job runs nothing and fails,
@@ -76,10 +79,11 @@ def run_job(payload: Mapping[str, Any]) -> dict[str, Any]:
 
         for file in payload["suite_files"]:
             load_suite(file)
-    context, options = RunContext.split({**payload["evaluate"], "show_progress": False})
-    root = Path(options["output_dir"])
+    context = RunContext(**{**payload["context"], "show_progress": False})
+    root = Path(payload["output_dir"])
     run, job = payload["run"], _job_name()
-    units = [tuple(u) for u in payload["units"]]
+    planned = {(u["model"], u["dataset"]): u["plan"] for u in payload["units"]}
+    units = list(planned)
     offset = int(payload.get("offset", 0)) % max(1, len(units))
     order = units[offset:] + units[:offset]
     chunk = int(payload.get("chunk") or len(units) or 1)
@@ -87,7 +91,7 @@ def run_job(payload: Mapping[str, Any]) -> dict[str, Any]:
     _log(f"job {job}: {len(units)} unit(s), output {root}")
     try:
         with run_lock(root, {**info, "started": now(), "settings": "(a job of the run)"}):
-            ran, passed = _run_units(order, chunk, root, run, info, context, options,
+            ran, passed = _run_units(order, chunk, root, run, info, context, planned,
                                      kept_models={})  # each model is built once per job
     except BaseException as err:
         write_outcome(root, run, job, "interrupted" if isinstance(err, JobInterrupted)
@@ -99,14 +103,17 @@ def run_job(payload: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _run_units(order: Sequence[tuple[str, str]], chunk: int, root: Path, run: str,
-               info: Mapping[str, Any], context: Any, options: Mapping[str, Any], *,
+               info: Mapping[str, Any], context: Any,
+               planned: Mapping[tuple[str, str], Sequence[Mapping[str, Any]]], *,
                kept_models: dict[tuple[Any, ...], Any]) -> tuple[int, int]:
     """Claim and run ``order`` in chunks of one model (see :func:`run_job`) with the run's
-    ``context`` (a :class:`stebkit.runs.engine.RunContext`), ``options`` (what to plan:
-    :func:`stebkit.runs.engine.run`) and the models built so far (``kept_models``)."""
+    ``context`` (a :class:`stebkit.runs.engine.RunContext`), the planned units of each
+    (``planned``: rows of :func:`stebkit.runs.planning.plan_rows`) and the models built
+    so far (``kept_models``)."""
     import gc
 
-    from stebkit.runs.engine import run as run_here
+    from stebkit.runs.engine import run_plan
+    from stebkit.runs.planning import plan_of_rows
 
     ran = passed = 0
     run_datasets = list(dict.fromkeys(d for _, d in order))
@@ -142,7 +149,8 @@ def _run_units(order: Sequence[tuple[str, str]], chunk: int, root: Path, run: st
         try:
             _prepare_datasets(datasets, {"seed": context.seed, "smoke": context.smoke},
                               run_datasets)
-            run_here(model, datasets, context, kept_models=kept_models, **options)
+            rows = [row for unit, _ in held for row in planned[unit]]
+            run_plan(plan_of_rows(rows, root), context, kept_models=kept_models)
             ok = True
         except JobInterrupted as err:
             _log(f"{err}; unfinished: {', '.join(datasets)}")
