@@ -50,7 +50,7 @@ test: setup
 	STEBKIT_FAST=1 $(PY) -m pytest -m "" -p no:cacheprovider $(XDIST)
 
 test-fast: setup
-	STEBKIT_FAST=1 $(PY) -m pytest -m "not slow and not notebook and not site" -x -q $(XDIST)
+	STEBKIT_FAST=1 $(PY) -m pytest -m "not slow and not notebook and not site and not slurm" -x -q $(XDIST)
 
 # Every notebook executed in full mode and stored with its outputs in notebooks/ (paths
 # relative, checked for errors, machine paths, fast-mode traces and size; one that fails

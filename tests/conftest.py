@@ -56,8 +56,12 @@ SLURM = "slurm"
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(config, items):
     """Run the notebooks first and the website tests last, so that the website reuses the
-    notebook executions of this run; under pytest-xdist (``--dist loadgroup``), keep the
-    tests that share a resource on one worker (:func:`shared_resource_groups`)."""
+    notebook executions of this run; mark the tests that use the SLURM cluster ``slurm``
+    (before ``-m`` selects); under pytest-xdist (``--dist loadgroup``), keep the tests that
+    share a resource on one worker (:func:`shared_resource_groups`)."""
+    for item in items:
+        if SLURM in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slurm)
     items.sort(key=lambda item: (item.get_closest_marker("site") is not None,
                                  item.get_closest_marker("notebook") is None))
     grouping = getattr(config.option, "loadgroup", False)  # a worker of --dist loadgroup

@@ -59,6 +59,7 @@ def test_unknown_names_print_the_closest_ones_and_exit_2(argv, match, capsys, tm
     assert "Traceback" not in captured.err and not list(tmp_path.rglob("*.json"))
 
 
+@pytest.mark.slow
 def test_run_then_leaderboard_on_real_smoke_data(tmp_path, capsys, mirror):
     out, figs = tmp_path / "results", tmp_path / "figures"
     argv = ["run", "--suite", "smoke", "--models", "random", "tfidf-char", "function-words",

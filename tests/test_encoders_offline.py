@@ -90,6 +90,7 @@ print(hashlib.sha256(get_encoder("use-multilingual").encode(texts).tobytes()).he
 """
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2,
                     reason="needs two CPUs to compare one- and two-core processes")
 def test_use_multilingual_gives_the_same_bits_on_one_core_and_on_two(tmp_path):

@@ -102,6 +102,7 @@ zoo.build_encoder = build_encoder
 '''
 
 
+@pytest.mark.slow
 def test_local_executor_identical_to_sequential(reference, tmp_path, monkeypatch):
     hook = tmp_path / "hook"
     hook.mkdir()
@@ -143,6 +144,7 @@ print(json.dumps([r["metrics"] for r in res], sort_keys=True))
 """
 
 
+@pytest.mark.slow
 def test_task_numbers_do_not_depend_on_the_blas_threads(mirror, tmp_path):
     # a local worker runs its BLAS on one thread, a sequential run on every core; on this
     # dataset two threads used to move an AUC in its 7th digit (0.5320419 vs 0.5320421)
@@ -160,6 +162,7 @@ def test_task_numbers_do_not_depend_on_the_blas_threads(mirror, tmp_path):
 PRESET_DATASETS = ["synthetic-authors-en", "synthetic-order-en", "synthetic-author-pairs-en"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("preset", ["benchmark", "fast"])
 def test_presets_run_with_the_local_executor(preset, tmp_path):
     # each preset sets every family's episode sizes and episodes per label; the units a
@@ -202,6 +205,7 @@ def test_presets_run_with_the_local_executor(preset, tmp_path):
                                          "pan15_authorship_verification_english_test"}
 
 
+@pytest.mark.slow
 def test_datasets_of_one_source_are_processed_together(tmp_path, monkeypatch):
     # the UD-EWT probing sets share one spaCy analysis: the worker that processes one of
     # them processes the run's others too, and leaves datasets of other sources alone
@@ -255,6 +259,7 @@ def test_a_claim_is_owned_by_one_process_and_freed_when_it_dies(tmp_path):
     claim.release()
 
 
+@pytest.mark.slow
 def test_status_reports_done_failed_running_and_pending(reference, tmp_path, capsys):
     out = tmp_path / "res"
     assert main(["run", "--suite", "smoke", "--models", "random", "LUAR-MUD", "--datasets",

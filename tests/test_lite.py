@@ -45,6 +45,7 @@ def test_declared_suite_is_broad():
         assert spec.citation and spec.description and spec.license.name
 
 
+@pytest.mark.slow
 def test_every_smoke_dataset_has_its_task_columns(smoke):
     for name, (frame, _, other) in smoke.items():
         spec = BY_NAME[name]
@@ -57,6 +58,7 @@ def test_every_smoke_dataset_has_its_task_columns(smoke):
         assert frame["label"].map(lambda t: isinstance(t, str) and t != "").all()
 
 
+@pytest.mark.slow
 def test_smoke_sizes_and_episode_feasibility(smoke):
     for name, (frame, _, _) in smoke.items():
         spec = BY_NAME[name]
@@ -85,6 +87,7 @@ def test_smoke_sizes_and_episode_feasibility(smoke):
             assert set(frame["split"]) == {"train", "validation", "test"}, name
 
 
+@pytest.mark.slow
 def test_passages_respect_the_length_cap(smoke):
     for name, (frame, _, _) in smoke.items():
         longest = frame["text"].map(n_words).max()
@@ -94,12 +97,14 @@ def test_passages_respect_the_length_cap(smoke):
         assert words.between(60, 120).all(), name
 
 
+@pytest.mark.slow
 def test_documented_filters_report_their_counts(smoke):
     for name in ("m4-rus-detection", "m4-deu-detection", "shakespeare-modern"):
         messages = [str(w.message) for w in smoke[name][1]]
         assert messages and all(name in m and "dropped" in m for m in messages), name
 
 
+@pytest.mark.slow
 def test_eltec_designs_use_both_novels(smoke):
     retrieval = smoke["eltec-deu-retrieval"][0]
     for _, group in retrieval.groupby("label"):
@@ -112,6 +117,7 @@ def test_eltec_designs_use_both_novels(smoke):
     assert not pairs["text"].duplicated().any()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["stel-emotives", "bible-versions", "eltec-spa-verification",
                                   "m4-ind-detection", "informal-formality"])
 def test_seed_determinism(mirror, name):

@@ -227,6 +227,7 @@ def test_notebook_executes_in_fast_mode(path):
     print(f"{path.name}: {elapsed:.1f} s in fast mode")
 
 
+@pytest.mark.slow
 def test_a_library_warning_is_one_line_of_the_notebooks_output(tmp_path, monkeypatch):
     """In a real kernel: a load report raised deep in the library shows as one line of the
     cell's own output (no stderr box, no file, no source line)."""

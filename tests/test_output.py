@@ -40,6 +40,7 @@ def smoke_run(mirror, tmp_path_factory):
     return proc, cwd
 
 
+@pytest.mark.slow
 def test_a_smoke_run_prints_a_few_kilobytes_without_internal_paths(smoke_run):
     proc, _ = smoke_run
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -78,6 +79,7 @@ def test_loading_wordllama_leaves_the_logging_configuration_alone():
     assert out.stdout.split() == ["0", str(logging.WARNING)]
 
 
+@pytest.mark.slow
 def test_a_run_writes_its_figures_beside_its_results(smoke_run):
     from stebkit.records.results import Results
 
@@ -94,6 +96,7 @@ def test_a_run_writes_its_figures_beside_its_results(smoke_run):
                                 for r in rus)
 
 
+@pytest.mark.slow
 def test_the_leaderboard_command_says_which_differences_are_significant(smoke_run, capsys):
     _, cwd = smoke_run
     assert cli.main(["leaderboard", str(cwd / "out")]) == 0

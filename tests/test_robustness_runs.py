@@ -208,6 +208,7 @@ results.write_record = write_record
 '''
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("executor", ["sequential", "local"])
 def test_ctrl_c_prints_one_line_and_the_rerun_resumes(executor, tmp_path):
     hook = tmp_path / "hook"

@@ -249,6 +249,7 @@ def test_info_nce_matches_hand_computation():
 # -- model -------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_dropout1d_drops_whole_hidden_dimensions_per_text(tiny):
     import torch
 
@@ -273,6 +274,7 @@ def test_dropout1d_drops_whole_hidden_dimensions_per_text(tiny):
 # -- training ----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_training_lowers_the_loss_on_held_fixed_pairs(tiny, run_full):
     import torch
 
@@ -298,6 +300,7 @@ def test_training_lowers_the_loss_on_held_fixed_pairs(tiny, run_full):
     assert len(run_full.losses) == 4 and all(np.isfinite(run_full.losses))
 
 
+@pytest.mark.slow
 def test_training_lowers_the_content_controlled_loss(tiny_units, run_full):
     """Same style + other content is pulled closer than same content + other style."""
     import torch
@@ -320,6 +323,7 @@ def test_training_lowers_the_content_controlled_loss(tiny_units, run_full):
         *load_base(base_model_path()))
 
 
+@pytest.mark.slow
 def test_same_seed_gives_identical_weights_other_seed_does_not(tiny_data, run_full, tmp_path):
     again = _train(tiny_data, tmp_path / "again", checkpoint_every=4)
     assert _same_weights(_weights(run_full), _weights(again))
@@ -334,6 +338,7 @@ def test_same_seed_gives_identical_weights_other_seed_does_not(tiny_data, run_fu
 STORED_LOSSES = [14.257633209228516, 15.372465133666992, 14.147212028503418, 11.05677318572998]
 
 
+@pytest.mark.slow
 def test_training_follows_the_random_streams_of_the_stored_run(run_full):
     """Batches, hard negatives, dropout masks and learning rates as before: the losses
     of the stored run (produced by the code of commit c37a596, before the split into
@@ -341,6 +346,7 @@ def test_training_follows_the_random_streams_of_the_stored_run(run_full):
     np.testing.assert_allclose(run_full.losses, STORED_LOSSES, rtol=1e-4)
 
 
+@pytest.mark.slow
 def test_resume_reproduces_the_uninterrupted_run(tiny_data, run_full, tmp_path):
     out = tmp_path / "resumed"
     half = _train(tiny_data, out, until_step=2)
@@ -355,6 +361,7 @@ def test_resume_reproduces_the_uninterrupted_run(tiny_data, run_full, tmp_path):
         _train(tiny_data, out, learning_rate=5e-5)
 
 
+@pytest.mark.slow
 def test_saved_model_loads_with_automodel_and_gives_the_same_embeddings(tiny, run_full):
     from transformers import AutoModel, AutoTokenizer
 
@@ -382,6 +389,7 @@ def test_saved_model_loads_with_automodel_and_gives_the_same_embeddings(tiny, ru
     assert "learning_rate" in card and "Jane Austen" in card
 
 
+@pytest.mark.slow
 def test_model_card_gets_the_evaluation_scores(run_full):
     import json
 
