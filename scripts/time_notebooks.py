@@ -5,8 +5,9 @@ Each measurement executes a notebook as a student runs it (``docs/build_site.py`
 execution: a kernel, the notebook's folder as working folder), in a scratch copy of the
 project so that nothing of this checkout changes:
 
-1. the scratch project holds a copy of ``notebooks/``, links to the rest of the repository
-   (``examples/``, ``pyproject.toml``, ...), an empty ``results/`` — except, in full mode,
+1. the scratch project holds copies of ``notebooks/`` and ``figures/`` (what a notebook
+   writes stays there), links to the rest of the repository (``examples/``,
+   ``pyproject.toml``, ...), an empty ``results/`` — except, in full mode,
    a copy of ``results/lite``, the records of ``make demo`` that full-mode notebooks read
    (a student runs ``make demo`` first) — and an empty ``STEBKIT_CACHE``;
 2. the notebook runs twice: the first run from the empty cache (*cold*: data processed,
@@ -48,8 +49,9 @@ NOTEBOOKS = ROOT / "notebooks"
 TABLE = ROOT / "docs" / "data" / "notebook_times.csv"
 BUILDER = ROOT / "docs" / "build_site.py"
 COLUMNS = ("notebook", "mode", "cold_s", "warm_s", "cores", "load_at_start", "measured")
-SCRATCH_SKIP = {"notebooks", "results", ".cache", "course", "build", ".git", ".venv"}
-"""Top-level entries of the repository the scratch project does not link to."""
+SCRATCH_SKIP = {"notebooks", "results", "figures", ".cache", "course", "build", ".git", ".venv"}
+"""Top-level entries of the repository the scratch project does not link to (it has its own
+copies: a notebook writes its figures and results there, never over tracked files)."""
 TIME_SENTENCE = re.compile(r"(?:Measured on 2 CPU cores|Time on \d+ CPU cores)"
                            r"[^\n]*(?:\n(?!\n)[^\n]*)*")
 """The sentence of a notebook's opening cell that states its times (up to the paragraph's
@@ -91,6 +93,8 @@ def scratch_project(folder: Path, *, full: bool) -> Path:
         if entry.name not in SCRATCH_SKIP:
             (folder / entry.name).symlink_to(entry)
     shutil.copytree(NOTEBOOKS, folder / "notebooks")
+    if (ROOT / "figures").is_dir():
+        shutil.copytree(ROOT / "figures", folder / "figures")
     (folder / "results").mkdir()
     if full and (ROOT / "results" / "lite").is_dir():
         shutil.copytree(ROOT / "results" / "lite", folder / "results" / "lite")
@@ -142,7 +146,8 @@ def time_sentence(rows: dict[tuple[str, str], dict[str, str]], name: str) -> str
             continue
         cores, date = row["cores"], max(date, row["measured"])
         cold, warm = (site_builder().duration(row[k]) for k in ("cold_s", "warm_s"))
-        parts.append(f"{mode} mode {cold} from an empty cache, {warm} warm")
+        after = " (after `make demo`, whose records it reads)" if mode == "full" else ""
+        parts.append(f"{mode} mode{after} {cold} from an empty cache, {warm} warm")
     return (f"Time on {cores} CPU cores (`scripts/time_notebooks.py`, {date}): "
             + "; ".join(parts) + ".")
 

@@ -376,6 +376,7 @@ def test_make_course_copies_the_notebooks_and_keeps_a_students_work(tmp_path):
     assert ignored.returncode == 0, "course/ is not git-ignored"
 
 
+@pytest.mark.slow
 def test_notebook_times_are_measured_cold_then_warm_and_written(tmp_path, monkeypatch):
     """``scripts/time_notebooks.py`` on a constructed project: a notebook that is slow only
     while its cache is empty is measured cold (slow) and then warm (fast), in a scratch
@@ -387,12 +388,14 @@ def test_notebook_times_are_measured_cold_then_warm_and_written(tmp_path, monkey
     timer = repo_scripts.load("scripts/time_notebooks.py")
     (tmp_path / "notebooks").mkdir()
     (tmp_path / "examples").mkdir()
+    (tmp_path / "figures").mkdir()
     first = ("# 98 · Timed\n\n**Open it yourself.** Run it.\nMeasured on 2 CPU cores shared "
              "with other jobs:\nfast mode took 2 min.\n\nNext paragraph.")
     cell = new_code_cell(
         "import os, pathlib, time\n"
         "mark = pathlib.Path(os.environ['STEBKIT_CACHE'], 'done')\n"
         "assert pathlib.Path('../examples').is_dir()  # the rest of the project is there\n"
+        "pathlib.Path('../figures/made.pdf').write_text('a figure')\n"
         "if not mark.exists():\n"
         "    time.sleep(10); mark.parent.mkdir(parents=True); mark.touch()",
         outputs=[new_output("stream", text="stored\n")])
@@ -407,6 +410,7 @@ def test_notebook_times_are_measured_cold_then_warm_and_written(tmp_path, monkey
     row = timer.read_table(tmp_path / "times.csv")["98_timed.ipynb", "fast"]
     assert int(row["cold_s"]) >= 10 and int(row["cold_s"]) >= int(row["warm_s"]) + 7
     assert not (tmp_path / "my-cache").exists()  # the scratch project had a cache of its own
+    assert not (tmp_path / "figures" / "made.pdf").exists()  # and figures: none written here
     nb = json.loads((tmp_path / "notebooks" / "98_timed.ipynb").read_text(encoding="utf-8"))
     text = "".join(nb["cells"][0]["source"])
     assert "Measured on 2 CPU cores" not in text and text.endswith("\n\nNext paragraph.")
