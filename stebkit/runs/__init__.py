@@ -3,7 +3,7 @@
 Its public face: :func:`evaluate` (``stebkit.evaluate``), the settings of a run
 (:class:`RunContext`) and what it keeps between its units (:class:`RunState`), the run
 planned once (:func:`plan`, :func:`plan_preset`: a :class:`Plan` or :class:`PresetPlan`
-of :class:`Unit` values), run in this process (:func:`run`, :func:`run_plan`), what a
+of :class:`Unit` values), run in this process (:func:`run_plan`), what a
 ``stebkit run`` asks for (:class:`RunRequest`).
 
 >>> import tempfile
@@ -35,10 +35,10 @@ The modules, in the order a run goes through them:
 from __future__ import annotations
 
 from stebkit.runs.context import RunContext, RunState
-from stebkit.runs.engine import run, run_plan
+from stebkit.runs.engine import run_plan
 from stebkit.runs.evaluation import evaluate
 from stebkit.runs.planning import Plan, PresetPlan, Unit, plan, plan_preset
 from stebkit.runs.request import RunRequest
 
 __all__ = ["evaluate", "RunContext", "RunState", "plan", "plan_preset", "Plan", "PresetPlan",
-           "Unit", "run", "run_plan", "RunRequest"]
+           "Unit", "run_plan", "RunRequest"]

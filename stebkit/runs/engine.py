@@ -21,9 +21,9 @@ The settings of a run are one frozen :class:`~stebkit.runs.context.RunContext` (
 smoke, batch size, sampling, overwrite, device, cache, trust, progress); what it keeps
 between units (the models built, the datasets loaded, the inputs built) is one
 :class:`~stebkit.runs.context.RunState`.
-:func:`run` plans and runs in this process, as the sequential executor and each job of the
-local and SLURM executors do; :func:`stebkit.evaluate` (:mod:`stebkit.runs.evaluation`) is
-the public entry point.
+:func:`run_plan` runs a plan in this process: the sequential executor runs the plan made
+once, and each job of the local and SLURM executors the share of it that it is given;
+:func:`stebkit.evaluate` (:mod:`stebkit.runs.evaluation`) is the public entry point.
 
 A failure is recorded (``status: "failed"``, with the error) and the run goes on, except
 a fault of the machine that every result would hit (a full disk, a read-only cache:
@@ -76,7 +76,7 @@ from stebkit.runs.planning import (
 from stebkit.tasks import TaskFamily
 from stebkit.tasks.inputs import TaskInput, keep_texts, restrict
 
-__all__ = ["plan_run", "run", "run_plan", "progress_interval", "evaluate_units", "stops_the_run"]
+__all__ = ["plan_run", "run_plan", "progress_interval", "evaluate_units", "stops_the_run"]
 
 log = logging.getLogger(__name__)
 
@@ -167,27 +167,6 @@ def plan_run(models: Any, datasets: Any, context: RunContext, *,
         raise ValueError("datasets is missing: pass dataset names or Datasets (or a preset)")
     return plan(models, datasets, tasks=tasks, episode_sizes=episode_sizes,
                 output_dir=output_dir, episodes_per_label=episodes_per_label, context=context)
-
-
-def run(models: Any, datasets: Any, context: RunContext, *,
-        tasks: Sequence[str] | None = None, output_dir: str | os.PathLike = "results",
-        episode_sizes: Any = None, episodes_per_label: Any = None,
-        preset: str | None = None, kept_models: dict[tuple[Any, ...], Any] | None = None
-        ) -> Results:
-    """Plan the run once with the settings of ``context`` (:func:`plan_run`) and run it in
-    this process (:func:`run_plan`, which ``kept_models`` is handed to): the engine behind
-    :func:`stebkit.evaluate`, and what each local or SLURM job runs on its units.
-
-    >>> import tempfile
-    >>> res = run("random", "synthetic-authors-en", RunContext(smoke=True, show_progress=False),
-    ...           tasks=["retrieval"], output_dir=tempfile.mkdtemp())
-    >>> res.ok, res.main_frame()[["model", "dataset", "task", "metric"]].values.tolist()
-    (True, [['random', 'synthetic-authors-en', 'retrieval', 'mrr']])
-    """
-    return run_plan(plan_run(models, datasets, context, tasks=tasks, output_dir=output_dir,
-                             episode_sizes=episode_sizes,
-                             episodes_per_label=episodes_per_label, preset=preset), context,
-                    kept_models=kept_models)
 
 
 def run_plan(the_plan: Plan | PresetPlan, context: RunContext, *,
