@@ -208,6 +208,13 @@ results.write_record = write_record
 '''
 
 
+def _as_in_a_terminal() -> None:
+    """Ctrl-C's default action in the child, as in a terminal's foreground job: a test
+    run started in the background (a shell without job control) ignores SIGINT, and a
+    process inherits that."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("executor", ["sequential", "local"])
 def test_ctrl_c_prints_one_line_and_the_rerun_resumes(executor, tmp_path):
@@ -223,7 +230,7 @@ def test_ctrl_c_prints_one_line_and_the_rerun_resumes(executor, tmp_path):
             str(out), "--figures", str(tmp_path / "f"), "--no-progress", "--executor",
             executor, "--jobs", "1"]
     proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)
+                            text=True, start_new_session=True, preexec_fn=_as_in_a_terminal)
     deadline = time.time() + 120
     while not marker.exists() and time.time() < deadline and proc.poll() is None:
         time.sleep(0.1)
