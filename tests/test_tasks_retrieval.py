@@ -114,8 +114,18 @@ def test_bad_input() -> None:
         retrieval(q, [0, 1], q, [0])
     with pytest.raises(ValueError, match="no query label"):
         retrieval(q, [0, 1], q, [2, 3])
-    with pytest.raises(ValueError, match="query_emb contains 1 zero"):
-        retrieval(np.array([[0.0, 0, 0], [1, 0, 0]]), [0, 1], q, [0, 1])
+
+
+def test_zero_vectors_are_at_cosine_distance_one_as_in_the_reference() -> None:
+    """The reference ranks by ``pairwise_distances(metric="cosine")`` (the oracle's), where
+    a zero query or target is at distance 1 from everything: a zero query ranks every
+    target as a tie (in target order here), a zero target sits at similarity 0."""
+    rng = np.random.default_rng(7)
+    qy, ty = rng.integers(0, 4, 30), rng.integers(0, 4, 80)
+    q, t = rng.normal(size=(30, 6)), rng.normal(size=(80, 6))
+    q[[0, 9]] = 0.0
+    t[[3, 4, 50]] = 0.0
+    check(retrieval(q, qy, t, ty), oracle(q, qy, t, ty))
 
 
 def test_accepts_pandas_labels() -> None:

@@ -11,7 +11,9 @@ from stebkit.tasks import stel
 
 
 def cos(u: np.ndarray, v: np.ndarray) -> float:
-    return float(u @ v / np.linalg.norm(u) / np.linalg.norm(v))
+    """Cosine similarity, 0 with a zero vector (scikit-learn's ``cosine_similarity``)."""
+    norms = np.linalg.norm(u) * np.linalg.norm(v)
+    return float(u @ v / norms) if norms else 0.0
 
 
 def published_rules(a1, a2, s1, s2, correct) -> tuple[float, float]:
@@ -44,6 +46,17 @@ def test_matches_published_rules(seed: int, n: int) -> None:
     other = style[1] + rng.normal(size=(n, 5))
     s1 = np.where(correct[:, None] == 1, same, other)
     s2 = np.where(correct[:, None] == 1, other, same)
+    result = stel(a1, a2, s1, s2, correct)
+    quad, triple = published_rules(a1, a2, s1, s2, correct)
+    assert result["accuracy"] == pytest.approx(quad)
+    assert result["or_content_accuracy"] == pytest.approx(triple)
+
+
+def test_a_zero_vector_has_cosine_zero() -> None:
+    rng = np.random.default_rng(11)
+    a1, a2, s1, s2 = (rng.normal(size=(6, 4)) for _ in range(4))
+    a1[0] = s1[1] = s2[2] = a2[3] = 0.0
+    correct = np.array([1, 2, 1, 2, 1, 2])
     result = stel(a1, a2, s1, s2, correct)
     quad, triple = published_rules(a1, a2, s1, s2, correct)
     assert result["accuracy"] == pytest.approx(quad)

@@ -98,8 +98,8 @@ class TfidfEncoder(_ConcatenatedEpisodes):
     of n-grams of equal frequency at the cut, the first in string order, :data:`TIES`);
     weights: smoothed IDF, rows L2-normalised (scikit-learn's ``TfidfVectorizer``
     defaults, as the reference). One more column, :data:`OTHER`, counts the text's n-grams
-    outside the vocabulary (weight 1), so that no text gets the zero vector — cosine
-    similarity is undefined for it — and texts in another language or script still
+    outside the vocabulary (weight 1), so that no text gets the zero vector (which has
+    cosine similarity 0 with every text) and texts in another language or script still
     compare; an empty text is all ``OTHER``. Without out-of-vocabulary n-grams the
     vocabulary columns equal ``TfidfVectorizer``'s output.
 

@@ -21,12 +21,12 @@ def degenerate(message: str) -> float:
     return float("nan")
 
 
-def embeddings(x: object, name: str, *, ndim: int = 2, nonzero: bool = True) -> np.ndarray:
+def embeddings(x: object, name: str, *, ndim: int = 2) -> np.ndarray:
     """Validate a float embedding array of ``ndim`` dimensions and return it as an ndarray.
 
     Floating dtypes are kept (float32 stays float32); integer or boolean arrays are refused
-    so that a label array passed by mistake is caught. With ``nonzero`` every vector (the
-    last axis) must have a non-zero norm, as cosine similarity requires.
+    so that a label array passed by mistake is caught. Zero vectors are valid: their
+    cosine similarity is 0 (:func:`stebkit.tasks.similarity.unit_rows`).
     """
     if not isinstance(x, np.ndarray):
         if isinstance(x, (list, tuple)) or hasattr(x, "__array__"):
@@ -44,12 +44,6 @@ def embeddings(x: object, name: str, *, ndim: int = 2, nonzero: bool = True) -> 
         bad = np.argwhere(~np.isfinite(x))[0]
         raise ValueError(f"{name} contains NaN or infinite values (first at index "
                          f"{tuple(int(i) for i in bad[:-1])}); clean or re-encode those texts")
-    if nonzero:
-        zero = ~np.any(x != 0, axis=-1)
-        if zero.any():
-            first = tuple(int(i) for i in np.argwhere(zero)[0])
-            raise ValueError(f"{name} contains {int(zero.sum())} zero vector(s) (first at index "
-                             f"{first}); cosine similarity is undefined for them")
     return x
 
 

@@ -98,7 +98,7 @@ def _checked_splits(X_train, y_train, X_val, y_val, X_test, y_test
     splits = {}
     for name, X, y in (("train", X_train, y_train), ("val", X_val, y_val),
                        ("test", X_test, y_test)):
-        X = _checks.embeddings(X, f"X_{name}", nonzero=False)
+        X = _checks.embeddings(X, f"X_{name}")
         splits[name] = (X, _checks.labels(y, f"y_{name}", X.shape[0], f"X_{name}"))
     dims = {X.shape[1] for X, _ in splits.values()}
     if len(dims) != 1:

@@ -50,7 +50,7 @@ def clustering(embeddings: np.ndarray, labels: np.ndarray, *, batch_size: int = 
     Parameters
     ----------
     embeddings : ndarray of shape (n, d)
-        Float embeddings (zero vectors are allowed: no cosine is involved).
+        Float embeddings (zero vectors allowed).
     labels : array-like of shape (n,)
         Reference classes; at least two distinct values.
     batch_size, seed, n_runs : int, default 32, 42 and 1
@@ -75,7 +75,7 @@ def clustering(embeddings: np.ndarray, labels: np.ndarray, *, batch_size: int = 
     >>> clustering(emb, [0, 0, 1, 1])["v_measure"]
     1.0
     """
-    x = _checks.embeddings(embeddings, "embeddings", nonzero=False)
+    x = _checks.embeddings(embeddings, "embeddings")
     x = np.abs(x) if check_scoring(scoring) == "l1" else x
     y = _checks.labels(labels, "labels", x.shape[0], "embeddings")
     code, k = _checked_codes(y, n_runs=n_runs, batch_size=batch_size)

@@ -64,7 +64,8 @@ def order_alignment(embeddings: np.ndarray, labels: np.ndarray) -> TaskResult:
     ----------
     embeddings : ndarray of shape (n_sequences, n_positions, d)
         Embeddings of each sequence's texts, ordered from most to least intense; at least
-        2 positions; no zero or non-finite vectors.
+        2 positions; finite (a zero vector has cosine 0 with every text, as in the
+        reference).
     labels : array-like of shape (n_sequences,)
         Only sequences with equal labels are compared.
 

@@ -128,7 +128,8 @@ def all_to_all_pairs(embeddings: np.ndarray, labels: np.ndarray, *,
     Parameters
     ----------
     embeddings : ndarray of shape (n, d)
-        Float embeddings, one per text; no zero or non-finite vectors.
+        Float embeddings, one per text, finite (a zero vector has cosine 0 with every
+        text, as in the reference).
     labels : array-like of shape (n,)
         Author or style label of each text.
     per_label : bool, default False
@@ -136,7 +137,7 @@ def all_to_all_pairs(embeddings: np.ndarray, labels: np.ndarray, *,
         for label L the pairs touching L, positive when both texts are L
         (``details["per_label"][L]``: ``auc`` and ``eer``).
     scoring : {"cosine", "l1"}, default "cosine"
-        How a pair is scored (see :data:`SCORINGS`); ``"l1"`` accepts zero vectors.
+        How a pair is scored (see :data:`SCORINGS`).
 
     Returns
     -------
@@ -171,7 +172,7 @@ def all_to_all_pairs(embeddings: np.ndarray, labels: np.ndarray, *,
 def _checked_pair_set(embeddings: object, labels: object, scoring: str
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The checked labels, their integer codes and the rows prepared for ``scoring``."""
-    x = _checks.embeddings(embeddings, "embeddings", nonzero=scoring == "cosine")
+    x = _checks.embeddings(embeddings, "embeddings")
     y = _checks.labels(labels, "labels", x.shape[0], "embeddings")
     if x.shape[0] < 2:
         raise ValueError("embeddings must have at least 2 rows to form a pair")
@@ -237,8 +238,8 @@ def pair_scores(emb_a: np.ndarray, emb_b: np.ndarray, scoring: str = "cosine") -
     array([-1., -1.])
     """
     scoring = check_scoring(scoring)
-    xa = _checks.embeddings(emb_a, "emb_a", nonzero=scoring == "cosine")
-    xb = _checks.embeddings(emb_b, "emb_b", nonzero=scoring == "cosine")
+    xa = _checks.embeddings(emb_a, "emb_a")
+    xb = _checks.embeddings(emb_b, "emb_b")
     if xa.shape != xb.shape:
         raise ValueError(f"emb_a has shape {xa.shape} but emb_b has shape {xb.shape}; "
                          "each trial needs one row in both")

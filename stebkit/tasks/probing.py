@@ -247,7 +247,7 @@ def _coded_splits(X_train: object, y_train: object, X_val: object, y_val: object
     xs, raw = [], []
     for name, x, y in (("X_train", X_train, y_train), ("X_val", X_val, y_val),
                        ("X_test", X_test, y_test)):
-        x = _checks.embeddings(x, name, nonzero=False)
+        x = _checks.embeddings(x, name)
         xs.append(x)
         raw.append(_checks.labels(y, "y" + name[1:], x.shape[0], name))
     if len({x.shape[1] for x in xs}) != 1:

@@ -49,9 +49,18 @@ def rounded(scores: np.ndarray) -> np.ndarray:
 
 
 def unit_rows(x: np.ndarray) -> np.ndarray:
-    """Float64 rows scaled to unit L2 norm along the last axis (no zero rows)."""
+    """Float64 rows scaled to unit L2 norm along the last axis; a zero row stays zero.
+
+    A zero vector therefore has cosine similarity 0 with every vector, itself included,
+    as in the STEB reference (its ``l2_normalize`` and scikit-learn's ``normalize``, which
+    ``cosine_similarity`` and ``pairwise_distances(metric="cosine")`` use).
+
+    >>> unit_rows(np.array([[3.0, 4.0], [0.0, 0.0]])).tolist()
+    [[0.6, 0.8], [0.0, 0.0]]
+    """
     x = np.asarray(x, dtype=np.float64)
-    return x / np.linalg.norm(x, axis=-1, keepdims=True)
+    norms = np.linalg.norm(x, axis=-1, keepdims=True)
+    return x / np.where(norms == 0, 1.0, norms)
 
 
 def cosine_matrix(a: np.ndarray, b: np.ndarray, *, unit: bool = False) -> np.ndarray:
