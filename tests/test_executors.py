@@ -230,14 +230,14 @@ import sys, time
 from pathlib import Path
 from stebkit.runs.executors import Claim
 claim = Claim(Path(sys.argv[1]))
-assert claim.acquire({"job": "holder", "host": "here", "state": "running"})
+assert claim.acquire({"job": "holder", "host": "here", "state": "running", "run": sys.argv[2]})
 print("held", flush=True)
 time.sleep(120)
 """
 
 
-def _hold(path: Path) -> subprocess.Popen:
-    proc = subprocess.Popen([sys.executable, "-c", _HOLDER, str(path)],
+def _hold(path: Path, run: str = "run-1") -> subprocess.Popen:
+    proc = subprocess.Popen([sys.executable, "-c", _HOLDER, str(path), run],
                             stdout=subprocess.PIPE, text=True)
     assert proc.stdout.readline().strip() == "held"
     return proc
@@ -257,6 +257,25 @@ def test_a_claim_is_owned_by_one_process_and_freed_when_it_dies(tmp_path):
     claim = executors.Claim(path)
     assert claim.acquire({"job": "me"})
     claim.release()
+
+
+@pytest.mark.parametrize(("run", "waits"), [("run-1", False), ("run-0", True)])
+def test_a_sibling_jobs_running_claim_is_passed_over_at_once(tmp_path, monkeypatch, run,
+                                                             waits):
+    """A job of the same run holds its claim for the whole unit: no retry waits for it.
+    Another holder (an instant probe by `stebkit status`) gets the quick retries."""
+    from stebkit.runs.executors import jobfiles
+
+    slept = []
+    monkeypatch.setattr(jobfiles.time, "sleep", slept.append)
+    path = claim_path(tmp_path, "random", "bible-eras")
+    holder = _hold(path, run="run-1")
+    try:
+        assert not executors.Claim(path).acquire({"job": "me", "run": run}, tries=3)
+    finally:
+        holder.kill()
+        holder.wait()
+    assert slept == ([0.05, 0.1] if waits else [])
 
 
 @pytest.mark.slow

@@ -373,14 +373,16 @@ class Claim:
         self.fd: int | None = None
 
     def acquire(self, info: Mapping[str, Any], tries: int = 5) -> bool:
-        """Take the lock (a few quick tries: :func:`status` probes it for an instant)."""
+        """Take the lock: a few quick tries, since :func:`read_claim` (``stebkit status``,
+        a sibling job) holds it for an instant; none when the holder is a job of the same
+        run (``info["run"]``) running the unit, which holds it until the unit ends."""
         fd = open_regular(self.path, os.O_RDWR | os.O_CREAT, self.root)
         for attempt in range(tries):
             try:
                 fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 break
             except OSError:
-                if attempt == tries - 1:
+                if attempt == tries - 1 or _running_in(fd, info.get("run")):
                     os.close(fd)
                     return False
                 time.sleep(0.05 * (attempt + 1))
@@ -400,6 +402,12 @@ class Claim:
         if self.fd is not None:
             os.close(self.fd)  # closing the file drops the lock
             self.fd = None
+
+
+def _running_in(fd: int, run: Any) -> bool:
+    """Whether the claim open at ``fd`` says a job of ``run`` is running its unit."""
+    content = _parse(os.pread(fd, 1 << 16, 0))
+    return run is not None and content.get("run") == run and content.get("state") == "running"
 
 
 def _parse(data: bytes) -> dict[str, Any]:
