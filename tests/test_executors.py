@@ -102,6 +102,28 @@ zoo.build_encoder = build_encoder
 '''
 
 
+def test_a_local_run_that_does_not_wait_leaves_no_job_folder(tmp_path):
+    """Each worker removes its argument file once read, the last one the run's private
+    job folder: nobody is left to clean up after a --no-wait run."""
+    from stebkit.runs.executors.jobfiles import job_files_dir
+
+    out = tmp_path / "res"
+    assert main(["run", "--models", "random", "--datasets", "synthetic-authors-en",
+                 "synthetic-order-en", "--tasks", "retrieval", "order_alignment", "--smoke",
+                 "--output", str(out), "--figures", str(tmp_path / "fig"), "--executor",
+                 "local", "--jobs", "2", "--no-wait", "--no-progress"]) == 0
+    index = [json.loads(line) for line in (out / "jobs" / "index.jsonl").read_text()
+             .splitlines()]
+    assert len(index) == 2 and len({j["run"] for j in index}) == 1
+    folder = job_files_dir(out, index[0]["run"])
+    deadline = time.time() + 120
+    while (folder.exists() or (status(out)["state"] != "done").any()) \
+            and time.time() < deadline:
+        time.sleep(0.2)
+    assert not folder.exists()
+    assert (status(out)["state"] == "done").all()
+
+
 @pytest.mark.slow
 def test_local_executor_identical_to_sequential(reference, tmp_path, monkeypatch):
     hook = tmp_path / "hook"

@@ -59,7 +59,7 @@ def test_a_local_workers_arguments_live_in_a_private_folder_of_the_cache(tmp_pat
                                                                        monkeypatch):
     monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path / "cache"))
     out = tmp_path / "res"
-    seen = _private_folders_at_clean_up(monkeypatch)
+    seen = _private_folders_at_worker_start(monkeypatch)
     assert _run(out, "--executor", "local", "--jobs", "1", figures=tmp_path / "fig") == 0
     assert not [f for f in _files(out) if f.endswith((".args", ".pkl", ".sh"))], _files(out)
     (job,) = _index(out)
@@ -70,6 +70,28 @@ def test_a_local_workers_arguments_live_in_a_private_folder_of_the_cache(tmp_pat
     assert modes == [0o700, 0o700]
     assert not folder.exists()  # a finished run keeps no file a job would load
     assert "finished" in Path(job["log"]).read_text()  # the log stays beside the results
+
+
+def _private_folders_at_worker_start(monkeypatch) -> dict:
+    """``{private job folder: [(its files, its and its parent's modes, the argument file's
+    content)]}`` as each local worker's start found them (the worker removes its file
+    once read)."""
+    from stebkit.runs.executors import submission
+
+    seen: dict = {}
+    real = submission.subprocess.Popen
+
+    def spy(argv, *args, **kwargs):
+        if "stebkit.runs.executors" in argv:
+            path = Path(argv[-1])
+            seen.setdefault(path.parent, []).append((
+                _files(path.parent), [stat.S_IMODE(p.stat().st_mode)
+                                      for p in (path.parent, path.parent.parent)],
+                json.loads(path.read_text())))
+        return real(argv, *args, **kwargs)
+
+    monkeypatch.setattr(submission.subprocess, "Popen", spy)
+    return seen
 
 
 def _private_folders_at_clean_up(monkeypatch) -> dict:

@@ -288,15 +288,17 @@ class _Submission:
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         if cpus:
             env["OMP_NUM_THREADS"] = str(share)
-        records = []
-        for k in range(n):
+        from stebkit._io import write_text
+
+        paths = []  # what each worker runs, never in the results; all written before any
+        for k in range(n):  # worker starts, as each removes its own once read
             mine = [cpus[(k * share + j) % len(cpus)] for j in range(share)] if cpus else []
             payload = self._payload(self.units, offset=round(k * len(self.units) / n),
                                     chunk=chunk, cpus=mine)
-            path = private / f"local-{k}.args"  # what the worker runs: never in the results
-            from stebkit._io import write_text
-
-            write_text(path, json.dumps(payload))
+            paths.append(private / f"local-{k}.args")
+            write_text(paths[k], json.dumps(payload))
+        records = []
+        for k, path in enumerate(paths):
             log = self.folder / f"local-{self.run}-{k}.log"
             name = f"local-{k}"
             fd = open_regular(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, self.root)

@@ -212,9 +212,19 @@ def worker_main(argv: Sequence[str]) -> int:
     from stebkit._io import read_json
 
     payload = read_json(argv[0], fix="a worker reads the file its run wrote; run again")
+    _forget(Path(argv[0]))
     try:
         run_job(payload)
     except JobInterrupted as err:
         _log(str(err))
         return 3
     return 0
+
+
+def _forget(args_file: Path) -> None:
+    """Remove a local worker's argument file once read, and the run's private job folder
+    with the last one, so that a run that does not wait for its workers (``--no-wait``)
+    leaves no job folder behind; a run that waits removes it too when its workers end."""
+    with contextlib.suppress(OSError):
+        args_file.unlink()
+        args_file.parent.rmdir()  # refused while another worker's file is still there
