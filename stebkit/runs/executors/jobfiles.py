@@ -163,7 +163,7 @@ def _stuck(path: Path, holder: Mapping[str, Any]) -> str:
             "and run again")
 
 
-@dataclass
+@dataclass(frozen=True)
 class JobUnit:
     """One model on one dataset: its record files, whether some must be computed, and
     the planned units a job runs of it (:func:`stebkit.runs.planning.plan_rows`)."""

@@ -83,41 +83,33 @@ def _planned(models: Any, datasets: Any, root: Path, context: RunContext,
              options: dict[str, Any]) -> tuple[Plan | PresetPlan, list[JobUnit]]:
     """The run planned once (:func:`stebkit.runs.engine.plan_run`) and its units."""
     from stebkit.runs.engine import PresetPlan, plan_run
-    from stebkit.runs.planning import plan_rows
 
     the_plan = plan_run(models, datasets, context, output_dir=root, **options)
     units = preset_units(the_plan) if isinstance(the_plan, PresetPlan) else units_of(the_plan)
-    rows = plan_rows(the_plan)
-    for unit in units:
-        unit.rows = tuple(rows[unit.model, unit.dataset])
     return the_plan, units
 
 
-def units_of(the_plan: Plan) -> list[JobUnit]:
-    """The units (one model on one dataset) of a :class:`stebkit.runs.engine.Plan`, in its
-    order, each with its record files and whether one of them is pending."""
-    units: dict[tuple[str, str], JobUnit] = {}
-    for u, todo in zip(the_plan.units, the_plan.pending, strict=True):
-        unit = units.setdefault((u.model, u.spec.name), JobUnit(u.model, u.spec.name, (), False))
-        unit.records = (*unit.records, u.path)
-        unit.pending = unit.pending or todo
-    return list(units.values())
+def units_of(the_plan: Plan | PresetPlan) -> list[JobUnit]:
+    """The units (one model on one dataset) of a :class:`stebkit.runs.engine.Plan` (or of
+    every entry of a preset's), in its order, each with the rows a job runs of it
+    (:func:`stebkit.runs.planning.plan_rows`), its record files and whether one of them
+    is pending."""
+    from stebkit.runs.planning import plan_rows
+
+    return [JobUnit(model, dataset, tuple(the_plan.root / r["record"] for r in rows),
+                    any(r["pending"] for r in rows), tuple(rows))
+            for (model, dataset), rows in plan_rows(the_plan).items()]
 
 
 def preset_units(the_plan: PresetPlan) -> list[JobUnit]:
     """The units of a preset run (a :class:`stebkit.runs.engine.PresetPlan`): a unit holds the
     records of every entry of the preset on its dataset, models outer, datasets inner (in
     the order given), as a run without a preset."""
-    merged: dict[tuple[str, str], JobUnit] = {}
-    for entry in the_plan.plans:
-        for u in units_of(entry):
-            have = merged.setdefault((u.model, u.dataset), JobUnit(u.model, u.dataset, (), False))
-            have.records = (*have.records, *u.records)
-            have.pending = have.pending or u.pending
-    model_rank = {m: k for k, m in enumerate(dict.fromkeys(m for m, _ in merged))}
+    units = units_of(the_plan)
+    model_rank = {m: k for k, m in enumerate(dict.fromkeys(u.model for u in units))}
     dataset_rank = {d: k for k, d in enumerate(dict.fromkeys(
-        [*(the_plan.datasets or []), *(d for _, d in merged)]))}
-    return sorted(merged.values(), key=lambda u: (model_rank[u.model], dataset_rank[u.dataset]))
+        [*(the_plan.datasets or []), *(u.dataset for u in units)]))}
+    return sorted(units, key=lambda u: (model_rank[u.model], dataset_rank[u.dataset]))
 
 
 # --------------------------------------------------------------------------- executors
