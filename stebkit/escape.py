@@ -1,4 +1,4 @@
-"""One escaper per output format for text that comes from names (models, datasets).
+"""One escaper per output format for text that comes from names (models, datasets, files).
 
 Names reach tables from result records, and records may come from anyone's files
 (``stebkit import``). Every writer of a name into a CSV, Markdown or LaTeX table, and
@@ -14,10 +14,18 @@ escaper of its format (:data:`ESCAPERS`), so that a name is shown as the text it
   entities (no tags), ``[``, ``]``, ``(``, ``)``, ``*``, `````, ``!`` and ``\\`` are
   backslash-escaped (no links, images, ``*`` emphasis or code), a line break is a space;
 - :func:`latex_cell`: all ten LaTeX specials (``& % $ # _ { } ~ ^ \\``).
+
+Whatever stebkit writes to a terminal (messages naming files, models and datasets, job
+logs, tables, warnings, log records, progress bars) goes through :func:`text_cell`: lines
+with :func:`echo`, tables with :func:`text_table`, log records with
+:class:`TerminalFormatter`, a progress bar's label as ``desc=text_cell(...)``. No other
+module prints; ``tests/test_terminal_output.py`` scans the package for it.
 """
 
 from __future__ import annotations
 
+import logging
+import sys
 from typing import Any
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -27,17 +35,68 @@ _LATEX = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{"
           "\\": r"\textbackslash{}"}
 
 
-def text_cell(value: Any) -> str:
+def text_cell(value: Any, *, lines: bool = False) -> str:
     """``value`` as text for a terminal: control characters shown as escapes, so that no
-    name moves the cursor, recolours the screen or hides a line.
+    name moves the cursor, recolours the screen, retitles the window or hides a line.
+    ``lines=True`` keeps the line breaks (``\\n``) of a message of several lines.
 
     >>> print(text_cell("a\\x1b[2Jb\\rc"))
     a\\x1b[2Jb\\rc
+    >>> print(text_cell("one\\n\\x1b]0;title\\x07two", lines=True))
+    one
+    \\x1b]0;title\\x07two
     """
     text = str(value)
     if text.isprintable():
         return text
+    if lines:
+        return "\n".join(text_cell(line) for line in text.split("\n"))
     return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+
+
+def echo(*values: Any, file: Any = None, sep: str = " ", end: str = "\n",
+         flush: bool = False) -> None:
+    """``print`` for a terminal (``file``: default ``sys.stdout``): the text through
+    :func:`text_cell`, line breaks kept. Every line stebkit shows goes through here.
+
+    >>> echo("wrote res\\x1b[31m", "2\\r1", "done", sep="\\n")
+    wrote res\\x1b[31m
+    2\\r1
+    done
+    """
+    text = text_cell(sep.join(str(v) for v in values), lines=True)
+    print(text, file=sys.stdout if file is None else file, end=end, flush=flush)
+
+
+def text_table(df: Any) -> str:
+    """The frame ``df`` as a terminal table (no index), every text cell and column name
+    through :func:`text_cell` (numbers are formatted as pandas formats them).
+
+    >>> import pandas as pd
+    >>> print(text_table(pd.DataFrame({"model": ["a\\x1b[2J"], "score": [0.5]})))
+       model  score
+    a\\x1b[2J    0.5
+    """
+    import pandas as pd
+
+    out = pd.DataFrame(df).copy()
+    for column in out.columns:
+        if not pd.api.types.is_numeric_dtype(out[column]):
+            out[column] = out[column].map(lambda v: text_cell(v) if isinstance(v, str) else v)
+    out.columns = [text_cell(c) if isinstance(c, str) else c for c in out.columns]
+    return out.to_string(index=False)
+
+
+class TerminalFormatter(logging.Formatter):
+    """A logging formatter whose records reach a terminal through :func:`text_cell`.
+
+    >>> record = logging.makeLogRecord({"msg": "%s cannot be read", "args": ("a\\rb",)})
+    >>> TerminalFormatter().format(record)
+    'a\\\\rb cannot be read'
+    """
+
+    def format(self, record: logging.LogRecord) -> str:
+        return text_cell(super().format(record), lines=True)
 
 
 def csv_cell(value: Any) -> Any:

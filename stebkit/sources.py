@@ -371,11 +371,13 @@ def request_url(url: str) -> str:
 def _download(url: str, target: Path, sha256: str | None, show_progress: bool) -> Path:
     from tqdm.auto import tqdm
 
+    from stebkit.escape import text_cell
+
     request = urllib.request.Request(request_url(url), headers={"User-Agent": "stebkit"})
     with atomic_file(target) as out, urllib.request.urlopen(request, timeout=60) as resp:
         digest = hashlib.sha256()
         total = int(resp.headers.get("Content-Length") or 0) or None
-        with tqdm(total=total, unit="B", unit_scale=True, desc=target.name,
+        with tqdm(total=total, unit="B", unit_scale=True, desc=text_cell(target.name),
                   disable=not show_progress) as bar:
             received = 0
             for block in iter(lambda: resp.read(_CHUNK), b""):

@@ -26,10 +26,11 @@ head -1``) is no error: the command stops quietly with status 141 (:func:`stdout
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,7 @@ from stebkit.cli.reporting import (
 )
 from stebkit.cli.subcommand import Subcommand
 from stebkit.datasets.registry import SUITES
+from stebkit.escape import echo
 
 # --------------------------------------------------------------------------- datasets
 
@@ -66,7 +68,7 @@ def _run_datasets(args: argparse.Namespace) -> int:
         name, path = args.add_local
         _check_local_name(name)
         folder = add_local(name, path)
-        print(f"{name!r} now reads {folder} (overridden by {local_env_var(name)} if set)")
+        echo(f"{name!r} now reads {folder} (overridden by {local_env_var(name)} if set)")
         return 0
     if args.verify:
         import pandas as pd
@@ -75,20 +77,20 @@ def _run_datasets(args: argparse.Namespace) -> int:
 
         rows = verify_cache()
         if not rows:
-            print(f"no downloaded files in {cache_dir() / 'downloads'}")
+            echo(f"no downloaded files in {cache_dir() / 'downloads'}")
             return 0
-        print(_text(pd.DataFrame(rows)))
+        echo(_text(pd.DataFrame(rows)))
         changed = [r for r in rows if r["status"] in ("changed", "missing")]
         if changed:
-            print(f"\n{len(changed)} file(s) changed or missing since their first download: "
-                  f"delete them (and their .sha256 records) to download them again",
-                  file=sys.stderr)
+            echo(f"\n{len(changed)} file(s) changed or missing since their first download: "
+                 f"delete them (and their .sha256 records) to download them again",
+                 file=sys.stderr)
             return 1
         return 0
     from stebkit.datasets import table
 
     frame = table(suite=args.suite, stats=args.stats)
-    print(_text(frame) if args.wide else compact_datasets(frame))
+    echo(_text(frame) if args.wide else compact_datasets(frame))
     return 0
 
 
@@ -218,8 +220,8 @@ def _run_models(args: argparse.Namespace) -> int:
     frame = list_models(offline_only=args.offline)
     for column in ("params_m", "dim"):  # 384, not 384.0; "-" where the zoo does not say
         frame[column] = ["-" if pd.isna(v) else f"{v:g}" for v in frame[column]]
-    print(_text(frame if args.wide else frame[list(MODEL_COLUMNS)]))
-    print("\n".join(MODEL_LEGEND))
+    echo(_text(frame if args.wide else frame[list(MODEL_COLUMNS)]))
+    echo("\n".join(MODEL_LEGEND))
     return 0
 
 
@@ -414,10 +416,10 @@ def _run_run(args: argparse.Namespace) -> int:
         allow_setup=args.allow_setup or bool(args.slurm_setup),
         allow_sbatch_extra=args.allow_sbatch_extra or bool(args.slurm_extra))
     if request.left_out:
-        print(request.left_out_note(), file=sys.stderr)
+        echo(request.left_out_note(), file=sys.stderr)
     note = None if args.models else style_model_note()
     if note:
-        print(note, file=sys.stderr)
+        echo(note, file=sys.stderr)
     if args.preflight:
         return _preflight(request, args)
     executor = _executor(args, request.executor)
@@ -430,9 +432,9 @@ def _run_run(args: argparse.Namespace) -> int:
                            sampling=getattr(args, "sampling", "reference"), executor=executor,
                            **request.settings)
     except JobsFailed as err:
-        print(f"stebkit: not everything ran: {err}\nrecords written so far are kept; run the "
-              f"same command again to compute the rest (`stebkit status {args.output}` shows "
-              "each unit)", file=sys.stderr)
+        echo(f"stebkit: not everything ran: {err}\nrecords written so far are kept; run the "
+             f"same command again to compute the rest (`stebkit status {args.output}` shows "
+             "each unit)", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return _interrupted(Path(args.output), slurm=executor.kind == "slurm")
@@ -460,8 +462,8 @@ def _reachable(request: Any, args: argparse.Namespace, executor: str) -> Any:
 def _interrupted(output: Path, slurm: bool) -> int:
     """Say what an interrupted run saved and how to resume; the exit status 130."""
     jobs = f"; the SLURM jobs go on (`stebkit status {output}` follows them)" if slurm else ""
-    print(f"\nstebkit: interrupted; {_count_records(output)} complete record(s) are saved "
-          f"in {output}{jobs}; run the same command again to resume", file=sys.stderr)
+    echo(f"\nstebkit: interrupted; {_count_records(output)} complete record(s) are saved "
+         f"in {output}{jobs}; run the same command again to resume", file=sys.stderr)
     return 130
 
 
@@ -481,35 +483,35 @@ def _report_run(results: Any, args: argparse.Namespace, label: str) -> int:
         from stebkit.scores import leaderboard
 
         board = leaderboard(results)
-        print(render(board, "text", suite=_suite_name(args, label)))
+        echo(render(board, "text", suite=_suite_name(args, label)))
         print_summary(board)
         print_notes(board)
         _figures(board, Path(args.figures or Path(args.output) / "figures"), label,
                  Path(args.output), args)
     skipped = results.with_status("skipped")
     if len(skipped):
-        print(f"\n{len(skipped)} result(s) skipped:\n{_text(skipped)}")
+        echo(f"\n{len(skipped)} result(s) skipped:\n{_text(skipped)}")
     failures = results.with_status("failed")
     unavailable = failures["error"].fillna("").str.startswith("DataUnavailable")
     if unavailable.any():
         reasons = failures[unavailable].drop_duplicates("dataset")
-        print(f"\n{len(reasons)} dataset(s) could not be loaded (their results count as "
-              f"missing):")
+        echo(f"\n{len(reasons)} dataset(s) could not be loaded (their results count as "
+             f"missing):")
         for dataset, error in zip(reasons["dataset"], reasons["error"], strict=True):
-            print(f"- {dataset}: {error.removeprefix('DataUnavailable: ')}")
+            echo(f"- {dataset}: {error.removeprefix('DataUnavailable: ')}")
     failed = failures[~unavailable]
     if len(failed):
-        print(f"\n{len(failed)} result(s) failed (records in {args.output}):\n"
-              f"{_text(failed)}", file=sys.stderr)
+        echo(f"\n{len(failed)} result(s) failed (records in {args.output}):\n"
+             f"{_text(failed)}", file=sys.stderr)
     if not len(failures) and len(skipped) == len(results) and len(results):
-        print(f"stebkit: nothing ran: all {len(skipped)} result(s) were skipped (e.g. "
-              f"{skipped['reason'].iloc[0]}); change what the reason names and run again",
-              file=sys.stderr)
+        echo(f"stebkit: nothing ran: all {len(skipped)} result(s) were skipped (e.g. "
+             f"{skipped['reason'].iloc[0]}); change what the reason names and run again",
+             file=sys.stderr)
         return 1
     if not len(failures):
         return 0
-    print(f"stebkit: not everything ran: {_did_not_run(failures, unavailable)}; fix the "
-          f"cause and run the same command again (what is done is kept)", file=sys.stderr)
+    echo(f"stebkit: not everything ran: {_did_not_run(failures, unavailable)}; fix the "
+         f"cause and run the same command again (what is done is kept)", file=sys.stderr)
     return 1
 
 
@@ -551,12 +553,12 @@ def _preflight(request: Any, args: argparse.Namespace) -> int:
         report = preflight.preflight_preset(run["preset"], request.datasets, tasks=args.tasks,
                                             **options)
         for problem in report.attrs["unavailable"]:
-            print(f"preset {run['preset']!r}: {problem}", file=sys.stderr)
+            echo(f"preset {run['preset']!r}: {problem}", file=sys.stderr)
     else:
         report = preflight.preflight(request.datasets, tasks=args.tasks,
                                      episode_sizes=run["episode_sizes"],
                                      episodes_per_label=run["episodes_per_label"], **options)
-    print(_text(report))
+    echo(_text(report))
     return 0
 
 
@@ -575,8 +577,8 @@ def _figures(board: Any, folder: Path, label: str, output: Path,
 
         os.close(open_folder(output, folder))
     if not board["steb_score"].notna().any():
-        print(f"\nno figures of {label!r}: no task has an operational score (each needs "
-              "3 models, as the reference's)")
+        echo(f"\nno figures of {label!r}: no task has an operational score (each needs "
+             "3 models, as the reference's)")
         return
     from stebkit._io import write_text
     from stebkit.scores import score_name
@@ -588,8 +590,8 @@ def _figures(board: Any, folder: Path, label: str, output: Path,
              *plots.task_heatmap(board, directory=folder, stem=f"{stem}_task_heatmap").paths]
     paths.append(write_text(folder / f"{stem}_figure1_steb_by_category.txt",
                             plots.figure1_caption(board, name=name) + "\n"))
-    print(f"\nfigures of {label!r} written to {folder}: "
-          f"{', '.join(p.name for p in paths)} (the caption of Figure 1)")
+    echo(f"\nfigures of {label!r} written to {folder}: "
+         f"{', '.join(p.name for p in paths)} (the caption of Figure 1)")
 
 
 # --------------------------------------------------------------------------- status
@@ -612,11 +614,11 @@ def _run_status(args: argparse.Namespace) -> int:
 
     table = status(args.output)
     counts = table["state"].value_counts()
-    print(", ".join(f"{counts.get(s, 0)} {s}" for s in ("done", "failed", "running",
-                                                          "pending")) + " unit(s)")
+    echo(", ".join(f"{counts.get(s, 0)} {s}" for s in ("done", "failed", "running",
+                                                         "pending")) + " unit(s)")
     shown = table if args.all else table[table["state"] != "done"]
     if len(shown):
-        print(_text(shown))
+        echo(_text(shown))
     queued = (table["state"] == "pending") & table["reason"].str.startswith("queued")
     if (table["state"] == "running").any() or queued.any():
         return 3
@@ -663,9 +665,9 @@ def _run_prefetch(args: argparse.Namespace) -> int:
                      smoke=args.smoke or args.suite == "smoke",
                      show_progress=not args.no_progress)
     failed = table[table["status"] == "failed"]
-    print(f"{len(table) - len(failed)} of {len(table)} item(s) ready in the cache")
+    echo(f"{len(table) - len(failed)} of {len(table)} item(s) ready in the cache")
     if len(failed):
-        print(_text(failed[["kind", "name", "error"]]), file=sys.stderr)
+        echo(_text(failed[["kind", "name", "error"]]), file=sys.stderr)
         return 1
     return 0
 
@@ -674,7 +676,9 @@ def _run_prefetch(args: argparse.Namespace) -> int:
 
 
 def _text(frame: Any) -> str:
-    return frame.to_string(index=False)
+    from stebkit.escape import text_table
+
+    return text_table(frame)
 
 
 DATASETS = Subcommand("datasets", help="list the benchmark datasets",
@@ -735,6 +739,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     shown = warnings.formatwarning
     warnings.formatwarning = one_line_warning
+    restore_log_format = _escaped_log_records()
     try:
         from stebkit.sources import check_environment
 
@@ -744,19 +749,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return stdout_closed()
     except KeyboardInterrupt:
-        print("\nstebkit: interrupted", file=sys.stderr)
+        echo("\nstebkit: interrupted", file=sys.stderr)
         return 130
     except OSError as err:  # one line naming the path and the fix, never a traceback
         message, code = os_error_message(err, args.command)
-        print(f"stebkit: error: {message}", file=sys.stderr)
+        echo(f"stebkit: error: {message}", file=sys.stderr)
         return code
     except NothingRan as err:
-        print(f"stebkit: nothing ran: {err}", file=sys.stderr)
+        echo(f"stebkit: nothing ran: {err}", file=sys.stderr)
         return 1
     except (ValueError, StebkitError) as err:
-        print(f"stebkit: error: {err}", file=sys.stderr)
+        echo(f"stebkit: error: {err}", file=sys.stderr)
         return 2
     finally:
         warnings.formatwarning = shown
+        restore_log_format()
     return int(status or 0)
 
+
+def _escaped_log_records() -> Callable[[], None]:
+    """Let the log records the command shows (Python's last-resort handler, on stderr)
+    reach the terminal through :class:`~stebkit.escape.TerminalFormatter`; returns what
+    puts the handler's own formatter back."""
+    from stebkit.escape import TerminalFormatter
+
+    handler = logging.lastResort
+    if handler is None:
+        return lambda: None
+    before = handler.formatter
+    handler.setFormatter(TerminalFormatter())
+    return lambda: handler.setFormatter(before)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from stebkit.cli.subcommand import Subcommand
+from stebkit.escape import echo
 
 FORMATS = ("text", "md", "latex", "csv")
 """The table formats of ``--format``: ``text`` for a terminal 100 columns wide, Markdown,
@@ -88,7 +89,7 @@ def print_notes(board: Any) -> None:
     from stebkit.scores import leaderboard_notes
 
     for line in leaderboard_notes(board):
-        print(f"stebkit: note: {text_cell(line)}", file=sys.stderr)
+        echo(f"stebkit: note: {text_cell(line)}", file=sys.stderr)
 
 
 def _only_models(results: Any, models: Sequence[str]) -> Any:
@@ -126,7 +127,7 @@ def print_summary(board: Any, file: Any = None, fmt: str = "text") -> None:
     """:func:`summary_lines` after the table (to ``file``, default stdout)."""
     lines = summary_lines(board, fmt)
     if lines:
-        print("\n" + "\n".join(lines), file=file or sys.stdout)
+        echo("\n" + "\n".join(lines), file=file or sys.stdout)
 
 
 def render(board: Any, fmt: str, source: str = "", suite: str | None = None) -> str:
@@ -185,7 +186,7 @@ def _run_leaderboard(args: argparse.Namespace) -> int:
     recipe = _recipe(args)  # a bad option stops here, before anything is read
     results = Results.load(args.results)
     for note in results.notes:
-        print(f"stebkit: note: {text_cell(note)}", file=sys.stderr)
+        echo(f"stebkit: note: {text_cell(note)}", file=sys.stderr)
     if args.models:
         results = _only_models(results, args.models)
     board = scores.leaderboard(results, recipe=recipe)
@@ -198,22 +199,22 @@ def _run_leaderboard(args: argparse.Namespace) -> int:
 
         board = with_published(board, results, allow_partial=args.allow_partial)
         comp = board.attrs["comparability"]
-        print(source_note(board.attrs["published_source"]), file=sys.stderr)
+        echo(source_note(board.attrs["published_source"]), file=sys.stderr)
         if not comp.comparable:
-            print(f"stebkit: note: the rows of {args.results} are marked 'not comparable' "
-                  f"and left unranked: {comp.reasons()}", file=sys.stderr)
+            echo(f"stebkit: note: the rows of {args.results} are marked 'not comparable' "
+                 f"and left unranked: {comp.reasons()}", file=sys.stderr)
     if args.summary:
         write_text(args.summary, "\n".join(summary_lines(scored, "md")) + "\n")
     text = render(board, args.format, args.results)
     if args.output:
         write_text(args.output, text.rstrip("\n") + "\n")
-        print(f"leaderboard written to {args.output}")
+        echo(f"leaderboard written to {args.output}")
         print_summary(scored)
     elif args.format in ("md", "text"):
-        print(text)
+        echo(text)
         print_summary(scored, fmt=args.format)
     else:
-        print(text)  # a CSV or LaTeX table stays clean on stdout: the summary to stderr
+        echo(text)  # a CSV or LaTeX table stays clean on stdout: the summary to stderr
         print_summary(scored, sys.stderr)
     return 0
 

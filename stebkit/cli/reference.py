@@ -14,6 +14,7 @@ import sys
 from typing import Any
 
 from stebkit.cli.subcommand import Subcommand
+from stebkit.escape import echo
 
 
 def _add_export(p: argparse.ArgumentParser) -> None:
@@ -30,7 +31,7 @@ def _run_export(args: argparse.Namespace) -> int:
     from stebkit.records.steb_format import export_steb
 
     report = export_steb(args.results, args.out, overwrite=args.overwrite)
-    print(report.summary(args.out))
+    echo(report.summary(args.out))
     return 0
 
 
@@ -53,8 +54,8 @@ def _run_import(args: argparse.Namespace) -> int:
     info = run_info(f"import-{uuid.uuid4().hex[:12]}", {})
     with run_lock(Path(args.results), info):  # no run writes the folder meanwhile
         written = import_steb(args.steb_results, args.results, overwrite=args.overwrite)
-    print(f"{len(written)} record(s) written under {args.results}; "
-          f"`stebkit leaderboard {args.results}` scores them")
+    echo(f"{len(written)} record(s) written under {args.results}; "
+         f"`stebkit leaderboard {args.results}` scores them")
     return 0
 
 
@@ -79,7 +80,7 @@ def _run_submission(args: argparse.Namespace) -> int:
 
     check = check_submission(args.results, args.model, submissions=args.submissions,
                              models_file=args.models_file, contributor=args.contributor)
-    print(check.report(), file=sys.stdout if check.ok else sys.stderr)
+    echo(check.report(), file=sys.stdout if check.ok else sys.stderr)
     return 0 if check.ok else 1
 
 
@@ -100,18 +101,18 @@ def _run_validate(args: argparse.Namespace) -> int:
 
     def progress(file: Any, done: int, total: int) -> None:
         if done % PROGRESS_EVERY == 0 or (done == total and total >= PROGRESS_EVERY):
-            print(f"stebkit validate: {file}: {done} of {total} dataset(s) checked",
-                  file=sys.stderr, flush=True)
+            echo(f"stebkit validate: {file}: {done} of {total} dataset(s) checked",
+                 file=sys.stderr, flush=True)
 
     problems = validate(args.paths, catalogue=not args.no_catalogue, progress=progress)
     checked = (f"{0 if args.no_catalogue else len(list_datasets())} catalogue dataset(s), "
                f"{len(args.paths)} suite path(s)")
     if problems:
-        print(f"{len(problems)} problem(s) in {checked}:", file=sys.stderr)
+        echo(f"{len(problems)} problem(s) in {checked}:", file=sys.stderr)
         for p in problems:
-            print(f"  - {p}", file=sys.stderr)
+            echo(f"  - {p}", file=sys.stderr)
         return 1
-    print(f"OK: {checked} checked")
+    echo(f"OK: {checked} checked")
     return 0
 
 
@@ -128,8 +129,8 @@ def _run_new_dataset(args: argparse.Namespace) -> int:
 
     spec_file, test_file = new_dataset(args.name, args.kind, args.directory,
                                        overwrite=args.overwrite)
-    print(f"wrote {spec_file} (the declaration: fill in the TODOs) and {test_file} (a test "
-          f"to fill in); then: stebkit validate {spec_file}")
+    echo(f"wrote {spec_file} (the declaration: fill in the TODOs) and {test_file} (a test "
+         f"to fill in); then: stebkit validate {spec_file}")
     return 0
 
 

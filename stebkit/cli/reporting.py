@@ -38,12 +38,15 @@ def stdout_closed() -> int:
 def one_line_warning(message: Warning | str, category: type[Warning], filename: str,
                      lineno: int, line: str | None = None) -> str:
     """How the command shows a warning: one line with its message, without the source
-    file and line that issued it (a ``warnings.formatwarning``).
+    file and line that issued it (a ``warnings.formatwarning``), through
+    :func:`stebkit.escape.text_cell`.
 
     >>> one_line_warning(UserWarning("3 texts are empty"), UserWarning, "x.py", 1)
     'stebkit: warning: 3 texts are empty\\n'
     """
-    return f"stebkit: warning: {message}\n"
+    from stebkit.escape import text_cell
+
+    return f"stebkit: warning: {text_cell(message, lines=True)}\n"
 
 
 _INPUT_ERRNOS = ("ENOENT", "EACCES", "EPERM", "EISDIR", "ENOTDIR", "ENAMETOOLONG", "ELOOP",

@@ -13,6 +13,7 @@ import dataclasses
 
 from stebkit.cli.subcommand import Subcommand
 from stebkit.errors import InvalidSetting
+from stebkit.escape import echo
 from stebkit.train.loop import TRAIN_OPTIONS, TrainConfig, check_widths
 
 
@@ -138,9 +139,9 @@ def _run(args: argparse.Namespace) -> int:
     result = train_style_encoder(config, output_dir=args.output, resume=not args.no_resume,
                                  show_progress=not args.no_progress,
                                  num_threads=args.threads, overwrite=args.overwrite)
-    print(f"trained {result.step} steps in {result.seconds:.0f} s "
-          f"({result.n_passages} passages, {result.n_authors} authors); "
-          f"model saved to {result.output_dir}")
+    echo(f"trained {result.step} steps in {result.seconds:.0f} s "
+         f"({result.n_passages} passages, {result.n_authors} authors); "
+         f"model saved to {result.output_dir}")
     return 0
 
 

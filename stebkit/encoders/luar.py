@@ -76,7 +76,9 @@ code: pass trust_remote_code=True to get_encoder after reviewing the code on the
         if show_progress:
             from tqdm.auto import tqdm
 
-            groups = tqdm(groups, desc=f"Encoding ({self.name})", unit="batch")
+            from stebkit.escape import text_cell
+
+            groups = tqdm(groups, desc=text_cell(f"Encoding ({self.name})"), unit="batch")
         for size, idx in groups:
             flat = [t for i in idx for t in episodes[i]]
             tok = self.tokenizer(flat, max_length=self.max_length, truncation=True,

@@ -184,7 +184,9 @@ class TokenEncoder(BaseEncoder):
         if show_progress:
             from tqdm.auto import tqdm
 
-            starts = tqdm(starts, desc=f"Encoding ({self.name})", unit="batch")
+            from stebkit.escape import text_cell
+
+            starts = tqdm(starts, desc=text_cell(f"Encoding ({self.name})"), unit="batch")
         for start in starts:
             idx = order[start:start + batch_size]
             width = int(lengths[idx].max())

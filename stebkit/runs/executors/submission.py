@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from stebkit.errors import StebkitError
+from stebkit.escape import echo, text_cell
 from stebkit.runs.executors import slurm
 from stebkit.runs.executors.jobfiles import (
     JobUnit,
@@ -142,8 +143,8 @@ def run_submitted(names: tuple[list[str], list[str] | None], root: Path,
         held, content = read_claim(claim_path(root, u.model, u.dataset), root)
         (busy if held else todo).append((u, content))
     for u, content in busy:
-        print(f"{u.label}: running in job {content.get('job', '?')}, not submitted again",
-              file=sys.stderr)
+        echo(f"{u.label}: running in job {content.get('job', '?')}, not submitted again",
+             file=sys.stderr)
     suite_files = sorted({str(f) for f in map(_suite_file, {u.dataset for u in units})
                           if f is not None})
     submission = _Submission(root, config, [u for u, _ in todo], asdict(context), suite_files,
@@ -160,8 +161,8 @@ def run_submitted(names: tuple[list[str], list[str] | None], root: Path,
                 raise
             submission.clean_up()
         else:
-            print(f"submitted {len(todo)} unit(s) in {len(submission.jobs)} job(s); follow "
-                  f"them with `stebkit status {root}`", file=sys.stderr)
+            echo(f"submitted {len(todo)} unit(s) in {len(submission.jobs)} job(s); follow "
+                 f"them with `stebkit status {root}`", file=sys.stderr)
     results = Results((Record.read(p) for u in units for p in u.records
                        if p.exists()), root=root)
     failed = submission.failures() if todo and config.wait else []
@@ -381,8 +382,8 @@ class _Submission:
 
         from stebkit.runs.engine import progress_interval
 
-        bar = tqdm(total=len(self.units), desc=f"stebkit ({self.config.kind})", unit="unit",
-                   disable=not show_progress, mininterval=progress_interval())
+        bar = tqdm(total=len(self.units), desc=text_cell(f"stebkit ({self.config.kind})"),
+                   unit="unit", disable=not show_progress, mininterval=progress_interval())
         try:
             while True:
                 done = len(self.finished_units())

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from stebkit.escape import echo
 from stebkit.runs.executors.jobfiles import (
     Claim,
     claim_path,
@@ -40,7 +41,7 @@ def _job_name() -> str:
 
 
 def _log(message: str) -> None:
-    print(f"[{now()}] {message}", flush=True)
+    echo(f"[{now()}] {message}", flush=True)
 
 
 def _on_signal(signum: int, frame: Any) -> None:
