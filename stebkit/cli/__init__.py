@@ -477,15 +477,7 @@ def _report_run(results: Any, args: argparse.Namespace, label: str) -> int:
     """Print a finished run's leaderboard, figures, skipped and failed results; the exit
     status: 1 when anything did not run or everything was skipped, else 0."""
     if any(r["status"] == "ok" for r in results):
-        from stebkit.cli.leaderboard import print_notes, print_summary, render
-        from stebkit.scores import leaderboard
-
-        board = leaderboard(results)
-        print(render(board, "text", suite=_suite_name(args, label)))
-        print_summary(board)
-        print_notes(board)
-        _figures(board, Path(args.figures or Path(args.output) / "figures"), label,
-                 Path(args.output), args)
+        _report_board(results, args, label)
     skipped = results.with_status("skipped")
     if len(skipped):
         print(f"\n{len(skipped)} result(s) skipped:\n{_text(skipped)}")
@@ -511,6 +503,28 @@ def _report_run(results: Any, args: argparse.Namespace, label: str) -> int:
     print(f"stebkit: not everything ran: {_did_not_run(failures, unavailable)}; fix the "
           f"cause and run the same command again (what is done is kept)", file=sys.stderr)
     return 1
+
+
+def _report_board(results: Any, args: argparse.Namespace, label: str) -> None:
+    """Print the leaderboard of a run's records and write its figures; records that no
+    score counts (only the reference's excluded models) get a note saying why there is
+    no leaderboard, the records being kept."""
+    from stebkit.cli.leaderboard import print_notes, print_summary, render
+    from stebkit.errors import NothingToScore
+    from stebkit.escape import text_cell
+    from stebkit.scores import leaderboard
+
+    try:
+        board = leaderboard(results)
+    except NothingToScore as err:
+        print(f"stebkit: note: no leaderboard: {text_cell(err)}; the records are in "
+              f"{text_cell(args.output)}", file=sys.stderr)
+        return
+    print(render(board, "text", suite=_suite_name(args, label)))
+    print_summary(board)
+    print_notes(board)
+    _figures(board, Path(args.figures or Path(args.output) / "figures"), label,
+             Path(args.output), args)
 
 
 def _did_not_run(failures: Any, unavailable: Any) -> str:
