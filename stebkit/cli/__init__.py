@@ -404,6 +404,7 @@ def checked_run_arguments(args: argparse.Namespace) -> None:
 def _run_run(args: argparse.Namespace) -> int:
     from stebkit.runs import evaluate
     from stebkit.runs.executors import JobsFailed
+    from stebkit.runs.executors.jobfiles import check_job_files_home
     from stebkit.runs.request import RUN_SETTINGS, RunRequest
 
     checked_run_arguments(args)
@@ -421,6 +422,7 @@ def _run_run(args: argparse.Namespace) -> int:
     if args.preflight:
         return _preflight(request, args)
     executor = _executor(args, request.executor)
+    check_job_files_home(executor.kind)  # before the datasets are loaded into the cache
     try:
         results = evaluate(request.models, _reachable(request, args, executor.kind),
                            tasks=args.tasks,
