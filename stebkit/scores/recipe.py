@@ -64,7 +64,8 @@ class ScoreRecipe:
     grouping : {"correlation", "fixed"} or mapping
         How redundant datasets are grouped inside a task: the reference's correlation
         grouping (``auto_cluster.py``), its fixed clusters, or a declared ``{dataset:
-        group}`` / ``{group: [datasets]}``.
+        group}`` / ``{group: [datasets]}``, kept as a frozen copy
+        (:class:`DeclaredGrouping`), so that a recipe is hashable.
     threshold : float, default 0.5
         Ward cut height of the correlation grouping (``_DEFAULT_THRESHOLD`` of the newest
         ``__main__.py``; 1.0 in its older versions, e.g. commit 2919bdfb).
@@ -92,7 +93,10 @@ class ScoreRecipe:
     exclude : tuple of str
         ``"non_english"`` (the reference's ``NON_ENGLISH_DATASETS``; for a dataset the
         reference does not know, a language other than English), ``"semantic_control"``
-        and/or dataset names.
+        and/or dataset names; a name that is none of these (no dataset of the results, of
+        stebkit's catalogue or of the reference) is refused when a score reads the
+        results, naming it and the valid ones
+        (:func:`~stebkit.scores.inputs.apply_exclusions`).
 
     Examples
     --------
