@@ -69,12 +69,14 @@ docs: setup
 
 # The students' own copies of the notebooks: course/ (git-ignored), next to notebooks/, so
 # they read the same data, results and figures folders; a copy already there is kept, so
-# running it again after `git pull` adds new notebooks and never overwrites your work.
+# running it again after `git pull` adds new notebooks and never overwrites your work; a
+# copy that fails stops it with an error.
 course:
 	@mkdir -p course
 	@for nb in notebooks/[0-9][0-9]_*.ipynb; do \
 		if [ -e "course/$${nb#notebooks/}" ]; then echo "kept course/$${nb#notebooks/} (yours)"; \
-		else cp "$$nb" course/ && echo "copied $$nb to course/"; fi; done
+		else cp "$$nb" course/ || { echo "error: could not copy $$nb to course/"; exit 1; }; \
+		echo "copied $$nb to course/"; fi; done
 	@echo "open them with: .venv/bin/jupyter lab course/ (after make setup)"
 
 # How long each notebook takes in fast and full mode, from an empty cache and warm, each in

@@ -75,6 +75,12 @@ class NothingRan(StebkitError, ValueError):
     """An evaluation has nothing to run on what it was given (``stebkit run`` exits 1)."""
 
 
+class NothingToScore(StebkitError, ValueError):
+    """Results hold no model a score counts: only models the reference does not score
+    (its excluded models). ``stebkit run`` keeps their records and shows no leaderboard;
+    ``stebkit leaderboard`` exits 2."""
+
+
 class LinkRefused(StebkitError, ValueError):
     """A folder or file stebkit would write through is a symbolic link, or not what it
     should be (a file where a folder belongs), below a folder of the user's choosing."""

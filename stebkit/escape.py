@@ -13,7 +13,8 @@ escaper of its format (:data:`ESCAPERS`), so that a name is shown as the text it
 - :func:`markdown_cell`: ``|`` cannot split a row, ``<``, ``>`` and ``&`` are HTML
   entities (no tags), ``[``, ``]``, ``(``, ``)``, ``*``, `````, ``!`` and ``\\`` are
   backslash-escaped (no links, images, ``*`` emphasis or code), a line break is a space;
-- :func:`latex_cell`: all ten LaTeX specials (``& % $ # _ { } ~ ^ \\``).
+- :func:`latex_cell`: all ten LaTeX specials (``& % $ # _ { } ~ ^ \\``), and what pdflatex
+  cannot set with its default fonts (``中``, an emoji) as its code point.
 
 Whatever stebkit writes to a terminal (messages naming files, models and datasets, job
 logs, tables, warnings, log records, progress bars) goes through :func:`text_cell`: lines
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import logging
 import sys
+import unicodedata
 from typing import Any
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -33,6 +35,15 @@ _MARKDOWN_SPECIALS = "\\`*[]()!|"
 _LATEX = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
           "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
           "\\": r"\textbackslash{}"}
+
+_LATEX_ACCENTS = {"\u0300": "`", "\u0301": "'", "\u0302": "^", "\u0303": "~",
+                  "\u0308": '"', "\u0327": "c", "\u030c": "v", "\u030a": "r",
+                  "\u0304": "=", "\u0306": "u", "\u0307": ".", "\u030b": "H"}
+"""Combining accents pdflatex sets over a letter with its default (OT1) fonts: the mark,
+then the accent command."""
+_LATEX_LETTERS = {"ß": r"\ss{}", "æ": r"\ae{}", "Æ": r"\AE{}", "œ": r"\oe{}",
+                  "Œ": r"\OE{}", "ø": r"\o{}", "Ø": r"\O{}", "ł": r"\l{}", "Ł": r"\L{}",
+                  "å": r"\aa{}", "Å": r"\AA{}", "ı": r"\i{}"}
 
 
 def text_cell(value: Any, *, lines: bool = False) -> str:
@@ -145,12 +156,34 @@ def markdown_cell(value: Any) -> str:
 
 
 def latex_cell(value: Any) -> str:
-    """``value`` as LaTeX text: the ten special characters escaped.
+    """``value`` as LaTeX text that pdflatex sets with its default fonts: the ten special
+    characters escaped, a Latin letter with an accent pdflatex has (grave, acute,
+    circumflex, tilde, diaeresis, cedilla, caron, ring, macron, breve, dot, double acute)
+    written with its accent command, ``ß æ œ ø ł å ı`` with theirs; any other character
+    (``中``, an emoji) is written as its code point, ``{[U+4E2D]}``: pdflatex cannot set
+    it (XeLaTeX or LuaLaTeX could; the CSV and Markdown tables keep the name).
 
     >>> print(latex_cell(r"a_b^c~d\\e&{f}%$#"))
     a\\_b\\textasciicircum{}c\\textasciitilde{}d\\textbackslash{}e\\&\\{f\\}\\%\\$\\#
+    >>> print(latex_cell("Zoë-Straße-中"))
+    Zo\\"{e}-Stra\\ss{}e-{[U+4E2D]}
     """
-    return "".join(_LATEX.get(ch, ch) for ch in str(value))
+    return "".join(_LATEX.get(ch) or (ch if ch.isascii() else _latex_letter(ch))
+                   for ch in unicodedata.normalize("NFC", str(value)))
+
+
+def _latex_letter(ch: str) -> str:
+    """One character outside ASCII as pdflatex sets it (see :func:`latex_cell`).
+
+    >>> print(*(_latex_letter(ch) for ch in "éŁą😀"))
+    \\'{e} \\L{} {[U+0105]} {[U+1F600]}
+    """
+    if ch in _LATEX_LETTERS:
+        return _LATEX_LETTERS[ch]
+    base, *marks = unicodedata.normalize("NFD", ch)
+    if base.isascii() and base.isalpha() and len(marks) == 1 and marks[0] in _LATEX_ACCENTS:
+        return f"\\{_LATEX_ACCENTS[marks[0]]}{{{base}}}"
+    return f"{{[U+{ord(ch):04X}]}}"  # braced: no row end reads it as its option
 
 
 ESCAPERS = {"text": text_cell, "md": markdown_cell, "latex": latex_cell, "csv": csv_cell}

@@ -64,7 +64,7 @@ from ._io import atomic_file, inside, write_text
 from .errors import ChecksumMismatch, DataUnavailable
 
 __all__ = ["add_local", "cache_dir", "cache_path", "check_environment", "downloaded_sha256",
-           "fetch", "file_sha256", "gdrive_url",
+           "env_switch", "fetch", "file_sha256", "gdrive_url",
            "is_offline", "local_env_var", "local_path", "local_source", "local_sources",
            "locate", "mirror_dirs", "record_path", "relative_path", "request_url",
            "verify_cache"]
@@ -105,6 +105,29 @@ OFFLINE_VARIABLES = ("STEBKIT_OFFLINE", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"
 _FALSE = {"", "0", "false", "no", "off"}
 
 
+def env_switch(name: str) -> bool:
+    """The on/off environment variable ``name`` (``STEBKIT_OFFLINE``, ``STEBKIT_FAST``):
+    1/true/yes/on (any case) is on; 0/false/no/off, empty or unset is off; any other value
+    is a ``ValueError`` naming it, never taken for off.
+
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"STEBKIT_FAST": " True"}):
+    ...     env_switch("STEBKIT_FAST")
+    True
+    >>> with mock.patch.dict(os.environ, {"STEBKIT_FAST": "fast"}):
+    ...     env_switch("STEBKIT_FAST")
+    Traceback (most recent call last):
+    ...
+    ValueError: STEBKIT_FAST='fast' is not a switch: set it to 1 (or true, yes, on) or 0 \
+(or false, no, off), or unset it
+    """
+    value = os.environ.get(name, "").strip().lower()
+    if value not in _TRUE | _FALSE:
+        raise ValueError(f"{name}={os.environ[name]!r} is not a switch: set it to 1 (or true, "
+                         "yes, on) or 0 (or false, no, off), or unset it")
+    return value in _TRUE
+
+
 def is_offline() -> bool:
     """True when ``STEBKIT_OFFLINE``, ``HF_HUB_OFFLINE`` or ``TRANSFORMERS_OFFLINE`` is set
     to 1/true/yes/on: the one offline check of the package (datasets and models).
@@ -114,11 +137,9 @@ def is_offline() -> bool:
     >>> isinstance(is_offline(), bool)
     True
     """
-    own = os.environ.get("STEBKIT_OFFLINE", "").strip().lower()
-    if own not in _TRUE | _FALSE:
-        raise ValueError(f"STEBKIT_OFFLINE={os.environ['STEBKIT_OFFLINE']!r} is not a "
-                         "switch: set it to 1 (offline) or 0 (online), or unset it")
-    return any(os.environ.get(var, "").strip().lower() in _TRUE for var in OFFLINE_VARIABLES)
+    own = env_switch("STEBKIT_OFFLINE")
+    return own or any(os.environ.get(var, "").strip().lower() in _TRUE
+                      for var in OFFLINE_VARIABLES)
 
 
 def check_environment() -> None:

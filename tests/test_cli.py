@@ -202,3 +202,17 @@ def test_models_table_says_what_its_columns_mean(capsys):
     for column in ("offline", "available", "slow"):
         assert column in header.split()
         assert any(line.startswith(f"{column}: ") for line in out.splitlines()), column
+
+
+def test_a_run_of_models_no_score_counts_keeps_its_records_and_exits_0(tmp_path, capsys,
+                                                                         mirror):
+    out = tmp_path / "r"
+    argv = ["run", "--suite", "smoke", "--models", "lftk", "--datasets",
+            "synthetic-author-pairs-en", "--output", str(out), "--no-progress"]
+    assert cli.main(argv) == 0
+    captured = capsys.readouterr()
+    assert "no leaderboard: no model to score: the results hold only lftk" in captured.err
+    assert "after exclusions" not in captured.err + captured.out
+    records = Results.load(out)
+    assert len(records) and all(r["status"] == "ok" for r in records)
+    assert cli.main(["leaderboard", str(out)]) == 2  # asked for, a score is an error

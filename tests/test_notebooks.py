@@ -417,3 +417,18 @@ def test_notebook_times_are_measured_cold_then_warm_and_written(tmp_path, monkey
     assert f"fast mode {row['cold_s']} s from an empty cache, {row['warm_s']} s warm; " \
            "full mode not measured yet." in text
     assert "".join(nb["cells"][1]["outputs"][0]["text"]) == "stored\n"
+
+
+def test_make_course_fails_when_a_copy_fails(tmp_path):
+    import shutil
+    import subprocess
+
+    shutil.copy(ROOT / "Makefile", tmp_path)
+    shutil.copytree(ROOT / "notebooks", tmp_path / "notebooks")
+    (tmp_path / "course").mkdir()
+    # a dangling link where a copy belongs: not there for `make`, and cp cannot write it
+    (tmp_path / "course" / NOTEBOOKS[1].name).symlink_to(tmp_path / "gone" / "x.ipynb")
+    done = subprocess.run(["make", "-s", "course"], cwd=tmp_path, capture_output=True,
+                          text=True)
+    assert done.returncode != 0
+    assert f"error: could not copy notebooks/{NOTEBOOKS[1].name} to course/" in done.stdout

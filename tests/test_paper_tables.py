@@ -216,3 +216,12 @@ def test_the_markdown_tables_keep_their_columns(lite_like, capsys):
         cells = [len(re.findall(r"(?<!\\)\|", line)) for line in lines]
         assert len(set(cells)) == 1 and re.fullmatch(r"\|(-{3}:?\|)+", lines[1])
         assert lines[-1].startswith(r"|  | random (chance) |")
+
+
+def test_model_names_pdflatex_cannot_set_still_compile(tmp_path):
+    frame = pd.DataFrame({"model": ["中文-encoder", "smile-😀", "Zoë-Łódź-straße", "random"],
+                          "steb_score": [0.5, 0.4, 0.3, 0.2]})
+    tex = scores.to_latex(frame)
+    assert "{[U+4E2D]}{[U+6587]}-encoder" in tex and "smile-{[U+1F600]}" in tex
+    assert r'Zo\"{e}-\L{}\'{o}d\'{z}-stra\ss{}e' in tex  # accents kept, as pdflatex sets them
+    compile_tables(tex, tmp_path / "names")

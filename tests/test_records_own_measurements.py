@@ -225,7 +225,9 @@ def test_an_import_reads_look_alike_folders_as_the_registered_names(tmp_path):
         "order_alignment" / "metrics.json"  # a Cyrillic e and a Cyrillic a
     metrics.parent.mkdir(parents=True)
     metrics.write_text('{"acc_mean": 0.5, "distractor_acc_mean": 0.25}')
-    (path,) = import_steb(tmp_path / "steb", tmp_path / "results")
+    with pytest.warns(UserWarning, match="folder 'r\u0430ndom' .* zoo model 'random'"), \
+            pytest.warns(UserWarning, match="folder 'STEL_r\u0435gister' .* 'stel_register'"):
+        (path,) = import_steb(tmp_path / "steb", tmp_path / "results")
     assert path == record_path(tmp_path / "results", "random", "stel_register",
                                "order_alignment", 1, 100)
     rec = read_record(path)
@@ -236,3 +238,25 @@ def test_an_import_reads_look_alike_folders_as_the_registered_names(tmp_path):
         "differs from the registered dataset 'stel_register'",
         "LookAlikeName: the reference's folder 'r\u0430ndom' ('r\\u0430ndom') differs from "
         "the registered zoo model 'random'"]
+
+
+def test_an_imported_look_alike_is_named_and_so_is_a_second_folder_of_one_model(tmp_path,
+                                                                              capsys):
+    steb = tmp_path / "steb"
+    for model in ("r\u0430ndom", "random"):  # a Cyrillic a, then the real name
+        for dataset in ("STEL_register", "STEL_formality")[:1 if model == "random" else 2]:
+            metrics = steb / dataset / model / "1_100" / "order_alignment" / "metrics.json"
+            metrics.parent.mkdir(parents=True, exist_ok=True)
+            metrics.write_text('{"acc_mean": 0.5, "distractor_acc_mean": 0.25}')
+    assert cli.main(["import", str(steb), str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err
+    assert "(model 'random' under two folder names); keep one of them" in err
+    assert "dataset" not in err.split("holds the same result as")[1]
+    (steb / "STEL_register" / "random" / "1_100" / "order_alignment" / "metrics.json").unlink()
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        assert cli.main(["import", str(steb), str(tmp_path / "r")]) == 0
+    assert [str(w.message) for w in seen] == [
+        "the reference's folder 'r\u0430ndom' ('r\\u0430ndom') differs from the registered "
+        "zoo model 'random' only in case, look-alike or invisible characters; imported as it "
+        "(2 record(s))"]

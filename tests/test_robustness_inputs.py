@@ -40,6 +40,33 @@ def test_36_12_an_unknown_offline_switch_is_refused(monkeypatch, capsys):
         assert is_offline() is offline
 
 
+def test_the_fast_switch_takes_the_usual_spellings_and_refuses_others(monkeypatch):
+    from stebkit.plots.notebook import is_fast, setup
+
+    for value, fast in (("true", True), (" ON", True), ("1", True), ("yes", True),
+                        ("false", False), ("0", False), ("", False)):
+        monkeypatch.setenv("STEBKIT_FAST", value)
+        assert is_fast() is fast
+    monkeypatch.setenv("STEBKIT_FAST", "true")
+    assert setup(["random"], full=["all-MiniLM-L6-v2"]).smoke  # a notebook's own set-up
+    monkeypatch.setenv("STEBKIT_FAST", "fast")
+    with pytest.raises(ValueError, match="STEBKIT_FAST='fast' is not a switch: set it to 1"):
+        is_fast()
+
+
+def test_the_fast_switch_is_read_in_one_place():
+    """Every notebook, solution and module reads ``STEBKIT_FAST`` through ``is_fast``."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    raw = re.compile(r"environ(\.get\(|\[)\\?[\"']STEBKIT_FAST")
+    files = [*(root / "stebkit").rglob("*.py"), *(root / "docs" / "solutions").glob("*.py"),
+             *(root / "notebooks").glob("*.ipynb")]
+    readers = [f.relative_to(root).as_posix() for f in files if raw.search(f.read_text())]
+    assert len(files) > 40 and readers == []
+
+
 # ---------------------------------------------------- 16: validate, linear in the file
 
 

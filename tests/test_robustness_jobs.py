@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 from test_executors import slurm  # noqa: F401 - the single-node SLURM cluster fixture
 
+import stebkit
 from stebkit import cli
 from stebkit.records.results import record_path
 from stebkit.runs import executors
@@ -143,8 +144,12 @@ def test_43_1_a_cache_others_may_write_keeps_no_job_files(tmp_path, monkeypatch,
     err = capsys.readouterr().err
     assert f"{shared} is writable by other users (mode 0777, no sticky bit)" in err
     assert "chmod go-w" in err and "STEBKIT_CACHE" in err
-    assert not (shared / "cache" / "jobs").exists()
+    assert not list((shared / "cache").rglob("*"))  # nor a processed dataset: nothing
     assert not [f for f in _files(out) if f.endswith(".json")]  # nothing ran
+    with pytest.raises(executors.ExecutorError, match="is writable by other users"):
+        stebkit.evaluate("random", "synthetic-authors-en", smoke=True, output_dir=out,
+                         executor="local", show_progress=False)
+    assert not list((shared / "cache").rglob("*"))
 
 
 @pytest.mark.parametrize("mode, refused", [

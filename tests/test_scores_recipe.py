@@ -456,3 +456,62 @@ def test_a_model_without_whole_task_families_is_shown_unranked_with_a_note():
             "other task families, not comparable)") in scores.leaderboard_notes(board)
     assert "part" not in {r["model"] for r in board.attrs["significance"]
                           if r["kind"] == "adjacent"}
+
+
+def test_a_threshold_beyond_the_float_range_is_the_documented_value_error():
+    with pytest.raises(ValueError, match="threshold must be a finite number.*got 1000"):
+        scores.ScoreRecipe(threshold=10**400)
+    assert scores.ScoreRecipe(threshold=2).threshold == 2  # an int in range stays valid
+
+
+def test_an_unknown_exclusion_is_refused_with_the_valid_names():
+    df = _records()
+    with pytest.raises(ValueError, match=r"exclude names \['nope'\], neither 'non_english', "
+                                         r"'semantic_control' nor .*'all__0', 'all__1'"):
+        scores.operational(df, exclude=("semantic_control", "nope"), n_resamples=0)
+    # a dataset of the results, or one of stebkit's catalogue absent here, is a valid name
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        op = scores.operational(df, exclude=("clus_0", "ag_news"), n_resamples=0)
+    assert op.excluded == {"clus_0": ["clus_0"]}
+
+
+def test_a_declared_grouping_is_frozen_and_the_recipe_hashable():
+    given = {"g": ["clus_0", "clus_1"], "clus_2": "h"}
+    recipe = scores.ScoreRecipe(grouping=given, min_tasks=1)
+    given["g"].append("clus_3")  # the caller's dict changes, the recipe does not
+    assert recipe.grouping["g"] == ("clus_0", "clus_1")
+    with pytest.raises(TypeError):
+        recipe.grouping["g"] = "x"
+    same = scores.ScoreRecipe(grouping={"clus_2": "h", "g": ("clus_0", "clus_1")},
+                              min_tasks=1)
+    assert same == recipe and hash(same) == hash(recipe) and len({same, recipe}) == 1
+    with pytest.raises(ValueError, match=r"grouping\['g'\] must be a group name or a list"):
+        scores.ScoreRecipe(grouping={"g": 3})
+
+
+def test_an_episode_size_no_record_has_names_the_sizes_there(tmp_path):
+    df = _records().assign(episode_size=[1, 2] * (len(_records()) // 2))
+    with pytest.raises(ValueError, match=r"no record has episode size 0 .*episode size\(s\) "
+                                         r"1, 2$"):
+        scores.operational(df, episode_size=0, n_resamples=0)
+    from result_records import result_record
+
+    from stebkit.records.results import record_path, write_record
+    for model in ("a", "b", "c"):
+        write_record(record_path(tmp_path, model, "d", "retrieval", -1),
+                     result_record(model, "d", "retrieval", -1, 1, main="mrr", mrr=0.4))
+    proc = subprocess.run([sys.executable, "-m", "stebkit", "leaderboard", str(tmp_path),
+                           "--episode-size", "0"], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert "no record has episode size 0" in proc.stderr and "size(s) -1" in proc.stderr
+    assert "after exclusions" not in proc.stderr
+
+
+def test_only_models_the_reference_does_not_score_is_said_so():
+    from stebkit.errors import NothingToScore
+
+    lftk = _records().query("model == 'lftk'")
+    with pytest.raises(NothingToScore, match="no model to score: the results hold only lftk, "
+                                             "which the reference does not score"):
+        scores.operational(lftk, n_resamples=0)

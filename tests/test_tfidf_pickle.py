@@ -130,16 +130,33 @@ def test_a_truncated_file_is_named(tmp_path, bundle_file) -> None:
 
 def test_the_zoo_entries_fetch_the_reference_files_at_a_pinned_commit(monkeypatch) -> None:
     from stebkit.encoders import get_encoder
-    from stebkit.errors import DataUnavailable
+    from stebkit.errors import ModelUnavailable
 
     monkeypatch.setenv("STEBKIT_OFFLINE", "1")
     for name, ref in REFERENCE_PICKLES.items():
         enc = get_encoder(name)
         assert isinstance(enc, PickledTfidfEncoder) and enc.commit == ref.commit
         assert enc.revision == f"{ref.commit} (no admitted copy)"  # nothing found offline
-    with pytest.raises(DataUnavailable, match="rrivera1849/STEB/aa8f06614faa6a66faa8df489ff6"
-                                              "12dd71fcca3c/models/tfidfngrams_mud_subset"):
+    with pytest.raises(ModelUnavailable, match="model file .* is missing: cannot get .*/STEB/"
+                                               "aa8f06614faa6a66faa8df489ff612dd71fcca3c/"
+                                               "models/tfidfngrams_mud_subset"):
         get_encoder("tfidfngrams_mud_subset_1-2grams.pkl").encode(["hello"])
+
+
+def test_a_run_without_the_bundle_says_its_model_file_is_missing(tmp_path, monkeypatch,
+                                                                 capsys) -> None:
+    from stebkit import cli
+
+    monkeypatch.setenv("STEBKIT_OFFLINE", "1")
+    monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path / "cache"))
+    name = "tfidfngrams_mud_subset_1-2grams.pkl"
+    assert cli.main(["run", "--smoke", "--models", name, "--datasets", "synthetic-authors-en",
+                     "--tasks", "retrieval", "--output", str(tmp_path / "r"),
+                     "--no-progress"]) == 1
+    captured = capsys.readouterr()
+    assert "could not be loaded" not in captured.out + captured.err  # no dataset is at fault
+    assert f"ModelUnavailable: model {name}: its model file (the reference's fitted TF-IDF " \
+           "bundle) is missing" in captured.err
 
 
 def _mirror_copy(tmp_path, monkeypatch, name: str, data: bytes):
@@ -377,7 +394,7 @@ TWO = ["The cat sat on the mat.", "A dog ran in the park!"]
 def test_43_3_an_unpinned_copys_vectors_never_outlive_the_copy(tmp_path, monkeypatch,
                                                                bundle_file) -> None:
     from stebkit.encoders import cached, get_encoder
-    from stebkit.errors import DataUnavailable
+    from stebkit.errors import ModelUnavailable
 
     data = bundle_file.read_bytes()
     mirror = _mirror_copy(tmp_path, monkeypatch, UNPINNED, data)
@@ -391,7 +408,7 @@ def test_43_3_an_unpinned_copys_vectors_never_outlive_the_copy(tmp_path, monkeyp
         np.testing.assert_array_equal(again.encode(TWO), vectors)
     assert again.hits == 2
     mirror.unlink()  # the copy is gone: its vectors are not served
-    with pytest.raises(DataUnavailable, match=UNPINNED):
+    with pytest.raises(ModelUnavailable, match=UNPINNED):
         cached(get_encoder(UNPINNED)).encode(TWO)
     other = _bundle()
     idf = other["char_vec"].idf_

@@ -1,13 +1,12 @@
 """Solutions to the exercises of notebook 00 · Quickstart (run from notebooks/)."""
 
-import os
-
 import stebkit
 from stebkit import plots
 from stebkit.encoders import cached, get_encoder
+from stebkit.plots.notebook import is_fast
 from stebkit.tasks import FAMILIES
 
-SMOKE = os.environ.get("STEBKIT_FAST") == "1"
+SMOKE = is_fast()
 dataset = stebkit.load_dataset("eltec-eng-authorship", smoke=SMOKE)
 fam = FAMILIES["clustering"]
 config = fam.config(dataset.spec.tasks["clustering"])

@@ -1,15 +1,14 @@
 """Solutions to the exercises of notebook 01 · Pair classification (run from notebooks/)."""
 
-import os
-
 import numpy as np
 import pandas as pd
 
 import stebkit
 from stebkit.encoders import cached, get_encoder
+from stebkit.plots.notebook import is_fast
 from stebkit.tasks import FAMILIES, all_to_all_pairs, bootstrap_ci
 
-SMOKE = os.environ.get("STEBKIT_FAST") == "1"
+SMOKE = is_fast()
 
 
 def verification(name, models):

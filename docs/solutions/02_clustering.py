@@ -1,7 +1,5 @@
 """Solutions to the exercises of notebook 02 · Clustering (run from notebooks/)."""
 
-import os
-
 import numpy as np
 import pandas as pd
 from sklearn.cluster import MiniBatchKMeans
@@ -9,9 +7,10 @@ from sklearn.metrics import adjusted_mutual_info_score, v_measure_score
 
 import stebkit
 from stebkit.encoders import cached, get_encoder
+from stebkit.plots.notebook import is_fast
 from stebkit.tasks import FAMILIES, clustering
 
-SMOKE = os.environ.get("STEBKIT_FAST") == "1"
+SMOKE = is_fast()
 DATASETS = {"author": "eltec-eng-authorship", "register": "masc-register",
             "genre": "brown-genre", "generator": "argugpt-generator"}
 MODELS = ["tfidf-char", "function-words", "random"]

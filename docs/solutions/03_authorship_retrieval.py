@@ -1,14 +1,13 @@
 """Solutions to the exercises of notebook 03 · Authorship retrieval (run from notebooks/)."""
 
-import os
-
 import pandas as pd
 
 import stebkit
 from stebkit.encoders import cached, get_encoder
+from stebkit.plots.notebook import is_fast
 from stebkit.tasks import FAMILIES
 
-SMOKE = os.environ.get("STEBKIT_FAST") == "1"
+SMOKE = is_fast()
 ENCODERS = {m: cached(get_encoder(m)) for m in ("tfidf-char", "function-words", "random")}
 
 

@@ -1,16 +1,15 @@
 """Solutions to the exercises of notebook 04 · Order alignment (run from notebooks/)."""
 
-import os
-
 import numpy as np
 import pandas as pd
 
 import stebkit
 from stebkit.datasets.readers.stel import quadruples
 from stebkit.encoders import cached, get_encoder
+from stebkit.plots.notebook import is_fast
 from stebkit.tasks import FAMILIES, stel
 
-SMOKE = os.environ.get("STEBKIT_FAST") == "1"
+SMOKE = is_fast()
 SETS = ["bible-eras", "synthetic-order-en", "stel-contraction"]
 
 

@@ -1,7 +1,5 @@
 """Solutions to the exercises of notebook 05 · Probing (run from notebooks/)."""
 
-import os
-
 import numpy as np
 import pandas as pd
 
@@ -9,9 +7,10 @@ import stebkit
 from stebkit.datasets.features import lftk_features
 from stebkit.datasets.probing_sets import probing_records
 from stebkit.encoders import cached, get_encoder
+from stebkit.plots.notebook import is_fast
 from stebkit.tasks import FAMILIES, quantile_bins
 
-SMOKE = os.environ.get("STEBKIT_FAST") == "1"
+SMOKE = is_fast()
 MODELS = ["lftk", "function-words", "tfidf-char", "random"]
 ENCODERS = {m: cached(get_encoder(m)) for m in MODELS}
 pool = stebkit.load_dataset("ud-ewt-probing-t_punct", smoke=SMOKE).records

@@ -1,15 +1,14 @@
 """Solutions to the exercises of notebook 06 · Leaderboard (run from notebooks/)."""
 
-import os
 import warnings
 
 import pandas as pd
 
 import stebkit
 from stebkit import scores
-from stebkit.plots.notebook import leaderboard_run, repository_root
+from stebkit.plots.notebook import is_fast, leaderboard_run, repository_root
 
-FAST = os.environ.get("STEBKIT_FAST") == "1"
+FAST = is_fast()
 ROOT = repository_root()
 SUITE = "smoke" if FAST else "lite"
 MODELS, DATASETS, RUN = leaderboard_run(FAST)  # the notebook's: its records are reused

@@ -1,15 +1,14 @@
 """Solutions to the exercises of notebook 07 · Embedding spaces (run from notebooks/)."""
 
-import os
-
 import pandas as pd
 
 import stebkit
 from stebkit import plots
 from stebkit.encoders import cached, get_encoder
+from stebkit.plots.notebook import is_fast
 from stebkit.tasks import all_to_all_pairs
 
-FAST = os.environ.get("STEBKIT_FAST") == "1"
+FAST = is_fast()
 SEMANTIC = "wordllama-l2-supercat" if FAST else "all-MiniLM-L6-v2"
 
 

@@ -1,16 +1,16 @@
 """Solutions to the exercises of notebook 08 · Style vs content (run from notebooks/)."""
 
 import itertools
-import os
 
 import numpy as np
 import pandas as pd
 
 import stebkit
 from stebkit.encoders import cached, get_encoder
+from stebkit.plots.notebook import is_fast
 from stebkit.tasks import predefined_pairs
 
-SMOKE = os.environ.get("STEBKIT_FAST") == "1"
+SMOKE = is_fast()
 MODELS = ["tfidf-char", "all-MiniLM-L6-v2"]
 ENCODERS = {m: cached(get_encoder(m)) for m in MODELS}
 

@@ -1,15 +1,14 @@
 """Solutions to the exercises of notebook 09 · Long documents (run from notebooks/)."""
 
-import os
-
 import numpy as np
 import pandas as pd
 
 import stebkit
 from stebkit.encoders import cached, get_encoder, mean_of_episodes
+from stebkit.plots.notebook import is_fast
 from stebkit.tasks import all_to_all_pairs
 
-FAST = os.environ.get("STEBKIT_FAST") == "1"
+FAST = is_fast()
 SMOKE = FAST
 MODEL = "all-MiniLM-L6-v2"
 eltec = stebkit.load_dataset("eltec-eng-authorship", smoke=SMOKE).records

@@ -1,13 +1,11 @@
 """Solutions to the exercises of notebook 10 · Multilingual (run from notebooks/)."""
 
-import os
-
 import pandas as pd
 
 import stebkit
-from stebkit.plots.notebook import repository_root
+from stebkit.plots.notebook import is_fast, repository_root
 
-FAST = os.environ.get("STEBKIT_FAST") == "1"
+FAST = is_fast()
 ROOT = repository_root()
 SUITE = "smoke" if FAST else "lite"
 RESULTS = ROOT / "results" / SUITE          # the notebook's records are reused

@@ -3,7 +3,6 @@ notebooks/). Each variant is trained as the notebook's ablations are: 60 steps i
 (a few minutes each on 2 CPU cores), 3 tiny steps in fast mode, into a scratch folder."""
 
 import dataclasses
-import os
 import re
 import shutil
 import tempfile
@@ -14,12 +13,13 @@ import pandas as pd
 
 import stebkit
 from stebkit.encoders import HFEncoder
+from stebkit.plots.notebook import is_fast
 from stebkit.scores import quality
 from stebkit.train import TrainConfig, load_training_passages, train_style_encoder
 from stebkit.train.content import load_content_units
 from stebkit.train.data import mine_hard_negatives
 
-FAST = os.environ.get("STEBKIT_FAST") == "1"
+FAST = is_fast()
 WORK = Path(tempfile.mkdtemp(prefix="stebkit-solutions-11-"))
 passages = load_training_passages()
 units, _ = load_content_units(["asset", "rules"] if FAST else None)

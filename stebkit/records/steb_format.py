@@ -430,7 +430,10 @@ def import_steb(root: str | os.PathLike[str], results: str | os.PathLike[str], *
     values (the reference writes none). Names are compared by their look-alike skeleton
     (:func:`stebkit._io.name_skeleton`): a folder that differs from a registered
     dataset's or a zoo model's name only in case, look-alike or invisible characters is
-    imported as that dataset or model, with a warning in the record naming the folder.
+    imported as that dataset or model, with a warning in the record naming the folder and
+    one ``UserWarning`` per such folder (``stebkit import`` prints it). Two files of one
+    result (a look-alike folder beside the real one) stop the import, naming the model or
+    dataset that has two folders.
 
     Parameters
     ----------
@@ -474,8 +477,8 @@ def import_steb(root: str | os.PathLike[str], results: str | os.PathLike[str], *
         path = record_path(results, it["model"], name, it["task"], it["episode_size"],
                            it["episodes_per_label"])
         if path in planned:
-            raise _fail(it["path"], f"holds the same result as {planned[path][0]} (dataset "
-                        f"{name!r} under two folder names); keep one of them")
+            raise _fail(it["path"], f"holds the same result as {planned[path][0]} "
+                        f"({_twice(it, planned[path][0], root, name)}); keep one of them")
         record = check_record(_imported(it, name, spec), where=str(it["path"]),
                               fix=IMPORT_FIX)
         if path.exists() and not overwrite and not _same_import(path, record):
@@ -496,7 +499,31 @@ def import_steb(root: str | os.PathLike[str], results: str | os.PathLike[str], *
         written.append(write_record(path, record))
     for run in replaced:
         run.unlink(missing_ok=True)
+    _note_look_alikes([record for _, record in planned.values()])
     return written
+
+
+def _twice(it: Mapping[str, Any], first: Path, root: str | os.PathLike[str], name: str
+           ) -> str:
+    """What two reference files of one result differ in: the folder of the model, of the
+    dataset, or both (``first``: the file met before ``it``)."""
+    dataset_folder, model_folder = first.relative_to(root).parts[:2]
+    parts = [f"model {it['model']!r}" if model_folder != it["model_folder"] else "",
+             f"dataset {name!r}" if dataset_folder != it["dataset"] else ""]
+    return " and ".join(p for p in parts if p) + " under two folder names"
+
+
+def _note_look_alikes(records: list[Mapping[str, Any]]) -> None:
+    """One warning per folder imported as the registered dataset or zoo model it looks
+    like (the records keep theirs), with the number of records it gave."""
+    from collections import Counter
+
+    from stebkit.errors import warn
+
+    found = Counter(w for record in records for w in record.get("warnings") or ()
+                    if w.startswith(LOOK_ALIKE))
+    for message, count in found.items():
+        warn(f"{message.removeprefix(LOOK_ALIKE)} ({count} record(s))")
 
 
 def _same_import(path: Path, record: Mapping[str, Any]) -> bool:
@@ -567,13 +594,17 @@ def _imported(it: Mapping[str, Any], name: str, spec: Any) -> dict[str, Any]:
     return record
 
 
+LOOK_ALIKE = "LookAlikeName: "
+"""How the warning of a record imported from a look-alike folder begins."""
+
+
 def _look_alike(what: str, folder: str, names: tuple[str, ...]) -> list[str]:
     """The warning of a record imported from a folder that only looks like the name of
     the registered ``what`` it is imported as (``names``: that name first, then the
     folder names it has; none when the folder is one of them)."""
     if not names or folder in names:
         return []
-    return [f"LookAlikeName: the reference's folder {folder!r} ({ascii(folder)}) differs "
+    return [f"{LOOK_ALIKE}the reference's folder {folder!r} ({ascii(folder)}) differs "
             f"from the registered {what} {names[0]!r} only in case, look-alike or invisible "
             "characters; imported as it"]
 

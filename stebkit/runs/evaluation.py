@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from stebkit.runs.context import RunContext, check_options
-from stebkit.runs.executors.jobfiles import run_lock
+from stebkit.runs.executors.jobfiles import check_job_files_home, run_lock
 from stebkit.runs.executors.submission import run_info, run_sequential, run_submitted
 from stebkit.runs.planning import smoke_cap_note
 from stebkit.suites.executor_config import ExecutorError, executor_config
@@ -132,6 +132,7 @@ def evaluate(
         warnings.warn(note, UserWarning, stacklevel=2)
     run = f"{datetime.now(timezone.utc):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
     shown = {**asdict(context), **options, "executor": config.kind}
+    check_job_files_home(config.kind)
     with run_lock(root, run_info(run, shown)):
         if config.kind == "sequential":
             return run_sequential(models, datasets, root, context, options)

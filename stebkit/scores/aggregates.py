@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from stebkit.errors import warn
+from stebkit.errors import NothingToScore, warn
 from stebkit.scores.grouping import (
     MIN_RELIABLE_MODELS,
     _declared_groups,
@@ -253,6 +253,12 @@ def operational(results: Any, *, recipe: ScoreRecipe | None = None, n_resamples:
     """
     recipe = as_recipe(recipe, options)
     df, excluded, not_scored = scored_frame(results, recipe, "operational")
+    if not_scored and df.empty:
+        raise NothingToScore(
+            f"no model to score: the results hold only {', '.join(not_scored)}, which the "
+            "reference does not score (its excluded models); a score needs models of its "
+            f"own, at least {recipe.min_models} per task (or grouping_models="
+            "'without_baselines', which scores every model)")
     df = choose_configurations(df, recipe)
     _check_tasks(df)
     models = sorted(df["model"].unique())

@@ -107,7 +107,8 @@ def apply_exclusions(df: pd.DataFrame, exclude: Iterable[str] | None = DEFAULT_E
     ``exclude`` holds ``"non_english"`` (the reference's list,
     :data:`~stebkit.scores.grouping.NON_ENGLISH_DATASETS`; a dataset the reference does
     not know by its ``language``), ``"semantic_control"`` (``dataset_category ==
-    "semantic_control"``) and/or dataset names.
+    "semantic_control"``) and/or dataset names; any other name (neither a dataset of
+    ``df`` nor one stebkit knows) is a ``ValueError`` naming it and the valid ones.
 
     >>> df = pd.DataFrame({"dataset": ["a", "b", "c", "authbench_attribution_de",
     ...                                "pan15_authorship_verification_greek_test"],
@@ -120,9 +121,14 @@ def apply_exclusions(df: pd.DataFrame, exclude: Iterable[str] | None = DEFAULT_E
     >>> why  # doctest: +NORMALIZE_WHITESPACE
     {'non_english': ['b', 'pan15_authorship_verification_greek_test'],
      'semantic_control': ['c']}
+    >>> apply_exclusions(df, ["non_english", "nope"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: exclude names ['nope'], neither 'non_english', 'semantic_control' nor ...
     """
     exclude = [] if exclude is None else ([exclude] if isinstance(exclude, str)
                                           else list(exclude))
+    _check_exclusions(exclude, df)
     drop = pd.Series(False, index=df.index)
     why: dict[str, list[str]] = {}
     for item in exclude:
@@ -141,6 +147,21 @@ def apply_exclusions(df: pd.DataFrame, exclude: Iterable[str] | None = DEFAULT_E
     if why:
         log.info("excluded datasets: %s", why)
     return df[~drop].reset_index(drop=True), why
+
+
+def _check_exclusions(exclude: list[str], df: pd.DataFrame) -> None:
+    """Refuse a name of ``exclude`` that is neither a keyword of :data:`DEFAULT_EXCLUDE`,
+    a dataset of ``df``, a registered dataset nor one of the reference's."""
+    from stebkit.datasets.registry import registered
+    from stebkit.scores.grouping import reference_datasets
+
+    present = set(df["dataset"]) if "dataset" in df.columns else set()
+    unknown = [item for item in exclude if item not in DEFAULT_EXCLUDE and item not in present
+               and registered(item) is None and item not in reference_datasets()]
+    if unknown:
+        raise ValueError(f"exclude names {unknown}, neither 'non_english', "
+                         "'semantic_control' nor a dataset of these results or of stebkit's "
+                         f"catalogue; the results' datasets are {sorted(present)}")
 
 
 def _non_english(df: pd.DataFrame) -> pd.Series:
@@ -278,8 +299,7 @@ def choose_configurations(df: pd.DataFrame, recipe: Any) -> pd.DataFrame:
     if df.empty:
         return df.assign(configuration="", others=None)
     if "episode_size" in df.columns and recipe.episode_size is not None:
-        size = pd.to_numeric(df["episode_size"], errors="coerce")
-        df = df[size.eq(recipe.episode_size)]
+        df = _at_episode_size(df, recipe.episode_size)
     if "episode_size" in df.columns and recipe.configuration == "preset_size_first":
         df = select_episode_size(df)
     folders = (folder_names(df) if "episode_size" in df.columns
@@ -294,6 +314,26 @@ def choose_configurations(df: pd.DataFrame, recipe: Any) -> pd.DataFrame:
                        for held_, own in zip(first["others"], first["configuration"],
                                              strict=True)]
     return first.reset_index(drop=True)
+
+
+def _at_episode_size(df: pd.DataFrame, episode_size: int) -> pd.DataFrame:
+    """The rows of ``df`` at ``episode_size``; none there is a ``ValueError`` naming the
+    episode sizes the rows have.
+
+    >>> _at_episode_size(pd.DataFrame({"episode_size": [1, -1, 1]}), 0)
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: no record has episode size 0 (...); the records have episode size(s) -1, 1
+    """
+    size = pd.to_numeric(df["episode_size"], errors="coerce")
+    kept = df[size.eq(episode_size)]
+    if kept.empty:
+        have = ", ".join(str(int(s)) for s in sorted(size.dropna().unique())) or "none"
+        raise ValueError(f"no record has episode size {episode_size} (the recipe's "
+                         f"episode_size, --episode-size); the records have episode size(s) "
+                         f"{have}")
+    return kept
 
 
 def _benchmark_config(task: str) -> tuple[float, str] | None:

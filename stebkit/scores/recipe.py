@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from stebkit.scores.grouping import DEFAULT_THRESHOLD, REFERENCE
@@ -64,7 +64,8 @@ class ScoreRecipe:
     grouping : {"correlation", "fixed"} or mapping
         How redundant datasets are grouped inside a task: the reference's correlation
         grouping (``auto_cluster.py``), its fixed clusters, or a declared ``{dataset:
-        group}`` / ``{group: [datasets]}``.
+        group}`` / ``{group: [datasets]}``, kept as a frozen copy
+        (:class:`DeclaredGrouping`), so that a recipe is hashable.
     threshold : float, default 0.5
         Ward cut height of the correlation grouping (``_DEFAULT_THRESHOLD`` of the newest
         ``__main__.py``; 1.0 in its older versions, e.g. commit 2919bdfb).
@@ -92,7 +93,10 @@ class ScoreRecipe:
     exclude : tuple of str
         ``"non_english"`` (the reference's ``NON_ENGLISH_DATASETS``; for a dataset the
         reference does not know, a language other than English), ``"semantic_control"``
-        and/or dataset names.
+        and/or dataset names; a name that is none of these (no dataset of the results, of
+        stebkit's catalogue or of the reference) is refused when a score reads the
+        results, naming it and the valid ones
+        (:func:`~stebkit.scores.inputs.apply_exclusions`).
 
     Examples
     --------
@@ -121,8 +125,7 @@ class ScoreRecipe:
     def __post_init__(self) -> None:
         self._check_grouping()
         t = self.threshold
-        if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t) \
-                or t < 0:
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or not _finite(t) or t < 0:
             raise ValueError(f"ScoreRecipe threshold must be a finite number of at least 0, "
                              f"got {t!r}")
         for name, allowed in _CHOICES.items():
@@ -137,8 +140,8 @@ class ScoreRecipe:
 
     def _check_grouping(self) -> None:
         g = self.grouping
-        if isinstance(g, Mapping):
-            object.__setattr__(self, "grouping", dict(g))  # a copy: the caller's may change
+        if isinstance(g, Mapping):  # a frozen copy: the caller's may change
+            object.__setattr__(self, "grouping", DeclaredGrouping(g))
         elif g not in ("correlation", "fixed"):
             raise ValueError(f"ScoreRecipe grouping must be 'correlation', 'fixed' or a "
                              f"mapping, got {g!r}")
@@ -192,6 +195,73 @@ class ScoreRecipe:
                 f"cut {self.threshold:g}, datasets not every model has are dropped, its "
                 "excluded models are not scored, each model's first configuration in "
                 "string order, no STEB score with fewer than 2 tasks")
+
+
+def _finite(number: int | float) -> bool:
+    """Whether ``number`` is finite as a float (an int beyond the float range is not).
+
+    >>> _finite(0.5), _finite(float("inf")), _finite(10**400)
+    (True, False, False)
+    """
+    try:
+        return math.isfinite(number)
+    except OverflowError:
+        return False
+
+
+class DeclaredGrouping(Mapping):
+    """A declared grouping, ``{dataset: group}`` or ``{group: [datasets]}``, frozen: a
+    list of datasets is kept as a tuple, nothing can be changed, and equal groupings are
+    equal and hash alike (so a :class:`ScoreRecipe` holding one is hashable).
+
+    >>> g = DeclaredGrouping({"g": ["a", "b"], "c": "h"})
+    >>> g["g"], dict(g) == {"g": ("a", "b"), "c": "h"}, hash(g) == hash(DeclaredGrouping(g))
+    (('a', 'b'), True, True)
+    >>> g["g"] = "x"
+    Traceback (most recent call last):
+    ...
+    TypeError: 'DeclaredGrouping' object does not support item assignment
+    >>> DeclaredGrouping({"g": 1})
+    Traceback (most recent call last):
+    ...
+    ValueError: ScoreRecipe grouping['g'] must be a group name or a list of dataset names, got 1
+    """
+
+    def __init__(self, grouping: Mapping[str, Any]) -> None:
+        items = []
+        for key, value in grouping.items():
+            kept = value if isinstance(value, str) else _names(value)
+            if not isinstance(key, str) or kept is None:
+                raise ValueError(f"ScoreRecipe grouping[{key!r}] must be a group name or a "
+                                 f"list of dataset names, got {value!r}")
+            items.append((key, kept))
+        self._items = tuple(items)
+
+    def __getitem__(self, key: str) -> str | tuple[str, ...]:
+        for name, value in self._items:
+            if name == key:
+                return value
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[str]:
+        return (name for name, _ in self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __hash__(self) -> int:
+        return hash(frozenset(self._items))
+
+    def __repr__(self) -> str:
+        return repr(dict(self._items))
+
+
+def _names(value: Any) -> tuple[str, ...] | None:
+    """``value`` as a tuple of names, or None when it is no collection of text."""
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
+        return None
+    names = tuple(value)
+    return names if all(isinstance(n, str) for n in names) else None
 
 
 def _exclusions(exclude: Any) -> tuple[str, ...]:

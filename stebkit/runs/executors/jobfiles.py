@@ -222,6 +222,15 @@ def job_files_dir(root: str | os.PathLike, run: str) -> Path:
     return cache_dir() / "jobs" / f"{key}-{file_name(run)}"
 
 
+def check_job_files_home(kind: str) -> None:
+    """Before a run of the executor ``kind`` writes anything, into the results folder or
+    the cache (a processed dataset), refuse a cache where its job files could not be
+    kept private (:func:`check_private_path` on the folder of :func:`job_files_dir`); a
+    run in this process (``"sequential"``) keeps no job files."""
+    if kind != "sequential":
+        check_private_path(job_files_dir(".", "run").parent)
+
+
 def check_private_path(folder: str | os.PathLike) -> None:
     """Refuse (:class:`ExecutorError`, naming the folder and the fix) to keep what a job
     loads and runs in ``folder`` when another user could swap it: as ssh's
