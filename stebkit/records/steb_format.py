@@ -342,7 +342,7 @@ IMPORT_FIX = "correct or remove that file, then import again"
 def read_metrics(path: str | os.PathLike[str], task: str = "") -> dict[str, Any]:
     """Read one reference ``metrics.json``: a JSON object of finite numbers (inside their
     range when ``task``, stebkit's family name, is given:
-    :func:`stebkit.records.results.metric_range`), and ``submetrics``.
+    :func:`stebkit.records.record.metric_range`), and ``submetrics``.
 
     The file is read as untrusted (:func:`stebkit._io.read_untrusted`: a regular file
     with one link, at most 16 MB; never a FIFO, device or symbolic link).
@@ -354,7 +354,7 @@ def read_metrics(path: str | os.PathLike[str], task: str = "") -> dict[str, Any]
         that is not a number in range; names the file and the key.
     """
     from stebkit._io import read_json
-    from stebkit.records.results import check_metrics, check_submetrics
+    from stebkit.records.record import check_metrics, check_submetrics
 
     path = Path(path)
     data = read_json(path, fix=IMPORT_FIX)
@@ -462,7 +462,8 @@ def import_steb(root: str | os.PathLike[str], results: str | os.PathLike[str], *
     [['stel_register', 'distractor_acc_mean', 0.25]]
     """
     from stebkit._io import remove_stray_temps
-    from stebkit.records.results import check_record, record_path, write_record
+    from stebkit.records.record import check_record
+    from stebkit.records.results import record_path, write_record
 
     _check_apart(Path(root), Path(results), "import")
     names = _exported_names(Path(root))
@@ -502,7 +503,7 @@ def import_steb(root: str | os.PathLike[str], results: str | os.PathLike[str], *
 def _same_import(path: Path, record: Mapping[str, Any]) -> bool:
     """Whether the record at ``path`` is ``record``, imported before (an interrupted import
     resumes): everything equal but the date and version of stebkit."""
-    from stebkit.records.results import Record
+    from stebkit.records.record import Record
 
     try:
         old = Record.read(path).to_json()
@@ -539,7 +540,7 @@ def _imported(it: Mapping[str, Any], name: str, spec: Any) -> dict[str, Any]:
     """The stebkit record of one scanned reference file (:func:`scan_steb`), with the
     main metric of ``spec`` (:func:`stebkit.records.schema.main_metric_of`) and a warning
     when the file's folder names its dataset or model by a look-alike."""
-    from stebkit.records.results import new_record
+    from stebkit.records.record import new_record
     from stebkit.records.schema import main_metric_of
 
     metrics = dict(it["metrics"])

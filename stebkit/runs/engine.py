@@ -13,7 +13,7 @@ A run is a pipeline of typed objects, each made once:
    dataset, in three steps (each family builds its input; the unique texts are encoded
    once, through the embedding cache, and episodes mean-pooled unless the encoder embeds
    them itself; each family evaluates, its main metric gets a bootstrap interval), each
-   yielding its checked :class:`~stebkit.records.results.Record` (:mod:`stebkit.runs.records`);
+   yielding its checked :class:`~stebkit.records.record.Record` (:mod:`stebkit.runs.records`);
 3. :func:`run_plan` — maps the unit function over the plan, model after model, and
    writes each record atomically as soon as it is made.
 
@@ -50,13 +50,8 @@ import numpy as np
 
 from stebkit.datasets.spec import Dataset, Submetric, expand_submetrics
 from stebkit.errors import StebkitError
-from stebkit.records.results import (
-    UNDEFINED,
-    Record,
-    Results,
-    check_metrics,
-    write_record,
-)
+from stebkit.records.record import UNDEFINED, Record, check_metrics
+from stebkit.records.results import Results, write_record
 from stebkit.runs import records
 from stebkit.runs.context import RunContext, RunState
 from stebkit.runs.encoders import (

@@ -1,7 +1,7 @@
 """A run's records, built rather than patched: each is started from its unit, grows by
 small steps that each return a new draft, and ends in one of three constructors —
 :func:`ok`, :func:`failed` or :func:`skipped` — that return a checked
-:class:`~stebkit.records.results.Record`, checked once, and written as it is
+:class:`~stebkit.records.record.Record`, checked once, and written as it is
 (:func:`stebkit.records.results.write_record`). :meth:`Record.from_json` stays the read path.
 
 A draft is a plain dict in the order every record has its keys; no step changes the draft
@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from stebkit.records.results import RECOMPUTE, UNDEFINED, Record, new_record
+from stebkit.records.record import RECOMPUTE, UNDEFINED, Record, new_record
 from stebkit.records.schema import main_metric_of
 from stebkit.runs import context as run_context
 from stebkit.runs.encoders import collapsed_share
@@ -197,6 +197,6 @@ def skipped(draft: Draft, reason: str, *, where: str, **fields: Any) -> Record:
 
 
 def _checked(draft: Draft, *, where: str, fix: str = RECOMPUTE) -> Record:
-    from stebkit.records.results import jsonable
+    from stebkit.records.record import jsonable
 
     return Record.from_json(jsonable(draft), where=where, fix=fix)

@@ -129,7 +129,8 @@ def run_submitted(names: tuple[list[str], list[str] | None], root: Path,
                   config: ExecutorConfig, run: str, context: RunContext,
                   options: dict[str, Any]) -> Results:
     """:func:`stebkit.evaluate` with the local or SLURM executor, under the run lock."""
-    from stebkit.records.results import Record, Results
+    from stebkit.records.record import Record
+    from stebkit.records.results import Results
 
     the_plan, units = _planned(names[0], names[1], root, context, options)
     if options["preset"]:
