@@ -134,7 +134,8 @@ def _value(v: Any) -> float:
 
 
 def _views(records: list[Record]) -> list[Any]:
-    """Each record as the score reads it (:meth:`stebkit.records.catalogue.Catalogue.view`)."""
+    """Each record as the score reads it (:meth:`stebkit.records.catalogue.Catalogue.view`,
+    one catalogue for them all)."""
     from stebkit.records.catalogue import Catalogue
 
     catalogue = Catalogue()
@@ -158,12 +159,12 @@ def _misplaced(root: Path, path: Path, rec: Record) -> str | None:
             "or delete it)")
 
 
-def _one_per_result(entries: list[tuple[Path, Record, Any]]) -> tuple[list[Record],
-                                                                        list[str]]:
-    """The records of ``entries`` (path, record, view), one per result (model, dataset,
-    task, episode configuration, names as the score reads them), and a note for each
-    second record of a result. A record under the registered names comes first: a
-    look-alike never displaces it."""
+def _one_per_result(entries: list[tuple[Path, Record, Any]]
+                    ) -> tuple[list[tuple[Record, Any]], list[str]]:
+    """The records of ``entries`` (path, record, view) with their views, one per result
+    (model, dataset, task, episode configuration, names as the score reads them), and a
+    note for each second record of a result. A record under the registered names comes
+    first: a look-alike never displaces it."""
     def key(rec: Record, view: Any) -> tuple:
         return (view.model, view.dataset, rec.task, rec.episode_size, rec.episodes_per_label)
 
@@ -176,7 +177,7 @@ def _one_per_result(entries: list[tuple[Path, Record, Any]]) -> tuple[list[Recor
             notes.append(f"{path} holds the same result as {first} ({view.model} / "
                          f"{view.dataset} / {rec.task}, episode size {rec.episode_size}): "
                          f"left out, {first.name} is used (delete the one you do not want)")
-    return [rec for path, rec, view in entries if seen[key(rec, view)] == path], notes
+    return [(rec, view) for path, rec, view in entries if seen[key(rec, view)] == path], notes
 
 
 class Results:
@@ -202,23 +203,56 @@ class Results:
     [['m', 'd', 'v_measure', 0.5, 0.4]]
     >>> r.ok
     True
+
+    Each record is read as the score reads it once, when the set is made
+    (:attr:`views`), and each frame is built once, when first asked for: a set of
+    results does not change.
     """
 
     def __init__(self, records: Any = (), root: str | os.PathLike | None = None) -> None:
         if isinstance(records, (str, os.PathLike)):  # Results("results") reads a folder
             self.__dict__.update(vars(Results.load(records)))
             return
-        self.records: list[Record] = [_as_record(r, k) for k, r in enumerate(records)]
-        self.root = Path(root) if root is not None else None
+        records = [_as_record(r, k) for k, r in enumerate(records)]
+        self._hold(records, _views(records), root)
+
+    def _hold(self, records: list[Record], views: list[Any], root: Any,
+              left_out: list[str] | None = None) -> None:
+        """Hold ``records`` with their ``views`` (one per record, made by one catalogue)."""
         from stebkit.records.catalogue import check_main_metrics, notes
 
-        views = _views(self.records)
-        check_main_metrics(self.records, views)
-        self.notes: list[str] = notes(views)
+        check_main_metrics(records, views)
+        self.records: tuple[Record, ...] = tuple(records)
+        self.views: tuple[Any, ...] = tuple(views)
+        """Each record as the score reads it (a
+        :class:`stebkit.records.catalogue.View`: the catalogue's names and metadata),
+        in the order of :attr:`records`."""
+        self.root = Path(root) if root is not None else None
+        self.notes: list[str] = [*(left_out or ()), *notes(views)]
         """Records :meth:`load` left out and why (a record outside ``<model>/<dataset>/``
         or in another model's folder, a second record of one result), then what records
         say that the catalogue or the zoo declares otherwise
         (:mod:`stebkit.records.catalogue`: the score reads the catalogue's)."""
+        self._frames: dict[str, Any] = {}
+
+    @classmethod
+    def _made(cls, records: list[Record], views: list[Any], root: Any,
+              left_out: list[str] | None = None) -> Results:
+        out = cls.__new__(cls)
+        out._hold(records, views, root, left_out)
+        return out
+
+    def select(self, keep: Any) -> Results:
+        """The records for which ``keep(record)`` is true, with their views as read.
+
+        >>> r = Results([{"model": {"name": m}, "dataset": {"name": "d"}, "task": "stel",
+        ...               "episode_size": 1, "status": "skipped", "reason": "-"}
+        ...              for m in ("a", "b")])
+        >>> [rec.model_name for rec in r.select(lambda rec: rec.model_name == "b")]
+        ['b']
+        """
+        kept = [(r, v) for r, v in zip(self.records, self.views, strict=True) if keep(r)]
+        return Results._made([r for r, _ in kept], [v for _, v in kept], self.root)
 
     @classmethod
     def load(cls, root: str | os.PathLike) -> Results:
@@ -250,9 +284,8 @@ class Results:
             else:
                 notes.append(note)
         kept, twice = _one_per_result(entries)
-        out = cls(kept, root=root)
-        out.notes = [*notes, *twice, *out.notes]
-        return out
+        return cls._made([rec for rec, _ in kept], [view for _, view in kept], root,
+                         [*notes, *twice])
 
     def __iter__(self) -> Iterator[Record]:
         return iter(self.records)
@@ -293,10 +326,15 @@ class Results:
         (:mod:`stebkit.records.catalogue`), the record's otherwise. The interval columns
         are filled on the main metric's row only.
         """
+        if "tidy" not in self._frames:
+            self._frames["tidy"] = self._tidy_rows()
+        return self._frames["tidy"].copy()
+
+    def _tidy_rows(self) -> Any:
         import pandas as pd
 
         rows = []
-        for r, view in zip(self.records, _views(self.records), strict=True):
+        for r, view in zip(self.records, self.views, strict=True):
             key, main = self._key_columns(r, view), view.main_metric
             metrics = r.metrics if r.status == "ok" else {}
             if main not in metrics:
@@ -315,14 +353,17 @@ class Results:
         Columns: those of :meth:`to_frame` (``metric`` names the main metric) plus
         ``n_items``.
         """
-        import pandas as pd
+        if "main" not in self._frames:
+            import pandas as pd
 
-        rows = []
-        for r, view in zip(self.records, _views(self.records), strict=True):
-            value = r.metrics.get(view.main_metric) if r.status == "ok" else None
-            rows.append({**self._key_columns(r, view), "metric": view.main_metric,
-                         "value": _value(value), "is_main": True, "n_items": r.get("n_items")})
-        return pd.DataFrame(rows, columns=[*FRAME_COLUMNS, "n_items"])
+            rows = []
+            for r, view in zip(self.records, self.views, strict=True):
+                value = r.metrics.get(view.main_metric) if r.status == "ok" else None
+                rows.append({**self._key_columns(r, view), "metric": view.main_metric,
+                             "value": _value(value), "is_main": True,
+                             "n_items": r.get("n_items")})
+            self._frames["main"] = pd.DataFrame(rows, columns=[*FRAME_COLUMNS, "n_items"])
+        return self._frames["main"].copy()
 
     def with_status(self, status: str) -> Any:
         """Frame of the records of one status (:data:`STATUSES`): model, dataset, task,
