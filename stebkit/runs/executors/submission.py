@@ -205,13 +205,6 @@ def job_payload(run: str, root: Path, units: Sequence[JobUnit], context: Mapping
             "context": dict(context), "suite_files": list(suite_files), **extra}
 
 
-def _cpu_count() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux
-        return os.cpu_count() or 1
-
-
 @dataclass
 class _Job:
     """One submitted job (local worker or SLURM array task)."""
