@@ -115,9 +115,10 @@ def read_record(path: str | os.PathLike) -> dict[str, Any]:
     return Record.read(path).to_json()
 
 
-def _folders(name: str) -> tuple[str, str]:
-    """The folder names a record of ``name`` may lie in (older versions: :func:`safe_name`)."""
-    return file_name(name), safe_name(name)
+def _lies_in(folder: str, name: str) -> bool:
+    """Whether a record of ``name`` may lie in ``folder`` (older versions:
+    :func:`safe_name`)."""
+    return folder == file_name(name) or folder == safe_name(name)
 
 
 def _as_record(record: Any, index: int) -> Record:
@@ -146,14 +147,15 @@ def _misplaced(root: Path, path: Path, rec: Record) -> str | None:
     """Why the record ``rec`` read from ``path`` is left out of ``root``'s results (it
     does not lie in its own ``<model>/<dataset>/`` folder), or None."""
     parts = path.relative_to(root).parts
-    home = record_path(root, rec.model_name, rec.dataset_name, rec.task, 1).parent
+    if len(parts) == 3 and _lies_in(parts[0], rec.model_name) and \
+            _lies_in(parts[1], rec.dataset_name):
+        return None
     if len(parts) != 3:
+        home = record_path(root, rec.model_name, rec.dataset_name, rec.task, 1).parent
         where = "at the folder's root" if len(parts) == 1 else f"{len(parts) - 1} folders deep"
         return (f"{path} lies {where}, not in a <model>/<dataset>/ folder: left out (a "
                 f"record of {rec.model_name} on {rec.dataset_name} lies in {home}; move it "
                 "there, or delete it)")
-    if parts[0] in _folders(rec.model_name) and parts[1] in _folders(rec.dataset_name):
-        return None
     return (f"{path} holds a result of {rec.model_name} on {rec.dataset_name} but lies in "
             f"another model's or dataset's folder: left out (move it into its own folder, "
             "or delete it)")
