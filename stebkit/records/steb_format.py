@@ -547,7 +547,7 @@ def _imported(it: Mapping[str, Any], name: str, spec: Any) -> dict[str, Any]:
     submetrics = metrics.pop("submetrics", None)
     if it["task"] == "probing":
         metrics["accuracy"] = metrics["average"]
-    record = new_record(
+    return new_record(
         model={"name": it["model"], "revision": "unknown",
                "category": _model_category(it["model"])},
         dataset={"name": name, "steb_name": it["dataset"],
@@ -562,10 +562,8 @@ def _imported(it: Mapping[str, Any], name: str, spec: Any) -> dict[str, Any]:
         warnings=[*_look_alike("dataset", it["dataset"], (spec.name, spec.steb_name or "",
                                                           reference_folder(spec.name))
                                if spec else ()),
-                  *_look_alike("zoo model", it["model_folder"], (it["model"],))])
-    if submetrics:
-        record["submetrics"] = submetrics
-    return record
+                  *_look_alike("zoo model", it["model_folder"], (it["model"],))],
+        **({"submetrics": submetrics} if submetrics else {}))
 
 
 def _look_alike(what: str, folder: str, names: tuple[str, ...]) -> list[str]:

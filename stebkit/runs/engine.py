@@ -317,12 +317,14 @@ def _dataset_and_encoder(model: PlannedModel, encoder: Any, spec: Any, ctx: RunC
 
 
 def _failed(draft: records.Draft, err: BaseException, unit: Unit, started: float, *,
-            dated: bool = False) -> Record:
-    """The failed record of ``unit`` (:func:`stebkit.runs.records.failed`), logged."""
+            dated: bool = False, **parts: Any) -> Record:
+    """The failed record of ``unit`` (:func:`stebkit.runs.records.failed`, with the
+    ``parts`` found before), logged."""
     log.warning("%s / %s / %s (e=%s) failed: %s", draft["model"]["name"],
                 draft["dataset"]["name"], draft["task"], draft["episode_size"],
                 f"{type(err).__name__}: {err}")
-    return records.failed(draft, err, where=str(unit.path), started=started, dated=dated)
+    return records.failed(draft, err, where=str(unit.path), started=started, dated=dated,
+                          **parts)
 
 
 _FATAL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS})
@@ -374,14 +376,14 @@ def _evaluate_dataset(dataset: Dataset, units: list[Unit], drafts: dict, encoder
         _raise_if_fatal(err)
         for u in units:
             if u.key in built:
-                yield u, _failed(built[u.key][1], err, u, started)
+                yield u, _failed(drafts[u.key], err, u, started, warnings=built[u.key][1])
         return
     collapsed: list[tuple[float, str]] = []
     for u in units:
         if u.key in built:
-            ti, draft = built[u.key]
-            record, message = _evaluate_unit(u, ti, draft, dataset, encoded, encoder, ctx,
-                                             show_progress)
+            ti, warnings = built[u.key]
+            record, message = _evaluate_unit(u, ti, drafts[u.key], warnings, dataset, encoded,
+                                             encoder, ctx, show_progress)
             if message is not None:
                 collapsed.append((record["collapsed_share"], message))
             yield u, record
@@ -394,10 +396,10 @@ def _evaluate_dataset(dataset: Dataset, units: list[Unit], drafts: dict, encoder
 def _build_inputs(dataset: Dataset, units: list[Unit], drafts: dict, ctx: RunContext,
                   state: RunState, notes: Sequence[str], started: float
                   ) -> Generator[tuple[Unit, Record], None,
-                                 dict[tuple, tuple[TaskInput, records.Draft]]]:
+                                 dict[tuple, tuple[TaskInput, list[str]]]]:
     """Step 1: each unit's task input (built once per state, dataset, task and episode
-    configuration) with its record's draft, returned; a unit whose input fails or is
-    empty, or that its family skips, is ended here: its record is yielded."""
+    configuration) with its record's warnings so far, returned; a unit whose input fails
+    or is empty, or that its family skips, is ended here: its record is yielded."""
     built = {}
     for u in units:
         key = (dataset.name, u.task, u.episode_size, u.episodes_per_label)
@@ -411,14 +413,14 @@ def _build_inputs(dataset: Dataset, units: list[Unit], drafts: dict, ctx: RunCon
                 _raise_if_fatal(err)
                 state.inputs[key] = (err, [])
         ti, messages = state.inputs[key]
-        draft = records.with_fields(drafts[u.key], warnings=[*notes, *messages])
+        warnings = [*notes, *messages]
         if isinstance(ti, BaseException):
-            yield u, _failed(draft, ti, u, started)
+            yield u, _failed(drafts[u.key], ti, u, started, warnings=warnings)
         elif (reason := _skip_reason(dataset, u, ti)) is not None:
-            yield u, records.skipped(draft, reason, where=str(u.path),
-                                     dropped=dict(ti.dropped))
+            yield u, records.skipped(drafts[u.key], reason, where=str(u.path),
+                                     warnings=warnings, dropped=dict(ti.dropped))
         else:
-            built[u.key] = (ti, draft)
+            built[u.key] = (ti, warnings)
     return built
 
 
@@ -474,38 +476,44 @@ def _encode(built: Mapping[tuple, tuple[TaskInput, Any]], encoder: Any, text_enc
                     ctx.batch_size, round(time.perf_counter() - t_encode, 3))
 
 
-def _evaluate_unit(u: Unit, ti: TaskInput, draft: records.Draft, dataset: Dataset,
-                   encoded: _Encoded, encoder: Any, ctx: RunContext,
+def _evaluate_unit(u: Unit, ti: TaskInput, draft: records.Draft, warnings: list[str],
+                   dataset: Dataset, encoded: _Encoded, encoder: Any, ctx: RunContext,
                    show_progress: bool) -> tuple[Record, str | None]:
-    """Step 3: one unit evaluated into its record (failed when any part fails, with what
-    the parts before it added), and its collapse warning, if any."""
+    """Step 3: one unit evaluated into its record, built once from the parts found (failed
+    when any part fails, with the parts found before it), and its collapse warning, if
+    any."""
     seed, batch_size = ctx.seed, ctx.batch_size
     message, t0 = None, time.perf_counter()
+    protocol: dict[str, Any] = {}
+    found: dict[str, Any] = {"warnings": list(warnings)}
     if not encoded.custom:
-        draft = records.with_fields(draft, encode_s=encoded.encode_s)
+        found["encode_s"] = encoded.encode_s
     try:
         if encoded.custom:
-            draft = records.with_protocol(draft, pooling="encoder")
+            protocol["pooling"] = "encoder"
             item_emb = encoded.items(ti, show_progress)
-            draft, message = records.with_collapse(
-                draft, item_emb.reshape(-1, item_emb.shape[-1]), "items")
+            vectors, what = item_emb.reshape(-1, item_emb.shape[-1]), "items"
         else:
-            text_emb = encoded.texts(ti)
-            draft, message = records.with_collapse(draft, text_emb, "distinct texts")
-            item_emb = ti.pool(text_emb)
+            vectors, what = encoded.texts(ti), "distinct texts"
+        found["collapsed_share"], message = records.collapse(draft, vectors, what)
+        if message is not None:
+            found["warnings"].append(f"CollapsedVectors: {message}")
+        if not encoded.custom:
+            item_emb = ti.pool(vectors)
         scoring = getattr(encoder, "scoring", "cosine")
-        draft = records.with_protocol(draft, scoring=u.family.scoring_for(scoring))
+        protocol["scoring"] = u.family.scoring_for(scoring)
         result, messages = _evaluate(u.family, ti, item_emb, seed=seed, batch_size=batch_size,
-                                     scoring=draft["protocol"]["scoring"])
-        draft = records.with_result(draft, u, ti, result, messages, seed=seed)
+                                     scoring=protocol["scoring"])
+        found.update(records.result_fields(draft, u, ti, result, seed=seed))
+        found["warnings"].extend(messages)
         sub = _run_submetrics(u, ti, item_emb, dataset.records, encoded.items, seed=seed,
                               batch_size=batch_size, scoring=scoring)
         if sub is not None:
-            draft = records.with_fields(draft, submetrics=sub)
-        return records.ok(draft, where=f"{u.model} / {u.spec.name} / {u.task}",
-                          started=t0), message
+            found["submetrics"] = sub
+        return records.ok(draft, where=f"{u.model} / {u.spec.name} / {u.task}", started=t0,
+                          protocol=protocol, **found), message
     except Exception as err:
         _raise_if_fatal(err)
-        return _failed(draft, err, u, t0, dated=True), message
+        return _failed(draft, err, u, t0, dated=True, protocol=protocol, **found), message
 
 

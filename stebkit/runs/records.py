@@ -1,20 +1,22 @@
-"""A run's records, built rather than patched: each is started from its unit, grows by
-small steps that each return a new draft, and ends in one of three constructors —
-:func:`ok`, :func:`failed` or :func:`skipped` — that return a checked
-:class:`~stebkit.records.record.Record`, checked once, and written as it is
-(:func:`stebkit.records.results.write_record`). :meth:`Record.from_json` stays the read path.
+"""A run's records, each built once from its parts: the unit's draft (:func:`start`: its
+identity, protocol and main metric, read-only), the protocol settings and the fields the
+run found, given together to one of three constructors — :func:`ok`, :func:`failed` or
+:func:`skipped` — that return a :class:`~stebkit.records.record.Record`, checked once, and
+written as it is (:func:`stebkit.records.results.write_record`). :meth:`Record.from_json`
+stays the read path.
 
-A draft is a plain dict in the order every record has its keys; no step changes the draft
-it is given, so a failure is recorded with what the steps before it added:
+The parts a run found before a failure go into its failed record; the draft is never
+changed:
 
 >>> from stebkit.runs.context import RunContext
 >>> from stebkit.runs.planning import plan
 >>> (unit,) = plan("random", "synthetic-authors-en", tasks=["retrieval"],
 ...                context=RunContext(smoke=True), output_dir="unused")
 >>> draft = start(unit, {"seed": 42}, {"name": "random"}, {"name": unit.spec.name})
->>> rec = skipped(draft, "not served", where="r.json")
->>> rec.status, rec["reason"], draft["status"] if "status" in draft else "no status"
-('skipped', 'not served', 'no status')
+>>> rec = failed(draft, ValueError("no texts"), where="r.json", started=0.0,
+...              protocol={"scoring": "cosine"}, encode_s=0.5)
+>>> rec.status, rec["protocol"]["scoring"], rec["encode_s"], "scoring" in draft["protocol"]
+('failed', 'cosine', 0.5, False)
 """
 
 from __future__ import annotations
@@ -39,8 +41,10 @@ if TYPE_CHECKING:
     from stebkit.runs.planning import PlannedModel, Unit
 
 Draft = Mapping[str, Any]
-"""A record being built: its JSON fields so far, a read-only view (its protocol too); each
-step returns a new draft, none can change one in place."""
+"""The start of a unit's record: its identity, protocol and main metric (:func:`start`), a
+read-only view (its protocol too)."""
+
+_NONE: Mapping[str, Any] = MappingProxyType({})
 
 COLLAPSE_WARN = 0.1
 """A record warns when more than this share of its distinct texts (or, for encoders that
@@ -103,28 +107,16 @@ def start(unit: Unit, protocol: Mapping[str, Any], model: Mapping[str, Any],
                              n_items=0, runtime_s=0.0, date=now()))
 
 
-def with_fields(draft: Draft, **fields: Any) -> Draft:
-    """``draft`` with ``fields`` set (a key it has keeps its place, a new one comes last)."""
-    return _draft({**draft, **fields})
-
-
-def with_protocol(draft: Draft, **fields: Any) -> Draft:
-    """``draft`` with ``fields`` set in its protocol (how its result was computed)."""
-    return _draft({**draft, "protocol": {**draft["protocol"], **fields}})
-
-
-def with_collapse(draft: Draft, vectors: np.ndarray, what: str) -> tuple[Draft, str | None]:
-    """``draft`` with the share of ``vectors`` that are one identical vector; above
-    :data:`COLLAPSE_WARN`, a warning in the record, also returned (else None)."""
+def collapse(draft: Draft, vectors: np.ndarray, what: str) -> tuple[float, str | None]:
+    """The share of ``vectors`` that are one identical vector (a record's
+    ``collapsed_share``) and, above :data:`COLLAPSE_WARN`, the warning that says so (else
+    None)."""
     share = collapsed_share(vectors)
-    draft = _draft({**draft, "collapsed_share": share})
     if share <= COLLAPSE_WARN:
-        return draft, None
-    message = (f"{draft['model']['name']} / {draft['dataset']['name']}: "
-               f"{share:.0%} of the {len(vectors)} {what} share one identical vector; "
-               "the encoder cannot tell them apart (another language or script?)")
-    return _draft({**draft, "warnings": [*draft.get("warnings", []),
-                                         f"CollapsedVectors: {message}"]}), message
+        return share, None
+    return share, (f"{draft['model']['name']} / {draft['dataset']['name']}: "
+                   f"{share:.0%} of the {len(vectors)} {what} share one identical vector; "
+                   "the encoder cannot tell them apart (another language or script?)")
 
 
 def result_parts(result: Mapping[str, Any]) -> tuple[dict[str, float], dict[str, int],
@@ -142,12 +134,12 @@ def result_parts(result: Mapping[str, Any]) -> tuple[dict[str, float], dict[str,
     return {k: float(v) for k, v in result.items() if k != "details"}, {}, {}
 
 
-def with_result(draft: Draft, unit: Unit, ti: Any, result: Any, messages: list[str], *,
-                seed: int) -> Draft:
-    """``draft`` with a task result on the built input ``ti``: its per-label values (when
+def result_fields(draft: Draft, unit: Unit, ti: Any, result: Any, *, seed: int
+                  ) -> dict[str, Any]:
+    """The fields of a task result on the built input ``ti``: its per-label values (when
     it has them), metrics, counts and chosen settings, the main metric's bootstrap
-    interval, the items and their values, and the family's warnings (``messages``); a
-    ValueError when the result lacks the record's main metric."""
+    interval, the items and their values, and the ``ok`` status; a ValueError when the
+    result lacks the record's main metric (``draft``'s)."""
     family = unit.family
     metrics, counts, chosen = result_parts(result)
     main = draft["main_metric"]
@@ -157,46 +149,74 @@ def with_result(draft: Draft, unit: Unit, ti: Any, result: Any, messages: list[s
                          f"are {sorted(metrics)}")
     ids = family.item_ids(ti, result)
     details = result.get("details") or {}
-    if isinstance(details.get("per_label"), Mapping):
-        draft = _draft({**draft, "per_label": {str(k): dict(v)
-                                               for k, v in details["per_label"].items()}})
-    return _draft({**draft, "metrics": metrics, "counts": counts, "chosen": chosen,
-                   "higher_is_better": family.metrics.get(main, True),
-                   # None when a dataset's main metric is not the one the bootstrap resamples
-                   "ci": family.bootstrap(result, seed=seed, n_resamples=run_context.N_RESAMPLES,
-                                          confidence=run_context.CONFIDENCE)
-                   if main == family.main_metric else None,
-                   "episodes_per_label": ti.episodes_per_label,
-                   "n_items": len(ids) or ti.n_items, "n_texts": len(ti.texts),
-                   "dropped": dict(ti.dropped), "per_item": family.item_values(result, ids),
-                   "status": "ok", "warnings": [*draft.get("warnings", []), *messages]})
+    per_label = details.get("per_label")
+    return {**({"per_label": {str(k): dict(v) for k, v in per_label.items()}}
+               if isinstance(per_label, Mapping) else {}),
+            "metrics": metrics, "counts": counts, "chosen": chosen,
+            "higher_is_better": family.metrics.get(main, True),
+            # None when a dataset's main metric is not the one the bootstrap resamples
+            "ci": family.bootstrap(result, seed=seed, n_resamples=run_context.N_RESAMPLES,
+                                   confidence=run_context.CONFIDENCE)
+            if main == family.main_metric else None,
+            "episodes_per_label": ti.episodes_per_label,
+            "n_items": len(ids) or ti.n_items, "n_texts": len(ti.texts),
+            "dropped": dict(ti.dropped), "per_item": family.item_values(result, ids),
+            "status": "ok"}
 
 
-def ok(draft: Draft, *, where: str, started: float) -> Record:
-    """The record of a computed result, checked (a value out of its range or undefined
-    raises a ValueError naming ``where`` and the field), dated now."""
-    return _checked({**draft, "runtime_s": round(time.perf_counter() - started, 3),
-                     "date": now()}, where=where, fix=UNDEFINED)
+def ok(draft: Draft, *, where: str, started: float, protocol: Mapping[str, Any] = _NONE,
+       **fields: Any) -> Record:
+    """The record of a computed result: ``draft`` with the ``protocol`` settings and the
+    ``fields`` of the run (:func:`result_fields` among them), dated now, built and checked
+    once (a value out of its range or undefined raises a ValueError naming ``where`` and
+    the field)."""
+    return _built(draft, protocol, {**fields, "status": "ok",
+                                    "runtime_s": round(time.perf_counter() - started, 3),
+                                    "date": now()}, where=where, fix=UNDEFINED)
 
 
 def failed(draft: Draft, err: BaseException, *, where: str, started: float,
-           dated: bool = False) -> Record:
-    """The record of a result that could not be computed: ``err`` and the end of its
+           dated: bool = False, protocol: Mapping[str, Any] = _NONE, **fields: Any
+           ) -> Record:
+    """The record of a result that could not be computed: ``draft`` with what the run
+    found before (``protocol`` settings, ``fields``), ``err`` and the end of its
     traceback, the time spent (since ``started``); dated now when ``dated``."""
     tb = traceback.format_exception(type(err), err, err.__traceback__)
-    draft = {**draft, "status": "failed", "error": f"{type(err).__name__}: {err}",
+    ended = {**fields, "status": "failed", "failure": failure(err),
+             "error": f"{type(err).__name__}: {err}",
              "traceback": "".join(tb[-3:]).strip(),
              "runtime_s": round(time.perf_counter() - started, 3)}
-    return _checked({**draft, "date": now()} if dated else draft, where=where)
+    return _built(draft, protocol, {**ended, "date": now()} if dated else ended, where=where)
 
 
-def skipped(draft: Draft, reason: str, *, where: str, **fields: Any) -> Record:
-    """The record of a result that is not computed, with the ``reason`` (and ``fields``
-    such as the dropped labels)."""
-    return _checked({**draft, "status": "skipped", **fields, "reason": reason}, where=where)
+def failure(err: BaseException) -> str:
+    """The kind of failure ``err`` is (a record's ``failure``,
+    :data:`~stebkit.records.schema.FAILURES`), by its type.
+
+    >>> from stebkit.errors import DataUnavailable
+    >>> failure(DataUnavailable("offline")), failure(ValueError("no texts"))
+    ('data_unavailable', 'error')
+    """
+    from stebkit.errors import DataUnavailable, ModelUnavailable
+
+    if isinstance(err, DataUnavailable):
+        return "data_unavailable"
+    return "model_unavailable" if isinstance(err, ModelUnavailable) else "error"
 
 
-def _checked(draft: Draft, *, where: str, fix: str = RECOMPUTE) -> Record:
+def skipped(draft: Draft, reason: str, *, where: str, warnings: list[str] | None = None,
+            **fields: Any) -> Record:
+    """The record of a result that is not computed, with the ``reason`` (the run's
+    ``warnings``, and ``fields`` such as the dropped labels)."""
+    return _built(draft, _NONE, {**({} if warnings is None else {"warnings": warnings}),
+                                 "status": "skipped", **fields, "reason": reason}, where=where)
+
+
+def _built(draft: Draft, protocol: Mapping[str, Any], fields: Mapping[str, Any], *,
+           where: str, fix: str = RECOMPUTE) -> Record:
+    """The record of ``draft`` with ``protocol`` settings and ``fields`` (a key the draft
+    has keeps its place, a new one comes after), checked."""
     from stebkit.records.record import jsonable
 
-    return Record.from_json(jsonable(draft), where=where, fix=fix)
+    record = {**draft, "protocol": {**draft["protocol"], **protocol}, **fields}
+    return Record.from_json(jsonable(record), where=where, fix=fix)
