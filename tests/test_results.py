@@ -94,7 +94,7 @@ def test_frames_failures_and_load(tmp_path):
     assert main.set_index(["model", "dataset"]).loc[("n", "d"), "ci_high"] == pytest.approx(0.8)
     assert res.with_status("failed").to_dict("records") == [
         {"model": "m", "dataset": "e", "task": "retrieval", "episode_size": -1,
-         "error": "RuntimeError: boom"}]
+         "failure": "error", "error": "RuntimeError: boom"}]
     assert res.with_status("skipped")["reason"].tolist() == ["does not serve"]
     assert "1 records" not in repr(res) and "'failed': 1" in repr(res)
 
@@ -117,7 +117,7 @@ def test_results_hold_checked_records_that_read_like_their_json(tmp_path):
     # one method for every status: the ok records too, and an unknown status is named
     assert res.with_status("ok")[["dataset", "task"]].values.tolist() == [["d", "retrieval"]]
     assert list(res.with_status("failed").columns) == [
-        "model", "dataset", "task", "episode_size", "error"]
+        "model", "dataset", "task", "episode_size", "failure", "error"]
     with pytest.raises(ValueError, match="'broken' is not one of"):
         res.with_status("broken")
     # records given in memory are checked as files are: the bad one is named

@@ -321,7 +321,7 @@ def test_a_run_without_its_data_fails_with_one_summary_line(tmp_path, monkeypatc
     # the Python API: the same failures, visible in the results it returns
     res = stebkit.evaluate("random", datasets, output_dir=out, show_progress=False)
     assert not res.ok and set(res.with_status("failed")["dataset"]) == set(datasets)
-    assert res.with_status("failed")["error"].str.startswith("DataUnavailable").all()
+    assert (res.with_status("failed")["failure"] == "data_unavailable").all()
 
 
 # --------------------------------------------------------------------------- local counts (24)

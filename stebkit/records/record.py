@@ -272,6 +272,26 @@ delete the file to recompute it
         return str(self.dataset["name"])
 
     @property
+    def failure(self) -> str | None:
+        """The kind of failure of a ``failed`` record (one of
+        :data:`~stebkit.records.schema.FAILURES`; None otherwise). A record written before
+        its ``failure`` field has it from the error's type, the name its ``error`` starts
+        with.
+
+        >>> rec = Record.from_json({"schema": 2, "model": {"name": "m"}, "dataset":
+        ...     {"name": "d"}, "task": "stel", "episode_size": 1, "status": "failed",
+        ...     "error": "DataUnavailable: offline"})
+        >>> rec.failure, Record.from_json({**rec, "error": "ValueError: x"}).failure
+        ('data_unavailable', 'error')
+        """
+        if self.status != "failed":
+            return None
+        if "failure" in self.fields:
+            return self.fields["failure"]
+        older = {"DataUnavailable": "data_unavailable", "ModelUnavailable": "model_unavailable"}
+        return older.get(str(self.error or "").split(":")[0], "error")
+
+    @property
     def main_value(self) -> float | None:
         """The main metric of an ``ok`` record (None otherwise)."""
         if self.status != "ok" or self.main_metric is None:

@@ -28,8 +28,8 @@ from stebkit.names import file_name, safe_name
 from stebkit.records.record import STATUSES, Record, check_record
 from stebkit.records.schema import SCHEMA
 
-_STATUS_DETAIL = {"ok": None, "failed": "error", "skipped": "reason"}
-"""The field that says why a record has its status (:meth:`Results.with_status`)."""
+_STATUS_DETAIL = {"ok": (), "failed": ("failure", "error"), "skipped": ("reason",)}
+"""The fields that say why a record has its status (:meth:`Results.with_status`)."""
 FRAME_COLUMNS = ("model", "model_category", "dataset", "dataset_category", "language",
                  "application", "task", "episode_size", "episodes_per_label", "metric",
                  "value", "is_main", "ci_low", "ci_high", "status")
@@ -369,16 +369,16 @@ class Results:
 
     def with_status(self, status: str) -> Any:
         """Frame of the records of one status (:data:`STATUSES`): model, dataset, task,
-        episode_size and, for ``failed`` records, their ``error``, for ``skipped`` ones
-        their ``reason``.
+        episode_size and, for ``failed`` records, their kind of ``failure``
+        (:attr:`Record.failure`) and ``error``, for ``skipped`` ones their ``reason``.
 
         >>> r = Results([{"schema": 2, "model": {"name": "m"}, "dataset": {"name": "d"},
         ...               "task": "stel", "episode_size": 1, "status": "skipped",
         ...               "reason": "does not serve"}])
         >>> r.with_status("skipped").values.tolist()
         [['m', 'd', 'stel', 1, 'does not serve']]
-        >>> len(r.with_status("failed")), list(r.with_status("failed").columns)[-1]
-        (0, 'error')
+        >>> len(r.with_status("failed")), list(r.with_status("failed").columns)[-2:]
+        (0, ['failure', 'error'])
         >>> r.with_status("done")
         Traceback (most recent call last):
         ...
@@ -389,9 +389,9 @@ class Results:
         if status not in STATUSES:
             raise ValueError(f"status {status!r} is not one of {list(STATUSES)}")
         why = _STATUS_DETAIL[status]
-        columns = ["model", "dataset", "task", "episode_size", *([why] if why else [])]
+        columns = ["model", "dataset", "task", "episode_size", *why]
         rows = [{"model": r["model"].get("name"), "dataset": r["dataset"].get("name"),
                  "task": r.get("task"), "episode_size": r.get("episode_size"),
-                 **({why: r.get(why)} if why else {})}
+                 **{k: r.failure if k == "failure" else r.get(k) for k in why}}
                 for r in self.records if r.get("status") == status]
         return pd.DataFrame(rows, columns=columns)

@@ -22,6 +22,11 @@ from stebkit._io import shown as _shown
 SCHEMA = 2
 """The schema of the records this stebkit writes."""
 
+FAILURES = ("data_unavailable", "model_unavailable", "error")
+"""The kinds of failure a failed record's ``failure`` field names: its data or its model
+could not be had here (:class:`stebkit.errors.DataUnavailable`,
+:class:`stebkit.errors.ModelUnavailable`), or another error."""
+
 
 def _number(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
@@ -77,6 +82,7 @@ FIELDS: Mapping[str, Field] = {
     "status": Field("one of ['ok', 'failed', 'skipped']",
                     lambda v: v in ("ok", "failed", "skipped"), nullable=False),
     "warnings": Field("a list of strings", _texts),
+    "failure": Field(f"one of {list(FAILURES)}", lambda v: v in FAILURES),
     "error": Field("a message", lambda v: isinstance(v, str)),
     "traceback": _TEXT, "reason": _TEXT,
     "converted_from": Field("an int", _int),
