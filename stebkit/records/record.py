@@ -21,7 +21,8 @@ resamples: pairs, queries, test texts, ...); ``dropped`` (filter counts);
 paired comparisons) and optional aligned lists such as ``labels``;
 ``collapsed_share`` (share of the distinct texts, or of the items for encoders that embed
 episodes themselves, that share one identical vector; a warning above 10%);
-``runtime_s``, ``date``; ``status``: ``"ok"``, ``"failed"`` (with ``error`` and
+``runtime_s``, ``date``; ``status``: ``"ok"``, ``"failed"`` (with ``failure``, its kind
+by the exception's type, :data:`~stebkit.records.schema.FAILURES`, ``error`` and
 ``traceback``) or ``"skipped"`` (with ``reason``); ``warnings`` (list of str).
 
 Schema-1 records (written before metrics, counts and settings were separated) are
