@@ -133,7 +133,7 @@ def test_the_plan_holds_what_every_executor_runs(tmp_path):
         ("random", "retrieval", -1), ("tfidf-char", "retrieval", -1)]
     assert the_plan.pending == (True, True)
     # the executors' units (one model on one dataset) come from the same plan
-    assert [(u.label, u.records, u.pending) for u in executors.submission.units_of(
+    assert [(u.label, u.record_paths, u.pending) for u in executors.submission.units_of(
         the_plan)] == [(f"{u.model} / {u.spec.name}", (u.path,), True) for u in the_plan]
     results = runs.run_plan(the_plan, ctx)
     assert results.ok and [r.model_name for r in results] == MODELS
@@ -208,7 +208,7 @@ def test_a_preset_run_plans_each_entry_once_and_asks_the_zoo_once_per_model(
     fingerprints.clear()
     units = executors.plan_units(MODELS, DATASETS[::-1], output_dir=tmp_path, **options)
     assert fingerprints == {d: 2 for d in DATASETS}
-    assert [(u.model, u.dataset, len(u.records), u.pending) for u in units] == [
+    assert [(u.model, u.dataset, len(u.record_paths), u.pending) for u in units] == [
         (m, d, 4, False) for m in MODELS for d in DATASETS[::-1]]
 
 

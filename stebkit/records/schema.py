@@ -160,7 +160,7 @@ def main_metric_of(task: str, dataset: Any) -> str | None:
     """The main metric of ``task`` on ``dataset`` (a name or a spec): the one the dataset
     declares (a suite's ``main_metric``) when it is among the family's metrics, else the
     family's. The one rule of the records a run writes and imports (from the spec they
-    evaluate, :mod:`stebkit.runs.records`, :func:`stebkit.records.steb_format.import_steb`) and of
+    evaluate, :mod:`stebkit.runs.outcomes`, :func:`stebkit.records.steb_format.import_steb`) and of
     the score (:mod:`stebkit.records.catalogue`, which names a record that says otherwise);
     reading a record never asks it. None for a family this stebkit does not know, or a
     dataset name that is not registered in this process (a suite not loaded here).

@@ -13,7 +13,7 @@ A run is a pipeline of typed objects, each made once:
    dataset, in three steps (each family builds its input; the unique texts are encoded
    once, through the embedding cache, and episodes mean-pooled unless the encoder embeds
    them itself; each family evaluates, its main metric gets a bootstrap interval), each
-   yielding its checked :class:`~stebkit.records.record.Record` (:mod:`stebkit.runs.records`);
+   yielding its checked :class:`~stebkit.records.record.Record` (:mod:`stebkit.runs.outcomes`);
 3. :func:`run_plan` — maps the unit function over the plan, model after model, and
    writes each record atomically as soon as it is made.
 
@@ -52,7 +52,7 @@ from stebkit.datasets.spec import Dataset, Submetric, expand_submetrics
 from stebkit.errors import StebkitError
 from stebkit.records.record import UNDEFINED, Record, check_metrics
 from stebkit.records.results import Results, write_record
-from stebkit.runs import records
+from stebkit.runs import outcomes
 from stebkit.runs.context import RunContext, RunState
 from stebkit.runs.encoders import (
     adapted_to_language,
@@ -96,16 +96,16 @@ def _evaluate(family: TaskFamily, ti: TaskInput, item_emb: np.ndarray, *, seed: 
                      scoring=scoring)
 
 
-def _field_texts(records: Any, name: str, sub: Submetric) -> set[str]:
-    """The texts of the records a field sub-result keeps."""
-    if sub.field not in records.columns:
+def _field_texts(table: Any, name: str, sub: Submetric) -> set[str]:
+    """The texts of the dataset's rows (``table``) a field sub-result keeps."""
+    if sub.field not in table.columns:
         raise ValueError(f"submetric {name!r}: the records have no column {sub.field!r}; the "
                          "dataset's reader must provide it")
-    if sub.sides == "query" and "side" not in records.columns:
+    if sub.sides == "query" and "side" not in table.columns:
         raise ValueError(f"submetric {name!r}: sides='query' needs a 'side' column "
                          "(retrieval records)")
-    match = records[sub.field].notna() & (records[sub.field].astype(str) == sub.value)
-    return set(records.loc[match, "text"])
+    match = table[sub.field].notna() & (table[sub.field].astype(str) == sub.value)
+    return set(table.loc[match, "text"])
 
 
 def _run_submetrics(unit: Unit, ti: TaskInput, item_emb: np.ndarray, table: Any,
@@ -130,7 +130,7 @@ def _run_submetrics(unit: Unit, ti: TaskInput, item_emb: np.ndarray, table: Any,
                 sub_emb = embed(sub_ti)
             result, _ = _evaluate(family, sub_ti, sub_emb, seed=seed, batch_size=batch_size,
                                   scoring=family.scoring_for(scoring))
-            metrics, counts, _ = records.result_parts(result)
+            metrics, counts, _ = outcomes.result_parts(result)
             out[name] = {**check_metrics(unit.task, metrics, where=f"submetric {name!r}",
                                          fix=UNDEFINED), "n_items": sub_ti.n_items}
         except Exception as err:  # recorded per sub-result; the main result stands
@@ -271,14 +271,14 @@ def evaluate_units(model: PlannedModel, encoder: Any, units: Sequence[Unit],
     (:func:`stops_the_run`). ``encoder`` is the built model, or the exception that says
     why it cannot be had here."""
     spec = units[0].spec
-    meta = records.model_meta(model, encoder)
+    meta = outcomes.model_meta(model, encoder)
     started = time.perf_counter()
-    drafts = {u.key: records.start(u, {**context.protocol, "served": u.served,
-                                       "pooling": "mean"}, meta, records.dataset_meta(u))
+    drafts = {u.key: outcomes.start(u, {**context.protocol, "served": u.served,
+                                       "pooling": "mean"}, meta, outcomes.dataset_meta(u))
               for u in units}
     for u in units:
         if not u.served:
-            yield u, records.skipped(drafts[u.key], f"dataset {spec.name!r} does not serve "
+            yield u, outcomes.skipped(drafts[u.key], f"dataset {spec.name!r} does not serve "
                                      f"task {u.task!r}; it serves {sorted(spec.tasks)}",
                                      where=str(u.path))
     served = [u for u in units if u.served]
@@ -316,14 +316,14 @@ def _dataset_and_encoder(model: PlannedModel, encoder: Any, spec: Any, ctx: RunC
     return dataset, *state.adapted[key], note
 
 
-def _failed(draft: records.Draft, err: BaseException, unit: Unit, started: float, *,
+def _failed(draft: outcomes.Draft, err: BaseException, unit: Unit, started: float, *,
             dated: bool = False, **parts: Any) -> Record:
-    """The failed record of ``unit`` (:func:`stebkit.runs.records.failed`, with the
+    """The failed record of ``unit`` (:func:`stebkit.runs.outcomes.failed`, with the
     ``parts`` found before), logged."""
     log.warning("%s / %s / %s (e=%s) failed: %s", draft["model"]["name"],
                 draft["dataset"]["name"], draft["task"], draft["episode_size"],
                 f"{type(err).__name__}: {err}")
-    return records.failed(draft, err, where=str(unit.path), started=started, dated=dated,
+    return outcomes.failed(draft, err, where=str(unit.path), started=started, dated=dated,
                           **parts)
 
 
@@ -417,7 +417,7 @@ def _build_inputs(dataset: Dataset, units: list[Unit], drafts: dict, ctx: RunCon
         if isinstance(ti, BaseException):
             yield u, _failed(drafts[u.key], ti, u, started, warnings=warnings)
         elif (reason := _skip_reason(dataset, u, ti)) is not None:
-            yield u, records.skipped(drafts[u.key], reason, where=str(u.path),
+            yield u, outcomes.skipped(drafts[u.key], reason, where=str(u.path),
                                      warnings=warnings, dropped=dict(ti.dropped))
         else:
             built[u.key] = (ti, warnings)
@@ -476,7 +476,7 @@ def _encode(built: Mapping[tuple, tuple[TaskInput, Any]], encoder: Any, text_enc
                     ctx.batch_size, round(time.perf_counter() - t_encode, 3))
 
 
-def _evaluate_unit(u: Unit, ti: TaskInput, draft: records.Draft, warnings: list[str],
+def _evaluate_unit(u: Unit, ti: TaskInput, draft: outcomes.Draft, warnings: list[str],
                    dataset: Dataset, encoded: _Encoded, encoder: Any, ctx: RunContext,
                    show_progress: bool) -> tuple[Record, str | None]:
     """Step 3: one unit evaluated into its record, built once from the parts found (failed
@@ -495,7 +495,7 @@ def _evaluate_unit(u: Unit, ti: TaskInput, draft: records.Draft, warnings: list[
             vectors, what = item_emb.reshape(-1, item_emb.shape[-1]), "items"
         else:
             vectors, what = encoded.texts(ti), "distinct texts"
-        found["collapsed_share"], message = records.collapse(draft, vectors, what)
+        found["collapsed_share"], message = outcomes.collapse(draft, vectors, what)
         if message is not None:
             found["warnings"].append(f"CollapsedVectors: {message}")
         if not encoded.custom:
@@ -504,13 +504,13 @@ def _evaluate_unit(u: Unit, ti: TaskInput, draft: records.Draft, warnings: list[
         protocol["scoring"] = u.family.scoring_for(scoring)
         result, messages = _evaluate(u.family, ti, item_emb, seed=seed, batch_size=batch_size,
                                      scoring=protocol["scoring"])
-        found.update(records.result_fields(draft, u, ti, result, seed=seed))
+        found.update(outcomes.result_fields(draft, u, ti, result, seed=seed))
         found["warnings"].extend(messages)
         sub = _run_submetrics(u, ti, item_emb, dataset.records, encoded.items, seed=seed,
                               batch_size=batch_size, scoring=scoring)
         if sub is not None:
             found["submetrics"] = sub
-        return records.ok(draft, where=f"{u.model} / {u.spec.name} / {u.task}", started=t0,
+        return outcomes.ok(draft, where=f"{u.model} / {u.spec.name} / {u.task}", started=t0,
                           protocol=protocol, **found), message
     except Exception as err:
         _raise_if_fatal(err)

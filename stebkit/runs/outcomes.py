@@ -1,9 +1,9 @@
-"""A run's records, each built once from its parts: the unit's draft (:func:`start`: its
-identity, protocol and main metric, read-only), the protocol settings and the fields the
-run found, given together to one of three constructors — :func:`ok`, :func:`failed` or
-:func:`skipped` — that return a :class:`~stebkit.records.record.Record`, checked once, and
-written as it is (:func:`stebkit.records.results.write_record`). :meth:`Record.from_json`
-stays the read path.
+"""What a unit's run ends in: its record, built once from its parts — the unit's draft
+(:func:`start`: its identity, protocol and main metric, read-only), the protocol settings
+and the fields the run found — given together to one of three constructors, :func:`ok`,
+:func:`failed` or :func:`skipped`, that return a :class:`~stebkit.records.record.Record`,
+checked once, and written as it is (:func:`stebkit.records.results.write_record`).
+:meth:`Record.from_json` stays the read path.
 
 The parts a run found before a failure go into its failed record; the draft is never
 changed:

@@ -9,8 +9,9 @@ import time
 
 import pytest
 
-from stebkit.records.results import Record, check_record, write_record
-from stebkit.runs import records
+from stebkit.records.record import Record, check_record
+from stebkit.records.results import write_record
+from stebkit.runs import outcomes
 from stebkit.runs.context import RunContext
 from stebkit.runs.planning import plan
 
@@ -19,13 +20,13 @@ from stebkit.runs.planning import plan
 def draft(tmp_path):
     (unit,) = plan("random", "synthetic-authors-en", tasks=["retrieval"],
                    context=RunContext(smoke=True), output_dir=tmp_path)
-    return unit, records.start(unit, {"seed": 42, "served": True, "pooling": "mean"},
-                               {"name": "random"}, records.dataset_meta(unit))
+    return unit, outcomes.start(unit, {"seed": 42, "served": True, "pooling": "mean"},
+                               {"name": "random"}, outcomes.dataset_meta(unit))
 
 
 def test_a_failed_record_keeps_the_parts_found_before(draft):
     unit, start = draft
-    rec = records.failed(start, ValueError("no texts"), where="r.json",
+    rec = outcomes.failed(start, ValueError("no texts"), where="r.json",
                          started=time.perf_counter(), protocol={"scoring": "cosine"},
                          warnings=["w"], encode_s=0.25)
     assert isinstance(rec, Record) and rec.status == "failed"
@@ -39,12 +40,12 @@ def test_a_failed_record_keeps_the_parts_found_before(draft):
 def test_ok_checks_once_and_names_the_field_out_of_range(draft):
     unit, start = draft
     with pytest.raises(ValueError, match=r"m / d: field 'metrics.mrr' is 1.5, outside"):
-        records.ok(start, where="m / d", started=time.perf_counter(), metrics={"mrr": 1.5})
+        outcomes.ok(start, where="m / d", started=time.perf_counter(), metrics={"mrr": 1.5})
 
 
 def test_a_skipped_record_is_written_as_checked(draft, tmp_path):
     unit, start = draft
-    rec = records.skipped(start, "not served", where=str(unit.path), dropped={"a": 1})
+    rec = outcomes.skipped(start, "not served", where=str(unit.path), dropped={"a": 1})
     assert [k for k in rec][-3:] == ["status", "dropped", "reason"]
     path = write_record(unit.path, rec)
     assert json.loads(path.read_text()) == check_record(rec.to_json())
@@ -60,7 +61,7 @@ def test_a_draft_cannot_be_changed_in_place(draft):
         start["protocol"]["seed"] = 7
     with pytest.raises(AttributeError):
         start.update(status="ok")
-    rec = records.skipped(start, "not served", where="r.json", warnings=["w"], n_items=3)
+    rec = outcomes.skipped(start, "not served", where="r.json", warnings=["w"], n_items=3)
     assert rec["n_items"] == 3 and rec["protocol"]["seed"] == 42 and rec.warnings == ("w",)
     assert start["n_items"] == 0 and "warnings" not in start
 
@@ -72,7 +73,7 @@ def test_a_failure_is_classified_by_its_type_not_its_text(draft):
     kinds = {}
     for err in (DataUnavailable("no mirror"), ModelUnavailable("offline"),
                 ValueError("DataUnavailable: a message that only looks like one")):
-        rec = records.failed(start, err, where="r.json", started=time.perf_counter())
+        rec = outcomes.failed(start, err, where="r.json", started=time.perf_counter())
         kinds[type(err).__name__] = (rec["failure"], rec.failure)
     assert kinds == {"DataUnavailable": ("data_unavailable",) * 2,
                      "ModelUnavailable": ("model_unavailable",) * 2,
