@@ -80,3 +80,17 @@ def test_select_keeps_the_views_and_makes_no_catalogue(folder, monkeypatch):
     some = results.select(lambda r: r.model_name in ("a", "b"))
     assert Counted.made == 0 and len(some) == 8 and some.root == results.root
     assert some.views == tuple(v for v in results.views if v.model in ("a", "b"))
+
+
+def test_an_import_of_the_references_files_makes_one_catalogue(tmp_path, monkeypatch):
+    from stebkit.records.steb_format import import_steb
+
+    for model in ("m1", "m2", "m3"):
+        f = tmp_path / "steb" / "STEL_register" / model / "1_100" / "order_alignment" / \
+            "metrics.json"
+        f.parent.mkdir(parents=True)
+        f.write_text('{"acc_mean": 0.5, "distractor_acc_mean": 0.25}')
+    monkeypatch.setattr(catalogue, "Catalogue", Counted)
+    Counted.made = 0
+    assert len(import_steb(tmp_path / "steb", tmp_path / "results")) == 3
+    assert Counted.made == 1

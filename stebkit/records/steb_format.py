@@ -111,13 +111,13 @@ def reference_folder(name: str) -> str:
     return folder.replace("/", "__")
 
 
-def _stebkit_dataset(folder: str) -> tuple[str, Any]:
+def _stebkit_dataset(folder: str, catalogue: Any) -> tuple[str, Any]:
     """A reference dataset folder -> (stebkit name, spec or None). A folder whose name
-    looks like a registered dataset's (:func:`stebkit._io.name_skeleton`: it differs
-    only in case, look-alike or invisible characters) is that dataset."""
+    looks like a registered dataset's in ``catalogue``
+    (:class:`stebkit.records.catalogue.Catalogue`; :func:`stebkit._io.name_skeleton`: it
+    differs only in case, look-alike or invisible characters) is that dataset."""
     from stebkit._io import name_skeleton
     from stebkit.datasets import get_spec, list_datasets
-    from stebkit.records.catalogue import Catalogue
 
     steb = [get_spec(name) for name in list_datasets(suite="steb")]
     for spec in steb:
@@ -127,7 +127,6 @@ def _stebkit_dataset(folder: str) -> tuple[str, Any]:
     for spec in steb:
         if spec.steb_name and name_skeleton(spec.steb_name) == skeleton:
             return spec.name, spec
-    catalogue = Catalogue()
     for name in dict.fromkeys((folder, folder.replace("__", "/"))):
         spec = catalogue.dataset(name)
         if spec is not None:
@@ -235,6 +234,7 @@ def export_steb(results: Any, out: str | os.PathLike[str], *,
     '{"v_measure": 0.25}'
     """
     from stebkit._io import inside
+    from stebkit.records.catalogue import Catalogue
     from stebkit.records.results import Results
 
     out = Path(out)
@@ -280,7 +280,9 @@ def export_steb(results: Any, out: str | os.PathLike[str], *,
     texts = {path: json.dumps(_exported(r)) for path, (_, r) in planned.items()}
     names = {reference_folder(r["dataset"]["name"]): r["dataset"]["name"]
              for _, r in planned.values()}
-    names = {k: v for k, v in sorted(names.items()) if _stebkit_dataset(k)[0] != v}
+    catalogue = Catalogue()
+    names = {k: v for k, v in sorted(names.items())
+             if _stebkit_dataset(k, catalogue)[0] != v}
     if names:
         texts[out / NAMES_FILE] = json.dumps(names, indent=1, ensure_ascii=False) + "\n"
     _check_target(out, overwrite, texts)
@@ -462,6 +464,7 @@ def import_steb(root: str | os.PathLike[str], results: str | os.PathLike[str], *
     [['stel_register', 'distractor_acc_mean', 0.25]]
     """
     from stebkit._io import remove_stray_temps
+    from stebkit.records.catalogue import Catalogue
     from stebkit.records.record import check_record
     from stebkit.records.results import record_path, write_record
 
@@ -469,9 +472,12 @@ def import_steb(root: str | os.PathLike[str], results: str | os.PathLike[str], *
     names = _exported_names(Path(root))
     planned: dict[Path, tuple[Path, dict[str, Any]]] = {}
     replaced: list[Path] = []
+    catalogue = Catalogue()
     for it in scan_steb(root):
-        name, spec = _stebkit_dataset(names.get(it["dataset"], it["dataset"]))
-        it = {**it, "model": _zoo_name(it["model"]), "model_folder": it["model"]}
+        name, spec = _stebkit_dataset(names.get(it["dataset"], it["dataset"]), catalogue)
+        info = catalogue.model(it["model"])  # a look-alike of a zoo name is that model
+        it = {**it, "model": info.name if info is not None else it["model"],
+              "model_folder": it["model"]}
         path = record_path(results, it["model"], name, it["task"], it["episode_size"],
                            it["episodes_per_label"])
         if path in planned:
@@ -575,15 +581,6 @@ def _look_alike(what: str, folder: str, names: tuple[str, ...]) -> list[str]:
     return [f"LookAlikeName: the reference's folder {folder!r} ({ascii(folder)}) differs "
             f"from the registered {what} {names[0]!r} only in case, look-alike or invisible "
             "characters; imported as it"]
-
-
-def _zoo_name(short: str) -> str:
-    """The zoo's name of a model folder (a look-alike of a zoo name is that model), else
-    the folder's name."""
-    from stebkit.records.catalogue import Catalogue
-
-    info = Catalogue().model(short)
-    return info.name if info is not None else short
 
 
 def _model_category(short: str) -> str:
