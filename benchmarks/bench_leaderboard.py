@@ -99,7 +99,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args(argv)
     results = args.results.resolve()
-    n = sum(1 for _ in results.glob("*/*/*.json")) if results.is_dir() else 0
+    n = sum(1 for p in results.glob("*/*/*.json") if p.relative_to(results).parts[0] != "jobs")
     if not n:
         raise SystemExit(f"no result records in {results}: run `make demo` first, or pass "
                          "--results FOLDER")
