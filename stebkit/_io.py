@@ -19,6 +19,8 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO, Any
 
+from stebkit.errors import fault_point
+
 
 def _umask() -> int:
     mask = os.umask(0)
@@ -101,6 +103,7 @@ def atomic_file(path: str | os.PathLike[str], mode: str = "wb", *,
     folder = open_folder(path.parent if root is None else root, path.parent)
     try:
         try:
+            fault_point("write", path)  # a test's injected fault, if any
             fd, tmp = _create_temp(folder, path)
         except OSError as err:  # name the file asked for, not the temporary one
             err.filename, err.filename2 = str(path), None

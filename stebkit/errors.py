@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 import sys
 import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent
@@ -89,3 +91,51 @@ class LinkRefused(StebkitError, ValueError):
 class InvalidSetting(StebkitError, ValueError, TypeError):
     """A setting's value is not of its declared type or range (:mod:`stebkit.settings`):
     the message names the setting, what it must be and what it got."""
+
+
+_FAULTS: dict[str, Callable[[Path], None]] = {}
+
+FAULT_POINTS = ("write",)
+"""Where a test may inject a fault (:func:`inject_fault`): ``write``, as the one writer
+(:func:`stebkit._io.atomic_file`) starts a file, before anything is created."""
+
+
+@contextmanager
+def inject_fault(point: str, fault: Callable[[Path], None]) -> Iterator[None]:
+    """A test hook: while the block runs, ``fault(path)`` is called at ``point``
+    (:data:`FAULT_POINTS`) with the file at stake, and may raise the error to inject there
+    (a full disk, a read-only file system); stebkit handles it as the real one. Faults
+    reach this process only, not the workers it starts.
+
+    >>> import errno, tempfile, pathlib
+    >>> from stebkit._io import write_text
+    >>> def full(path):
+    ...     raise OSError(errno.ENOSPC, "No space left on device", str(path))
+    >>> target = pathlib.Path(tempfile.mkdtemp()) / "a.txt"
+    >>> with inject_fault("write", full):
+    ...     write_text(target, "x")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    OSError: [Errno 28] No space left on device: ...a.txt'...
+    >>> write_text(target, "x").read_text()  # the block is over: no fault
+    'x'
+    """
+    if point not in FAULT_POINTS:
+        raise ValueError(f"fault point {point!r} is not one of {list(FAULT_POINTS)}")
+    before = _FAULTS.get(point)
+    _FAULTS[point] = fault
+    try:
+        yield
+    finally:
+        if before is None:
+            _FAULTS.pop(point, None)
+        else:
+            _FAULTS[point] = before
+
+
+def fault_point(point: str, path: Path) -> None:
+    """Where stebkit lets an injected fault happen (:func:`inject_fault`); nothing when
+    none is injected."""
+    fault = _FAULTS.get(point)
+    if fault is not None:
+        fault(path)

@@ -11,7 +11,7 @@ import pytest
 from test_families import TOY, NearestNeighbour
 
 from stebkit.cli import compact_datasets
-from stebkit.records.results import check_metric, metric_range
+from stebkit.records.record import check_metric, metric_range
 from stebkit.tasks import FAMILIES
 
 

@@ -1,5 +1,6 @@
-"""The house rules on size: no module of the package is over :data:`LIMIT` lines, and at
-most :data:`LONG_FUNCTIONS_ALLOWED` functions are over :data:`FUNCTION_LIMIT` lines.
+"""The house rules on size: no module of the package is over :data:`LIMIT` lines, no
+function over :data:`FUNCTION_CAP` lines, and at most :data:`LONG_FUNCTIONS_ALLOWED`
+functions are over :data:`FUNCTION_LIMIT` lines.
 
 A module that grows past it is split by concern (as ``stebkit.plots``, ``stebkit.suites``,
 ``stebkit.scores`` and ``stebkit.runs.executors`` are), its public names re-exported where
@@ -19,6 +20,8 @@ LIMIT = 800
 """Lines a module of ``stebkit/`` may have at most."""
 FUNCTION_LIMIT = 50
 """Lines (``def`` to last line, docstring included) above which a function counts as long."""
+FUNCTION_CAP = 100
+"""Lines no function of ``stebkit/`` may have (counted as for :data:`FUNCTION_LIMIT`)."""
 LONG_FUNCTIONS_ALLOWED = 40
 """How many long functions the package may hold; lower it as they are split, never raise it."""
 
@@ -90,3 +93,9 @@ def test_at_most_the_allowed_number_of_functions_are_long():
     assert len(long) <= LONG_FUNCTIONS_ALLOWED, (
         f"{len(long)} functions are over {FUNCTION_LIMIT} lines (at most "
         f"{LONG_FUNCTIONS_ALLOWED} may be); split the new ones by named steps:\n{listing}")
+
+
+def test_no_function_of_the_package_is_over_the_cap():
+    over = long_functions(PACKAGE, limit=FUNCTION_CAP)
+    assert not over, (f"functions over {FUNCTION_CAP} lines (split each by named steps): "
+                      f"{over}")

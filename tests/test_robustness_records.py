@@ -288,15 +288,15 @@ def test_23_messages_name_the_real_file(tmp_path, capsys, monkeypatch) -> None:
     assert f"{bad}: field 'metrics.v_measure' is 'abc'" in capsys.readouterr().err
     bad.unlink()
 
-    from stebkit import _io
+    from stebkit.errors import inject_fault
 
-    def read_only(folder, path):
+    def read_only(path):
         name = os.path.join(path.parent, f".{path.name}.x1y2.tmp")
         raise OSError(errno.EROFS, "Read-only file system", name)
 
-    monkeypatch.setattr(_io, "_create_temp", read_only)
     board = tmp_path / "board.md"
-    with pytest.warns(UserWarning, match="correlation grouping needs 3"):
+    with pytest.warns(UserWarning, match="correlation grouping needs 3"), \
+            inject_fault("write", read_only):
         assert cli.main(["leaderboard", str(results), "--output", str(board)]) == 2
     err = capsys.readouterr().err
     assert f"cannot access {board}: read-only file system" in err and ".tmp" not in err

@@ -264,30 +264,28 @@ def test_ctrl_c_prints_one_line_and_the_rerun_resumes(executor, tmp_path):
     (2, errno.EROFS, "read-only file system; choose a folder on a writable disk")])
 def test_a_full_or_read_only_cache_stops_the_run_at_its_first_error(
         tmp_path, monkeypatch, capsys, code, errno_, words):
-    from stebkit import _io
+    from stebkit.errors import inject_fault
 
     cache = tmp_path / "cache"
     monkeypatch.setenv("STEBKIT_CACHE", str(cache))
-    real = _io._create_temp
     calls = []
 
-    def create_temp(folder, path):
+    def cache_fault(path):
         if path.parent.is_relative_to(cache):
             calls.append(path.parent)
             raise OSError(errno_, os.strerror(errno_), str(path.parent / "x.tmp"))
-        return real(folder, path)
 
-    monkeypatch.setattr(_io, "_create_temp", create_temp)
     out = tmp_path / "res"
-    assert _run(out, datasets=[*SMALL, "synthetic-author-pairs-en"],
-                tasks=("retrieval", "predefined_pairs", "clustering")) == code
+    with inject_fault("write", cache_fault):
+        assert _run(out, datasets=[*SMALL, "synthetic-author-pairs-en"],
+                    tasks=("retrieval", "predefined_pairs", "clustering")) == code
     (line,) = _lines(capsys.readouterr().err)
     assert line.startswith(f"stebkit: error: cannot write {cache}") or \
         line.startswith(f"stebkit: error: cannot access {cache}")
     assert words in line and len(calls) == 1
     assert not [r for r in _records(out).values() if json.loads(r)["status"] == "failed"]
     # the Python API raises it too, instead of a failed record per result
-    with pytest.raises(OSError, match=os.strerror(errno_)):
+    with pytest.raises(OSError, match=os.strerror(errno_)), inject_fault("write", cache_fault):
         stebkit.evaluate("random", SMALL, tasks=["retrieval"], output_dir=out,
                          show_progress=False)
 
@@ -321,7 +319,7 @@ def test_a_run_without_its_data_fails_with_one_summary_line(tmp_path, monkeypatc
     # the Python API: the same failures, visible in the results it returns
     res = stebkit.evaluate("random", datasets, output_dir=out, show_progress=False)
     assert not res.ok and set(res.with_status("failed")["dataset"]) == set(datasets)
-    assert res.with_status("failed")["error"].str.startswith("DataUnavailable").all()
+    assert (res.with_status("failed")["failure"] == "data_unavailable").all()
 
 
 # --------------------------------------------------------------------------- local counts (24)

@@ -133,7 +133,7 @@ def test_the_plan_holds_what_every_executor_runs(tmp_path):
         ("random", "retrieval", -1), ("tfidf-char", "retrieval", -1)]
     assert the_plan.pending == (True, True)
     # the executors' units (one model on one dataset) come from the same plan
-    assert [(u.label, u.records, u.pending) for u in executors.submission.units_of(
+    assert [(u.label, u.record_paths, u.pending) for u in executors.submission.units_of(
         the_plan)] == [(f"{u.model} / {u.spec.name}", (u.path,), True) for u in the_plan]
     results = runs.run_plan(the_plan, ctx)
     assert results.ok and [r.model_name for r in results] == MODELS
@@ -208,7 +208,7 @@ def test_a_preset_run_plans_each_entry_once_and_asks_the_zoo_once_per_model(
     fingerprints.clear()
     units = executors.plan_units(MODELS, DATASETS[::-1], output_dir=tmp_path, **options)
     assert fingerprints == {d: 2 for d in DATASETS}
-    assert [(u.model, u.dataset, len(u.records), u.pending) for u in units] == [
+    assert [(u.model, u.dataset, len(u.record_paths), u.pending) for u in units] == [
         (m, d, 4, False) for m in MODELS for d in DATASETS[::-1]]
 
 
@@ -252,7 +252,7 @@ def test_the_unit_function_returns_checked_records_and_writes_nothing(tmp_path):
             out += list(engine.evaluate_units(model, encoder, units, ctx, state))
     assert not any(tmp_path.rglob("*.json"))  # the caller writes
     assert sorted(u.path for u, _ in out) == sorted(u.path for u in the_plan)
-    assert all(isinstance(r, stebkit.records.results.Record) for _, r in out)
+    assert all(isinstance(r, stebkit.records.record.Record) for _, r in out)
     assert {u.task: r.status for u, r in out} == {"retrieval": "ok", "clustering": "ok",
                                                  "stel": "skipped"}
     # every input is built once per dataset, task and episode configuration, for both models
@@ -321,6 +321,6 @@ def test_a_job_runs_the_plan_it_is_given_and_plans_nothing_again(tmp_path, monke
         return {(r.model_name, r["dataset"]["name"], r.task, r["episode_size"]): r.main_value
                 for r in records}
 
-    mine = values(map(stebkit.records.results.Record.read, tmp_path.glob("*/*/*.json")))
+    mine = values(map(stebkit.records.record.Record.read, tmp_path.glob("*/*/*.json")))
     assert len(mine) == len(rows)
     assert mine == {key: value for key, value in values(same).items() if key in mine}

@@ -274,7 +274,7 @@ def test_submetrics_travel_both_ways(tmp_path) -> None:
 
 
 # the field order of the records stebkit wrote before runs and imports shared one
-# constructor (stebkit.records.results.new_record)
+# constructor (stebkit.records.record.new_record)
 _RECORD_HEAD = ["schema", "stebkit_version", "model", "dataset", "task", "episode_size",
                 "episodes_per_label", "seed", "protocol", "main_metric", "metrics", "ci",
                 "n_items", "per_item"]

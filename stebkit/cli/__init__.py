@@ -486,7 +486,7 @@ def _report_run(results: Any, args: argparse.Namespace, label: str) -> int:
     if len(skipped):
         echo(f"\n{len(skipped)} result(s) skipped:\n{_text(skipped)}")
     failures = results.with_status("failed")
-    unavailable = failures["error"].fillna("").str.startswith("DataUnavailable")
+    unavailable = failures["failure"].eq("data_unavailable")
     if unavailable.any():
         reasons = failures[unavailable].drop_duplicates("dataset")
         echo(f"\n{len(reasons)} dataset(s) could not be loaded (their results count as "

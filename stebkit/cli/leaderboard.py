@@ -94,15 +94,13 @@ def print_notes(board: Any) -> None:
 
 def _only_models(results: Any, models: Sequence[str]) -> Any:
     """The records of ``models`` (each must have records in ``results``)."""
-    from stebkit.records.results import Results
-
     present = sorted({r.model_name for r in results})
     unknown = [m for m in models if m not in present]
     if unknown:
         raise ValueError(f"--models: no records of {unknown} in {results.root}; its models "
                          f"are {present}")
     wanted = set(models)
-    return Results([r for r in results if r.model_name in wanted], root=results.root)
+    return results.select(lambda r: r.model_name in wanted)
 
 
 def summary_lines(board: Any, fmt: str = "text") -> list[str]:

@@ -327,18 +327,6 @@ def list_models(category: str | None = None, *, offline_only: bool = False) -> A
     return pd.DataFrame(rows)
 
 
-def declared_scoring(name: str) -> str:
-    """How the task families compare embeddings of the model ``name`` builds by default
-    (:attr:`ModelInfo.scoring`), without building it; cosine for a Hub id or a folder
-    that is not in the zoo.
-
-    >>> declared_scoring("lftk"), declared_scoring("lftk-zscore"), declared_scoring("org/x")
-    ('l1', 'cosine', 'cosine')
-    """
-    info = find_model(name)
-    return "cosine" if info is None else info.scoring
-
-
 def _lookup(name: str) -> ModelInfo:
     info = find_model(name)
     if info is None:

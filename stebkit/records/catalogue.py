@@ -12,7 +12,7 @@ their look-alike skeleton (:func:`stebkit._io.name_skeleton`): a record naming
 catalogue nor stand beside the registered name as a second dataset. A dataset or model
 that is not registered keeps what its records say.
 
->>> from stebkit.records.results import Record
+>>> from stebkit.records.record import Record
 >>> rec = Record.from_json({"schema": 2, "model": {"name": "random", "category": "style"},
 ...     "dataset": {"name": "federalist-authorship", "category": "genre"},
 ...     "task": "clustering", "episode_size": 1, "main_metric": "v_measure",
@@ -86,7 +86,7 @@ class Catalogue:
         return MODELS.get(name) or (MODELS.get(found) if found else None)
 
     def view(self, record: Any) -> View:
-        """``record`` (a :class:`stebkit.records.results.Record`) as the score reads it."""
+        """``record`` (a :class:`stebkit.records.record.Record`) as the score reads it."""
         where = getattr(record, "where", "record")
         model, dataset = dict(record.model), dict(record.dataset)
         spec, info = self.dataset(dataset["name"]), self.model(model["name"])
@@ -128,7 +128,7 @@ def notes(views: Iterable[View]) -> list[str]:
 
 
 def check_main_metrics(records: Iterable[Any], views: Iterable[View]) -> None:
-    """Refuse records (:class:`stebkit.records.results.Record`) of one dataset and task whose main
+    """Refuse records (:class:`stebkit.records.record.Record`) of one dataset and task whose main
     metrics (as the score reads them, ``views``) differ: their values are not comparable.
 
     >>> from stebkit.records.results import Results

@@ -1,28 +1,12 @@
 """The per-item part of a result record: what a record keeps of a task's details for a
-paired comparison (:func:`per_item`), and the details rebuilt from it
-(:func:`item_details`).
+paired comparison (the family's answer, :meth:`stebkit.tasks.TaskFamily.item_values`), and
+the details rebuilt from it (:func:`item_details`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
-
-
-def per_item(task: str, result: Mapping[str, Any], ids: list[str]) -> dict[str, list]:
-    """The per-item part of a record: ``ids``, ``values`` and, where needed, ``labels``.
-
-    The family's answer (:meth:`stebkit.tasks.TaskFamily.item_values`): enough for a
-    paired bootstrap. All-to-all pairs keep nothing (their n(n-1)/2 pair scores are not
-    stored).
-
-    >>> import numpy as np
-    >>> per_item("retrieval", {"details": {"per_query_rr": np.array([1.0, 0.5])}}, ["q1", "q2"])
-    {'ids': ['q1', 'q2'], 'values': [1.0, 0.5]}
-    """
-    from stebkit.tasks import FAMILIES
-
-    return FAMILIES.get_family(task).item_values(result, ids)
 
 
 def item_details(record: Mapping[str, Any]) -> dict[str, Any]:

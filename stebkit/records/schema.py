@@ -22,6 +22,11 @@ from stebkit._io import shown as _shown
 SCHEMA = 2
 """The schema of the records this stebkit writes."""
 
+FAILURES = ("data_unavailable", "model_unavailable", "error")
+"""The kinds of failure a failed record's ``failure`` field names: its data or its model
+could not be had here (:class:`stebkit.errors.DataUnavailable`,
+:class:`stebkit.errors.ModelUnavailable`), or another error."""
+
 
 def _number(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
@@ -77,6 +82,7 @@ FIELDS: Mapping[str, Field] = {
     "status": Field("one of ['ok', 'failed', 'skipped']",
                     lambda v: v in ("ok", "failed", "skipped"), nullable=False),
     "warnings": Field("a list of strings", _texts),
+    "failure": Field(f"one of {list(FAILURES)}", lambda v: v in FAILURES),
     "error": Field("a message", lambda v: isinstance(v, str)),
     "traceback": _TEXT, "reason": _TEXT,
     "converted_from": Field("an int", _int),
@@ -154,7 +160,7 @@ def main_metric_of(task: str, dataset: Any) -> str | None:
     """The main metric of ``task`` on ``dataset`` (a name or a spec): the one the dataset
     declares (a suite's ``main_metric``) when it is among the family's metrics, else the
     family's. The one rule of the records a run writes and imports (from the spec they
-    evaluate, :mod:`stebkit.runs.records`, :func:`stebkit.records.steb_format.import_steb`) and of
+    evaluate, :mod:`stebkit.runs.outcomes`, :func:`stebkit.records.steb_format.import_steb`) and of
     the score (:mod:`stebkit.records.catalogue`, which names a record that says otherwise);
     reading a record never asks it. None for a family this stebkit does not know, or a
     dataset name that is not registered in this process (a suite not loaded here).

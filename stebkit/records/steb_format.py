@@ -111,13 +111,13 @@ def reference_folder(name: str) -> str:
     return folder.replace("/", "__")
 
 
-def _stebkit_dataset(folder: str) -> tuple[str, Any]:
+def _stebkit_dataset(folder: str, catalogue: Any) -> tuple[str, Any]:
     """A reference dataset folder -> (stebkit name, spec or None). A folder whose name
-    looks like a registered dataset's (:func:`stebkit._io.name_skeleton`: it differs
-    only in case, look-alike or invisible characters) is that dataset."""
+    looks like a registered dataset's in ``catalogue``
+    (:class:`stebkit.records.catalogue.Catalogue`; :func:`stebkit._io.name_skeleton`: it
+    differs only in case, look-alike or invisible characters) is that dataset."""
     from stebkit._io import name_skeleton
     from stebkit.datasets import get_spec, list_datasets
-    from stebkit.records.catalogue import Catalogue
 
     steb = [get_spec(name) for name in list_datasets(suite="steb")]
     for spec in steb:
@@ -127,7 +127,6 @@ def _stebkit_dataset(folder: str) -> tuple[str, Any]:
     for spec in steb:
         if spec.steb_name and name_skeleton(spec.steb_name) == skeleton:
             return spec.name, spec
-    catalogue = Catalogue()
     for name in dict.fromkeys((folder, folder.replace("__", "/"))):
         spec = catalogue.dataset(name)
         if spec is not None:
@@ -235,6 +234,7 @@ def export_steb(results: Any, out: str | os.PathLike[str], *,
     '{"v_measure": 0.25}'
     """
     from stebkit._io import inside
+    from stebkit.records.catalogue import Catalogue
     from stebkit.records.results import Results
 
     out = Path(out)
@@ -280,7 +280,9 @@ def export_steb(results: Any, out: str | os.PathLike[str], *,
     texts = {path: json.dumps(_exported(r)) for path, (_, r) in planned.items()}
     names = {reference_folder(r["dataset"]["name"]): r["dataset"]["name"]
              for _, r in planned.values()}
-    names = {k: v for k, v in sorted(names.items()) if _stebkit_dataset(k)[0] != v}
+    catalogue = Catalogue()
+    names = {k: v for k, v in sorted(names.items())
+             if _stebkit_dataset(k, catalogue)[0] != v}
     if names:
         texts[out / NAMES_FILE] = json.dumps(names, indent=1, ensure_ascii=False) + "\n"
     _check_target(out, overwrite, texts)
@@ -342,7 +344,7 @@ IMPORT_FIX = "correct or remove that file, then import again"
 def read_metrics(path: str | os.PathLike[str], task: str = "") -> dict[str, Any]:
     """Read one reference ``metrics.json``: a JSON object of finite numbers (inside their
     range when ``task``, stebkit's family name, is given:
-    :func:`stebkit.records.results.metric_range`), and ``submetrics``.
+    :func:`stebkit.records.record.metric_range`), and ``submetrics``.
 
     The file is read as untrusted (:func:`stebkit._io.read_untrusted`: a regular file
     with one link, at most 16 MB; never a FIFO, device or symbolic link).
@@ -354,7 +356,7 @@ def read_metrics(path: str | os.PathLike[str], task: str = "") -> dict[str, Any]
         that is not a number in range; names the file and the key.
     """
     from stebkit._io import read_json
-    from stebkit.records.results import check_metrics, check_submetrics
+    from stebkit.records.record import check_metrics, check_submetrics
 
     path = Path(path)
     data = read_json(path, fix=IMPORT_FIX)
@@ -465,15 +467,20 @@ def import_steb(root: str | os.PathLike[str], results: str | os.PathLike[str], *
     [['stel_register', 'distractor_acc_mean', 0.25]]
     """
     from stebkit._io import remove_stray_temps
-    from stebkit.records.results import check_record, record_path, write_record
+    from stebkit.records.catalogue import Catalogue
+    from stebkit.records.record import check_record
+    from stebkit.records.results import record_path, write_record
 
     _check_apart(Path(root), Path(results), "import")
     names = _exported_names(Path(root))
     planned: dict[Path, tuple[Path, dict[str, Any]]] = {}
     replaced: list[Path] = []
+    catalogue = Catalogue()
     for it in scan_steb(root):
-        name, spec = _stebkit_dataset(names.get(it["dataset"], it["dataset"]))
-        it = {**it, "model": _zoo_name(it["model"]), "model_folder": it["model"]}
+        name, spec = _stebkit_dataset(names.get(it["dataset"], it["dataset"]), catalogue)
+        info = catalogue.model(it["model"])  # a look-alike of a zoo name is that model
+        it = {**it, "model": info.name if info is not None else it["model"],
+              "model_folder": it["model"]}
         path = record_path(results, it["model"], name, it["task"], it["episode_size"],
                            it["episodes_per_label"])
         if path in planned:
@@ -529,7 +536,7 @@ def _note_look_alikes(records: list[Mapping[str, Any]]) -> None:
 def _same_import(path: Path, record: Mapping[str, Any]) -> bool:
     """Whether the record at ``path`` is ``record``, imported before (an interrupted import
     resumes): everything equal but the date and version of stebkit."""
-    from stebkit.records.results import Record
+    from stebkit.records.record import Record
 
     try:
         old = Record.read(path).to_json()
@@ -566,14 +573,14 @@ def _imported(it: Mapping[str, Any], name: str, spec: Any) -> dict[str, Any]:
     """The stebkit record of one scanned reference file (:func:`scan_steb`), with the
     main metric of ``spec`` (:func:`stebkit.records.schema.main_metric_of`) and a warning
     when the file's folder names its dataset or model by a look-alike."""
-    from stebkit.records.results import new_record
+    from stebkit.records.record import new_record
     from stebkit.records.schema import main_metric_of
 
     metrics = dict(it["metrics"])
     submetrics = metrics.pop("submetrics", None)
     if it["task"] == "probing":
         metrics["accuracy"] = metrics["average"]
-    record = new_record(
+    return new_record(
         model={"name": it["model"], "revision": "unknown",
                "category": _model_category(it["model"])},
         dataset={"name": name, "steb_name": it["dataset"],
@@ -588,10 +595,8 @@ def _imported(it: Mapping[str, Any], name: str, spec: Any) -> dict[str, Any]:
         warnings=[*_look_alike("dataset", it["dataset"], (spec.name, spec.steb_name or "",
                                                           reference_folder(spec.name))
                                if spec else ()),
-                  *_look_alike("zoo model", it["model_folder"], (it["model"],))])
-    if submetrics:
-        record["submetrics"] = submetrics
-    return record
+                  *_look_alike("zoo model", it["model_folder"], (it["model"],))],
+        **({"submetrics": submetrics} if submetrics else {}))
 
 
 LOOK_ALIKE = "LookAlikeName: "
@@ -607,15 +612,6 @@ def _look_alike(what: str, folder: str, names: tuple[str, ...]) -> list[str]:
     return [f"{LOOK_ALIKE}the reference's folder {folder!r} ({ascii(folder)}) differs "
             f"from the registered {what} {names[0]!r} only in case, look-alike or invisible "
             "characters; imported as it"]
-
-
-def _zoo_name(short: str) -> str:
-    """The zoo's name of a model folder (a look-alike of a zoo name is that model), else
-    the folder's name."""
-    from stebkit.records.catalogue import Catalogue
-
-    info = Catalogue().model(short)
-    return info.name if info is not None else short
 
 
 def _model_category(short: str) -> str:

@@ -223,12 +223,14 @@ def check_submission(results: str | os.PathLike[str], model: str, *,
     except ValueError as err:
         check.errors.append(f"layout: {err}")
         paths = []
+    malformed = False
     for path in paths:
         try:
             read_metrics(path)
         except ValueError as err:
             check.errors.append(f"malformed metrics file: {err}")
-    if paths and not [e for e in check.errors if e.startswith("malformed metrics file")]:
+            malformed = True
+    if paths and not malformed:
         try:
             items = scan_steb(root)
         except ValueError as err:

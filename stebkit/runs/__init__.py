@@ -25,7 +25,8 @@ The modules, in the order a run goes through them:
 - :mod:`~stebkit.runs.encoders` — the models a run builds, adapted and cached;
 - :mod:`~stebkit.runs.engine` — the unit function (each unit evaluated into its checked
   record, :func:`~stebkit.runs.engine.evaluate_units`) mapped over a plan in this process;
-- :mod:`~stebkit.runs.records` — a record built by constructors, checked once;
+- :mod:`~stebkit.runs.outcomes` — what a unit's run ends in: its record, built once from
+  its parts and checked once;
 - :mod:`~stebkit.runs.executors` — sequential, local workers or SLURM. Where a run goes
   (:class:`~stebkit.suites.executor_config.ExecutorConfig`) is a setting that suite files
   declare too, so it lives with the suites, below the runs;

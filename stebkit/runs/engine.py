@@ -13,7 +13,7 @@ A run is a pipeline of typed objects, each made once:
    dataset, in three steps (each family builds its input; the unique texts are encoded
    once, through the embedding cache, and episodes mean-pooled unless the encoder embeds
    them itself; each family evaluates, its main metric gets a bootstrap interval), each
-   yielding its checked :class:`~stebkit.records.results.Record` (:mod:`stebkit.runs.records`);
+   yielding its checked :class:`~stebkit.records.record.Record` (:mod:`stebkit.runs.outcomes`);
 3. :func:`run_plan` — maps the unit function over the plan, model after model, and
    writes each record atomically as soon as it is made.
 
@@ -50,14 +50,9 @@ import numpy as np
 
 from stebkit.datasets.spec import Dataset, Submetric, expand_submetrics
 from stebkit.errors import StebkitError
-from stebkit.records.results import (
-    UNDEFINED,
-    Record,
-    Results,
-    check_metrics,
-    write_record,
-)
-from stebkit.runs import records
+from stebkit.records.record import UNDEFINED, Record, check_metrics
+from stebkit.records.results import Results, write_record
+from stebkit.runs import outcomes
 from stebkit.runs.context import RunContext, RunState
 from stebkit.runs.encoders import (
     adapted_to_language,
@@ -101,16 +96,16 @@ def _evaluate(family: TaskFamily, ti: TaskInput, item_emb: np.ndarray, *, seed: 
                      scoring=scoring)
 
 
-def _field_texts(records: Any, name: str, sub: Submetric) -> set[str]:
-    """The texts of the records a field sub-result keeps."""
-    if sub.field not in records.columns:
+def _field_texts(table: Any, name: str, sub: Submetric) -> set[str]:
+    """The texts of the dataset's rows (``table``) a field sub-result keeps."""
+    if sub.field not in table.columns:
         raise ValueError(f"submetric {name!r}: the records have no column {sub.field!r}; the "
                          "dataset's reader must provide it")
-    if sub.sides == "query" and "side" not in records.columns:
+    if sub.sides == "query" and "side" not in table.columns:
         raise ValueError(f"submetric {name!r}: sides='query' needs a 'side' column "
                          "(retrieval records)")
-    match = records[sub.field].notna() & (records[sub.field].astype(str) == sub.value)
-    return set(records.loc[match, "text"])
+    match = table[sub.field].notna() & (table[sub.field].astype(str) == sub.value)
+    return set(table.loc[match, "text"])
 
 
 def _run_submetrics(unit: Unit, ti: TaskInput, item_emb: np.ndarray, table: Any,
@@ -135,7 +130,7 @@ def _run_submetrics(unit: Unit, ti: TaskInput, item_emb: np.ndarray, table: Any,
                 sub_emb = embed(sub_ti)
             result, _ = _evaluate(family, sub_ti, sub_emb, seed=seed, batch_size=batch_size,
                                   scoring=family.scoring_for(scoring))
-            metrics, counts, _ = records.result_parts(result)
+            metrics, counts, _ = outcomes.result_parts(result)
             out[name] = {**check_metrics(unit.task, metrics, where=f"submetric {name!r}",
                                          fix=UNDEFINED), "n_items": sub_ti.n_items}
         except Exception as err:  # recorded per sub-result; the main result stands
@@ -276,14 +271,14 @@ def evaluate_units(model: PlannedModel, encoder: Any, units: Sequence[Unit],
     (:func:`stops_the_run`). ``encoder`` is the built model, or the exception that says
     why it cannot be had here."""
     spec = units[0].spec
-    meta = records.model_meta(model, encoder)
+    meta = outcomes.model_meta(model, encoder)
     started = time.perf_counter()
-    drafts = {u.key: records.start(u, {**context.protocol, "served": u.served,
-                                       "pooling": "mean"}, meta, records.dataset_meta(u))
+    drafts = {u.key: outcomes.start(u, {**context.protocol, "served": u.served,
+                                       "pooling": "mean"}, meta, outcomes.dataset_meta(u))
               for u in units}
     for u in units:
         if not u.served:
-            yield u, records.skipped(drafts[u.key], f"dataset {spec.name!r} does not serve "
+            yield u, outcomes.skipped(drafts[u.key], f"dataset {spec.name!r} does not serve "
                                      f"task {u.task!r}; it serves {sorted(spec.tasks)}",
                                      where=str(u.path))
     served = [u for u in units if u.served]
@@ -321,13 +316,15 @@ def _dataset_and_encoder(model: PlannedModel, encoder: Any, spec: Any, ctx: RunC
     return dataset, *state.adapted[key], note
 
 
-def _failed(draft: records.Draft, err: BaseException, unit: Unit, started: float, *,
-            dated: bool = False) -> Record:
-    """The failed record of ``unit`` (:func:`stebkit.runs.records.failed`), logged."""
+def _failed(draft: outcomes.Draft, err: BaseException, unit: Unit, started: float, *,
+            dated: bool = False, **parts: Any) -> Record:
+    """The failed record of ``unit`` (:func:`stebkit.runs.outcomes.failed`, with the
+    ``parts`` found before), logged."""
     log.warning("%s / %s / %s (e=%s) failed: %s", draft["model"]["name"],
                 draft["dataset"]["name"], draft["task"], draft["episode_size"],
                 f"{type(err).__name__}: {err}")
-    return records.failed(draft, err, where=str(unit.path), started=started, dated=dated)
+    return outcomes.failed(draft, err, where=str(unit.path), started=started, dated=dated,
+                          **parts)
 
 
 _FATAL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS})
@@ -379,14 +376,14 @@ def _evaluate_dataset(dataset: Dataset, units: list[Unit], drafts: dict, encoder
         _raise_if_fatal(err)
         for u in units:
             if u.key in built:
-                yield u, _failed(built[u.key][1], err, u, started)
+                yield u, _failed(drafts[u.key], err, u, started, warnings=built[u.key][1])
         return
     collapsed: list[tuple[float, str]] = []
     for u in units:
         if u.key in built:
-            ti, draft = built[u.key]
-            record, message = _evaluate_unit(u, ti, draft, dataset, encoded, encoder, ctx,
-                                             show_progress)
+            ti, warnings = built[u.key]
+            record, message = _evaluate_unit(u, ti, drafts[u.key], warnings, dataset, encoded,
+                                             encoder, ctx, show_progress)
             if message is not None:
                 collapsed.append((record["collapsed_share"], message))
             yield u, record
@@ -399,10 +396,10 @@ def _evaluate_dataset(dataset: Dataset, units: list[Unit], drafts: dict, encoder
 def _build_inputs(dataset: Dataset, units: list[Unit], drafts: dict, ctx: RunContext,
                   state: RunState, notes: Sequence[str], started: float
                   ) -> Generator[tuple[Unit, Record], None,
-                                 dict[tuple, tuple[TaskInput, records.Draft]]]:
+                                 dict[tuple, tuple[TaskInput, list[str]]]]:
     """Step 1: each unit's task input (built once per state, dataset, task and episode
-    configuration) with its record's draft, returned; a unit whose input fails or is
-    empty, or that its family skips, is ended here: its record is yielded."""
+    configuration) with its record's warnings so far, returned; a unit whose input fails
+    or is empty, or that its family skips, is ended here: its record is yielded."""
     built = {}
     for u in units:
         key = (dataset.name, u.task, u.episode_size, u.episodes_per_label)
@@ -416,14 +413,14 @@ def _build_inputs(dataset: Dataset, units: list[Unit], drafts: dict, ctx: RunCon
                 _raise_if_fatal(err)
                 state.inputs[key] = (err, [])
         ti, messages = state.inputs[key]
-        draft = records.with_fields(drafts[u.key], warnings=[*notes, *messages])
+        warnings = [*notes, *messages]
         if isinstance(ti, BaseException):
-            yield u, _failed(draft, ti, u, started)
+            yield u, _failed(drafts[u.key], ti, u, started, warnings=warnings)
         elif (reason := _skip_reason(dataset, u, ti)) is not None:
-            yield u, records.skipped(draft, reason, where=str(u.path),
-                                     dropped=dict(ti.dropped))
+            yield u, outcomes.skipped(drafts[u.key], reason, where=str(u.path),
+                                     warnings=warnings, dropped=dict(ti.dropped))
         else:
-            built[u.key] = (ti, draft)
+            built[u.key] = (ti, warnings)
     return built
 
 
@@ -479,38 +476,44 @@ def _encode(built: Mapping[tuple, tuple[TaskInput, Any]], encoder: Any, text_enc
                     ctx.batch_size, round(time.perf_counter() - t_encode, 3))
 
 
-def _evaluate_unit(u: Unit, ti: TaskInput, draft: records.Draft, dataset: Dataset,
-                   encoded: _Encoded, encoder: Any, ctx: RunContext,
+def _evaluate_unit(u: Unit, ti: TaskInput, draft: outcomes.Draft, warnings: list[str],
+                   dataset: Dataset, encoded: _Encoded, encoder: Any, ctx: RunContext,
                    show_progress: bool) -> tuple[Record, str | None]:
-    """Step 3: one unit evaluated into its record (failed when any part fails, with what
-    the parts before it added), and its collapse warning, if any."""
+    """Step 3: one unit evaluated into its record, built once from the parts found (failed
+    when any part fails, with the parts found before it), and its collapse warning, if
+    any."""
     seed, batch_size = ctx.seed, ctx.batch_size
     message, t0 = None, time.perf_counter()
+    protocol: dict[str, Any] = {}
+    found: dict[str, Any] = {"warnings": list(warnings)}
     if not encoded.custom:
-        draft = records.with_fields(draft, encode_s=encoded.encode_s)
+        found["encode_s"] = encoded.encode_s
     try:
         if encoded.custom:
-            draft = records.with_protocol(draft, pooling="encoder")
+            protocol["pooling"] = "encoder"
             item_emb = encoded.items(ti, show_progress)
-            draft, message = records.with_collapse(
-                draft, item_emb.reshape(-1, item_emb.shape[-1]), "items")
+            vectors, what = item_emb.reshape(-1, item_emb.shape[-1]), "items"
         else:
-            text_emb = encoded.texts(ti)
-            draft, message = records.with_collapse(draft, text_emb, "distinct texts")
-            item_emb = ti.pool(text_emb)
+            vectors, what = encoded.texts(ti), "distinct texts"
+        found["collapsed_share"], message = outcomes.collapse(draft, vectors, what)
+        if message is not None:
+            found["warnings"].append(f"CollapsedVectors: {message}")
+        if not encoded.custom:
+            item_emb = ti.pool(vectors)
         scoring = getattr(encoder, "scoring", "cosine")
-        draft = records.with_protocol(draft, scoring=u.family.scoring_for(scoring))
+        protocol["scoring"] = u.family.scoring_for(scoring)
         result, messages = _evaluate(u.family, ti, item_emb, seed=seed, batch_size=batch_size,
-                                     scoring=draft["protocol"]["scoring"])
-        draft = records.with_result(draft, u, ti, result, messages, seed=seed)
+                                     scoring=protocol["scoring"])
+        found.update(outcomes.result_fields(draft, u, ti, result, seed=seed))
+        found["warnings"].extend(messages)
         sub = _run_submetrics(u, ti, item_emb, dataset.records, encoded.items, seed=seed,
                               batch_size=batch_size, scoring=scoring)
         if sub is not None:
-            draft = records.with_fields(draft, submetrics=sub)
-        return records.ok(draft, where=f"{u.model} / {u.spec.name} / {u.task}",
-                          started=t0), message
+            found["submetrics"] = sub
+        return outcomes.ok(draft, where=f"{u.model} / {u.spec.name} / {u.task}", started=t0,
+                          protocol=protocol, **found), message
     except Exception as err:
         _raise_if_fatal(err)
-        return _failed(draft, err, u, t0, dated=True), message
+        return _failed(draft, err, u, t0, dated=True, protocol=protocol, **found), message
 
 

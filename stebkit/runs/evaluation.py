@@ -42,11 +42,10 @@ def evaluate(
     context: RunContext | None = None,
     **settings: Any,
 ) -> Results:
-    """Evaluate every model on every dataset, task and episode size; write one record each
-    (``stebkit.evaluate``).
+    """Evaluate each model on each dataset, task and episode size, one record each.
 
-    The run is planned once (:func:`stebkit.runs.engine.plan`): the combinations whose record
-    is already there are skipped before a model is loaded or a text encoded, so an
+    The run is planned once (:func:`stebkit.runs.engine.plan`): the combinations whose
+    record is already there are skipped before a model is loaded or a text encoded, so an
     interrupted run resumes where it stopped. The executor runs the rest in this process
     (:func:`stebkit.runs.engine.run_plan`), in local worker processes or in SLURM jobs.
 
@@ -76,16 +75,13 @@ def evaluate(
         Root of the record files ``<model>/<dataset>/<task>__e<size>.json`` (an empty
         name is refused, never taken as the working folder).
     executor : str, mapping or ExecutorConfig, optional
-        ``"sequential"`` (default: in this process), ``"local"`` or ``"slurm"``, or a
-        mapping with the fields of :class:`ExecutorConfig` (``{"kind": "local", "jobs":
-        4}``). Other executors than ``sequential`` take model and dataset *names*
-        (objects cannot travel to another process); datasets of suite files are loaded
-        again in each job.
+        ``"sequential"`` (default: in this process), ``"local"``, ``"slurm"``, or the
+        fields of :class:`ExecutorConfig` (``{"kind": "local", "jobs": 4}``); all but
+        ``sequential`` take model and dataset *names* (objects cannot travel to another
+        process), and load the datasets of suite files again in each job.
     context : RunContext, optional
         The run settings, declared and documented once in
-        :class:`~stebkit.runs.context.RunContext`: ``seed``, ``smoke``, ``batch_size``,
-        ``sampling``, ``overwrite``, ``device``, ``cache_embeddings``,
-        ``trust_remote_code``, ``show_progress`` (default: ``RunContext()``).
+        :class:`~stebkit.runs.context.RunContext` (default: ``RunContext()``).
     **settings
         Any of those settings by name, over ``context``'s: ``evaluate(m, d, smoke=True)``
         is ``evaluate(m, d, context=RunContext(smoke=True))``. An unknown name is a
@@ -94,8 +90,8 @@ def evaluate(
     Returns
     -------
     Results
-        Every record of this run's combinations (read back from ``output_dir``; with
-        ``wait=False``: those written so far); ``Results.ok`` is False when one failed.
+        Every record of this run's combinations, read back from ``output_dir`` (with
+        ``wait=False``: those written so far); ``ok`` is False when one failed.
 
     Raises
     ------
@@ -106,7 +102,7 @@ def evaluate(
         The executor cannot run here (no SLURM, unknown partition, bad option).
     JobsFailed
         Jobs ended before finishing their units (the message names each job, its log
-        file and the units; ``err.results`` holds what was written).
+        file and units; ``err.results`` holds what was written).
 
     Examples
     --------
@@ -115,11 +111,6 @@ def evaluate(
     ...                output_dir=tempfile.mkdtemp(), show_progress=False)
     >>> res.ok, res.main_frame()[["model", "dataset", "task", "metric"]].values.tolist()
     (True, [['random', 'synthetic-authors-en', 'retrieval', 'mrr']])
-    >>> res = evaluate("random", "synthetic-authors-en", tasks=["retrieval"], smoke=True,
-    ...                output_dir=tempfile.mkdtemp(), executor="local",
-    ...                show_progress=False)
-    >>> res.ok, len(res)
-    (True, 1)
     """
     context = (context or RunContext()).with_settings(**settings)
     options = check_options(tasks=tasks, episode_sizes=episode_sizes,

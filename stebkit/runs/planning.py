@@ -65,7 +65,7 @@ class PlannedModel:
     """One model of a run, resolved once: its name, the encoder object given (None: built
     by name when one of its records is pending), its zoo entry
     (:class:`stebkit.encoders.zoo.ModelInfo`, None outside the zoo) and the scoring it
-    asks for (:func:`model_scoring`)."""
+    asks for (:func:`planned_model`)."""
 
     name: str
     given: Any
@@ -188,19 +188,27 @@ def _resolve_models(models: Any) -> list[PlannedModel]:
 def planned_model(name: str, given: Any = None) -> PlannedModel:
     """The :class:`PlannedModel` of ``name``: its zoo entry, looked up once (the entry of
     the name or of the Hub id it names, None outside the zoo) and kept for building it
-    (:func:`stebkit.encoders.zoo.build_encoder`), and the scoring it asks for
-    (:func:`model_scoring`), known without building it.
+    (:func:`stebkit.encoders.zoo.build_encoder`), and the scoring it asks for, known
+    without building it: the ``scoring`` attribute of an encoder object ``given``
+    (cosine by default), else what the zoo declares
+    (:attr:`stebkit.encoders.zoo.ModelInfo.scoring`; cosine outside the zoo).
 
     >>> m = planned_model("lftk")
     >>> m.info.name, m.given, m.scoring
     ('lftk', None, 'l1')
-    >>> planned_model("some-org/not-in-the-zoo").info is None
-    True
+    >>> from stebkit.encoders import get_encoder
+    >>> planned_model("x", get_encoder("lftk-zscore")).scoring
+    'cosine'
+    >>> m = planned_model("some-org/not-in-the-zoo")
+    >>> m.info is None, m.scoring
+    (True, 'cosine')
     """
     from stebkit.encoders import zoo
 
     info = zoo.find_model(name)
-    return PlannedModel(name, given, info, _scoring(given, info))
+    if given is not None:
+        return PlannedModel(name, given, info, str(getattr(given, "scoring", "cosine")))
+    return PlannedModel(name, given, info, "cosine" if info is None else info.scoring)
 
 
 def _resolve_datasets(datasets: Any) -> list[tuple[DatasetSpec, Dataset | None]]:
@@ -521,26 +529,3 @@ def resume_protocol(unit: Unit, base: Mapping[str, Any], scoring: str) -> dict[s
     if unit.served:
         out["scoring"] = unit.family.scoring_for(scoring)
     return out
-
-
-def model_scoring(name: str, given: Any = None) -> str:
-    """The scoring a model asks for: the ``scoring`` attribute of an encoder object
-    ``given`` (cosine by default), else what the zoo declares for ``name``
-    (:attr:`stebkit.encoders.zoo.ModelInfo.scoring`; cosine outside the zoo), so that no
-    model is built for it.
-
-    >>> from stebkit.encoders import get_encoder
-    >>> model_scoring("lftk"), model_scoring("x", get_encoder("lftk-zscore"))
-    ('l1', 'cosine')
-    """
-    return planned_model(name, given).scoring
-
-
-def _scoring(given: Any, info: Any) -> str:
-    """The scoring of an encoder object ``given`` (cosine by default), else the one the
-    zoo entry ``info`` declares (cosine outside the zoo)."""
-    if given is not None:
-        return str(getattr(given, "scoring", "cosine"))
-    return "cosine" if info is None else info.scoring
-
-

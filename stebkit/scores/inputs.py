@@ -467,13 +467,3 @@ def score_matrix(df: pd.DataFrame, task: str) -> pd.DataFrame:
     mat = sub.pivot_table(index="model", columns="dataset", values="value", aggfunc="first")
     mat.columns.name = None
     return mat.sort_index().sort_index(axis=1)
-
-
-def _with_missing(matrix: pd.DataFrame, missing: pd.DataFrame, task: str) -> pd.DataFrame:
-    """``matrix`` with a NaN cell for every failed or skipped result of ``task``."""
-    rows = missing[missing["task"] == task]
-    if rows.empty:
-        return matrix
-    models = sorted(set(matrix.index) | set(rows["model"]))
-    datasets = sorted(set(matrix.columns) | set(rows["dataset"]))
-    return matrix.reindex(index=models, columns=datasets)

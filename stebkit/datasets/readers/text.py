@@ -87,16 +87,6 @@ def spec_files(spec: Any) -> dict[str, Path]:
     return {url: Path(fetch(url, sha256=sha)) for url, sha in sorted(spec.source.urls)}
 
 
-def files_matching(files: dict[str, Path], pattern: str) -> list[tuple[str, Path]]:
-    """The ``(url, path)`` pairs whose URL matches the regular expression ``pattern``."""
-    rx = re.compile(pattern)
-    found = [(u, p) for u, p in sorted(files.items()) if rx.search(u)]
-    if not found:
-        raise ValueError(f"no source file matches {pattern!r}; the spec's URLs are "
-                         f"{sorted(files)[:5]}...")
-    return found
-
-
 def read_text(path: Path, encoding: str = "utf-8", name: str | None = None, *,
               newline: str | None = "") -> str:
     """Read a whole text file, with an error naming the file (or ``name``, e.g. its
@@ -419,8 +409,3 @@ def strip_diacritics(text: str) -> str:
     """Remove combining marks: ``"Féval"`` -> ``"Feval"``."""
     return "".join(c for c in unicodedata.normalize("NFKD", text)
                    if not unicodedata.combining(c))
-
-
-def smoke_cap(n: int, smoke: bool, cap: int) -> int:
-    """``min(n, cap)`` in smoke mode, else ``n``."""
-    return min(n, cap) if smoke else n

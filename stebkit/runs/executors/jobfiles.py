@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from stebkit.names import file_name
-from stebkit.runs.records import now
+from stebkit.runs.outcomes import now
 from stebkit.suites.executor_config import (
     ExecutorError,
 )
@@ -170,7 +170,7 @@ class JobUnit:
 
     model: str
     dataset: str
-    records: tuple[Path, ...]
+    record_paths: tuple[Path, ...]
     pending: bool
     rows: tuple[dict[str, Any], ...] = ()
 
@@ -189,7 +189,7 @@ def save_plan(root: Path, units: Sequence[JobUnit]) -> None:
     for u in units:
         rows[(u.model, u.dataset)] = {
             "model": u.model, "dataset": u.dataset,
-            "records": [p.relative_to(root).as_posix() for p in u.records]}
+            "records": [p.relative_to(root).as_posix() for p in u.record_paths]}
     _write_jsonl(path, list(rows.values()), root)
 
 

@@ -36,7 +36,7 @@ from stebkit.runs.executors.jobfiles import (
 from stebkit.runs.executors.slurm import SLURM_ACTIVE, check_slurm, job_outcome, last_lines
 from stebkit.runs.executors.states import unit_state
 from stebkit.runs.executors.worker import run_job
-from stebkit.runs.records import now
+from stebkit.runs.outcomes import now
 from stebkit.suites.executor_config import (
     ExecutorConfig,
     ExecutorError,
@@ -71,7 +71,7 @@ def plan_units(models: Any, datasets: Any, *, output_dir: str | os.PathLike = "r
     >>> import tempfile
     >>> units = plan_units(["random", "tfidf-char"], ["synthetic-authors-en"], smoke=True,
     ...                    tasks=["retrieval"], output_dir=tempfile.mkdtemp())
-    >>> [(u.label, len(u.records), u.pending) for u in units]
+    >>> [(u.label, len(u.record_paths), u.pending) for u in units]
     [('random / synthetic-authors-en', 1, True), ('tfidf-char / synthetic-authors-en', 1, True)]
     """
     from stebkit.runs.context import RunContext
@@ -130,7 +130,8 @@ def run_submitted(names: tuple[list[str], list[str] | None], root: Path,
                   config: ExecutorConfig, run: str, context: RunContext,
                   options: dict[str, Any]) -> Results:
     """:func:`stebkit.evaluate` with the local or SLURM executor, under the run lock."""
-    from stebkit.records.results import Record, Results
+    from stebkit.records.record import Record
+    from stebkit.records.results import Results
 
     the_plan, units = _planned(names[0], names[1], root, context, options)
     if options["preset"]:
@@ -163,7 +164,7 @@ def run_submitted(names: tuple[list[str], list[str] | None], root: Path,
         else:
             echo(f"submitted {len(todo)} unit(s) in {len(submission.jobs)} job(s); follow "
                  f"them with `stebkit status {root}`", file=sys.stderr)
-    results = Results((Record.read(p) for u in units for p in u.records
+    results = Results((Record.read(p) for u in units for p in u.record_paths
                        if p.exists()), root=root)
     failed = submission.failures() if todo and config.wait else []
     if failed:
@@ -203,13 +204,6 @@ def job_payload(run: str, root: Path, units: Sequence[JobUnit], context: Mapping
             "units": [{"model": u.model, "dataset": u.dataset, "plan": list(u.rows)}
                       for u in units],
             "context": dict(context), "suite_files": list(suite_files), **extra}
-
-
-def _cpu_count() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux
-        return os.cpu_count() or 1
 
 
 @dataclass
@@ -424,7 +418,7 @@ class _Submission:
         finished = self.finished_units()
         by_key = {(u.model, u.dataset): u for u in self.units}
         left_all = {key for key, u in by_key.items()
-                    if key not in finished and unit_state(u.records)[0] == "pending"}
+                    if key not in finished and unit_state(u.record_paths)[0] == "pending"}
         states = (slurm.slurm_states([j.id for j in self.jobs])
                   if self.config.kind == "slurm" else {})
         out = []

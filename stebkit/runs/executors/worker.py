@@ -21,7 +21,7 @@ from stebkit.runs.executors.jobfiles import (
     run_lock,
     write_outcome,
 )
-from stebkit.runs.records import now
+from stebkit.runs.outcomes import now
 
 
 class JobInterrupted(BaseException):
