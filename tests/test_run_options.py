@@ -122,7 +122,7 @@ def test_cli_flags_and_suite_file_settings(tmp_path, capsys) -> None:
     (tmp_path / "bad").mkdir()
     bad = _suite(tmp_path / "bad", "{preset: quick}")
     assert cli.main(["run", "--suite", str(bad), "--preflight"]) == 2
-    assert "run: preset: must be 'benchmark' or 'fast'" in capsys.readouterr().err
+    assert "run: preset must be one of 'benchmark', 'fast', got 'quick'" in capsys.readouterr().err
     argv = ["run", "--models", "random", "--suite", str(path), "--output",
             str(tmp_path / "r"), "--figures", str(tmp_path / "f"), "--no-progress",
             "--device", "cpu"]
