@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -218,14 +218,13 @@ def _check_types(entry: Mapping[str, Any], path: Path, where: str) -> None:
                 else ""
             raise _fail(path, where, f"languages must be a list of language codes such as "
                         f"[en, de], got {langs!r}{hint}")
-    size = entry.get("episode_size", 1)
-    if not _is_int(size) or (size < 1 and size != -1):
-        raise _fail(path, where, f"episode_size must be a positive integer (or -1: all texts "
-                    f"of a label), got {size!r}")
-    per_label = entry.get("episodes_per_label", 1)
-    if not _is_int(per_label) or per_label < 1:
-        raise _fail(path, where, f"episodes_per_label must be a positive integer, got "
-                    f"{per_label!r}")
+    for key, run_key in (("episode_size", "episode_sizes"),
+                         ("episodes_per_label", "episodes_per_label")):
+        if key in entry:  # as the same setting of run: (one size of episode_sizes)
+            try:
+                replace(RUN_SETTINGS[run_key], name=key, optional=False).check(entry[key])
+            except InvalidSetting as err:
+                raise _fail(path, where, str(err)) from None
     minimum = entry.get("min_per_label", 0)
     if not _is_int(minimum) or minimum < 0:
         raise _fail(path, where, f"min_per_label must be a non-negative integer, got "
