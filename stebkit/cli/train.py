@@ -14,7 +14,7 @@ from typing import Any
 
 from stebkit.cli.subcommand import Subcommand
 from stebkit.settings import add_flags, flag_values
-from stebkit.train.loop import MATRYOSHKA_WIDTH, TRAIN_OPTIONS, TrainConfig, check_widths
+from stebkit.train.loop import TRAIN_OPTIONS, TrainConfig, check_widths, matryoshka_widths
 
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
@@ -82,9 +82,9 @@ embedding (384 dimensions); give widths up to 384, such as 48,96,192,384
             raise ValueError(f"--base-model {args.base_model}: no such folder; give a local "
                              "Hugging Face model folder (config.json, weights, tokenizer)")
         check_model_folder(folder)
-    widths = MATRYOSHKA_WIDTH.named("--matryoshka")
-    config = TrainConfig.from_flags(args, matryoshka_dims=tuple(map(widths.check, dims)),
-                                    content_sources=sources)
+    config = TrainConfig.from_flags(
+        args, matryoshka_dims=matryoshka_widths(dims, name="--matryoshka"),
+        content_sources=sources)
     check_widths(config, name="--matryoshka")
     return config
 

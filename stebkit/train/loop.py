@@ -183,14 +183,7 @@ class TrainConfig(Settings):
                                  f"hard_negative_pool ({self.hard_negative_pool}), got "
                                  f"{self.hard_negatives}")
         object.__setattr__(self, "content_sources", tuple(self.content_sources))
-        if not isinstance(self.matryoshka_dims, (list, tuple)):
-            raise InvalidSetting("matryoshka_dims must be a tuple of increasing positive "
-                                 f"ints, got {self.matryoshka_dims!r}")
-        dims = tuple(MATRYOSHKA_WIDTH.check(d) for d in self.matryoshka_dims)
-        if list(dims) != sorted(set(dims)):
-            raise InvalidSetting("matryoshka_dims must be increasing positive ints, "
-                                 f"got {self.matryoshka_dims}")
-        object.__setattr__(self, "matryoshka_dims", dims)
+        object.__setattr__(self, "matryoshka_dims", matryoshka_widths(self.matryoshka_dims))
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
@@ -278,6 +271,26 @@ TRAIN_OPTIONS: Mapping[str, Setting] = {
 }
 """The options of :func:`train_style_encoder` besides its configuration, declared as the
 configuration's fields are (with a ``help``, a flag of ``stebkit train``)."""
+
+
+def matryoshka_widths(dims: Any, name: str = "matryoshka_dims") -> tuple[int, ...]:
+    """``dims`` as the widths of a Matryoshka loss: increasing, each a
+    :data:`MATRYOSHKA_WIDTH`; the message names them ``name`` (as the caller gave them).
+
+    >>> matryoshka_widths([64, 128])
+    (64, 128)
+    >>> matryoshka_widths((128, 64), name="--matryoshka")
+    Traceback (most recent call last):
+    ...
+    stebkit.errors.InvalidSetting: --matryoshka must be increasing positive ints, got (128, 64)
+    """
+    if not isinstance(dims, (list, tuple)):
+        raise InvalidSetting(f"{name} must be a tuple of increasing positive ints, got "
+                             f"{dims!r}")
+    checked = tuple(MATRYOSHKA_WIDTH.named(name).check(d) for d in dims)
+    if list(checked) != sorted(set(checked)):
+        raise InvalidSetting(f"{name} must be increasing positive ints, got {tuple(dims)}")
+    return checked
 
 
 def check_widths(config: TrainConfig, name: str = "matryoshka_dims") -> None:
