@@ -256,7 +256,8 @@ class Settings:
     so that this repr stays) whose fields are declared with :func:`setting`. It is
     checked when made, prints only what differs from the defaults, lists its values
     (:meth:`get_params`), is changed by name (:meth:`replace`) and adds its command-line
-    flags (:meth:`add_flags`, :meth:`from_flags`). ``WHAT`` names it in messages.
+    flags (:meth:`add_flags`, :meth:`from_flags`). ``WHAT`` names it in messages (default:
+    the class's name).
 
     >>> @dataclass(frozen=True, repr=False)
     ... class Options(Settings):
@@ -283,7 +284,7 @@ class Settings:
     stebkit.errors.InvalidSetting: --size must be an int in [1, 10), got 50
     """
 
-    WHAT = "the"
+    WHAT = ""
 
     def __post_init__(self) -> None:
         check_fields(self)  # each field through its declared setting
@@ -302,7 +303,8 @@ class Settings:
         names = [f.name for f in fields(self)]  # type: ignore[arg-type]
         unknown = [name for name in changes if name not in names]
         if unknown:
-            raise TypeError(f"unknown {self.WHAT} setting {unknown[0]!r}; the settings are "
+            what = self.WHAT or type(self).__name__
+            raise TypeError(f"unknown {what} setting {unknown[0]!r}; the settings are "
                             f"{', '.join(names)}")
         return replace(self, **changes) if changes else self  # type: ignore[type-var]
 
