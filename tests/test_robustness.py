@@ -346,9 +346,10 @@ def test_02_a_suite_dataset_cannot_replace_a_built_in_one(tmp_path):
 
 @pytest.mark.parametrize("field, message", [
     ("languages: en", "languages must be a list of language codes such as [en, de], got 'en'"),
-    ("episode_size: two", "episode_size must be a positive integer"),
-    ("episode_size: 0", "episode_size must be a positive integer"),
-    ("episodes_per_label: -3", "episodes_per_label must be a positive integer, got -3"),
+    ("episode_size: two", "episode_size must be an int in [1, 1000000) or -1, got 'two'"),
+    ("episode_size: 0", "episode_size must be an int in [1, 1000000) or -1, got 0"),
+    ("episodes_per_label: -3", "episodes_per_label must be an int in [1, 1000000), got -3"),
+    ("episodes_per_label: 1000000", "episodes_per_label must be an int in [1, 1000000)"),
     ("min_per_label: lots", "min_per_label must be a non-negative integer, got 'lots'"),
     ("columns: [text, label]", "columns must map fields to column names"),
     ("columns: {text: body}", "column(s) ['body'] (for ['text']"),

@@ -122,7 +122,13 @@ def test_cli_flags_and_suite_file_settings(tmp_path, capsys) -> None:
     (tmp_path / "bad").mkdir()
     bad = _suite(tmp_path / "bad", "{preset: quick}")
     assert cli.main(["run", "--suite", str(bad), "--preflight"]) == 2
-    assert "run: preset: must be 'benchmark' or 'fast'" in capsys.readouterr().err
+    assert "run: preset must be one of 'benchmark', 'fast', got 'quick'" in capsys.readouterr().err
+    # a suite file's run settings have the bounds of the flags of the same name
+    (tmp_path / "big").mkdir()
+    big = _suite(tmp_path / "big", "{episodes_per_label: 1000000, episode_sizes: [2, 0]}")
+    assert cli.main(["run", "--suite", str(big), "--preflight"]) == 2
+    assert "line 2: run: episodes_per_label must be an int in [1, 1000000), got 1000000" in \
+        capsys.readouterr().err
     argv = ["run", "--models", "random", "--suite", str(path), "--output",
             str(tmp_path / "r"), "--figures", str(tmp_path / "f"), "--no-progress",
             "--device", "cpu"]

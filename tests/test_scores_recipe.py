@@ -402,14 +402,14 @@ def test_the_recipe_prints_what_differs_and_refuses_bad_values():
     for bad, match in ((dict(threshold=float("nan")), "threshold must be a finite number"),
                        (dict(threshold=-0.5), "threshold must be a finite number"),
                        (dict(threshold=float("inf")), "threshold must be a finite number"),
-                       (dict(missing="stebkit"), "missing must be one of drop_datasets"),
-                       (dict(grouping="ward"), "grouping must be 'correlation'"),
-                       (dict(configuration="x"), "configuration must be one of first_folder"),
-                       (dict(min_models=0), "min_models must be an integer of at least 1"),
-                       (dict(min_tasks=True), "min_tasks must be an integer")):
+                       (dict(missing="stebkit"), "missing must be one of 'drop_datasets'"),
+                       (dict(grouping="ward"), "grouping must be one of 'correlation'"),
+                       (dict(configuration="x"), "configuration must be one of 'first_folder'"),
+                       (dict(min_models=0), r"min_models must be an int in \[1, "),
+                       (dict(min_tasks=True), "min_tasks must be an int")):
         with pytest.raises(ValueError, match=match):
             scores.ScoreRecipe(**bad)
-    with pytest.raises(TypeError, match=r"unknown score recipe option\(s\) \['complete'\]"):
+    with pytest.raises(TypeError, match="unknown score recipe setting 'complete'"):
         scores.operational(_records(), complete=True)
 
 
@@ -419,8 +419,7 @@ def test_a_bad_recipe_option_exits_with_status_2(tmp_path, flags):
     proc = subprocess.run([sys.executable, "-m", "stebkit", "leaderboard",
                            str(tmp_path), *flags], capture_output=True, text=True)
     assert proc.returncode == 2
-    assert flags[0].lstrip("-").replace("-", "_") in proc.stderr or "invalid choice" in \
-        proc.stderr
+    assert f"{flags[0]} must be" in proc.stderr or "invalid choice" in proc.stderr
 
 
 def test_a_leaderboard_with_a_recipe_copies_and_pickles():

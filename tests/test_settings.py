@@ -149,14 +149,14 @@ def test_matryoshka_widths_wider_than_the_model_stop_training_before_it_starts(t
     assert not (tmp_path / "m").exists() and not (tmp_path / "m.checkpoints").exists()
 
 
-RUN_ARGUMENTS = [
-    (["--seed", "4294967296"], r"--seed: seed must be an int in \[0, 4294967296\)"),
-    (["--seed", "-1"], "--seed: seed must be"),
-    (["--batch-size", "0"], "--batch-size: batch_size must be"),
-    (["--batch-size", str(10**30)], "--batch-size: batch_size must be"),
-    (["--episodes-per-label", "0"], "--episodes-per-label: episodes_per_label must be"),
-    (["--episode-sizes", "2", "0"], "--episode-sizes: episode_sizes must be"),
-    (["--output", ""], "--output: output_dir must be a non-empty text, got ''"),
+RUN_ARGUMENTS = [  # a setting named as the flag that gives it, as in every command
+    (["--seed", "4294967296"], r"--seed must be an int in \[0, 4294967296\)"),
+    (["--seed", "-1"], "--seed must be"),
+    (["--batch-size", "0"], "--batch-size must be"),
+    (["--batch-size", str(10**30)], "--batch-size must be"),
+    (["--episodes-per-label", "0"], "--episodes-per-label must be"),
+    (["--episode-sizes", "2", "0"], "--episode-sizes must be"),
+    (["--output", ""], "--output must be a non-empty text, got ''"),
     (["--device", "false"], "device 'false' is not a torch device name"),
     (["--seed", "nan"], "argument --seed: invalid int value: 'nan'"),
 ]

@@ -119,7 +119,7 @@ def test_suite_file_opt_in(tmp_path, fake_hub, monkeypatch, capsys) -> None:
         load_dataset("scripted-set", cache=False)
     allowed = load_suite(_suite(tmp_path, "run: {trust_remote_code: true}\n"))
     assert allowed.run == {"trust_remote_code": True}
-    with pytest.raises(SuiteError, match="run: trust_remote_code: must be true or false"):
+    with pytest.raises(SuiteError, match="run: trust_remote_code must be true or false"):
         load_suite(_suite(tmp_path, "run: {trust_remote_code: 'yes'}\n"))
     with pytest.raises(SuiteError, match="remote_code .* applies to 'hf' sources only"):
         load_suite(_suite(tmp_path, "", source="{url: 'https://x.org/a.csv', "

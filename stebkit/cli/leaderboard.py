@@ -48,39 +48,12 @@ def _add_leaderboard(p: argparse.ArgumentParser) -> None:
 
 
 def _add_recipe_options(p: argparse.ArgumentParser) -> None:
-    """The options of the score's recipe (:class:`stebkit.scores.ScoreRecipe`); each is
-    validated there, a bad value exiting with status 2."""
-    from stebkit.scores.recipe import CONFIGURATIONS, GROUPING_MODELS, MISSING, UNLISTED
+    """The options of the score's recipe (the flags of :class:`stebkit.scores.ScoreRecipe`);
+    each is validated there, a bad value exiting with status 2."""
+    from stebkit.scores.recipe import ScoreRecipe
 
     g = p.add_argument_group("score recipe (default: the reference's newest aggregation)")
-    g.add_argument("--threshold", type=float, default=None, metavar="T",
-                   help="Ward cut height of the correlation grouping (default 0.5; 1.0 in "
-                        "the reference's older versions)")
-    g.add_argument("--grouping", choices=("correlation", "fixed"), default=None,
-                   help="group datasets by how the models rank them (default) or by the "
-                        "reference's fixed clusters (scores that do not move)")
-    g.add_argument("--missing", choices=MISSING, default=None,
-                   help="missing results: drop the datasets not every model has (default) "
-                        "or leave out the models that miss one")
-    g.add_argument("--grouping-models", choices=GROUPING_MODELS, default=None,
-                   help="all_scored (default): the reference's excluded models are not "
-                        "scored, every other model shapes the grouping; without_baselines: "
-                        "every model scored, baselines and chance left out of the grouping")
-    g.add_argument("--configuration", choices=CONFIGURATIONS, default=None,
-                   help="first_folder (default): each model's first configuration in string "
-                        "order holding a result; preset_size_first: the preset's first size "
-                        "for every model")
-    g.add_argument("--unlisted", choices=UNLISTED, default=None,
-                   help="which datasets enter (default: those the reference scores)")
-    for flag, what in (("--min-models", "models a task needs for an operational score "
-                        "(default 3)"), ("--min-tasks", "tasks the STEB score needs "
-                                         "(default 2)"),
-                       ("--episode-size", "only records of this episode size")):
-        g.add_argument(flag, type=int, default=None, metavar="N", help=what)
-    g.add_argument("--models-file", metavar="FILE", default=None,
-                   help="score only the models listed (one org/model per line), as the "
-                        "reference's --models-file (its default, scripts/models_all.txt, "
-                        "lists its published models; stebkit's default: every model)")
+    ScoreRecipe.add_flags(g)
 
 
 def print_notes(board: Any) -> None:
@@ -154,13 +127,9 @@ def render(board: Any, fmt: str, source: str = "", suite: str | None = None) -> 
 
 
 
-_RECIPE_FLAGS = ("threshold", "grouping", "missing", "grouping_models", "configuration",
-                 "unlisted", "min_models", "min_tasks", "episode_size", "models_file")
-
-
 def _recipe(args: argparse.Namespace) -> Any:
     """The score recipe of the command line: the options given replace the defaults
-    (the reference's newest recipe); a bad value is a ValueError (exit status 2).
+    (the reference's newest recipe); a bad value names its flag (exit status 2).
 
     >>> from stebkit.cli import build_parser
     >>> _recipe(build_parser().parse_args(["leaderboard", "r", "--threshold", "1"]))
@@ -168,11 +137,7 @@ def _recipe(args: argparse.Namespace) -> Any:
     """
     from stebkit.scores import ScoreRecipe
 
-    given = {k: getattr(args, k) for k in _RECIPE_FLAGS if getattr(args, k) is not None}
-    try:
-        return ScoreRecipe(**given)
-    except ValueError as err:
-        raise ValueError(f"{err} (--{str(err).split()[1].replace('_', '-')})") from None
+    return ScoreRecipe.from_flags(args)
 
 
 def _run_leaderboard(args: argparse.Namespace) -> int:

@@ -1,12 +1,14 @@
 """How the ``stebkit`` command reports what goes wrong around a subcommand: an ``OSError``
 as one line naming the path and the fix (:func:`os_error_message`), a closed stdout as no
 error (:func:`stdout_closed`), a warning as one line (:func:`one_line_warning`).
-:mod:`stebkit.cli` uses them in :func:`stebkit.cli.main`.
+:mod:`stebkit.cli` uses them in :func:`stebkit.cli.main`; its subcommands print a frame
+as a plain table (:func:`table_text`).
 """
 
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 STDOUT_CLOSED = 141
 """Exit status when the reader of stdout went away: 128 + SIGPIPE, as a shell tool's."""
@@ -94,3 +96,16 @@ def os_error_message(err: OSError, command: str = "run") -> tuple[str, int]:
     fix = fixes.get(name, "check the path and the disk, then rerun the command")
     return (f"cannot access {where}: {err.strerror.lower()}; {fix}",
             2 if name in _INPUT_ERRNOS else 1)
+
+
+def table_text(frame: Any) -> str:
+    """A frame as a plain table, without its index.
+
+    >>> import pandas as pd
+    >>> print(table_text(pd.DataFrame({"unit": ["a"], "state": ["done"]})))
+    unit state
+       a  done
+    """
+    from stebkit.escape import text_table
+
+    return text_table(frame)

@@ -9,55 +9,36 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
+import inspect
+from typing import Any
 
 from stebkit.cli.subcommand import Subcommand
-from stebkit.errors import InvalidSetting
 from stebkit.escape import echo
-from stebkit.train.loop import TRAIN_OPTIONS, TrainConfig, check_widths
+from stebkit.settings import add_flags, flag_values
+from stebkit.train.loop import TRAIN_OPTIONS, TrainConfig, check_widths, matryoshka_widths
 
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
+    """The flags of :class:`TrainConfig` and :data:`TRAIN_OPTIONS` (:mod:`stebkit.settings`),
+    and those of the output folder and of the two lists given as comma-separated text."""
     d = TrainConfig()
     p.add_argument("--output", default=None, help="model folder (default: "
                    "$STEBKIT_STYLE_MODEL or $STEBKIT_CACHE/models/stebkit-style-minilm)")
-    p.add_argument("--base-model", default=None,
-                   help="local Hugging Face encoder folder (default: all-MiniLM-L6-v2)")
-    p.add_argument("--steps", type=int, default=d.steps, help=f"default {d.steps}")
-    p.add_argument("--batch-size", type=int, default=d.batch_size,
-                   help=f"anchor/positive pairs per step (default {d.batch_size})")
-    p.add_argument("--max-seq-length", type=int, default=d.max_seq_length,
-                   help=f"tokens per text (default {d.max_seq_length})")
-    p.add_argument("--learning-rate", type=float, default=d.learning_rate)
-    p.add_argument("--temperature", type=float, default=d.temperature)
-    p.add_argument("--dropout1d", type=float, default=d.dropout1d,
-                   help=f"channel dropout on token states (default {d.dropout1d}; 0: off)")
-    p.add_argument("--hard-negatives", type=int, default=d.hard_negatives,
-                   help=f"mined hard negatives per anchor (default {d.hard_negatives}; 0: off)")
-    p.add_argument("--refresh-hard-negatives-every", type=int,
-                   default=d.refresh_hard_negatives_every,
-                   help="re-mine with the current model every N steps (default 0: once, "
-                        "with the base model)")
-    p.add_argument("--content-pairs", type=int, default=d.content_pairs,
-                   help="content-controlled triplets per step: same style and other content "
-                        "as positive, same content and other style as hard negative "
-                        f"(default {d.content_pairs}; 0: authorship pairs only)")
-    p.add_argument("--content-weight", type=float, default=d.content_weight,
-                   help=f"weight of the content-controlled loss (default {d.content_weight})")
+    TrainConfig.add_flags(p)
     p.add_argument("--content-sources", default=",".join(d.content_sources),
                    help="content-controlled sources, comma-separated (default: "
                         f"{','.join(d.content_sources)})")
     p.add_argument("--matryoshka", default="", metavar="DIMS",
                    help="nested dimensions for a Matryoshka loss, e.g. 64,128,256,384")
-    p.add_argument("--checkpoint-every", type=int, default=d.checkpoint_every)
-    p.add_argument("--seed", type=int, default=d.seed)
-    p.add_argument("--threads", type=int, default=None, help="torch CPU threads")
-    p.add_argument("--no-resume", action="store_true",
-                   help="start over even if checkpoints of this configuration exist")
-    p.add_argument("--overwrite", action="store_true",
-                   help="accept an --output folder that is not empty and holds no model: "
-                        "the model is written beside its files (none is deleted)")
-    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    add_flags(p, TRAIN_OPTIONS, _option_defaults())
+
+
+def _option_defaults() -> dict[str, Any]:
+    """The defaults of :func:`train_style_encoder`'s options (``resume=True``, ...)."""
+    from stebkit.train.loop import train_style_encoder
+
+    parameters = inspect.signature(train_style_encoder).parameters
+    return {name: parameters[name].default for name in TRAIN_OPTIONS}
 
 
 def checked_config(args: argparse.Namespace) -> TrainConfig:
@@ -93,7 +74,7 @@ embedding (384 dimensions); give widths up to 384, such as 48,96,192,384
     if unknown:
         raise ValueError(f"--content-sources: unknown source(s) {unknown}; choose among "
                          f"{', '.join(CONTENT_SOURCES)}")
-    TRAIN_OPTIONS["num_threads"].named("--threads").check(args.threads)
+    flag_values(args, TRAIN_OPTIONS)
     if args.base_model is not None:
         from stebkit.encoders.folders import check_model_folder
 
@@ -102,30 +83,11 @@ embedding (384 dimensions); give widths up to 384, such as 48,96,192,384
             raise ValueError(f"--base-model {args.base_model}: no such folder; give a local "
                              "Hugging Face model folder (config.json, weights, tokenizer)")
         check_model_folder(folder)
-    fields = dict(base_model=args.base_model, steps=args.steps, batch_size=args.batch_size,
-                  max_seq_length=args.max_seq_length, learning_rate=args.learning_rate,
-                  temperature=args.temperature, dropout1d=args.dropout1d,
-                  hard_negatives=args.hard_negatives,
-                  refresh_hard_negatives_every=args.refresh_hard_negatives_every,
-                  matryoshka_dims=tuple(dims), checkpoint_every=args.checkpoint_every,
-                  seed=args.seed, content_pairs=args.content_pairs,
-                  content_weight=args.content_weight, content_sources=sources)
-    try:
-        config = dataclasses.replace(TrainConfig(), **fields)
-        check_widths(config)
-    except InvalidSetting as err:  # TrainConfig names its field: say the option instead
-        raise InvalidSetting(_as_option(str(err))) from None
+    config = TrainConfig.from_flags(
+        args, matryoshka_dims=matryoshka_widths(dims, name="--matryoshka"),
+        content_sources=sources)
+    check_widths(config, name="--matryoshka")
     return config
-
-
-def _as_option(message: str) -> str:
-    """A message of :class:`TrainConfig` with its field named as the command line's
-    option (``matryoshka_dims must ...`` -> ``--matryoshka must ...``)."""
-    head, _, rest = message.partition(" ")
-    name = head.rstrip(":")
-    field = name.removeprefix("TrainConfig.")
-    option = {"matryoshka_dims": "matryoshka"}.get(field, field).replace("_", "-")
-    return f"--{option}{head[len(name):]} {rest}"
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -136,9 +98,8 @@ def _run(args: argparse.Namespace) -> int:
         check_output_dir(args.output, overwrite=args.overwrite)
     from stebkit.train.loop import train_style_encoder
 
-    result = train_style_encoder(config, output_dir=args.output, resume=not args.no_resume,
-                                 show_progress=not args.no_progress,
-                                 num_threads=args.threads, overwrite=args.overwrite)
+    result = train_style_encoder(config, output_dir=args.output,
+                                 **flag_values(args, TRAIN_OPTIONS))
     echo(f"trained {result.step} steps in {result.seconds:.0f} s "
          f"({result.n_passages} passages, {result.n_authors} authors); "
          f"model saved to {result.output_dir}")

@@ -8,16 +8,21 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from stebkit.errors import InvalidSetting
-from stebkit.settings import MAX_COUNT, SEED, Setting, changed, check_fields, setting
-from stebkit.tasks.inputs import SAMPLING
-from stebkit.tasks.presets import PRESETS
+from stebkit.settings import MAX_COUNT, SEED, Choice, Setting, Settings, setting
+from stebkit.suites.checks import RUN_SETTINGS
+from stebkit.tasks.inputs import Sampling
 
-OVERWRITE = ("only-missing", "never", "always")
-"""``only-missing``: compute what has no valid record (missing, failed, or made from
-other dataset records or scored another way), and refuse to replace a successful record
-made with other settings (seed, smoke, sampling, episodes per label:
-:func:`stebkit.runs.planning.check_resume`);
-``never``: never replace an existing file; ``always``: recompute everything."""
+
+class Overwrite(Choice):
+    """``only-missing``: compute what has no valid record (missing, failed, or made from
+    other dataset records or scored another way), and refuse to replace a successful
+    record made with other settings (seed, smoke, sampling, episodes per label:
+    :func:`stebkit.runs.planning.check_resume`); ``never``: never replace an existing
+    file; ``always``: recompute everything."""
+
+    ONLY_MISSING = "only-missing"
+    NEVER = "never"
+    ALWAYS = "always"
 
 
 N_RESAMPLES = 1000
@@ -39,7 +44,7 @@ def run_protocol(*, seed: int = 42, smoke: bool = False, batch_size: int = 32,
 
 
 @dataclass(frozen=True, repr=False)
-class RunContext:
+class RunContext(Settings):
     """The settings every unit of one run shares, checked once: the settings of
     :func:`stebkit.evaluate`, spelled here and nowhere else. Each is declared once with
     its type and range (:mod:`stebkit.settings`): a switch only as a ``bool`` (the text
@@ -98,33 +103,31 @@ class RunContext:
     stebkit.errors.InvalidSetting: trust_remote_code must be true or false (a bool), got 'false'
     """
 
-    seed: int = setting(42, SEED)
-    smoke: bool = setting(False, Setting("smoke", "bool"))
-    batch_size: int = setting(32, Setting("batch_size", "int", low=1, high=MAX_COUNT))
-    sampling: str = setting("reference", Setting("sampling", "choice", choices=SAMPLING))
-    overwrite: str = setting("only-missing", Setting("overwrite", "choice", choices=OVERWRITE))
-    device: str | None = setting(None, Setting("device", "text", optional=True))
+    WHAT = "run"
+
+    seed: int = setting(42, replace(SEED, help="random seed in [0, 2^32)"))
+    smoke: bool = setting(False, Setting(
+        "smoke", "bool", help="load the small smoke version of each dataset (quick checks)"))
+    batch_size: int = setting(32, Setting("batch_size", "int", low=1, high=MAX_COUNT,
+                                          help="encoding batch size"))
+    sampling: str = setting("reference", Setting(
+        "sampling", "choice", choices=Sampling,
+        help="episode texts: the first N of each label in record order, as the reference, "
+             "or the first N after a seeded shuffle"))
+    overwrite: str = setting("only-missing", Setting(
+        "overwrite", "choice", choices=Overwrite,
+        help="which existing records to recompute (only-missing refuses to replace results "
+             "made with another --seed, --smoke, --sampling or episodes per label; always "
+             "replaces them)"))
+    device: str | None = setting(None, RUN_SETTINGS["device"])
     cache_embeddings: bool = setting(True, Setting("cache_embeddings", "bool"))
-    trust_remote_code: bool = setting(False, Setting("trust_remote_code", "bool"))
-    show_progress: bool = setting(True, Setting("show_progress", "bool"))
+    trust_remote_code: bool = setting(False, RUN_SETTINGS["trust_remote_code"])
+    show_progress: bool = setting(True, Setting("show_progress", "bool", flag="--no-progress",
+                                                help="hide the progress bar"))
 
     def __post_init__(self) -> None:
-        check_fields(self)  # each field through its declared setting
+        super().__post_init__()
         _check_device(self.device)
-
-    def __repr__(self) -> str:
-        """Only the settings that differ from the defaults, as scikit-learn prints an
-        estimator: ``RunContext(seed=7, smoke=True)``."""
-        shown = ", ".join(f"{k}={v!r}" for k, v in changed(self).items())
-        return f"RunContext({shown})"
-
-    def get_params(self) -> dict[str, Any]:
-        """Every setting by name, in order (scikit-learn's ``get_params``).
-
-        >>> RunContext(seed=7).get_params()["seed"], len(RunContext().get_params())
-        (7, 9)
-        """
-        return {name: getattr(self, name) for name in SETTINGS}
 
     @classmethod
     def split(cls, options: Mapping[str, Any]) -> tuple[RunContext, dict[str, Any]]:
@@ -150,11 +153,7 @@ class RunContext:
         TypeError: unknown run setting 'sed'; the settings are seed, smoke, batch_size, \
 sampling, overwrite, device, cache_embeddings, trust_remote_code, show_progress
         """
-        unknown = [name for name in settings if name not in SETTINGS]
-        if unknown:
-            raise TypeError(f"unknown run setting {unknown[0]!r}; the settings are "
-                            f"{', '.join(SETTINGS)}")
-        return replace(self, **settings) if settings else self
+        return self.replace(**settings)
 
     @property
     def protocol(self) -> dict[str, Any]:
@@ -169,17 +168,16 @@ SETTINGS = tuple(f.name for f in fields(RunContext))
 
 
 OPTIONS: Mapping[str, Setting] = {
-    "tasks": Setting("tasks", "text", optional=True),
-    "episode_sizes": Setting("episode_sizes", "int", low=1, high=MAX_COUNT, choices=(-1,),
-                             optional=True),
-    "episodes_per_label": Setting("episodes_per_label", "int", low=1, high=MAX_COUNT,
-                                  optional=True),
-    "preset": Setting("preset", "choice", choices=PRESETS, optional=True),
-    "output_dir": Setting("output_dir", "text"),
+    "tasks": Setting("tasks", "text", optional=True, many=True),
+    "episode_sizes": RUN_SETTINGS["episode_sizes"],
+    "episodes_per_label": RUN_SETTINGS["episodes_per_label"],
+    "preset": RUN_SETTINGS["preset"],
+    "output_dir": Setting("output_dir", "text", flag="--output", help="results folder"),
 }
 """The other options of :func:`stebkit.evaluate` (what to plan), declared as its settings
-are: each task name, episode size (-1: every text) and episodes per label is checked
-alone, also as the values of a mapping task -> value (:func:`check_options`)."""
+are (those a suite file may give with it, :data:`~stebkit.suites.checks.RUN_SETTINGS`):
+each task name, episode size (-1: every text) and episodes per label is checked alone,
+also as the values of a mapping task -> value (:func:`check_options`)."""
 
 
 def check_options(**options: Any) -> dict[str, Any]:
@@ -210,7 +208,7 @@ def _items(name: str, value: Any) -> list[Any]:
     """Each single value of option ``name``: ``value`` itself, the values of a mapping
     task -> value, and (tasks, episode sizes) the items of a list, tuple or range."""
     values = list(value.values()) if isinstance(value, Mapping) else [value]
-    if name in ("tasks", "episode_sizes"):
+    if OPTIONS[name].many:
         values = [one for item in values
                   for one in (item if isinstance(item, (list, tuple, range)) else [item])]
     return values

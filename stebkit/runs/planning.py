@@ -455,7 +455,7 @@ def check_imported(units: Sequence[Unit]) -> None:
 def needs_run(unit: Unit, overwrite: str, protocol: Mapping[str, Any],
               record: Mapping[str, Any] | None) -> bool:
     """Whether ``unit`` must be (re)computed under ``overwrite``
-    (:data:`stebkit.runs.context.OVERWRITE`): its record (``record``:
+    (:class:`stebkit.runs.context.Overwrite`): its record (``record``:
     :func:`existing_record`) is missing, unreadable, failed, or made with another dataset
     fingerprint or protocol (``protocol``: :func:`resume_protocol`, compared on seed,
     episodes per label, smoke, served, sampling and the scoring of the model's

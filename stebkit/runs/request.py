@@ -25,12 +25,11 @@ from pathlib import Path
 from typing import Any
 
 from stebkit.datasets.registry import SUITES
+from stebkit.suites.checks import RUN_SETTINGS
 
 SUITE_FILES = (".yaml", ".yml", ".toml")
 """The file endings a ``--suite`` value names a suite file by."""
 
-RUN_SETTINGS = ("trust_remote_code", "preset", "episode_sizes", "episodes_per_label", "device")
-"""The run settings a suite file may declare and the command line overrides."""
 
 
 def subset_label(kind: str, names: Sequence[str]) -> str:
@@ -72,7 +71,8 @@ class RunRequest:
     """The name of the run's figures: the suite's, or a hash of chosen datasets/models."""
     smoke: bool
     settings: dict[str, Any]
-    """The run settings of :data:`RUN_SETTINGS`, ``trust_remote_code`` a ``bool``."""
+    """The run settings a suite file may give (:data:`~stebkit.suites.checks.RUN_SETTINGS`),
+    ``trust_remote_code`` a ``bool``."""
     executor: Any = None
     """The suite file's ``run: {executor: ...}`` settings, ``None`` without one."""
     left_out: tuple[str, ...] = field(default=())
@@ -83,7 +83,8 @@ class RunRequest:
                 models: Sequence[str] | None = None, smoke: bool = False,
                 settings: Mapping[str, Any] | None = None, allow_setup: bool = False,
                 allow_sbatch_extra: bool = False) -> RunRequest:
-        """Resolve a request; ``settings`` holds the command line's :data:`RUN_SETTINGS`
+        """Resolve a request; ``settings`` holds the command line's values of
+        :data:`~stebkit.suites.checks.RUN_SETTINGS`
         (``None``: not given). ``allow_setup`` / ``allow_sbatch_extra`` grant a suite
         file's SLURM setup lines and sbatch options. Raises ``ValueError`` naming what to
         give when nothing says what to run, or the suite is unknown or empty."""

@@ -10,50 +10,78 @@ choose_configurations` (configuration, episode size), :mod:`~stebkit.scores.aggr
 from __future__ import annotations
 
 import dataclasses
-import math
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from stebkit.errors import InvalidSetting
 from stebkit.scores.grouping import DEFAULT_THRESHOLD, REFERENCE
-
-MISSING = ("drop_datasets", "drop_models")
-"""Missing results: drop, per task, the datasets not every model has (the reference's
-newest ``__main__.py`` forces ``complete_datasets``), or leave out the models that miss a
-dataset (its older default, ``--complete-datasets`` not given)."""
-
-GROUPING_MODELS = ("all_scored", "without_baselines")
-"""Which models are scored and shape the correlation grouping: every model but the
-reference's excluded ones is scored and groups (``config.EXCLUDED_MODELS``, skipped by
-``discovery.py``), or every model is scored and the baselines and the chance level are
-left out of the grouping (:data:`~stebkit.scores.grouping.GROUPING_EXCLUDED_MODELS`)."""
-
-CONFIGURATIONS = ("first_folder", "preset_size_first")
-"""Which episode configuration a model's operational number comes from: per model, the
-first configuration folder (``{size}_{episodes per label}``) in string order that holds
-the task's metric, as the reference's ``discovery.discover_scores`` takes it; or, the same
-for every model, the benchmark preset's first episode size, else the smallest size (a
-model whose record there failed has a missing cell)."""
-
-UNLISTED = ("reference_datasets", "cluster_file", "all")
-"""Which datasets enter: those the reference scores (operational: every dataset it
-supports, as ``discovery.discover_scores`` reads them; definitional: those of its cluster
-file), or those of its cluster file in both scores, or every dataset. With the first two,
-results that hold none of the reference's datasets (an offline or custom suite) are
-scored whole."""
-
-_CHOICES = {"missing": MISSING, "grouping_models": GROUPING_MODELS,
-            "configuration": CONFIGURATIONS, "unlisted": UNLISTED}
+from stebkit.settings import MAX_COUNT, Choice, Setting, Settings, changed, check_fields, setting
 
 
-def _check_int(name: str, value: Any, low: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ValueError(f"ScoreRecipe {name} must be an integer of at least {low}, got "
-                         f"{value!r}")
+class Missing(Choice):
+    """Missing results: drop, per task, the datasets not every model has (the reference's
+    newest ``__main__.py`` forces ``complete_datasets``), or leave out the models that miss
+    a dataset (its older default, ``--complete-datasets`` not given)."""
+
+    DROP_DATASETS = "drop_datasets"
+    DROP_MODELS = "drop_models"
+
+
+class GroupingModels(Choice):
+    """Which models are scored and shape the correlation grouping: every model but the
+    reference's excluded ones is scored and groups (``config.EXCLUDED_MODELS``, skipped by
+    ``discovery.py``), or every model is scored and the baselines and the chance level are
+    left out of the grouping (:data:`~stebkit.scores.grouping.GROUPING_EXCLUDED_MODELS`)."""
+
+    ALL_SCORED = "all_scored"
+    WITHOUT_BASELINES = "without_baselines"
+
+
+class Configuration(Choice):
+    """Which episode configuration a model's operational number comes from: per model, the
+    first configuration folder (``{size}_{episodes per label}``) in string order that holds
+    the task's metric, as the reference's ``discovery.discover_scores`` takes it; or, the
+    same for every model, the benchmark preset's first episode size, else the smallest size
+    (a model whose record there failed has a missing cell)."""
+
+    FIRST_FOLDER = "first_folder"
+    PRESET_SIZE_FIRST = "preset_size_first"
+
+
+class Unlisted(Choice):
+    """Which datasets enter: those the reference scores (operational: every dataset it
+    supports, as ``discovery.discover_scores`` reads them; definitional: those of its
+    cluster file), or those of its cluster file in both scores, or every dataset. With the
+    first two, results that hold none of the reference's datasets (an offline or custom
+    suite) are scored whole."""
+
+    REFERENCE_DATASETS = "reference_datasets"
+    CLUSTER_FILE = "cluster_file"
+    ALL = "all"
+
+
+class Grouping(Choice):
+    """How redundant datasets are grouped inside a task (besides a declared mapping): by
+    how the models rank them (the reference's ``auto_cluster.py``) or by the reference's
+    fixed clusters."""
+
+    CORRELATION = "correlation"
+    FIXED = "fixed"
+
+
+MISSING, GROUPING_MODELS = Missing.values(), GroupingModels.values()
+CONFIGURATIONS, UNLISTED = Configuration.values(), Unlisted.values()
+"""The choices of :class:`Missing`, :class:`GroupingModels`, :class:`Configuration` and
+:class:`Unlisted`, as plain texts."""
+
+
+def _count(name: str, help: str, low: int = 1, **more: Any) -> Setting:
+    return Setting(name, "int", low=low, high=MAX_COUNT, help=help, metavar="N", **more)
 
 
 @dataclasses.dataclass(frozen=True, repr=False)
-class ScoreRecipe:
+class ScoreRecipe(Settings):
     """How records become the STEB scores; the defaults are the reference's newest
     aggregation (:data:`~stebkit.scores.grouping.REFERENCE`: ``scripts/
     benchmark_clustering`` of rrivera1849/STEB, the version whose ``__main__.py`` sets
@@ -107,48 +135,56 @@ class ScoreRecipe:
     >>> ScoreRecipe(threshold=-1)
     Traceback (most recent call last):
     ...
-    ValueError: ScoreRecipe threshold must be a finite number of at least 0, got -1
+    stebkit.errors.InvalidSetting: threshold must be a finite number >= 0, got -1
+    >>> ScoreRecipe().replace(threshold=1.0)
+    ScoreRecipe(threshold=1.0)
     """
 
-    grouping: str | Mapping[str, Any] = "correlation"
-    threshold: float = DEFAULT_THRESHOLD
-    missing: str = "drop_datasets"
-    grouping_models: str = "all_scored"
-    configuration: str = "first_folder"
-    episode_size: int | None = None
-    min_models: int = 3
-    min_tasks: int = 2
-    models_file: str | os.PathLike[str] | None = None
-    unlisted: str = "reference_datasets"
+    WHAT = "score recipe"
+
+    grouping: str | Mapping[str, Any] = setting("correlation", Setting(
+        "grouping", "choice", choices=Grouping,
+        help="group datasets by how the models rank them (correlation) or by the "
+             "reference's fixed clusters (scores that do not move)"))
+    threshold: float = setting(DEFAULT_THRESHOLD, Setting(
+        "threshold", "number", low=0, metavar="T",
+        help="Ward cut height of the correlation grouping (1.0 in the reference's older "
+             "versions)"))
+    missing: str = setting("drop_datasets", Setting(
+        "missing", "choice", choices=Missing,
+        help="missing results: drop the datasets not every model has, or leave out the "
+             "models that miss one"))
+    grouping_models: str = setting("all_scored", Setting(
+        "grouping_models", "choice", choices=GroupingModels,
+        help="all_scored: the reference's excluded models are not scored, every other model "
+             "shapes the grouping; without_baselines: every model scored, baselines and "
+             "chance left out of the grouping"))
+    configuration: str = setting("first_folder", Setting(
+        "configuration", "choice", choices=Configuration,
+        help="first_folder: each model's first configuration in string order holding a "
+             "result; preset_size_first: the preset's first size for every model"))
+    episode_size: int | None = setting(None, _count(
+        "episode_size", "only records of this episode size", choices=(-1,), optional=True))
+    min_models: int = setting(3, _count(
+        "min_models", "models a task needs for an operational score"))
+    min_tasks: int = setting(2, _count("min_tasks", "tasks the STEB score needs"))
+    models_file: str | os.PathLike[str] | None = setting(None, Setting(
+        "models_file", "text", optional=True, metavar="FILE",
+        help="score only the models listed (one org/model per line), as the reference's "
+             "--models-file (its default, scripts/models_all.txt, lists its published "
+             "models; stebkit's default: every model)"))
+    unlisted: str = setting("reference_datasets", Setting(
+        "unlisted", "choice", choices=Unlisted,
+        help="which datasets enter: those the reference scores, those of its cluster file, "
+             "or all"))
     exclude: tuple[str, ...] = ("non_english", "semantic_control")
 
     def __post_init__(self) -> None:
-        self._check_grouping()
-        t = self.threshold
-        if isinstance(t, bool) or not isinstance(t, (int, float)) or not _finite(t) or t < 0:
-            raise ValueError(f"ScoreRecipe threshold must be a finite number of at least 0, "
-                             f"got {t!r}")
-        for name, allowed in _CHOICES.items():
-            if getattr(self, name) not in allowed:
-                raise ValueError(f"ScoreRecipe {name} must be one of {', '.join(allowed)}; "
-                                 f"got {getattr(self, name)!r}")
-        if self.episode_size is not None:
-            _check_int("episode_size", self.episode_size, -1)
-        _check_int("min_models", self.min_models, 1)
-        _check_int("min_tasks", self.min_tasks, 1)
+        grouping = self.grouping
+        check_fields(self, skip=("grouping",) if isinstance(grouping, Mapping) else ())
+        if isinstance(grouping, Mapping):
+            object.__setattr__(self, "grouping", DeclaredGrouping(grouping))  # a frozen copy
         object.__setattr__(self, "exclude", _exclusions(self.exclude))
-
-    def _check_grouping(self) -> None:
-        g = self.grouping
-        if isinstance(g, Mapping):  # a frozen copy: the caller's may change
-            object.__setattr__(self, "grouping", DeclaredGrouping(g))
-        elif g not in ("correlation", "fixed"):
-            raise ValueError(f"ScoreRecipe grouping must be 'correlation', 'fixed' or a "
-                             f"mapping, got {g!r}")
-
-    def __repr__(self) -> str:
-        shown = [f"{name}={_shown(getattr(self, name))}" for name in self.changed()]
-        return f"ScoreRecipe({', '.join(shown)})"
 
     def changed(self) -> list[str]:
         """The options that differ from the defaults (the reference's newest recipe).
@@ -156,21 +192,7 @@ class ScoreRecipe:
         >>> ScoreRecipe(min_tasks=1).changed()
         ['min_tasks']
         """
-        return [f.name for f in dataclasses.fields(self)
-                if _plain(getattr(self, f.name)) != _plain(f.default)]
-
-    def replace(self, **options: Any) -> ScoreRecipe:
-        """A copy with ``options`` changed (each validated; an unknown name is refused).
-
-        >>> ScoreRecipe().replace(threshold=1.0)
-        ScoreRecipe(threshold=1.0)
-        """
-        names = [f.name for f in dataclasses.fields(self)]
-        unknown = sorted(set(options) - set(names))
-        if unknown:
-            raise TypeError(f"unknown score recipe option(s) {unknown}; the options are "
-                            f"{', '.join(names)}")
-        return dataclasses.replace(self, **options)
+        return list(changed(self))
 
     def allowed_models(self) -> set[str] | None:
         """The short names listed in :attr:`models_file` (None: every model)."""
@@ -195,18 +217,6 @@ class ScoreRecipe:
                 f"cut {self.threshold:g}, datasets not every model has are dropped, its "
                 "excluded models are not scored, each model's first configuration in "
                 "string order, no STEB score with fewer than 2 tasks")
-
-
-def _finite(number: int | float) -> bool:
-    """Whether ``number`` is finite as a float (an int beyond the float range is not).
-
-    >>> _finite(0.5), _finite(float("inf")), _finite(10**400)
-    (True, False, False)
-    """
-    try:
-        return math.isfinite(number)
-    except OverflowError:
-        return False
 
 
 class DeclaredGrouping(Mapping):
@@ -267,17 +277,9 @@ def _names(value: Any) -> tuple[str, ...] | None:
 def _exclusions(exclude: Any) -> tuple[str, ...]:
     items = () if exclude is None else (exclude,) if isinstance(exclude, str) else exclude
     if not isinstance(items, Iterable) or not all(isinstance(i, str) for i in items):
-        raise ValueError(f"ScoreRecipe exclude must hold dataset names, 'non_english' or "
-                         f"'semantic_control', got {exclude!r}")
+        raise InvalidSetting(f"exclude must hold dataset names, 'non_english' or "
+                             f"'semantic_control', got {exclude!r}")
     return tuple(items)
-
-
-def _plain(value: Any) -> Any:
-    return dict(value) if isinstance(value, Mapping) else value
-
-
-def _shown(value: Any) -> str:
-    return repr(_plain(value)) if not isinstance(value, os.PathLike) else repr(str(value))
 
 
 def as_recipe(recipe: ScoreRecipe | None, options: Mapping[str, Any]) -> ScoreRecipe:

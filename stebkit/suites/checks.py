@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -14,9 +14,12 @@ import numpy as np
 
 from stebkit._io import check_name, shown
 from stebkit.datasets.spec import SPLITS
+from stebkit.errors import InvalidSetting
+from stebkit.settings import MAX_COUNT, Setting
 from stebkit.suites.suitefile import KeyLines, Keys, SuiteError, unknown_keys
 from stebkit.suites.tables import _source_columns
 from stebkit.tasks import FAMILIES
+from stebkit.tasks.presets import Preset
 
 
 class _TaskMetrics(Mapping[str, tuple[str, ...]]):
@@ -57,9 +60,39 @@ _TABLE_FIELDS = {"queries": ("id", "text"), "corpus": ("id", "text"),
                  "qrels": ("query_id", "doc_id", "relevance")}
 
 
-RUN_OPTIONS = ("trust_remote_code", "preset", "episode_sizes", "episodes_per_label", "device",
-               "executor")
-"""Keys of a suite file's ``run:`` mapping (the command line's options of the same name)."""
+RUN_SETTINGS: Mapping[str, Setting] = {
+    "trust_remote_code": Setting(
+        "trust_remote_code", "bool",
+        help="allow models and datasets that run code from their repository (LUAR, gte, "
+             "jina; the Hub loading scripts of blog_age, blog_gender, reuters21578; a local "
+             "model folder's own code), also when a suite file asks for it (it cannot allow "
+             "it itself); review that code first"),
+    "preset": Setting(
+        "preset", "choice", choices=Preset, optional=True,
+        help="the reference's presets: benchmark (every task on every STEB dataset, the "
+             "reference's episode sizes) or fast (one dataset per task); --datasets/--suite "
+             "restrict it"),
+    "episode_sizes": Setting(
+        "episode_sizes", "int", low=1, high=MAX_COUNT, choices=(-1,), optional=True,
+        many=True, metavar="N",
+        help="texts pooled per episode (-1: one episode of all texts per label); overrides "
+             "the datasets' sizes except for single-text tasks"),
+    "episodes_per_label": Setting(
+        "episodes_per_label", "int", low=1, high=MAX_COUNT, optional=True, metavar="N",
+        help="episodes sampled per label (the reference's n_episodes_per_class; a --smoke "
+             "run samples at most 10)"),
+    "device": Setting(
+        "device", "text", optional=True,
+        help="torch device of the neural models: cpu, cuda, cuda:1, mps (default: a GPU "
+             "when there is one)"),
+}
+"""The run settings a suite file's ``run:`` may give (a flag of ``stebkit run`` of the same
+name wins), each declared here once: :class:`~stebkit.runs.context.RunContext` and the
+options of :func:`stebkit.evaluate` take these declarations, and a suite file's value is
+checked through them (``many``: a list, each item checked)."""
+
+RUN_OPTIONS = (*RUN_SETTINGS, "executor")
+"""Keys of a suite file's ``run:`` mapping: :data:`RUN_SETTINGS` and ``executor``."""
 
 GRANTS: Mapping[str, str] = {
     "trust_remote_code": "--trust-remote-code",
@@ -185,14 +218,13 @@ def _check_types(entry: Mapping[str, Any], path: Path, where: str) -> None:
                 else ""
             raise _fail(path, where, f"languages must be a list of language codes such as "
                         f"[en, de], got {langs!r}{hint}")
-    size = entry.get("episode_size", 1)
-    if not _is_int(size) or (size < 1 and size != -1):
-        raise _fail(path, where, f"episode_size must be a positive integer (or -1: all texts "
-                    f"of a label), got {size!r}")
-    per_label = entry.get("episodes_per_label", 1)
-    if not _is_int(per_label) or per_label < 1:
-        raise _fail(path, where, f"episodes_per_label must be a positive integer, got "
-                    f"{per_label!r}")
+    for key, run_key in (("episode_size", "episode_sizes"),
+                         ("episodes_per_label", "episodes_per_label")):
+        if key in entry:  # as the same setting of run: (one size of episode_sizes)
+            try:
+                replace(RUN_SETTINGS[run_key], name=key, optional=False).check(entry[key])
+            except InvalidSetting as err:
+                raise _fail(path, where, str(err)) from None
     minimum = entry.get("min_per_label", 0)
     if not _is_int(minimum) or minimum < 0:
         raise _fail(path, where, f"min_per_label must be a non-negative integer, got "
@@ -365,33 +397,30 @@ def _check_run(run: Any, doc: _Doc) -> dict[str, Any]:
     if refusal:
         raise doc.fail("run", refusal, keys)
     out = dict(run)
-
-    def bad(key: str, message: str) -> SuiteError:
-        return doc.fail(f"run: {key}", message, (*keys, key))
-
-    if "trust_remote_code" in out and not isinstance(out["trust_remote_code"], bool):
-        raise bad("trust_remote_code", f"must be true or false, got "
-                  f"{out['trust_remote_code']!r}")
+    for key, value in out.items():
+        if key in RUN_SETTINGS:
+            _check_run_setting(key, value, doc)
     if out.get("trust_remote_code"):
         doc.ask("trust_remote_code", (*keys, "trust_remote_code"), "run: trust_remote_code",
                 "true lets models and datasets run code from their repositories (and a "
                 "local model folder's own code)")
-    if "preset" in out and out["preset"] not in ("benchmark", "fast"):
-        raise bad("preset", f"must be 'benchmark' or 'fast', got {out['preset']!r}")
     if "executor" in out:
         _check_executor(out["executor"], doc)
-    if "device" in out and (not isinstance(out["device"], str) or not out["device"].strip()):
-        raise bad("device", f"must be a device name such as 'cpu' or 'cuda', "
-                  f"got {out['device']!r}")
-    per_label = out.get("episodes_per_label", 1)
-    if not _is_int(per_label) or per_label < 1:
-        raise bad("episodes_per_label", f"must be a positive integer, got {per_label!r}")
-    sizes = out.get("episode_sizes", [1])
-    if not isinstance(sizes, list) or not sizes or any(
-            not _is_int(s) or s == 0 or s < -1 for s in sizes):
-        raise bad("episode_sizes", f"must be a list of positive integers (or -1: one "
-                  f"episode per label), got {sizes!r}")
     return out
+
+
+def _check_run_setting(key: str, value: Any, doc: _Doc) -> None:
+    """One value of ``run:`` through its declared setting (:data:`RUN_SETTINGS`), named
+    as the file writes it (``run: episodes_per_label``)."""
+    declared = RUN_SETTINGS[key].named(f"run: {key}")
+    try:
+        if declared.many and (not isinstance(value, list) or not value):
+            raise InvalidSetting(f"run: {key} must be a list, each item {declared.describe()}"
+                                 f", got {shown(value)}")
+        for item in value if declared.many else [value]:
+            declared.check(item)
+    except InvalidSetting as err:
+        raise SuiteError(f"{doc.path}: {doc.lines.at(('run', key))}{err}") from None
 
 
 def _check_executor(value: Any, doc: _Doc) -> None:

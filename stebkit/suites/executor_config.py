@@ -15,10 +15,20 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from stebkit.errors import StebkitError
-from stebkit.settings import MAX_COUNT, Setting, check_fields, setting
+from stebkit.settings import MAX_COUNT, Choice, Setting, Settings, setting
 
-EXECUTORS = ("sequential", "local", "slurm")
-"""The executors :func:`evaluate` knows."""
+
+class Executor(Choice):
+    """The executors :func:`evaluate` knows: ``sequential`` (this process), ``local``
+    (worker processes), ``slurm`` (a SLURM job array)."""
+
+    SEQUENTIAL = "sequential"
+    LOCAL = "local"
+    SLURM = "slurm"
+
+
+EXECUTORS = Executor.values()
+"""The executors' names (:class:`Executor`), as plain texts."""
 
 
 class ExecutorError(StebkitError, ValueError):
@@ -31,15 +41,20 @@ MAX_JOBS = 100_000
 
 def _declare(name: str, kind: str, **range_: Any) -> Setting:
     """A setting of :class:`ExecutorConfig`, named in messages as a suite file writes it
-    (``executor: jobs``)."""
+    (``executor: jobs``); on the command line a SLURM resource is ``--slurm-NAME``."""
     return Setting(f"executor: {name}", kind, **range_)
 
 
-@dataclass(frozen=True)
-class ExecutorConfig:
+def _slurm(name: str, kind: str, help: str, metavar: str = "N", **range_: Any) -> Setting:
+    flag = "--slurm-" + name.replace("_", "-")
+    return _declare(name, kind, help=help, flag=flag, metavar=metavar, **range_)
+
+
+@dataclass(frozen=True, repr=False)
+class ExecutorConfig(Settings):
     """How and where :func:`evaluate` runs its units. Each field is declared with its
     type and range (:mod:`stebkit.settings`): ``wait="false"`` or ``jobs=10**30`` is
-    refused, naming the field.
+    refused, naming the field; the repr shows what differs from the defaults.
 
     Parameters
     ----------
@@ -60,26 +75,45 @@ class ExecutorConfig:
     wait : bool, default True
         Wait for the jobs (with a progress bar of finished units); False submits and
         returns.
+
+    Examples
+    --------
+    >>> ExecutorConfig(), ExecutorConfig(kind="local", jobs=4)
+    (ExecutorConfig(), ExecutorConfig(kind='local', jobs=4))
     """
 
-    kind: str = setting("sequential", _declare("kind", "choice", choices=EXECUTORS))
-    jobs: int = setting(2, _declare("jobs", "int", low=1, high=MAX_JOBS))
-    partition: str | None = setting(None, _declare("partition", "text", optional=True))
-    gpus_per_job: int = setting(0, _declare("gpus_per_job", "int", low=0, high=1024))
-    cpus_per_job: int | None = setting(None, _declare("cpus_per_job", "int", low=1,
-                                                      high=MAX_JOBS, optional=True))
-    mem: str | None = setting(None, _declare("mem", "text", optional=True))
-    time: str = setting("4:00:00", _declare("time", "text"))
-    array_parallelism: int = setting(64, _declare("array_parallelism", "int", low=1,
-                                                  high=MAX_JOBS))
+    WHAT = "executor"
+
+    kind: str = setting("sequential", _declare(
+        "kind", "choice", choices=Executor, flag="--executor",
+        help="sequential: this process; local: --jobs worker processes; slurm: a SLURM job "
+             "array"))
+    jobs: int = setting(2, _declare("jobs", "int", low=1, high=MAX_JOBS,
+                                    help="worker processes of --executor local"))
+    partition: str | None = setting(None, _slurm("partition", "text", "SLURM partition",
+                                                 "NAME", optional=True))
+    gpus_per_job: int = setting(0, _slurm("gpus_per_job", "int", "GPUs per job", low=0,
+                                          high=1024))
+    cpus_per_job: int | None = setting(None, _slurm("cpus_per_job", "int", "CPUs per job",
+                                                    low=1, high=MAX_JOBS, optional=True))
+    mem: str | None = setting(None, _slurm("mem", "text", "memory per job, e.g. 16G", "MEM",
+                                           optional=True))
+    time: str = setting("4:00:00", _slurm(
+        "time", "text", "time limit per job: minutes, HH:MM:SS or D-HH:MM:SS", "TIME"))
+    array_parallelism: int = setting(64, _slurm(
+        "array_parallelism", "int", "jobs of the array running at once", low=1,
+        high=MAX_JOBS))
     setup: tuple[str, ...] = ()
     extra: Mapping[str, str] = field(default_factory=dict)
-    datasets_per_job: int | None = setting(None, _declare("datasets_per_job", "int", low=1,
-                                                          high=MAX_COUNT, optional=True))
-    wait: bool = setting(True, _declare("wait", "bool"))
+    datasets_per_job: int | None = setting(None, _slurm(
+        "datasets_per_job", "int", "datasets per job (default: a quarter of the datasets)",
+        low=1, high=MAX_COUNT, optional=True))
+    wait: bool = setting(True, _declare(
+        "wait", "bool", flag="--no-wait",
+        help="submit and return (follow with `stebkit status OUTPUT`)"))
 
     def __post_init__(self) -> None:
-        check_fields(self)  # each field through its declared setting
+        super().__post_init__()
         time_minutes(self.time)
         if isinstance(self.setup, str):
             object.__setattr__(self, "setup", (self.setup,))

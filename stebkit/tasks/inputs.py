@@ -81,15 +81,24 @@ import numpy as np
 
 from stebkit.datasets.spec import SIDES, SPLITS
 from stebkit.pooling import mean_by_owner
+from stebkit.settings import Choice
 
-__all__ = ["SAMPLING", "SIDES", "SPLITS", "FilterWarning", "TaskInput", "Texts", "by_split",
-           "keep_texts", "report_dropped", "require_columns", "restrict", "sample_episodes",
-           "valid_rows"]
+__all__ = ["SAMPLING", "SIDES", "SPLITS", "FilterWarning", "Sampling", "TaskInput", "Texts",
+           "by_split", "keep_texts", "report_dropped", "require_columns", "restrict",
+           "sample_episodes", "valid_rows"]
 
-SAMPLING = ("reference", "shuffle")
-"""``reference``: the first N texts of each label in record (file) order, labels in the
-order they first appear, as the reference loader; ``shuffle``: the same after a seeded
-shuffle of the records, labels in sorted order."""
+
+class Sampling(Choice):
+    """``reference``: the first N texts of each label in record (file) order, labels in
+    the order they first appear, as the reference loader; ``shuffle``: the same after a
+    seeded shuffle of the records, labels in sorted order."""
+
+    REFERENCE = "reference"
+    SHUFFLE = "shuffle"
+
+
+SAMPLING = Sampling.values()
+"""The ways of sampling episodes (:class:`Sampling`), as plain texts."""
 
 
 class FilterWarning(UserWarning):

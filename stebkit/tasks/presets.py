@@ -25,7 +25,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-PRESETS = ("benchmark", "fast")
+from stebkit.settings import Choice
+
+
+class Preset(Choice):
+    """The reference's presets: ``benchmark`` (every task on every STEB dataset) and
+    ``fast`` (one dataset per task)."""
+
+    BENCHMARK = "benchmark"
+    FAST = "fast"
+
+
+PRESETS = Preset.values()
+"""The presets' names (:class:`Preset`), as plain texts."""
 
 
 @dataclass(frozen=True)

@@ -64,7 +64,7 @@ import numpy as np
 
 from .._io import atomic_file
 from ..errors import InvalidSetting
-from ..settings import MAX_COUNT, SEED, Setting, check_fields, setting
+from ..settings import MAX_COUNT, SEED, Setting, Settings, setting
 from . import card as card_mod
 from .content import TripletSampler, load_content_units
 from .data import BatchSampler, load_training_passages, mine_hard_negatives
@@ -89,18 +89,20 @@ MATRYOSHKA_WIDTH = Setting("matryoshka_dims", "int", low=1, high=MAX_COUNT)
 """One width of a Matryoshka loss (also at most the base model's, :func:`check_widths`)."""
 
 
-def _count(name: str, low: int, high: int = MAX_COUNT) -> Setting:
-    return Setting(name, "int", low=low, high=high)
+def _count(name: str, low: int, high: int = MAX_COUNT, help: str = "") -> Setting:
+    return Setting(name, "int", low=low, high=high, help=help)
 
 
 def _number(name: str, low: float, high: float, *, low_open: bool = False,
-            high_open: bool = False) -> Setting:
-    return Setting(name, "number", low=low, high=high, low_open=low_open, high_open=high_open)
+            high_open: bool = False, help: str = "") -> Setting:
+    return Setting(name, "number", low=low, high=high, low_open=low_open, high_open=high_open,
+                   help=help)
 
 
-@dataclass(frozen=True)
-class TrainConfig:
-    """Hyper-parameters of :func:`train_style_encoder`.
+@dataclass(frozen=True, repr=False)
+class TrainConfig(Settings):
+    """Hyper-parameters of :func:`train_style_encoder`; the repr shows those that differ
+    from the defaults.
 
     The defaults are sized for a laptop-class CPU: 250 steps, each of 16 anchor-positive
     pairs plus 16 hard negatives truncated to 96 tokens and 16 content-controlled
@@ -110,65 +112,78 @@ class TrainConfig:
     measures a machine's speed. On a GPU, raise ``steps`` (e.g. ``stebkit train --steps
     3000 --content-pairs 64 --batch-size 64``).
 
+    >>> TrainConfig(steps=10)
+    TrainConfig(steps=10)
     >>> TrainConfig(steps=10).batch_size
     16
     """
 
-    base_model: str | None = setting(None, Setting("base_model", "text", optional=True))
+    WHAT = "training"
+
+    base_model: str | None = setting(None, Setting(
+        "base_model", "text", optional=True,
+        help="local Hugging Face encoder folder (default: all-MiniLM-L6-v2)"))
     """Local Hugging Face directory of the base encoder (None: packaged all-MiniLM-L6-v2)."""
-    steps: int = setting(250, _count("steps", 1, MAX_STEPS))
-    batch_size: int = setting(16, _count("batch_size", 2))
+    steps: int = setting(250, _count("steps", 1, MAX_STEPS, help="training steps"))
+    batch_size: int = setting(16, _count("batch_size", 2,
+                                         help="anchor/positive pairs per step"))
     """Anchor/positive pairs per step (at least 2: in-batch negatives)."""
-    max_seq_length: int = setting(96, _count("max_seq_length", 1, MAX_TOKENS))
-    learning_rate: float = setting(5e-5, _number("learning_rate", 0, 1, low_open=True))
+    max_seq_length: int = setting(96, _count("max_seq_length", 1, MAX_TOKENS,
+                                             help="tokens per text"))
+    learning_rate: float = setting(5e-5, _number("learning_rate", 0, 1, low_open=True,
+                                                 help="peak learning rate of AdamW"))
     warmup_fraction: float = setting(0.1, _number("warmup_fraction", 0, 1))
     weight_decay: float = setting(0.01, _number("weight_decay", 0, 1))
-    temperature: float = setting(0.05, _number("temperature", 0, 100, low_open=True))
+    temperature: float = setting(0.05, _number(
+        "temperature", 0, 100, low_open=True,
+        help="InfoNCE temperature (logits are cosine / temperature)"))
     """InfoNCE temperature tau (logits are cosine / tau)."""
-    dropout1d: float = setting(0.3, _number("dropout1d", 0, 1, high_open=True))
+    dropout1d: float = setting(0.3, _number(
+        "dropout1d", 0, 1, high_open=True, help="channel dropout on token states (0: off)"))
     """Training-only ``torch.nn.Dropout1d`` rate on token states, hidden dimensions as
     channels: each dimension is zeroed for all tokens of a text (see
     :mod:`stebkit.train.model`). 0 switches it off."""
-    hard_negatives: int = setting(1, _count("hard_negatives", 0))
+    hard_negatives: int = setting(1, _count(
+        "hard_negatives", 0, help="mined hard negatives per anchor (0: off)"))
     """Hard negatives per anchor and step (0: in-batch negatives only)."""
     hard_negative_pool: int = setting(8, _count("hard_negative_pool", 1))
     """Mined candidates per passage from which each step draws ``hard_negatives``."""
-    refresh_hard_negatives_every: int = setting(0, _count("refresh_hard_negatives_every", 0,
-                                                          MAX_STEPS))
+    refresh_hard_negatives_every: int = setting(0, _count(
+        "refresh_hard_negatives_every", 0, MAX_STEPS,
+        help="re-mine with the current model every N steps (0: once, with the base model)"))
     """0: mine once with the base model; R > 0: mine again every R steps."""
     matryoshka_dims: tuple[int, ...] = ()
     """Nested prefix widths of a Matryoshka loss, e.g. ``(64, 128, 256, 384)``; () = off.
     Each is checked as :data:`MATRYOSHKA_WIDTH`, and against the base model's width
     before training starts (:func:`check_widths`)."""
     max_per_work: int = setting(150, _count("max_per_work", 1))
-    content_pairs: int = setting(16, _count("content_pairs", 0))
+    content_pairs: int = setting(16, _count(
+        "content_pairs", 0,
+        help="content-controlled triplets per step: same style and other content as "
+             "positive, same content and other style as hard negative (0: authorship pairs "
+             "only)"))
     """Content-controlled triplets per step (0: authorship pairs only)."""
-    content_weight: float = setting(1.0, _number("content_weight", 0, 100))
+    content_weight: float = setting(1.0, _number(
+        "content_weight", 0, 100, help="weight of the content-controlled loss"))
     """Weight of the content-controlled loss next to the authorship loss."""
     content_sources: tuple[str, ...] = ("bible", "shakespeare", "asset", "rules")
     """Names of :data:`stebkit.train.content.CONTENT_SOURCES` to draw triplets from."""
     content_max_seq_length: int = setting(64, _count("content_max_seq_length", 1, MAX_TOKENS))
     """Tokens per content-controlled text (sentences and verses are short)."""
     max_grad_norm: float = setting(1.0, _number("max_grad_norm", 0, 1000, low_open=True))
-    checkpoint_every: int = setting(100, _count("checkpoint_every", 1, MAX_STEPS))
+    checkpoint_every: int = setting(100, _count("checkpoint_every", 1, MAX_STEPS,
+                                                help="write a checkpoint every N steps"))
     keep_checkpoints: int = setting(2, _count("keep_checkpoints", 1, 1000))
-    seed: int = setting(42, SEED)
+    seed: int = setting(42, dataclasses.replace(SEED, help="random seed in [0, 2^32)"))
 
     def __post_init__(self) -> None:
-        check_fields(self)  # each field through its declared setting
+        super().__post_init__()
         if self.hard_negatives > self.hard_negative_pool:
-            raise InvalidSetting("TrainConfig.hard_negatives must be between 0 and "
+            raise InvalidSetting("hard_negatives must be between 0 and "
                                  f"hard_negative_pool ({self.hard_negative_pool}), got "
                                  f"{self.hard_negatives}")
         object.__setattr__(self, "content_sources", tuple(self.content_sources))
-        if not isinstance(self.matryoshka_dims, (list, tuple)):
-            raise InvalidSetting("matryoshka_dims must be a tuple of increasing positive "
-                                 f"ints, got {self.matryoshka_dims!r}")
-        dims = tuple(MATRYOSHKA_WIDTH.check(d) for d in self.matryoshka_dims)
-        if list(dims) != sorted(set(dims)):
-            raise InvalidSetting("matryoshka_dims must be increasing positive ints, "
-                                 f"got {self.matryoshka_dims}")
-        object.__setattr__(self, "matryoshka_dims", dims)
+        object.__setattr__(self, "matryoshka_dims", matryoshka_widths(self.matryoshka_dims))
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
@@ -241,19 +256,47 @@ def _lr_factor(step: int, config: TrainConfig) -> float:
 
 
 TRAIN_OPTIONS: Mapping[str, Setting] = {
-    "resume": Setting("resume", "bool"), "save": Setting("save", "bool"),
-    "show_progress": Setting("show_progress", "bool"),
-    "overwrite": Setting("overwrite", "bool"),
+    "resume": Setting("resume", "bool", flag="--no-resume",
+                      help="start over even if checkpoints of this configuration exist"),
+    "save": Setting("save", "bool"),
+    "show_progress": Setting("show_progress", "bool", flag="--no-progress",
+                             help="hide the progress bar"),
+    "overwrite": Setting("overwrite", "bool",
+                         help="accept an --output folder that is not empty and holds no "
+                              "model: the model is written beside its files (none is "
+                              "deleted)"),
     "until_step": Setting("until_step", "int", low=1, high=MAX_STEPS, optional=True),
-    "num_threads": Setting("num_threads", "int", low=1, high=4096, optional=True),
+    "num_threads": Setting("num_threads", "int", low=1, high=4096, optional=True,
+                           flag="--threads", help="torch CPU threads"),
 }
 """The options of :func:`train_style_encoder` besides its configuration, declared as the
-configuration's fields are."""
+configuration's fields are (with a ``help``, a flag of ``stebkit train``)."""
 
 
-def check_widths(config: TrainConfig) -> None:
+def matryoshka_widths(dims: Any, name: str = "matryoshka_dims") -> tuple[int, ...]:
+    """``dims`` as the widths of a Matryoshka loss: increasing, each a
+    :data:`MATRYOSHKA_WIDTH`; the message names them ``name`` (as the caller gave them).
+
+    >>> matryoshka_widths([64, 128])
+    (64, 128)
+    >>> matryoshka_widths((128, 64), name="--matryoshka")
+    Traceback (most recent call last):
+    ...
+    stebkit.errors.InvalidSetting: --matryoshka must be increasing positive ints, got (128, 64)
+    """
+    if not isinstance(dims, (list, tuple)):
+        raise InvalidSetting(f"{name} must be a tuple of increasing positive ints, got "
+                             f"{dims!r}")
+    checked = tuple(MATRYOSHKA_WIDTH.named(name).check(d) for d in dims)
+    if list(checked) != sorted(set(checked)):
+        raise InvalidSetting(f"{name} must be increasing positive ints, got {tuple(dims)}")
+    return checked
+
+
+def check_widths(config: TrainConfig, name: str = "matryoshka_dims") -> None:
     """Refuse, before anything is loaded or trained, Matryoshka widths wider than the
-    base model's embedding (:func:`stebkit.train.model.model_width`).
+    base model's embedding (:func:`stebkit.train.model.model_width`); the message names
+    the widths ``name`` (as the caller gave them).
 
     >>> check_widths(TrainConfig(matryoshka_dims=(64, 999999)))
     Traceback (most recent call last):
@@ -266,7 +309,7 @@ embedding (384 dimensions); give widths up to 384, such as 48,96,192,384
     width = model_width(config.base_model or base_model_path())
     wide = [d for d in config.matryoshka_dims if width is not None and d > width]
     if wide:
-        raise InvalidSetting(f"matryoshka_dims: {wide[0]} is wider than the base model's "
+        raise InvalidSetting(f"{name}: {wide[0]} is wider than the base model's "
                              f"embedding ({width} dimensions); give widths up to {width}, "
                              f"such as {','.join(str(width >> k) for k in (3, 2, 1, 0))}")
 
