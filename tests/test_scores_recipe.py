@@ -491,20 +491,22 @@ def test_a_declared_grouping_is_frozen_and_the_recipe_hashable():
 
 def test_an_episode_size_no_record_has_names_the_sizes_there(tmp_path):
     df = _records().assign(episode_size=[1, 2] * (len(_records()) // 2))
-    with pytest.raises(ValueError, match=r"no record has episode size 0 .*episode size\(s\) "
+    with pytest.raises(ValueError, match=r"no record has episode size 3 .*episode size\(s\) "
                                          r"1, 2$"):
-        scores.operational(df, episode_size=0, n_resamples=0)
+        scores.operational(df, episode_size=3, n_resamples=0)
     from result_records import result_record
 
     from stebkit.records.results import record_path, write_record
     for model in ("a", "b", "c"):
         write_record(record_path(tmp_path, model, "d", "retrieval", -1),
                      result_record(model, "d", "retrieval", -1, 1, main="mrr", mrr=0.4))
-    proc = subprocess.run([sys.executable, "-m", "stebkit", "leaderboard", str(tmp_path),
-                           "--episode-size", "0"], capture_output=True, text=True)
-    assert proc.returncode == 2
-    assert "no record has episode size 0" in proc.stderr and "size(s) -1" in proc.stderr
-    assert "after exclusions" not in proc.stderr
+    for size, said in (("3", "no record has episode size 3"), ("3", "episode size(s) -1"),
+                       ("0", "--episode-size must be an int in [1, 1000000) or -1, got 0")):
+        proc = subprocess.run([sys.executable, "-m", "stebkit", "leaderboard", str(tmp_path),
+                               "--episode-size", size], capture_output=True, text=True)
+        assert proc.returncode == 2
+        assert said in proc.stderr
+        assert "after exclusions" not in proc.stderr
 
 
 def test_only_models_the_reference_does_not_score_is_said_so():
