@@ -227,6 +227,8 @@ def _run_models(args: argparse.Namespace) -> int:
 
 
 def _add_run(p: argparse.ArgumentParser) -> None:
+    from stebkit.encoders.precision import DTYPES
+
     p.add_argument("--suite", default=None, metavar="SUITE",
                    help=f"datasets to run when --datasets is not given: one of {SUITES} "
                         "('smoke' also loads the small smoke version of each dataset) or a "
@@ -275,6 +277,10 @@ def _add_run(p: argparse.ArgumentParser) -> None:
     p.add_argument("--device", default=None,
                    help="torch device of the neural models: cpu, cuda, cuda:1, mps "
                         "(default: a GPU when there is one)")
+    p.add_argument("--dtype", choices=DTYPES, default="auto",
+                   help="dtype the neural models compute in (default auto: each model's own, "
+                        "bfloat16 for the LLM embedders, float32 for the small encoders, "
+                        "which stay float32 on a CPU unless asked)")
     p.add_argument("--preflight", action="store_true",
                    help="only report, per dataset and task, the labels, texts per label, "
                         "episodes achievable and labels that will be dropped; run nothing")
@@ -392,7 +398,8 @@ def checked_run_arguments(args: argparse.Namespace) -> None:
     from stebkit.runs.context import RunContext, check_options
 
     try:
-        RunContext(seed=args.seed, batch_size=args.batch_size, device=args.device)
+        RunContext(seed=args.seed, batch_size=args.batch_size, device=args.device,
+                   dtype=args.dtype)
         check_options(output_dir=args.output, episode_sizes=args.episode_sizes,
                       episodes_per_label=args.episodes_per_label)
     except InvalidSetting as err:
@@ -426,7 +433,7 @@ def _run_run(args: argparse.Namespace) -> int:
                            tasks=args.tasks,
                            output_dir=args.output, overwrite=args.overwrite, seed=args.seed,
                            smoke=request.smoke, batch_size=args.batch_size,
-                           show_progress=not args.no_progress,
+                           dtype=args.dtype, show_progress=not args.no_progress,
                            sampling=getattr(args, "sampling", "reference"), executor=executor,
                            **request.settings)
     except JobsFailed as err:

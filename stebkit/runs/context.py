@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from stebkit.encoders.precision import DTYPES
 from stebkit.errors import InvalidSetting
 from stebkit.settings import MAX_COUNT, SEED, Setting, changed, check_fields, setting
 from stebkit.tasks.inputs import SAMPLING
@@ -71,6 +72,12 @@ class RunContext:
     device : str, optional
         Torch device of the neural encoders (``"cpu"``, ``"cuda"``, ``"cuda:1"``,
         ``"mps"``); default: a GPU when there is one. Non-neural baselines ignore it.
+    dtype : {"auto", "float32", "bfloat16", "float16"}, default "auto"
+        The dtype the torch encoders compute in (:mod:`stebkit.encoders.precision`):
+        ``auto`` is each model's declared dtype (bfloat16 for the LLM embedders, float32
+        for the small encoders, which stay float32 on the CPU unless asked); the others
+        override it. Each record's ``model.encoder_config`` says which made it, and the
+        embedding cache keeps each dtype's vectors apart. Other encoders ignore it.
     cache_embeddings : bool, default True
         Encode through the on-disk embedding cache (:func:`stebkit.encoders.cached`).
     trust_remote_code : bool, default False
@@ -104,6 +111,7 @@ class RunContext:
     sampling: str = setting("reference", Setting("sampling", "choice", choices=SAMPLING))
     overwrite: str = setting("only-missing", Setting("overwrite", "choice", choices=OVERWRITE))
     device: str | None = setting(None, Setting("device", "text", optional=True))
+    dtype: str = setting("auto", Setting("dtype", "choice", choices=DTYPES))
     cache_embeddings: bool = setting(True, Setting("cache_embeddings", "bool"))
     trust_remote_code: bool = setting(False, Setting("trust_remote_code", "bool"))
     show_progress: bool = setting(True, Setting("show_progress", "bool"))
@@ -122,7 +130,7 @@ class RunContext:
         """Every setting by name, in order (scikit-learn's ``get_params``).
 
         >>> RunContext(seed=7).get_params()["seed"], len(RunContext().get_params())
-        (7, 9)
+        (7, 10)
         """
         return {name: getattr(self, name) for name in SETTINGS}
 
@@ -148,7 +156,7 @@ class RunContext:
         Traceback (most recent call last):
         ...
         TypeError: unknown run setting 'sed'; the settings are seed, smoke, batch_size, \
-sampling, overwrite, device, cache_embeddings, trust_remote_code, show_progress
+sampling, overwrite, device, dtype, cache_embeddings, trust_remote_code, show_progress
         """
         unknown = [name for name in settings if name not in SETTINGS]
         if unknown:

@@ -84,7 +84,7 @@ def evaluate(
     context : RunContext, optional
         The run settings, declared and documented once in
         :class:`~stebkit.runs.context.RunContext`: ``seed``, ``smoke``, ``batch_size``,
-        ``sampling``, ``overwrite``, ``device``, ``cache_embeddings``,
+        ``sampling``, ``overwrite``, ``device``, ``dtype``, ``cache_embeddings``,
         ``trust_remote_code``, ``show_progress`` (default: ``RunContext()``).
     **settings
         Any of those settings by name, over ``context``'s: ``evaluate(m, d, smoke=True)``
