@@ -30,8 +30,8 @@ stebkit in bfloat16: >= 3) and least cosine to sentence-transformers' float32 ve
 
 Timings interleave the contenders and keep each one's best of several rounds, so a
 busy machine slows all of them alike. Run: ``python benchmarks/bench_encoders.py
-[--quick] [--rounds N] [--device cuda]``, or ``make benchmarks`` (which points ``STEBKIT_MIRROR`` at the
-shared data mirror, as ``make demo`` does, so it runs offline).
+[--quick] [--rounds N] [--device cuda]``, or ``make benchmarks`` (which points
+``STEBKIT_MIRROR`` at the shared data mirror, as ``make demo`` does, so it runs offline).
 """
 
 from __future__ import annotations

@@ -23,8 +23,6 @@ import time
 import warnings
 from pathlib import Path
 
-import numpy as np
-
 DTYPES = ("float32", "bfloat16")
 
 

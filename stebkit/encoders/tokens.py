@@ -73,8 +73,9 @@ class TokenEncoder(BaseEncoder):
     A batch holds at most ``batch_size`` pieces and at most ``batch_tokens`` tokens
     (rows x padded width, default :data:`BATCH_TOKENS`; a longer piece goes alone). When
     the device runs out of memory (``torch.OutOfMemoryError``), the batch is halved and
-    the encoding goes on with that budget (kept for the next calls); one ``ResourceWarning`` per encoder
-    says so. A single piece that does not fit raises the error, naming its length.
+    the encoding goes on with that budget (kept for the next calls); one
+    ``ResourceWarning`` per encoder says so. A single piece that does not fit raises the
+    error, naming its length.
     Subclasses implement ``_load`` (setting ``tokenizer`` and the model) and
     ``_forward(input_ids, attention_mask) -> float32 (b, d)`` (pooling the token states
     with :func:`pool_tokens` in the mode :attr:`pooling`), and may override
