@@ -13,7 +13,8 @@
 #   3. `stebkit train --device cuda --steps 200`, with its speed;
 #   4. the held-out evaluation of the model part 3 trained, beside its base.
 # DEVICE=cpu runs it all on the CPU (a check of the script); TEXTS (bench paragraphs,
-# default 20000), STEPS (training steps, default 200) and PYTHON can be set. Exit status 1
+# default 20000), STEPS (training steps, default 200), TRAIN_ARGS (more options of
+# `stebkit train`) and PYTHON can be set. Exit status 1
 # when a part failed.
 set -uo pipefail
 
@@ -79,7 +80,7 @@ fi
 # 3. training steps and their speed
 start=$SECONDS
 if part train "$py" -m stebkit train --device "$device" --steps "$steps" \
-    --output "$work/style" --no-progress; then
+    --output "$work/style" --no-progress ${TRAIN_ARGS:-}; then
     seconds=$((SECONDS - start))
     summary+=("train on $device: $steps steps in $seconds s ($("$py" -c \
         "print(f'{$steps / max($seconds, 1):.2f}')") steps/s, loading and saving included)")
