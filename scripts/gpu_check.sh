@@ -68,10 +68,10 @@ fi
 
 # 2. the same run on the device and on the CPU, record by record
 run=("$py" -m stebkit run --datasets $datasets --models $models --no-progress)
-if part run-device "${run[@]}" --device "$device" --output "$work/records-$device" &&
+if part run-device "${run[@]}" --device "$device" --output "$work/records-device" &&
     part run-cpu "${run[@]}" --device cpu --output "$work/records-cpu" &&
     part compare "$py" "$here/gpu_bundle.py" compare "$work/records-cpu" \
-        "$work/records-$device"; then
+        "$work/records-device"; then
     summary+=("run on $device: $(grep -E '^records' "$work/compare.log")")
 else
     summary+=("run on $device: FAILED")

@@ -235,3 +235,18 @@ def test_other_errors_are_not_taken_for_memory():
 
     with pytest.raises(RuntimeError, match="shape mismatch"):
         Broken().encode(WORDS)
+
+
+def test_a_sentence_transformers_folder_takes_the_dtype_too():
+    pytest.importorskip("sentence_transformers")
+    from stebkit.encoders.base import cosines
+    from stebkit.encoders.st import STEncoder
+
+    path = str(gt.get_model_path())
+    full = STEncoder(path, device="cpu", declared_dtype="bfloat16")  # small: float32 on a CPU
+    half = STEncoder(path, device="cpu", dtype="bfloat16")
+    assert full.cache_config["dtype"] == "float32" and half.cache_config["dtype"] == "bfloat16"
+    a, b = full.encode(TEXTS), half.encode(TEXTS)
+    assert next(full.model.parameters()).dtype == torch.float32
+    assert next(half.model.parameters()).dtype == torch.bfloat16
+    assert cosines(a, b).min() > 0.99 and not np.array_equal(a, b)
