@@ -18,10 +18,20 @@ sides truncated at 256 tokens so the work is equal) and the same threads:
    >= 0.9999);
 3. chunk-and-pool preparation cost per character as one document grows (goal: flat).
 
+On a GPU (``--device cuda``, the default when one is present; ``--gpu-contest`` runs the
+same on a CPU) it prints instead, on 20,000 paragraphs (4,000 with ``--quick``,
+``--texts N``): the GPU's float32 and bfloat16 matrix rates
+(TFLOP/s of a large ``torch.mm``, measured in the same run), then for each model
+sentence-transformers in float32 and bfloat16 and stebkit in float32 and bfloat16 (its
+token-budget batches), each one's texts per second, achieved TFLOP/s and fraction of the
+matrix rate of its dtype, throughput ratio to sentence-transformers in float32 (goal for
+stebkit in bfloat16: >= 3) and least cosine to sentence-transformers' float32 vectors
+(goal >= 0.999).
+
 Timings interleave the contenders and keep each one's best of several rounds, so a
 busy machine slows all of them alike. Run: ``python benchmarks/bench_encoders.py
-[--quick] [--rounds N]``, or ``make benchmarks`` (which points ``STEBKIT_MIRROR`` at the
-shared data mirror, as ``make demo`` does, so it runs offline).
+[--quick] [--rounds N] [--device cuda]``, or ``make benchmarks`` (which points
+``STEBKIT_MIRROR`` at the shared data mirror, as ``make demo`` does, so it runs offline).
 """
 
 from __future__ import annotations
@@ -160,16 +170,8 @@ def bench_model(name: str, texts: list[str], rounds: int) -> list[str]:
     """Interleaved rounds of the contenders; returns the printed lines."""
     with tempfile.TemporaryDirectory() as folder:
         fns, ours = contenders(name, texts, Path(folder))
-        for fn in fns.values():
-            fn()  # warm up on the full workload
-        best = {k: float("inf") for k in fns}
-        out = {}
-        for _ in range(rounds):
-            gemm_gflops()  # torch's GEMM, measured between the contenders too
-            for key, fn in fns.items():
-                start = time.perf_counter()
-                out[key] = np.asarray(fn(), dtype=np.float32)
-                best[key] = min(best[key], time.perf_counter() - start)
+        best, out = _best_of({**fns, "GEMM": gemm_gflops}, rounds)  # GEMM between them
+        best.pop("GEMM")
     ids, _ = ours.tokenize(texts)
     tokens = sum(map(len, ids))
     flops = tokens * 2 * non_embedding_params(ours.model)
@@ -185,6 +187,113 @@ def bench_model(name: str, texts: list[str], rounds: int) -> list[str]:
                      f"x sentence-transformers {best['sentence-transformers'] / t:5.2f}  "
                      f"min cosine {_cos(out[key], ref):.6f}")
     return lines
+
+
+GPU_BATCH = 256
+"""Texts per batch of every GPU contender (sentence-transformers and stebkit)."""
+GPU_BATCH_TOKENS = GPU_BATCH * MAX_TOKENS
+"""stebkit's token budget per batch on the GPU: a full batch of the longest texts."""
+
+
+def matmul_tflops(device: str, size: int = 8192) -> dict[str, float]:
+    """The device's matrix rate (TFLOP/s of a ``size``-square ``torch.mm``) in float32
+    and bfloat16, best of 10 products each."""
+    import torch
+
+    def sync() -> None:
+        if torch.device(device).type == "cuda":
+            torch.cuda.synchronize(device)
+
+    rates = {}
+    for dtype in ("float32", "bfloat16"):
+        a = torch.randn(size, size, device=device, dtype=getattr(torch, dtype))
+        b = torch.randn_like(a)
+        torch.mm(a, b)
+        best = float("inf")
+        for _ in range(10):
+            sync()
+            start = time.perf_counter()
+            torch.mm(a, b)
+            sync()
+            best = min(best, time.perf_counter() - start)
+        rates[dtype] = 2 * size**3 / best / 1e12
+    return rates
+
+
+def gpu_contenders(name: str, texts: list[str], device: str) -> tuple[dict, object]:
+    """The GPU contenders, keyed by (printed name, dtype), and stebkit's float32 encoder."""
+    from sentence_transformers import SentenceTransformer
+
+    from stebkit.encoders import get_encoder
+    from stebkit.encoders.precision import load_kwargs
+
+    ours = {d: get_encoder(name, truncate=True, max_tokens=MAX_TOKENS, device=device,
+                           dtype=d, batch_tokens=GPU_BATCH_TOKENS)
+            for d in ("float32", "bfloat16")}
+    fns = {}
+    for dtype in ("float32", "bfloat16"):
+        st = SentenceTransformer(ours["float32"].path, device=device,
+                                 model_kwargs=load_kwargs(dtype))
+        st.max_seq_length = MAX_TOKENS
+        fns[("sentence-transformers", dtype)] = (
+            lambda st=st: st.encode(texts, batch_size=GPU_BATCH, normalize_embeddings=False))
+    for dtype, enc in ours.items():
+        enc.encode(texts[:8])
+        fns[("stebkit", dtype)] = lambda enc=enc: enc.encode(texts, batch_size=GPU_BATCH)
+    return fns, ours["float32"]
+
+
+def bench_gpu(name: str, texts: list[str], rounds: int, device: str,
+              rates: dict[str, float]) -> list[str]:
+    """Interleaved rounds of the GPU contenders; returns the printed lines."""
+    fns, ours = gpu_contenders(name, texts, device)
+    best, out = _best_of(fns, rounds)
+    ids, _ = ours.tokenize(texts)
+    tokens = sum(map(len, ids))
+    flops = tokens * 2 * non_embedding_params(ours.model)
+    ref_key = ("sentence-transformers", "float32")
+    lines = [f"{name} on {device}: {len(texts)} texts, {tokens:,} tokens (<= {MAX_TOKENS} "
+             f"each), batches of {GPU_BATCH}, revision {ours.revision}"]
+    for (who, dtype), t in best.items():
+        tf = flops / t / 1e12
+        lines.append(f"  {who + ' ' + dtype:<32} {len(texts) / t:9.1f} texts/s "
+                     f"{tf:6.1f} TFLOP/s ({tf / rates[dtype]:4.0%} of the {dtype} matrix "
+                     f"rate)  x sentence-transformers float32 {best[ref_key] / t:5.2f}  "
+                     f"min cosine {_cos(out[(who, dtype)], out[ref_key]):.6f}")
+    return lines
+
+
+def _best_of(fns: dict, rounds: int) -> tuple[dict, dict]:
+    """Each function's best time over ``rounds`` interleaved rounds (after one warm-up
+    call) and its last output as float32."""
+    for fn in fns.values():
+        fn()
+    best = {k: float("inf") for k in fns}
+    out = {}
+    for _ in range(rounds):
+        for key, fn in fns.items():
+            start = time.perf_counter()
+            out[key] = np.asarray(fn(), dtype=np.float32)
+            best[key] = min(best[key], time.perf_counter() - start)
+    return best, out
+
+
+def main_gpu(args: argparse.Namespace, models: list[str]) -> None:
+    """The GPU part (on ``args.device``, a CPU too for a check): matrix rates, then each
+    model's contenders."""
+    import torch
+
+    n = args.texts or (4000 if args.quick else 20000)
+    rounds = args.rounds or 2
+    texts = paragraphs(n)
+    on_gpu = torch.device(args.device).type == "cuda"
+    rates = matmul_tflops(args.device, 8192 if on_gpu else 1024)
+    where = torch.cuda.get_device_name(args.device) if on_gpu else args.device
+    print(f"{where}: matrix rate {rates['float32']:.1f} "
+          f"TFLOP/s float32, {rates['bfloat16']:.1f} bfloat16; {n} Gutenberg paragraphs; "
+          f"best of {rounds} interleaved rounds")
+    for name in models:
+        print("\n".join(bench_gpu(name, texts, rounds, args.device, rates)), flush=True)
 
 
 def chunk_cost(texts: list[str], quick: bool) -> list[str]:
@@ -214,16 +323,26 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer texts and rounds")
     parser.add_argument("--rounds", type=int, default=None, help="timing rounds (best kept)")
     parser.add_argument("--models", nargs="*", default=None)
+    parser.add_argument("--device", default=None,
+                        help="cpu or cuda (default: cuda when a GPU is present)")
+    parser.add_argument("--gpu-contest", action="store_true",
+                        help="the GPU comparison also on a CPU (to check it runs)")
+    parser.add_argument("--texts", type=int, default=None,
+                        help="paragraphs of the GPU comparison (default 20,000)")
     args = parser.parse_args()
     import torch
 
     from stebkit.encoders.zoo import is_available
 
+    args.device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+    models = args.models or [m for m in ("all-MiniLM-L6-v2", "stebkit-style-minilm",
+                                         "all-mpnet-base-v2") if is_available(m)]
+    if args.device != "cpu" or args.gpu_contest:
+        main_gpu(args, models)
+        return
     n = 160 if args.quick else 480
     rounds = args.rounds or (2 if args.quick else 3)
     texts = paragraphs(n)
-    models = args.models or [m for m in ("all-MiniLM-L6-v2", "stebkit-style-minilm",
-                                         "all-mpnet-base-v2") if is_available(m)]
     print(f"{torch.get_num_threads()} torch threads; {n} Gutenberg paragraphs (median "
           f"{int(np.median([len(t) for t in texts]))} chars); best of {rounds} interleaved "
           "rounds")

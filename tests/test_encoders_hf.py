@@ -111,7 +111,7 @@ def test_truncation_keeps_first_tokens(st_model):
     trunc = get_encoder("all-MiniLM-L6-v2", truncate=True, max_tokens=12)
     assert trunc.cache_config == {"pooling": "mean", "long_documents": "truncate",
                                   "max_tokens": 12, "forward": trunc.forward,
-                                  "device": trunc.cache_config["device"]}
+                                  "device": trunc.cache_config["device"], "dtype": "float32"}
     got = trunc.encode([text])[0]
     expected = _st_raw(st_model, [text], 12)[0]
     assert _cos(got, expected) >= 0.9999

@@ -12,7 +12,7 @@ import pytest
 import repo_scripts
 
 SCRIPTS = ("docs/build_site.py", "docs/griffe_markup.py", "scripts/execute_notebooks.py",
-           "scripts/time_notebooks.py")
+           "scripts/time_notebooks.py", "scripts/gpu_bundle.py")
 
 
 @pytest.mark.parametrize("script", SCRIPTS)

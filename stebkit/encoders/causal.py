@@ -20,6 +20,7 @@ import numpy as np
 from stebkit.encoders._runtime import quiet_weights, torch_device, unavailable
 from stebkit.encoders.hf import HFEncoder
 from stebkit.encoders.long_docs import MAX_CAUSAL_LENGTH, resolve_max_length
+from stebkit.encoders.precision import load_kwargs
 from stebkit.encoders.tokens import pool_tokens
 
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -33,7 +34,8 @@ class CausalEncoder(HFEncoder):
     Parameters are those of :class:`~stebkit.encoders.hf.HFEncoder`, plus
 
     gguf_file : str, optional
-        Load a GGUF checkpoint from ``model_name_or_path`` (dequantised by transformers).
+        Load a GGUF checkpoint from ``model_name_or_path`` (dequantised by transformers,
+        into :attr:`compute_dtype`; its declared dtype is float32 unless given).
     add_special_tokens : bool
         Whether the tokenizer adds its special tokens (BOS) to each sequence.
     """
@@ -44,6 +46,8 @@ class CausalEncoder(HFEncoder):
     def __init__(self, model_name_or_path: str | os.PathLike[str], *,
                  gguf_file: str | None = None, add_special_tokens: bool = True,
                  **kwargs: Any) -> None:
+        if gguf_file:  # the configuration of a GGUF file is only known by loading it
+            kwargs.setdefault("declared_dtype", "float32")
         super().__init__(model_name_or_path, **kwargs)
         self.gguf_file = gguf_file
         self.add_special_tokens = add_special_tokens
@@ -75,7 +79,8 @@ class CausalEncoder(HFEncoder):
         try:
             with quiet_weights():
                 self.tokenizer = AutoTokenizer.from_pretrained(self.path, **kw)
-                model = self._auto_class().from_pretrained(self.path, **kw)
+                model = self._auto_class().from_pretrained(self.path, **kw,
+                                                           **load_kwargs(self.compute_dtype))
         except (OSError, ValueError, ImportError) as err:
             raise self._unavailable(err) from err
         if self.tokenizer.pad_token is None:

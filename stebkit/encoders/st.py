@@ -18,20 +18,23 @@ from stebkit.encoders.long_docs import (
     long_document_mode,
     warn_long_texts,
 )
+from stebkit.encoders.precision import check_dtype, load_kwargs, resolve_dtype
 
 
 class STEncoder(BaseEncoder):
     """A sentence-transformers checkpoint with the model's own pooling.
 
     Long texts are chunked and pooled (or truncated) as in :mod:`stebkit.encoders.long_docs`,
-    with the length cap of the model's ``max_seq_length`` (at most 10,240).
-    Needs ``sentence-transformers`` (``pip install stebkit[st]``).
+    with the length cap of the model's ``max_seq_length`` (at most 10,240). ``dtype`` and
+    ``declared_dtype`` as :class:`~stebkit.encoders.hf.HFEncoder`'s (the declared dtype
+    defaults to float32). Needs ``sentence-transformers`` (``pip install stebkit[st]``).
     """
 
     def __init__(self, model_name_or_path: str, *, name: str | None = None,
                  revision: str | None = None, truncate: bool = False,
                  max_tokens: int | None = None, device: str | None = None,
-                 trust_remote_code: bool = False, sentence_splitter: str = "rules") -> None:
+                 trust_remote_code: bool = False, sentence_splitter: str = "rules",
+                 dtype: str = "auto", declared_dtype: str | None = None) -> None:
         self.path = str(model_name_or_path)
         self.name = name or self.path
         self.revision = revision or "main"
@@ -40,14 +43,23 @@ class STEncoder(BaseEncoder):
         self.device_name = device
         self.trust_remote_code = trust_remote_code
         self.sentence_splitter = check_splitter(sentence_splitter)
+        self.dtype_name = check_dtype(dtype)
+        self.declared_dtype = check_dtype(declared_dtype or "float32")
         self.model: Any = None
+
+    @property
+    def compute_dtype(self) -> str:
+        """The dtype the model computes in (size unknown: float32 on a CPU unless asked)."""
+        device = self.model.device if self.model is not None else torch_device(self.device_name)
+        return resolve_dtype(self.dtype_name, self.declared_dtype, device.type, params=None)
 
     @property
     def cache_config(self) -> dict[str, Any]:
         mode = long_document_mode(self.truncate, self.sentence_splitter)
         device = self.model.device if self.model is not None else torch_device(self.device_name)
         return {"pooling": "sentence_transformers", "long_documents": mode,
-                "max_tokens": self.max_tokens, "device": device.type}
+                "max_tokens": self.max_tokens, "device": device.type,
+                "dtype": self.compute_dtype}
 
     def _ensure_loaded(self) -> None:
         if self.model is not None:
@@ -63,7 +75,8 @@ class STEncoder(BaseEncoder):
                 model = SentenceTransformer(self.path, device=str(device),
                                             revision=None if self.revision == "main"
                                             else self.revision,
-                                            trust_remote_code=self.trust_remote_code)
+                                            trust_remote_code=self.trust_remote_code,
+                                            model_kwargs=load_kwargs(self.compute_dtype))
         except (OSError, ValueError) as err:
             raise unavailable(self.name, "its weights from the Hugging Face Hub (network) or "
                               "a local copy", err) from err

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -19,6 +20,10 @@ from stebkit.encoders.long_docs import (
     truncated_ids,
     warn_long_texts,
 )
+
+BATCH_TOKENS = 16_384
+"""The default token budget of a batch (rows x padded width): a batch of 32 pieces of up
+to 512 tokens, fewer rows of longer pieces (a causal LM's 10,240-token chunks go alone)."""
 
 POOLING_MODES = ("mean", "last_token")
 """How :func:`pool_tokens` reduces token states: ``mean`` over the attention mask, or the
@@ -64,6 +69,13 @@ class TokenEncoder(BaseEncoder):
     Validates the texts, splits long ones (chunk-and-pool) or truncates them, sorts the
     pieces by token length to cut padding, batches them, runs ``_forward`` and averages
     the chunk embeddings of each text. Weights load lazily on the first ``encode``.
+
+    A batch holds at most ``batch_size`` pieces and at most ``batch_tokens`` tokens
+    (rows x padded width, default :data:`BATCH_TOKENS`; a longer piece goes alone). When
+    the device runs out of memory (``torch.OutOfMemoryError``), the batch is halved and
+    the encoding goes on with that budget (kept for the next calls); one
+    ``ResourceWarning`` per encoder says so. A single piece that does not fit raises the
+    error, naming its length.
     Subclasses implement ``_load`` (setting ``tokenizer`` and the model) and
     ``_forward(input_ids, attention_mask) -> float32 (b, d)`` (pooling the token states
     with :func:`pool_tokens` in the mode :attr:`pooling`), and may override
@@ -75,7 +87,14 @@ class TokenEncoder(BaseEncoder):
     add_special_tokens = True
 
     def __init__(self, *, truncate: bool = False, max_tokens: int | None = None,
-                 sentence_splitter: str = "rules") -> None:
+                 sentence_splitter: str = "rules", batch_tokens: int | None = None) -> None:
+        if batch_tokens is not None and (isinstance(batch_tokens, bool)
+                                         or not isinstance(batch_tokens, int)
+                                         or batch_tokens < 1):
+            raise ValueError(f"batch_tokens must be a positive int (tokens per batch), got "
+                             f"{batch_tokens!r}")
+        self.batch_tokens = BATCH_TOKENS if batch_tokens is None else batch_tokens
+        self._halved = False  # whether an out-of-memory error has halved the batches
         self.sentence_splitter = check_splitter(sentence_splitter)
         self.truncate = bool(truncate)
         self.max_tokens = check_token_cap(max_tokens)
@@ -173,39 +192,84 @@ class TokenEncoder(BaseEncoder):
 
     def _run(self, ids: list[list[int]], owners: np.ndarray, n_texts: int,
              batch_size: int, show_progress: bool) -> np.ndarray:
-        pad = self._pad_id()
         eos = getattr(self.tokenizer, "eos_token_id", None)
-        filler = [int(eos) if eos is not None else pad]  # an empty text without special tokens
+        filler = [int(eos) if eos is not None else self._pad_id()]  # an empty text, no specials
         ids = [x if len(x) else filler for x in ids]
         lengths = np.fromiter((len(x) for x in ids), dtype=np.int64, count=len(ids))
         order = np.argsort(-lengths, kind="stable")
         out: np.ndarray | None = None
-        starts = range(0, len(ids), batch_size)
+        bar = None
         if show_progress:
             from tqdm.auto import tqdm
 
             from stebkit.escape import text_cell
 
-            starts = tqdm(starts, desc=text_cell(f"Encoding ({self.name})"), unit="batch")
-        for start in starts:
-            idx = order[start:start + batch_size]
-            width = int(lengths[idx].max())
-            input_ids = np.full((len(idx), width), pad, dtype=np.int64)
-            mask = np.zeros((len(idx), width), dtype=np.int64)
-            for row, j in enumerate(idx):
-                n = lengths[j]
-                if self.padding_side == "left":
-                    input_ids[row, width - n:] = ids[j]
-                    mask[row, width - n:] = 1
-                else:
-                    input_ids[row, :n] = ids[j]
-                    mask[row, :n] = 1
-            emb = self._forward(input_ids, mask)
+            bar = tqdm(total=len(ids), desc=text_cell(f"Encoding ({self.name})"), unit="piece")
+        start, budget = 0, self.batch_tokens
+        while start < len(ids):
+            width = int(lengths[order[start]])  # the longest piece left: sorted longest first
+            idx = order[start:start + max(1, min(batch_size, budget // width))]
+            try:
+                emb = self._forward(*self._padded(ids, lengths, idx, width))
+            except Exception as err:
+                if not _out_of_memory(err):
+                    raise
+                budget = self.batch_tokens = self._halve(err, idx, width)
+                continue
             if out is None:
                 out = np.empty((len(ids), emb.shape[1]), dtype=np.float32)
             out[idx] = emb
+            start += len(idx)
+            if bar is not None:
+                bar.update(len(idx))
+        if bar is not None:
+            bar.close()
         if out is None:
             return np.zeros((0, self.embedding_dim), dtype=np.float32)
         if len(ids) == n_texts:  # one piece per text, in text order
             return out
         return mean_by_owner(out, owners, n_texts)
+
+    def _padded(self, ids: list[list[int]], lengths: np.ndarray, idx: np.ndarray,
+                width: int) -> tuple[np.ndarray, np.ndarray]:
+        """Token ids and attention mask of the pieces ``idx``, padded to ``width``."""
+        input_ids = np.full((len(idx), width), self._pad_id(), dtype=np.int64)
+        mask = np.zeros((len(idx), width), dtype=np.int64)
+        for row, j in enumerate(idx):
+            n = lengths[j]
+            cols = slice(width - n, width) if self.padding_side == "left" else slice(0, n)
+            input_ids[row, cols] = ids[j]
+            mask[row, cols] = 1
+        return input_ids, mask
+
+    def _halve(self, err: BaseException, idx: np.ndarray, width: int) -> int:
+        """The token budget after an out-of-memory error on the batch ``idx``: half its
+        rows (the error itself when it was one piece); warns once per encoder."""
+        if len(idx) == 1:
+            raise type(err)(f"model {self.name!r} ran out of device memory on one piece of "
+                            f"{width} tokens: give max_tokens= a smaller cap, or use another "
+                            f"device ({err})") from err
+        _free_device_memory()
+        if not self._halved:
+            self._halved = True
+            warnings.warn(f"model {self.name!r} ran out of device memory on a batch of "
+                          f"{len(idx)} pieces of up to {width} tokens; halving the batches "
+                          "and going on", ResourceWarning, stacklevel=4)
+        return (len(idx) // 2) * width
+
+
+def _out_of_memory(err: BaseException) -> bool:
+    """Whether ``err`` is torch's out-of-memory error (of CUDA or another device)."""
+    try:
+        import torch
+    except ImportError:  # pragma: no cover - torch is there for every token encoder
+        return False
+    return isinstance(err, torch.OutOfMemoryError)
+
+
+def _free_device_memory() -> None:
+    """Hand the memory torch's CUDA allocator holds back before the smaller batch."""
+    import torch
+
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()

@@ -63,7 +63,10 @@ class ModelInfo:
     ``ready()``, when given, says whether its files are here (e.g. a trained model).
     ``scoring`` is the ``scoring`` attribute of the encoder the loader builds with the
     entry's options, known without building it (a run checks existing records
-    against it before any model is loaded).
+    against it before any model is loaded). ``dtype`` is the dtype a torch model
+    computes in as its authors publish it (:mod:`stebkit.encoders.precision`): bfloat16
+    for the LLM embedders, float32 for the small encoders and the offline models; a
+    loader of a model that needs torch gets it as ``declared_dtype``.
     """
 
     name: str
@@ -82,6 +85,7 @@ class ModelInfo:
     options: dict[str, Any] = field(default_factory=dict)
     ready: Callable[[], bool] | None = None
     scoring: str = "cosine"
+    dtype: str = "float32"
 
 
 # --------------------------------------------------------------------------- entries
@@ -144,7 +148,8 @@ _MODELS: tuple[ModelInfo, ...] = (
     ModelInfo(name="Qwen3-Embedding-8B", category="semantic", loader=CausalEncoder,
               hub_id="Qwen/Qwen3-Embedding-8B", params_m=7570, dim=4096, licence="apache-2.0",
               requires=_HUB,
-              notes="decoder architecture: last-token pooling, as the reference routes it"),
+              notes="decoder architecture: last-token pooling, as the reference routes it",
+              dtype="bfloat16"),
     # masked language models
     ModelInfo(name="bert-large-cased", category="masked_lm", loader=HFEncoder,
               hub_id="google-bert/bert-large-cased", params_m=335, dim=1024, licence="apache-2.0",
@@ -179,19 +184,19 @@ _MODELS: tuple[ModelInfo, ...] = (
               licence="opt-175b-licence (other)", requires=_HUB),
     ModelInfo(name="Qwen2-0.5B", category="causal_lm", loader=CausalEncoder,
               hub_id="Qwen/Qwen2-0.5B", params_m=494, dim=896, licence="apache-2.0",
-              requires=_HUB),
+              requires=_HUB, dtype="bfloat16"),
     ModelInfo(name="Qwen3-0.6B-Base", category="causal_lm", loader=CausalEncoder,
               hub_id="Qwen/Qwen3-0.6B-Base", params_m=596, dim=1024, licence="apache-2.0",
-              requires=_HUB),
+              requires=_HUB, dtype="bfloat16"),
     ModelInfo(name="Qwen3.5-0.8B-Base", category="causal_lm", loader=CausalEncoder,
               hub_id="Qwen/Qwen3.5-0.8B-Base", params_m=800, licence="apache-2.0", requires=_HUB,
-              notes="size from the model name"),
+              notes="size from the model name", dtype="bfloat16"),
     ModelInfo(name="Qwen3.5-2B-Base", category="causal_lm", loader=CausalEncoder,
               hub_id="Qwen/Qwen3.5-2B-Base", params_m=2000, licence="apache-2.0", requires=_HUB,
-              notes="size from the model name"),
+              notes="size from the model name", dtype="bfloat16"),
     ModelInfo(name="Qwen3.5-4B-Base", category="causal_lm", loader=CausalEncoder,
               hub_id="Qwen/Qwen3.5-4B-Base", params_m=4000, licence="apache-2.0", requires=_HUB,
-              notes="size from the model name"),
+              notes="size from the model name", dtype="bfloat16"),
     # the reference's pre-defined features
     ModelInfo(name="neurobiber", category="non_neural", loader=NeuroBiberEncoder,
               hub_id="Blablablab/neurobiber", params_m=125, dim=96, requires=_HUB,
@@ -367,6 +372,8 @@ def _unknown_message(name: str) -> str:
 
 def _build(info: ModelInfo, options: dict[str, Any]) -> Any:
     opts = {**info.options, **options}
+    if "torch" in info.requires:
+        opts.setdefault("declared_dtype", info.dtype)
     if info.loader is None:
         raise unavailable(info.name, f"a wrapper stebkit does not provide ({info.notes})")
     if info.remote_code and not opts.get("trust_remote_code"):

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from stebkit.encoders.precision import Dtype
 from stebkit.errors import InvalidSetting
 from stebkit.settings import MAX_COUNT, SEED, Choice, Setting, Settings, setting
 from stebkit.suites.checks import RUN_SETTINGS
@@ -76,6 +77,12 @@ class RunContext(Settings):
     device : str, optional
         Torch device of the neural encoders (``"cpu"``, ``"cuda"``, ``"cuda:1"``,
         ``"mps"``); default: a GPU when there is one. Non-neural baselines ignore it.
+    dtype : {"auto", "float32", "bfloat16", "float16"}, default "auto"
+        The dtype the torch encoders compute in (:mod:`stebkit.encoders.precision`):
+        ``auto`` is each model's declared dtype (bfloat16 for the LLM embedders, float32
+        for the small encoders, which stay float32 on the CPU unless asked); the others
+        override it. Each record's ``model.encoder_config`` says which made it, and the
+        embedding cache keeps each dtype's vectors apart. Other encoders ignore it.
     cache_embeddings : bool, default True
         Encode through the on-disk embedding cache (:func:`stebkit.encoders.cached`).
     trust_remote_code : bool, default False
@@ -120,6 +127,11 @@ class RunContext(Settings):
              "made with another --seed, --smoke, --sampling or episodes per label; always "
              "replaces them)"))
     device: str | None = setting(None, RUN_SETTINGS["device"])
+    dtype: str = setting("auto", Setting(
+        "dtype", "choice", choices=Dtype,
+        help="dtype the neural models compute in: auto is each model's own (bfloat16 for "
+             "the LLM embedders, float32 for the small encoders, which stay float32 on a CPU "
+             "unless asked)"))
     cache_embeddings: bool = setting(True, Setting("cache_embeddings", "bool"))
     trust_remote_code: bool = setting(False, RUN_SETTINGS["trust_remote_code"])
     show_progress: bool = setting(True, Setting("show_progress", "bool", flag="--no-progress",
@@ -151,7 +163,7 @@ class RunContext(Settings):
         Traceback (most recent call last):
         ...
         TypeError: unknown run setting 'sed'; the settings are seed, smoke, batch_size, \
-sampling, overwrite, device, cache_embeddings, trust_remote_code, show_progress
+sampling, overwrite, device, dtype, cache_embeddings, trust_remote_code, show_progress
         """
         return self.replace(**settings)
 

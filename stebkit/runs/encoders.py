@@ -31,17 +31,20 @@ def _encoder_options(model: PlannedModel, trust_remote_code: bool) -> dict[str, 
     return {}
 
 
-def _on_device(encoder: Any, device: str | None) -> Any:
-    """Put a torch encoder on ``device`` before it loads (others run on the CPU anyway)."""
+def _on_device(encoder: Any, device: str | None, dtype: str = "auto") -> Any:
+    """Put a torch encoder on ``device``, computing in ``dtype`` unless ``"auto"`` (its
+    own choice), before it loads (others run on the CPU, in their own precision)."""
     if device is not None and hasattr(encoder, "device_name"):
         encoder.device_name = device
+    if dtype != "auto" and hasattr(encoder, "dtype_name"):
+        encoder.dtype_name = dtype
     return encoder
 
 
 def prepare_encoder(model: PlannedModel, ctx: RunContext,
                     kept: dict[tuple[Any, ...], Any] | None = None) -> Any:
     """Build a model by name from the zoo entry its plan holds (weights load lazily, on
-    the first encode), on the context's device; a model ``kept`` holds already
+    the first encode), on the context's device and in its dtype; a model ``kept`` holds already
     (:attr:`stebkit.runs.context.RunState.models`) is not built again.
 
     Unknown names raise ``ValueError`` now, before anything runs; a model that cannot be
@@ -49,18 +52,18 @@ def prepare_encoder(model: PlannedModel, ctx: RunContext,
     without ``trust_remote_code``) is returned as the exception, to be recorded as the
     failure of each of its results.
     """
-    device = ctx.device
+    device, dtype = ctx.device, ctx.dtype
     if model.given is not None:
-        return _on_device(model.given, device)
+        return _on_device(model.given, device, dtype)
     from stebkit.encoders.zoo import build_encoder
     from stebkit.errors import ModelUnavailable
 
     options = _encoder_options(model, ctx.trust_remote_code)
-    key = (model.name, tuple(sorted(options.items())), device)
+    key = (model.name, tuple(sorted(options.items())), device, dtype)
     if kept is not None and key in kept:
         return kept[key]
     try:
-        encoder = _on_device(build_encoder(model.name, model.info, **options), device)
+        encoder = _on_device(build_encoder(model.name, model.info, **options), device, dtype)
     except ModelUnavailable as err:
         encoder = err
     if kept is not None:
