@@ -38,7 +38,14 @@ def board() -> pd.DataFrame:
 
 def test_figure1_groups_models_by_category(board, tmp_path):
     res = plots.figure1(board, directory=tmp_path)
-    _written(res, "figure1_steb_by_category")
+    _written(plots.Plot(res.figure, res.paths[:2]), "figure1_steb_by_category")
+    _written(plots.Plot(None, res.paths[2:]), "figure1_steb_by_category_column")
+    from matplotlib.image import imread  # a page (7 in) and a column (3.5 in) at 300 dpi
+
+    assert [imread(p).shape[1] for p in res.paths[1::2]] == [2100, 1050]
+    column = plots.figure1(board, directory=None, width="column").figure
+    assert column.get_size_inches()[0] == plots.COLUMN_WIDTH and column.legends == []
+    assert column.axes[0].get_legend()._loc == 9  # upper center: below the axes
     ax = res.figure.axes[0]
     bars = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
     assert len(bars) == 3  # one errorbar series per category
