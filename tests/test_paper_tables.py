@@ -138,7 +138,10 @@ def test_the_cli_latex_tables_compile_within_the_text_block(lite_like, tmp_path,
         ranked = [_value(r[-2]) for r in rows[:-1]]  # the score before its interval
         assert ranked == sorted(ranked, reverse=True)  # ranked by the table's own score
         assert [int(r[0]) for r in rows[:-1]] == list(range(1, len(rows)))
-    order = [r[7] for r in _rows(operational)]  # the chance level is best on order alignment
+    heads = operational.split("\\toprule\n", 1)[1].split(" \\\\", 1)[0].split(" & ")
+    tasks = [h for h in heads if h.startswith("\\rotatebox")]
+    assert tasks[3:5] == ["\\rotatebox{90}{Order}", "\\rotatebox{90}{Retrieval}"]  # published
+    order = [r[6] for r in _rows(operational)]  # the chance level is best on order alignment
     assert _value(order[-1]) == 95.0 and max(map(_value, order[:-1])) < 95.0
     assert "textbf" not in " ".join(order)  # no best below the chance level
 

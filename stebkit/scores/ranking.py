@@ -17,6 +17,7 @@ from stebkit.scores.inputs import (
     _shown_config,
     main_frame,
 )
+from stebkit.scores.published import TASK_COLUMNS
 from stebkit.scores.recipe import ScoreRecipe, as_recipe
 from stebkit.scores.tables import CHANCE_MODELS, one_dataset, score_name
 
@@ -290,7 +291,8 @@ def _board_rows(results: Any, op: Any, de: Any, alpha: float | None) -> pd.DataF
         cat = pd.Series(dtype=object)
     out = pd.DataFrame({"model": op.models})
     out["model_category"] = [cat.get(m, "other") for m in op.models]
-    for t in op.task_scores.columns:
+    listed = [t for t in TASK_COLUMNS if t in op.task_scores]  # the published order
+    for t in listed + [t for t in op.task_scores.columns if t not in listed]:
         out[t] = op.task_scores[t].to_numpy()
     out["steb_score"] = op.steb.to_numpy()
     if alpha is not None:
