@@ -137,12 +137,26 @@ def test_datasets_shows_the_status_of_each_reader(capsys):
     from stebkit.datasets import get_spec, list_datasets
 
     assert cli.main(["datasets", "--suite", "steb", "--wide"]) == 0
-    lines = capsys.readouterr().out.splitlines()
-    assert "status" in lines[0].split()
-    rows = {line.split()[0]: line for line in lines[1:]}
-    assert set(rows) == set(list_datasets(suite="steb"))
-    for name, line in rows.items():
-        assert get_spec(name).status in line
+    cards = wide_cards(capsys.readouterr().out)
+    assert set(cards) == set(list_datasets(suite="steb"))
+    for name, card in cards.items():
+        assert card["status"] == get_spec(name).status
+
+
+def wide_cards(out: str) -> dict[str, dict[str, str]]:
+    """The cards of ``stebkit datasets --wide``: each dataset's columns and values (a
+    wrapped value joined again)."""
+    cards: dict[str, dict[str, str]] = {}
+    card, column = {}, ""
+    for block in out.split("\n\n")[0].split("\n"):
+        if not block.startswith(" "):
+            card = cards.setdefault(block, {})
+        elif block.startswith("   "):
+            card[column] += " " + block.strip()
+        else:
+            column, value = block.strip().split(None, 1)
+            card[column] = value
+    return cards
 
 
 def test_an_unreachable_dataset_is_listed_with_its_reason_and_fails_the_run(tmp_path, capsys,

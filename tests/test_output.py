@@ -164,7 +164,7 @@ def test_print_of_the_leaderboard_shows_every_column_and_the_summary():
     assert str(board) == text
 
 
-def test_the_dataset_table_fits_100_columns_and_wide_shows_all(capsys):
+def test_the_dataset_table_fits_100_columns_and_wide_shows_all(capsys, monkeypatch):
     from stebkit.datasets import get_spec, list_datasets
 
     assert cli.main(["datasets", "--suite", "steb"]) == 0
@@ -174,11 +174,19 @@ def test_the_dataset_table_fits_100_columns_and_wide_shows_all(capsys):
             and line.split()[0] in set(list_datasets(suite="steb"))}
     assert set(rows) == set(list_datasets(suite="steb"))
     assert "--wide" in "\n".join(lines)
-    assert cli.main(["datasets", "--suite", "steb", "--wide"]) == 0
-    wide = capsys.readouterr().out.splitlines()
-    assert {"license", "application", "status"} <= set(wide[0].split())
-    for line in wide[1:]:
-        assert get_spec(line.split()[0]).status in line
+    from test_cli import wide_cards
+
+    for columns in ("60", "100"):  # every column, within the terminal's width
+        monkeypatch.setenv("COLUMNS", columns)
+        assert cli.main(["datasets", "--suite", "steb", "--wide"]) == 0
+        out = capsys.readouterr().out
+        assert max(map(len, out.splitlines())) <= int(columns)
+        cards = wide_cards(out)
+        assert set(cards) == set(list_datasets(suite="steb"))
+        for name, card in cards.items():
+            spec = get_spec(name)
+            assert {"license", "application", "status", "offline"} <= set(card)
+            assert card["status"] == spec.status and card["license"] == spec.license.name
 
 
 def test_lite_datasets_read_from_the_mirror_by_their_tests_show_as_tested(capsys):
