@@ -57,6 +57,14 @@ def test_unknown_names_print_the_closest_ones_and_exit_2(argv, match, capsys, tm
     captured = capsys.readouterr()
     assert captured.err.startswith("stebkit: error: ") and match in captured.err
     assert "Traceback" not in captured.err and not list(tmp_path.rglob("*.json"))
+    command = "`stebkit datasets`" if "dataset" in match else "`stebkit models`"
+    assert command in captured.err  # a command to run first, the Python function after
+
+
+def test_a_missing_results_folder_names_the_command_that_writes_it(capsys, tmp_path):
+    assert cli.main(["leaderboard", str(tmp_path / "results")]) == 2
+    err = capsys.readouterr().err
+    assert f"`stebkit run --output {tmp_path / 'results'}`" in err
 
 
 @pytest.mark.slow
