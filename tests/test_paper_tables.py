@@ -322,6 +322,9 @@ def test_the_api_prints_the_cli_table(lite_like, capsys):
         board = stebkit.leaderboard(Results.load(lite_like))
     printed = repr(board)
     assert printed == text.rstrip("\n")  # the table, its legend and the summary
+    grouping = " ".join(printed.split("- The operational (STEB) score depends")[1].split())
+    assert ("score; with grouping='fixed' (the reference's fixed clusters) the scores do not "
+            "move when models are added or removed Recipe:") in grouping  # a whole sentence
     assert "NaN" not in printed and "<NA>" not in printed
     assert isinstance(board.frame, pd.DataFrame) and not isinstance(
         board.frame, scores.Leaderboard)
