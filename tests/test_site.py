@@ -272,10 +272,13 @@ READER_VIEW = """(() => {
       t => !t.closest('.jp-OutputArea-output, pre')
   ).filter(t => t.scrollWidth > t.clientWidth + 1 || t.getBoundingClientRect().right > limit
   ).map(t => `${label(t)} (${t.scrollWidth} px in ${t.clientWidth} px)`);
-  // notebook code and outputs that run past their box without a way to see the rest
+  // notebook code and outputs that run past their box without a way to see the rest, and
+  // code blocks of the pages (commands and their comments) that do not wrap into their box
   const cut = Array.from(article.querySelectorAll('.jp-InputArea pre, .jp-RenderedHTMLCommon')
   ).filter(e => e.scrollWidth > e.clientWidth + 1
                 && !['auto', 'scroll'].includes(getComputedStyle(e).overflowX)
+  ).concat(Array.from(article.querySelectorAll('pre > code')).filter(
+      e => !e.closest('.jp-Cell') && e.scrollWidth > e.clientWidth + 1)
   ).map(e => `${e.innerText.slice(0, 40).replace(/\\s+/g, ' ')} (${e.scrollWidth} px in `
              + `${e.clientWidth} px)`);
   const images = Array.from(document.images);
