@@ -410,3 +410,25 @@ def test_interactive_map_says_how_to_install_plotly(passages, monkeypatch):
     monkeypatch.setattr(builtins, "__import__", no_plotly)
     with pytest.raises(ImportError, match=r"pip install 'stebkit\[notebooks\]'"):
         plots.interactive_map(np.zeros((30, 4)), passages, color="author")
+
+
+def test_interval_bars_mark_each_metrics_chance_level_and_keep_whiskers_visible():
+    from matplotlib.collections import LineCollection
+
+    rows = [(m, d, metric, v) for d, metric, values in (
+        ("pairs", "auc", {"a": .7, "b": .6, "random": .5}),
+        ("ret", "mrr", {"a": .3, "b": .2, "random": .05}))
+        for m, v in values.items()]
+    table = pd.DataFrame(rows, columns=["model", "dataset", "metric", "value"]).assign(
+        ci_low=lambda d: d["value"] - .05, ci_high=lambda d: d["value"] + .05)
+    ax = plots.interval_bars(table, directory=None, colors={"a": "black", "b": "grey"}
+                             ).figure.axes[0]
+    assert len(ax.patches) == 4  # two models x two datasets: the chance level is no bar
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["pairs (auc)", "ret (mrr)"]
+    marks = [c for c in ax.collections if isinstance(c, LineCollection)
+             and c.get_linestyle()[0][1] is not None]  # dashed: the chance marks
+    assert sorted(seg[0][0] for c in marks for seg in c.get_segments()) == [.05, .5]
+    whiskers = [c for c in ax.collections if isinstance(c, LineCollection) and c not in marks]
+    assert len(whiskers) == 2 and all(c.get_path_effects() for c in whiskers)  # white edge
+    legend = [t.get_text() for t in ax.figure.legends[0].get_texts()]
+    assert sorted(legend) == ["a", "b", "chance level (random)"]

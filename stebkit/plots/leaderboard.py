@@ -328,34 +328,74 @@ def figure1(leaderboard_df: pd.DataFrame, *, directory: str | os.PathLike[str] |
     return plot
 
 
+def _row_labels(table: pd.DataFrame, sets: list[str]) -> list[str]:
+    """Each dataset's label; with its metric in brackets when the datasets are scored by
+    different metrics (one axis, several scales).
+
+    >>> t = pd.DataFrame({"dataset": ["a", "b"], "metric": ["auc", "mrr"]})
+    >>> _row_labels(t, ["a", "b"])
+    ['a (auc)', 'b (mrr)']
+    """
+    if "metric" not in table or table["metric"].nunique() < 2:
+        return list(sets)
+    metric = table.drop_duplicates("dataset").set_index("dataset")["metric"]
+    return [f"{d} ({metric[d]})" for d in sets]
+
+
+def _edge() -> list[Any]:
+    """A white edge around a line, so that it shows on a dark bar too."""
+    from matplotlib import patheffects
+
+    return [patheffects.withStroke(linewidth=2.2, foreground="white")]
+
+
+def _chance_marks(ax: Any, table: pd.DataFrame, sets: list[str], chance: str | None,
+                  half: float) -> None:
+    """The ``chance`` model's value of each dataset as a dashed mark across its group of
+    bars (``half`` the group's height either side)."""
+    rows = table[table["model"] == chance].set_index("dataset")["value"] if chance else {}
+    label = f"chance level ({chance})"
+    for k, dataset in enumerate(sets):
+        if dataset in rows and np.isfinite(rows[dataset]):
+            ax.vlines(rows[dataset], k - half, k + half, colors="0.2", linestyles="--",
+                      linewidth=1.0, zorder=4, label=label, path_effects=_edge())
+            label = None  # one legend entry
+
+
 def interval_bars(table: pd.DataFrame, *, directory: str | os.PathLike[str] | None = "auto",
                   stem: str = "interval_bars", colors: Mapping[str, str] | None = None,
                   xlabel: str = "score with 95 % bootstrap CI", xlim: tuple[float, float] = (0, 1),
-                  title: str | None = None) -> Plot:
+                  title: str | None = None, chance: str | None = "random") -> Plot:
     """Horizontal bars with interval whiskers: one group per dataset, one bar per model
-    (a page wide, the legend below).
+    (a page wide, the legend below). The whiskers have a white edge, so they show on a
+    dark bar too. The ``chance`` model (the random baseline) is no bar: its value is a
+    dashed mark across each dataset's group, as each metric has a chance level of its
+    own; datasets scored by different metrics name theirs beside their name.
 
     ``table`` is a records frame (``Results.main_frame()``) with ``model``, ``dataset``,
     ``value``, ``ci_low`` and ``ci_high``; models keep their first-appearance order (or the
     order of ``colors``), datasets are sorted.
 
-    >>> t = pd.DataFrame({"model": ["a", "b"], "dataset": ["d", "d"], "value": [0.6, 0.4],
-    ...                   "ci_low": [0.5, 0.3], "ci_high": [0.7, 0.5]})
+    >>> t = pd.DataFrame({"model": ["a", "b", "random"], "dataset": ["d", "d", "d"],
+    ...                   "value": [0.6, 0.4, 0.5], "ci_low": [0.5, 0.3, 0.4],
+    ...                   "ci_high": [0.7, 0.5, 0.6]})
     >>> len(interval_bars(t, directory=None).figure.axes[0].patches)
     2
     """
+    import matplotlib as mpl
+
     missing = {"model", "dataset", "value", "ci_low", "ci_high"} - set(table.columns)
     if missing:
         raise ValueError(f"table lacks column(s) {sorted(missing)}; pass Results.main_frame()")
-    models = list(colors) if colors else list(dict.fromkeys(table["model"]))
+    models = [m for m in (list(colors) if colors else dict.fromkeys(table["model"]))
+              if m != chance]
     sets = sorted(table["dataset"].unique())
-    ncol, legend_rows = _legend_rows(models, PAGE_WIDTH - 0.3, 8.0)
+    ncol, legend_rows = _legend_rows([*models, f"chance level ({chance})"], PAGE_WIDTH - 0.3,
+                                     8.0)
     title, title_h = _title(title, PAGE_WIDTH, 11.0)
     overhead = 0.8 + legend_rows * 8.0 * _LINE / 72 + title_h
     height, size = _rows(len(sets), overhead, what="interval_bars",
                          pitch=max(0.35, 0.12 * len(models)))
-    import matplotlib as mpl
-
     with mpl.rc_context(_rc()):
         fig, ax = _figure(PAGE_WIDTH, height)
         bar = 0.8 / max(1, len(models))
@@ -364,8 +404,12 @@ def interval_bars(table: pd.DataFrame, *, directory: str | os.PathLike[str] | No
             y = np.arange(len(sets)) + (k - (len(models) - 1) / 2) * bar
             err = np.vstack([rows["value"] - rows["ci_low"], rows["ci_high"] - rows["value"]])
             kw = {"color": colors[model]} if colors else {}
-            ax.barh(y, rows["value"], bar, xerr=err, label=model, error_kw={"lw": 0.8}, **kw)
-        ax.set_yticks(np.arange(len(sets)), sets, fontsize=size)
+            bars = ax.barh(y, rows["value"], bar, xerr=err, label=model,
+                           error_kw={"lw": 0.8, "ecolor": "black"}, **kw)
+            for lines in bars.errorbar.lines[2]:
+                lines.set_path_effects(_edge())
+        _chance_marks(ax, table, sets, chance, 0.45)
+        ax.set_yticks(np.arange(len(sets)), _row_labels(table, sets), fontsize=size)
         ax.invert_yaxis()
         ax.set(xlabel=xlabel, xlim=xlim)
         _legend_below(fig, ax, PAGE_WIDTH)
