@@ -432,3 +432,17 @@ def test_interval_bars_mark_each_metrics_chance_level_and_keep_whiskers_visible(
     assert len(whiskers) == 2 and all(c.get_path_effects() for c in whiskers)  # white edge
     legend = [t.get_text() for t in ax.figure.legends[0].get_texts()]
     assert sorted(legend) == ["a", "b", "chance level (random)"]
+
+
+def test_short_heatmap_labels_stand_upright_in_two_lines():
+    views = pd.DataFrame({"model": ["all-MiniLM-L6-v2", "tfidf-char", "function-words"],
+                          "Bible AUC": [.3, .6, .55], "synthetic AUC": [.2, .7, .65],
+                          "order accuracy": [.1, .3, .5]})
+    ax = plots.style_content_heatmap(views, directory=None).figure.axes[0]
+    labels = [(t.get_text(), t.get_rotation()) for t in ax.get_xticklabels()]
+    assert labels == [("Bible\nAUC", 0.0), ("synthetic\nAUC", 0.0), ("order\naccuracy", 0.0)]
+    many = pd.DataFrame({"model": list("abcdefgh"),
+                         **{f"transformation accuracy {k}": [.5] * 8 for k in range(7)}})
+    turned = plots.style_content_heatmap(many, directory=None).figure.axes[0]
+    assert {t.get_rotation() for t in turned.get_xticklabels()} == {90.0}  # no room: turned
+    assert all("\n" not in t.get_text() for t in turned.get_xticklabels())
