@@ -81,7 +81,8 @@ def test_run_then_leaderboard_on_real_smoke_data(tmp_path, capsys, mirror):
     label = (subset_label("datasets", ["synthetic-authors-en", "synthetic-author-pairs-en"])
              + "-" + subset_label("models", ["tfidf-char", "function-words", "random"]))
     assert {p.name for p in figs.iterdir()} == {f"{label}_{stem}.{fmt}" for fmt in (
-        "png", "pdf") for stem in ("task_heatmap", "figure1_steb_by_category")} | {
+        "png", "pdf") for stem in ("task_heatmap", "figure1_steb_by_category",
+                                   "figure1_steb_by_category_column")} | {
         f"{label}_figure1_steb_by_category.txt"}  # the caption beside Figure 1
     res = Results.load(out)
     ok = [r for r in res if r["status"] == "ok"]
