@@ -511,7 +511,7 @@ def read_lite_leaderboard(path: Path | None = None) -> Any:
     :class:`BuildError` names a missing file or column and the command that writes it."""
     import pandas as pd
 
-    from stebkit.scores.published import TASK_COLUMNS
+    from stebkit.scores.published import TASK_COLUMNS, category_key
 
     path = LITE_LEADERBOARD if path is None else path
     name = _shown(path)
@@ -538,6 +538,7 @@ def read_lite_leaderboard(path: Path | None = None) -> Any:
         raise BuildError(f"leaderboard page: {name} has no chance-level "
                          f"row (the random baseline); {fix}")
     board["rank"] = board["rank"].astype("Int64")
+    board["model_category"] = board["model_category"].map(category_key)  # label -> key
     return board
 
 
