@@ -512,7 +512,7 @@ def read_lite_leaderboard(path: Path | None = None) -> Any:
     :class:`BuildError` names a missing file or column and the command that writes it."""
     import pandas as pd
 
-    from stebkit.scores.published import TASK_COLUMNS
+    from stebkit.scores.published import TASK_COLUMNS, category_key
 
     path = LITE_LEADERBOARD if path is None else path
     name = _shown(path)
@@ -539,6 +539,7 @@ def read_lite_leaderboard(path: Path | None = None) -> Any:
         raise BuildError(f"leaderboard page: {name} has no chance-level "
                          f"row (the random baseline); {fix}")
     board["rank"] = board["rank"].astype("Int64")
+    board["model_category"] = board["model_category"].map(category_key)  # label -> key
     return board
 
 
@@ -715,21 +716,36 @@ def times_section(path: Path | None = None) -> list[str]:
     if not path.is_file():
         return head + ["The times are not measured in this checkout: `make notebook-times` "
                        "measures them (hours: full mode trains notebook 11's style model).", ""]
-    rows = pd.read_csv(path, dtype=str)
+    rows = pd.read_csv(path, dtype=str, keep_default_na=False)
     cell = {(r.notebook, r.mode): r for r in rows.itertuples()}
+    names = sorted(set(rows["notebook"]))
+
+    def memory(name: str) -> str:  # the peak of each mode, where measured
+        peaks = [getattr(cell.get((name, m)), "peak_gb", "") or "—" for m in ("fast", "full")]
+        return "— / —" if peaks == ["—", "—"] else " / ".join(peaks) + " GB"
+
     shown = [f"| {name.removesuffix('.ipynb')} | " + " | ".join(
         f"{duration(cell[name, m].cold_s)} | {duration(cell[name, m].warm_s)}"
-        if (name, m) in cell else "— | —" for m in ("fast", "full")) + " |"
-        for name in sorted(set(rows["notebook"]))]
+        if (name, m) in cell else "— | —" for m in ("fast", "full")) + f" | {memory(name)} |"
+        for name in names]
+    quicker = [n.removesuffix(".ipynb")[:2] for n in names if (n, "fast") in cell
+               and (n, "full") in cell and float(cell[n, "full"].cold_s)
+               < float(cell[n, "fast"].cold_s)]
     when = ", ".join(sorted(set(rows["measured"])))
     return head + [
         f"Measured by `make notebook-times` ({when}) on {rows['cores'].iloc[0]} CPU cores, "
         "each notebook in a scratch copy of the project: first from an empty cache (data "
-        "processed, texts encoded, models trained), then warm. Full mode reads the records "
-        "of `make demo`; the load average at each start is in "
-        f"`{_shown(path)}`.", "",
-        "| notebook | fast, empty cache | fast, warm | full, empty cache | full, warm |",
-        "|---|---|---|---|---|", *shown, ""]
+        "processed, texts encoded, models trained), then warm; the peak memory is the most "
+        "the notebook's processes held at once over both runs. Full mode starts from the "
+        "records of `make demo` (run first; its own time is not counted here)"
+        + (f": notebooks {', '.join(quicker[:-1])}{' and ' * (len(quicker) > 1)}"
+           f"{quicker[-1] if quicker else ''} take less in full mode than in fast mode, "
+           "as full mode reads those records where fast mode computes a small run of its "
+           "own" if quicker else "")
+        + f". The load average at each start is in `{_shown(path)}`.", "",
+        "| notebook | fast, empty cache | fast, warm | full, empty cache | full, warm "
+        "| peak memory (fast / full) |",
+        "|---|---|---|---|---|---|", *shown, ""]
 
 
 def duration(seconds: float | str) -> str:

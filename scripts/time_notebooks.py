@@ -11,7 +11,10 @@ project so that nothing of this checkout changes:
    a copy of ``results/lite``, the records of ``make demo`` that full-mode notebooks read
    (a student runs ``make demo`` first) — and an empty ``STEBKIT_CACHE``;
 2. the notebook runs twice: the first run from the empty cache (*cold*: data processed,
-   texts encoded, models trained), the second with what the first left (*warm*);
+   texts encoded, models trained), the second with what the first left (*warm*); the
+   peak memory of the two (``peak_gb``: the most that the notebook's kernel and the
+   processes it starts held resident at once, sampled every 0.2 s from ``/proc``, so
+   measured on Linux only) is kept beside the times;
 3. each pair of times is written at once into the table (``docs/data/notebook_times.csv``,
    atomically), so an interrupted measurement keeps what it measured and a rerun measures
    only what is missing (``--again`` measures anew).
@@ -38,6 +41,7 @@ import re
 import shutil
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -48,7 +52,8 @@ ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 TABLE = ROOT / "docs" / "data" / "notebook_times.csv"
 BUILDER = ROOT / "docs" / "build_site.py"
-COLUMNS = ("notebook", "mode", "cold_s", "warm_s", "cores", "load_at_start", "measured")
+COLUMNS = ("notebook", "mode", "cold_s", "warm_s", "peak_gb", "cores", "load_at_start",
+           "measured")
 SCRATCH_SKIP = {"notebooks", "results", "figures", ".cache", "course", "build", ".git", ".venv"}
 """Top-level entries of the repository the scratch project does not link to (it has its own
 copies: a notebook writes its figures and results there, never over tracked files)."""
@@ -101,6 +106,49 @@ def scratch_project(folder: Path, *, full: bool) -> Path:
     return folder / "notebooks"
 
 
+def tree_rss(pid: int) -> int:
+    """Bytes resident in the processes below ``pid`` (its children, theirs, ...), read
+    from ``/proc`` (0 where there is none)."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            parent = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):  # a process that ended meanwhile
+            continue
+        children.setdefault(parent, []).append(int(stat.parent.name))
+    total, todo = 0, list(children.get(pid, []))
+    while todo:
+        child = todo.pop()
+        todo += children.get(child, [])
+        try:
+            total += int(Path(f"/proc/{child}/statm").read_text().split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+    return total * os.sysconf("SC_PAGE_SIZE") if total else 0
+
+
+class PeakMemory:
+    """The most bytes the processes below this one hold resident at once while the
+    ``with`` block runs (:func:`tree_rss`, sampled every ``every`` seconds)."""
+
+    def __init__(self, every: float = 0.2) -> None:
+        self.every, self.peak = every, 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def _sample(self) -> None:
+        while not self._stop.wait(self.every):
+            self.peak = max(self.peak, tree_rss(os.getpid()))
+
+    def __enter__(self) -> PeakMemory:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
 def measure(name: str, mode: str) -> dict[str, str]:
     """Run notebook ``name`` (``00_quickstart.ipynb``) twice in ``mode`` in a scratch
     project, from an empty cache and then warm; the table row of both times."""
@@ -113,12 +161,13 @@ def measure(name: str, mode: str) -> dict[str, str]:
         os.environ.update(env)
         load, times = os.getloadavg()[0], []
         try:
-            for run in ("cold", "warm"):
-                start = time.perf_counter()
-                site_builder().execute_notebook(notebooks / name, full=full,
-                                                output=Path(scratch) / f"{run}.ipynb",
-                                                timeout=6 * 3600)
-                times.append(time.perf_counter() - start)
+            with PeakMemory() as memory:
+                for run in ("cold", "warm"):
+                    start = time.perf_counter()
+                    site_builder().execute_notebook(notebooks / name, full=full,
+                                                    output=Path(scratch) / f"{run}.ipynb",
+                                                    timeout=6 * 3600)
+                    times.append(time.perf_counter() - start)
         finally:
             for k, v in saved.items():
                 if v is None:
@@ -126,17 +175,19 @@ def measure(name: str, mode: str) -> dict[str, str]:
                 else:
                     os.environ[k] = v
     return {"notebook": name, "mode": mode, "cold_s": f"{times[0]:.0f}",
-            "warm_s": f"{times[1]:.0f}", "cores": str(os.cpu_count()),
+            "warm_s": f"{times[1]:.0f}", "peak_gb": f"{memory.peak / 1e9:.1f}",
+            "cores": str(os.cpu_count()),
             "load_at_start": f"{load:.1f}", "measured": datetime.date.today().isoformat()}
 
 
 def time_sentence(rows: dict[tuple[str, str], dict[str, str]], name: str) -> str:
     """What a notebook's opening cell says of its times, from the table's rows.
 
-    >>> row = {"cold_s": "130", "warm_s": "40", "cores": "2", "measured": "2026-12-03"}
+    >>> row = {"cold_s": "130", "warm_s": "40", "peak_gb": "1.2", "cores": "2",
+    ...        "measured": "2026-12-03"}
     >>> time_sentence({("07_x.ipynb", "fast"): row}, "07_x.ipynb")  # doctest: +NORMALIZE_WHITESPACE
     'Time on 2 CPU cores (`scripts/time_notebooks.py`, 2026-12-03): fast mode 2 min from an
-    empty cache, 40 s warm; full mode not measured yet.'
+    empty cache, 40 s warm, at most 1.2 GB of memory; full mode not measured yet.'
     """
     parts, cores, date = [], "2", ""
     for mode in ("fast", "full"):
@@ -147,7 +198,8 @@ def time_sentence(rows: dict[tuple[str, str], dict[str, str]], name: str) -> str
         cores, date = row["cores"], max(date, row["measured"])
         cold, warm = (site_builder().duration(row[k]) for k in ("cold_s", "warm_s"))
         after = " (after `make demo`, whose records it reads)" if mode == "full" else ""
-        parts.append(f"{mode} mode{after} {cold} from an empty cache, {warm} warm")
+        memory = f", at most {row['peak_gb']} GB of memory" if row.get("peak_gb") else ""
+        parts.append(f"{mode} mode{after} {cold} from an empty cache, {warm} warm{memory}")
     return (f"Time on {cores} CPU cores (`scripts/time_notebooks.py`, {date}): "
             + "; ".join(parts) + ".")
 

@@ -57,6 +57,14 @@ def test_unknown_names_print_the_closest_ones_and_exit_2(argv, match, capsys, tm
     captured = capsys.readouterr()
     assert captured.err.startswith("stebkit: error: ") and match in captured.err
     assert "Traceback" not in captured.err and not list(tmp_path.rglob("*.json"))
+    command = "`stebkit datasets`" if "dataset" in match else "`stebkit models`"
+    assert command in captured.err  # a command to run first, the Python function after
+
+
+def test_a_missing_results_folder_names_the_command_that_writes_it(capsys, tmp_path):
+    assert cli.main(["leaderboard", str(tmp_path / "results")]) == 2
+    err = capsys.readouterr().err
+    assert f"`stebkit run --output {tmp_path / 'results'}`" in err
 
 
 @pytest.mark.slow
@@ -73,7 +81,8 @@ def test_run_then_leaderboard_on_real_smoke_data(tmp_path, capsys, mirror):
     label = (subset_label("datasets", ["synthetic-authors-en", "synthetic-author-pairs-en"])
              + "-" + subset_label("models", ["tfidf-char", "function-words", "random"]))
     assert {p.name for p in figs.iterdir()} == {f"{label}_{stem}.{fmt}" for fmt in (
-        "png", "pdf") for stem in ("task_heatmap", "figure1_steb_by_category")} | {
+        "png", "pdf") for stem in ("task_heatmap", "figure1_steb_by_category",
+                                   "figure1_steb_by_category_column")} | {
         f"{label}_figure1_steb_by_category.txt"}  # the caption beside Figure 1
     res = Results.load(out)
     ok = [r for r in res if r["status"] == "ok"]
@@ -137,12 +146,26 @@ def test_datasets_shows_the_status_of_each_reader(capsys):
     from stebkit.datasets import get_spec, list_datasets
 
     assert cli.main(["datasets", "--suite", "steb", "--wide"]) == 0
-    lines = capsys.readouterr().out.splitlines()
-    assert "status" in lines[0].split()
-    rows = {line.split()[0]: line for line in lines[1:]}
-    assert set(rows) == set(list_datasets(suite="steb"))
-    for name, line in rows.items():
-        assert get_spec(name).status in line
+    cards = wide_cards(capsys.readouterr().out)
+    assert set(cards) == set(list_datasets(suite="steb"))
+    for name, card in cards.items():
+        assert card["status"] == get_spec(name).status
+
+
+def wide_cards(out: str) -> dict[str, dict[str, str]]:
+    """The cards of ``stebkit datasets --wide``: each dataset's columns and values (a
+    wrapped value joined again)."""
+    cards: dict[str, dict[str, str]] = {}
+    card, column = {}, ""
+    for block in out.split("\n\n")[0].split("\n"):
+        if not block.startswith(" "):
+            card = cards.setdefault(block, {})
+        elif block.startswith("   "):
+            card[column] += " " + block.strip()
+        else:
+            column, value = block.strip().split(None, 1)
+            card[column] = value
+    return cards
 
 
 def test_an_unreachable_dataset_is_listed_with_its_reason_and_fails_the_run(tmp_path, capsys,

@@ -397,6 +397,7 @@ def test_notebook_times_are_measured_cold_then_warm_and_written(tmp_path, monkey
         "assert pathlib.Path('../examples').is_dir()  # the rest of the project is there\n"
         "pathlib.Path('../figures/made.pdf').write_text('a figure')\n"
         "if not mark.exists():\n"
+        "    held = b'x' * (400 * 2**20)  # 0.42 GB resident while the cache is empty\n"
         "    time.sleep(10); mark.parent.mkdir(parents=True); mark.touch()",
         outputs=[new_output("stream", text="stored\n")])
     nbformat.write(new_notebook(cells=[new_markdown_cell(first), cell]),
@@ -409,13 +410,14 @@ def test_notebook_times_are_measured_cold_then_warm_and_written(tmp_path, monkey
     assert timer.main(["--modes", "fast", "--write"]) == 0
     row = timer.read_table(tmp_path / "times.csv")["98_timed.ipynb", "fast"]
     assert int(row["cold_s"]) >= 10 and int(row["cold_s"]) >= int(row["warm_s"]) + 7
+    assert 0.42 <= float(row["peak_gb"]) < 2  # the kernel's bytes, counted while it held them
     assert not (tmp_path / "my-cache").exists()  # the scratch project had a cache of its own
     assert not (tmp_path / "figures" / "made.pdf").exists()  # and figures: none written here
     nb = json.loads((tmp_path / "notebooks" / "98_timed.ipynb").read_text(encoding="utf-8"))
     text = "".join(nb["cells"][0]["source"])
     assert "Measured on 2 CPU cores" not in text and text.endswith("\n\nNext paragraph.")
-    assert f"fast mode {row['cold_s']} s from an empty cache, {row['warm_s']} s warm; " \
-           "full mode not measured yet." in text
+    assert f"fast mode {row['cold_s']} s from an empty cache, {row['warm_s']} s warm, at " \
+           f"most {row['peak_gb']} GB of memory; full mode not measured yet." in text
     assert "".join(nb["cells"][1]["outputs"][0]["text"]) == "stored\n"
 
 

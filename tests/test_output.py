@@ -143,28 +143,26 @@ def test_the_summary_follows_the_paired_differences_by_hand():
     assert not any("depends on the set of models" in line for line in lines)  # fixed
 
 
-def test_print_of_the_leaderboard_shows_every_column_and_the_summary():
-    from stebkit.scores import leaderboard
+def test_print_of_the_leaderboard_shows_the_cli_tables_and_the_summary():
+    from stebkit.scores import board_text, leaderboard, summary_lines
 
     values = {m: list(np.linspace(0.1, 0.9, 6) + k / 10) for k, m in enumerate(
         ["random", "model-a", "model-b"])}
     board = leaderboard(_frame(values), grouping="fixed", n_resamples=200, min_tasks=1)
     with pd.option_context("display.max_columns", 5, "display.width", 60):
-        text = repr(board)
-    table, _, summary = text.partition("\n\n")
-    assert "..." not in table
-    header, *rows = table.splitlines()
-    assert header.split() == list(board.columns)
-    assert len(rows) == len(board)
-    at = header.split().index("steb_ci_high")  # a middle column, elided by pandas
-    for model, score in zip(board["model"], board["steb_ci_high"], strict=True):
-        [row] = [line.split() for line in rows if f" {model} " in line]
-        assert len(row) == len(board.columns) and float(row[at]) == pytest.approx(score)
-    assert summary.startswith("Which differences are significant")
+        text = repr(board)  # whatever a notebook set: the tables of stebkit leaderboard
+    assert text == board_text(board) + "\n\n" + "\n".join(summary_lines(board))
+    table = text.split("\n\nWhich differences are significant")[0]
+    assert "..." not in table and "NaN" not in table and "<NA>" not in table
+    [row] = [line.split() for line in table.splitlines() if line.split()[1:2] == ["model-b"]]
+    steb = board.set_index("model").at["model-b", "steb_score"]
+    assert row[0] == "1" and f"{steb * 100:.2f}*" in row  # ranked first, best marked
+    assert "random (chance)" in table
+    assert list(board.frame.columns) == list(board.columns)  # every column, one step away
     assert str(board) == text
 
 
-def test_the_dataset_table_fits_100_columns_and_wide_shows_all(capsys):
+def test_the_dataset_table_fits_100_columns_and_wide_shows_all(capsys, monkeypatch):
     from stebkit.datasets import get_spec, list_datasets
 
     assert cli.main(["datasets", "--suite", "steb"]) == 0
@@ -174,11 +172,19 @@ def test_the_dataset_table_fits_100_columns_and_wide_shows_all(capsys):
             and line.split()[0] in set(list_datasets(suite="steb"))}
     assert set(rows) == set(list_datasets(suite="steb"))
     assert "--wide" in "\n".join(lines)
-    assert cli.main(["datasets", "--suite", "steb", "--wide"]) == 0
-    wide = capsys.readouterr().out.splitlines()
-    assert {"license", "application", "status"} <= set(wide[0].split())
-    for line in wide[1:]:
-        assert get_spec(line.split()[0]).status in line
+    from test_cli import wide_cards
+
+    for columns in ("60", "100"):  # every column, within the terminal's width
+        monkeypatch.setenv("COLUMNS", columns)
+        assert cli.main(["datasets", "--suite", "steb", "--wide"]) == 0
+        out = capsys.readouterr().out
+        assert max(map(len, out.splitlines())) <= int(columns)
+        cards = wide_cards(out)
+        assert set(cards) == set(list_datasets(suite="steb"))
+        for name, card in cards.items():
+            spec = get_spec(name)
+            assert {"license", "application", "status", "offline"} <= set(card)
+            assert card["status"] == spec.status and card["license"] == spec.license.name
 
 
 def test_lite_datasets_read_from_the_mirror_by_their_tests_show_as_tested(capsys):

@@ -6,6 +6,7 @@ own that shows no empty definitional columns and calls its score by its name."""
 
 from __future__ import annotations
 
+import io
 import warnings
 from pathlib import Path
 
@@ -90,7 +91,10 @@ def test_figure1_marks_significance_and_its_caption_covers_both_directions():
 
 def test_one_dataset_per_task_gives_no_interval():
     board = _board({"random": [0.1], "a": [0.5], "b": [0.3], "c": [0.2]}, n_resamples=100)
-    assert board["steb_ci_low"].eq(board["steb_score"]).all()  # what the bootstrap gives
+    # the bootstrap gives ci_low = ci_high = score: the frame and its CSV leave them empty
+    assert board[["steb_ci_low", "steb_ci_high"]].isna().all().all()
+    csv = pd.read_csv(io.StringIO(scores.csv_text(board)))
+    assert csv["steb_ci_low"].isna().all() and csv["steb_score"].notna().all()
     assert "n/a (1 dataset)" in scores.to_text(board) and "[50.00, 50.00]" not in \
         scores.to_text(board) + scores.to_markdown(board) + scores.to_latex(board)
     assert "- STEB score: significance n/a (1 dataset per task: nothing to resample)" in \

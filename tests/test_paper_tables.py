@@ -7,6 +7,7 @@ the Markdown tables keep their columns."""
 
 from __future__ import annotations
 
+import io
 import re
 import shutil
 import subprocess
@@ -137,8 +138,12 @@ def test_the_cli_latex_tables_compile_within_the_text_block(lite_like, tmp_path,
         ranked = [_value(r[-2]) for r in rows[:-1]]  # the score before its interval
         assert ranked == sorted(ranked, reverse=True)  # ranked by the table's own score
         assert [int(r[0]) for r in rows[:-1]] == list(range(1, len(rows)))
-    order = [r[7] for r in _rows(operational)]  # the chance level is best on order alignment
-    assert _value(order[-1]) == 95.0 and "textbf" in " ".join(order[:-1])
+    heads = operational.split("\\toprule\n", 1)[1].split(" \\\\", 1)[0].split(" & ")
+    tasks = [h for h in heads if h.startswith("\\rotatebox")]
+    assert tasks[3:5] == ["\\rotatebox{90}{Order}", "\\rotatebox{90}{Retrieval}"]  # published
+    order = [r[6] for r in _rows(operational)]  # the chance level is best on order alignment
+    assert _value(order[-1]) == 95.0 and max(map(_value, order[:-1])) < 95.0
+    assert "textbf" not in " ".join(order)  # no best below the chance level
 
 
 def test_the_per_task_tables_put_datasets_down_the_page(board, lite_like, tmp_path):
@@ -155,7 +160,8 @@ def test_the_per_task_tables_put_datasets_down_the_page(board, lite_like, tmp_pa
         table = scores.task_to_latex(frame, caption=scores.header(task))
         for (dataset, values), cells in zip(frame.iterrows(), _rows(table), strict=True):
             bold = [m for m, c in zip(frame.columns, cells[1:], strict=True) if "textbf" in c]
-            assert bold == [values[order].idxmax()], dataset  # never the chance column
+            above = values[order].max() > values["random"]  # no best below chance
+            assert bold == ([values[order].idxmax()] if above else []), dataset
         tex.append(table)
     assert len(tex) == 6
     assert not too_wide(compile_tables("\n\\clearpage\n".join(tex), tmp_path))
@@ -163,15 +169,15 @@ def test_the_per_task_tables_put_datasets_down_the_page(board, lite_like, tmp_pa
 
 def test_unranked_rows_are_marked_and_never_bold():
     frame = pd.DataFrame({"rank": [2, pd.NA, 1, pd.NA], "model": ["b", "x", "a", "random"],
-                          "steb_score": [0.4, 0.9, 0.5, 0.95],
+                          "steb_score": [0.4, 0.9, 0.5, 0.3],
                           "chance": [False, False, False, True]})
     rows = _rows(scores.to_latex(frame))
     assert [r[:2] for r in rows] == [["1", "a"], ["2", "b"], ["–", "x"],
                                      ["", "random (chance)"]]
-    assert [r[2] for r in rows] == ["\\textbf{50.00}", "40.00", "90.00", "95.00"]
+    assert [r[2] for r in rows] == ["\\textbf{50.00}", "40.00", "90.00", "30.00"]
     md = scores.to_markdown(frame).splitlines()
     assert md[2:] == ["| 1 | a | **50.00** |", "| 2 | b | 40.00 |", "| – | x | 90.00 |",
-                      "|  | random (chance) | 95.00 |"]
+                      "|  | random (chance) | 30.00 |"]
 
 
 def test_the_published_tables_compile_within_the_text_block(tmp_path):
@@ -225,3 +231,118 @@ def test_model_names_pdflatex_cannot_set_still_compile(tmp_path):
     assert "{[U+4E2D]}{[U+6587]}-encoder" in tex and "smile-{[U+1F600]}" in tex
     assert r'Zo\"{e}-\L{}\'{o}d\'{z}-stra\ss{}e' in tex  # accents kept, as pdflatex sets them
     compile_tables(tex, tmp_path / "names")
+
+
+ACL = {"column": 7.7 / 2.54 * 72.27, "page": 16 / 2.54 * 72.27}
+"""The widths (TeX points) a table takes in ACL's two-column layout: a column, both."""
+
+
+def set_sizes(tex: str, folder: Path) -> list[tuple[str, float]]:
+    """Each float of ``tex`` as pdflatex sets it in ACL's two-column layout: its
+    environment and the font size its body is scaled to (its natural width measured by
+    pdflatex, at the size the float declares)."""
+    floats = re.findall(r"\\begin\{(table\*?)\}\[t\]\n\\centering\n\\(\w+)\n.*?"
+                        r"(\\begin\{tabular\}.*?\\end\{tabular\})", tex, re.S)
+    measure = "\n".join(f"\\setlength{{\\tabcolsep}}{{3pt}}\\sbox0{{\\{size} {tab}}}"
+                        f"\\typeout{{WIDTH{k}=\\the\\wd0}}"
+                        for k, (_, size, tab) in enumerate(floats))
+    log = compile_tables(measure + "\nmeasured", folder)
+    sizes = {"small": 9.0, "footnotesize": 8.0}
+    out = []
+    for k, (env, size, _) in enumerate(floats):
+        natural = float(re.search(rf"WIDTH{k}=([\d.]+)pt", log).group(1))
+        line = ACL["page" if env == "table*" else "column"]
+        out.append((env, sizes[size] * min(1.0, line / natural)))
+    return out
+
+
+def test_two_column_tables_keep_8_pt_in_a_column_or_go_across(lite_like, tmp_path, capsys):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert cli.main(["leaderboard", str(lite_like), "--format", "latex",
+                         "--columns", "2"]) == 0
+    assert not [w for w in caught if " pt" in str(w.message)]  # none scaled below 8 pt
+    tex = capsys.readouterr().out
+    set_ = set_sizes(tex, tmp_path / "cli")
+    assert [env for env, _ in set_] == ["table*", "table*"]  # 10 models: too wide for one
+    assert all(size >= 8.0 for _, size in set_)
+    one = _leaderboard(lite_like, capsys, "--format", "latex")  # one column: table
+    assert [env for env, _ in set_sizes(one, tmp_path / "one")] == ["table", "table"]
+    small = pd.DataFrame({"model": ["a", "b", "random"], "steb_score": [.5, .4, .2],
+                          "chance": [False, False, True]})
+    [(env, size)] = set_sizes(scores.to_latex(small, columns=2), tmp_path / "small")
+    assert env == "table" and size == 9.0  # fits a column unscaled
+
+
+def test_a_table_scaled_below_8_pt_warns(board, lite_like, tmp_path):
+    per_dataset = scores.select_episode_size(scores.main_frame(Results.load(lite_like)))
+    frame = scores.task_frame(board, per_dataset, "retrieval")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fits = scores.task_to_latex(frame, columns=2, label="tab:retrieval")
+    assert not caught
+    wide = pd.DataFrame({"model": ["a-long-model-name", "random"],
+                         **{f"wide-column-{k}": [0.5, 0.25] for k in range(30)}})
+    with pytest.warns(UserWarning, match=r"a LaTeX table of 31 columns is scaled to "
+                                         r"\d\.\d pt .*under 8 pt.*--columns 2"):
+        too_wide_table = scores.to_latex(wide, columns=1)
+    with pytest.warns(UserWarning, match=r"tab:pub is scaled to .* both columns"):
+        across = scores.to_latex(wide, wide=True, label="tab:pub")
+    [(env, size)] = set_sizes(fits, tmp_path / "fits")
+    assert env == "table*" and size >= 8.0  # 10 models do not fit a column at 8 pt
+    [(_, size)] = set_sizes(across, tmp_path / "across")
+    assert size < 8.0
+    [(env, size)] = set_sizes(too_wide_table, tmp_path / "text")
+    assert env == "table" and size < 8.0  # written all the same, scaled to the line
+
+
+def test_the_best_mark_needs_more_than_the_chance_level_and_zero():
+    frame = pd.DataFrame({"rank": [1, 2, pd.NA], "model": ["a", "b", "random"],
+                          "model_category": ["style", "semantic", "non_neural"],
+                          "steb_score": [.5, .4, .2], "retrieval": [.3, .1, .6],
+                          "probing": [0.0, 0.0, 0.0], "chance": [False, False, True]})
+    text = scores.to_text(frame)
+    assert text.count("*") == 2 and "50.00*" in text  # retrieval below chance, probing 0
+    assert text.endswith("\n\n" + scores.STAR_LEGEND)
+    rows = _rows(scores.to_latex(frame))
+    assert [r[-1] for r in rows] == ["0.00"] * 3 and "textbf" not in rows[0][-2]
+    assert rows[-1][2] == ""  # the chance level is no kind of model
+    assert "non-neural" not in text and "non_neural" not in text
+    task = pd.DataFrame({"a": [0.0, .5], "b": [0.0, .1], "random": [0.0, .7]},
+                        index=pd.Index(["zeros", "chance-best"], name="dataset"))
+    task.attrs["chance"] = ["random"]
+    assert "textbf" not in scores.task_to_latex(task)
+    no_star = frame.assign(steb_score=[.1, .05, .2])
+    assert scores.STAR_LEGEND not in scores.to_text(no_star[["model", "steb_score"]])
+
+
+def test_the_latex_captions_name_the_run_not_the_folder(lite_like, capsys):
+    tex = _leaderboard(lite_like, capsys, "--format", "latex")
+    captions = re.findall(r"\\caption\{(.*)\}", tex)
+    assert captions == [f"{kind} STEB scores of the lite suite, {len(LITE_MODELS)} models."
+                        for kind in ("Operational", "Definitional")]
+    assert lite_like.name not in " ".join(captions)
+
+
+def test_the_api_prints_the_cli_table(lite_like, capsys):
+    text = _leaderboard(lite_like, capsys)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # fewer than 10 models for the correlation grouping
+        board = stebkit.leaderboard(Results.load(lite_like))
+    printed = repr(board)
+    assert printed == text.rstrip("\n")  # the table, its legend and the summary
+    grouping = " ".join(printed.split("- The operational (STEB) score depends")[1].split())
+    assert ("score; with grouping='fixed' (the reference's fixed clusters) the scores do not "
+            "move when models are added or removed Recipe:") in grouping  # a whole sentence
+    assert "NaN" not in printed and "<NA>" not in printed
+    assert isinstance(board.frame, pd.DataFrame) and not isinstance(
+        board.frame, scores.Leaderboard)
+    assert board.frame.equals(pd.DataFrame(board)) and board.frame.attrs == board.attrs
+    html = board._repr_html_()
+    assert html.count("<table>") == 2 and "random (chance)" in html and "NaN" not in html
+
+
+def test_csv_names_the_model_types_as_readers_see_them(lite_like, capsys):
+    out = _leaderboard(lite_like, capsys, "--format", "csv")
+    csv = pd.read_csv(io.StringIO(out.split("\n\n")[0]))
+    assert set(csv["model_category"]) == {"style", "semantic", "non-neural"}

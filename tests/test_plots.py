@@ -38,7 +38,14 @@ def board() -> pd.DataFrame:
 
 def test_figure1_groups_models_by_category(board, tmp_path):
     res = plots.figure1(board, directory=tmp_path)
-    _written(res, "figure1_steb_by_category")
+    _written(plots.Plot(res.figure, res.paths[:2]), "figure1_steb_by_category")
+    _written(plots.Plot(None, res.paths[2:]), "figure1_steb_by_category_column")
+    from matplotlib.image import imread  # a page (7 in) and a column (3.5 in) at 300 dpi
+
+    assert [imread(p).shape[1] for p in res.paths[1::2]] == [2100, 1050]
+    column = plots.figure1(board, directory=None, width="column").figure
+    assert column.get_size_inches()[0] == plots.COLUMN_WIDTH and column.legends == []
+    assert column.axes[0].get_legend()._loc == 9  # upper center: below the axes
     ax = res.figure.axes[0]
     bars = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
     assert len(bars) == 3  # one errorbar series per category
@@ -403,3 +410,39 @@ def test_interactive_map_says_how_to_install_plotly(passages, monkeypatch):
     monkeypatch.setattr(builtins, "__import__", no_plotly)
     with pytest.raises(ImportError, match=r"pip install 'stebkit\[notebooks\]'"):
         plots.interactive_map(np.zeros((30, 4)), passages, color="author")
+
+
+def test_interval_bars_mark_each_metrics_chance_level_and_keep_whiskers_visible():
+    from matplotlib.collections import LineCollection
+
+    rows = [(m, d, metric, v) for d, metric, values in (
+        ("pairs", "auc", {"a": .7, "b": .6, "random": .5}),
+        ("ret", "mrr", {"a": .3, "b": .2, "random": .05}))
+        for m, v in values.items()]
+    table = pd.DataFrame(rows, columns=["model", "dataset", "metric", "value"]).assign(
+        ci_low=lambda d: d["value"] - .05, ci_high=lambda d: d["value"] + .05)
+    ax = plots.interval_bars(table, directory=None, colors={"a": "black", "b": "grey"}
+                             ).figure.axes[0]
+    assert len(ax.patches) == 4  # two models x two datasets: the chance level is no bar
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["pairs (auc)", "ret (mrr)"]
+    marks = [c for c in ax.collections if isinstance(c, LineCollection)
+             and c.get_linestyle()[0][1] is not None]  # dashed: the chance marks
+    assert sorted(seg[0][0] for c in marks for seg in c.get_segments()) == [.05, .5]
+    whiskers = [c for c in ax.collections if isinstance(c, LineCollection) and c not in marks]
+    assert len(whiskers) == 2 and all(c.get_path_effects() for c in whiskers)  # white edge
+    legend = [t.get_text() for t in ax.figure.legends[0].get_texts()]
+    assert sorted(legend) == ["a", "b", "chance level (random)"]
+
+
+def test_short_heatmap_labels_stand_upright_in_two_lines():
+    views = pd.DataFrame({"model": ["all-MiniLM-L6-v2", "tfidf-char", "function-words"],
+                          "Bible AUC": [.3, .6, .55], "synthetic AUC": [.2, .7, .65],
+                          "order accuracy": [.1, .3, .5]})
+    ax = plots.style_content_heatmap(views, directory=None).figure.axes[0]
+    labels = [(t.get_text(), t.get_rotation()) for t in ax.get_xticklabels()]
+    assert labels == [("Bible\nAUC", 0.0), ("synthetic\nAUC", 0.0), ("order\naccuracy", 0.0)]
+    many = pd.DataFrame({"model": list("abcdefgh"),
+                         **{f"transformation accuracy {k}": [.5] * 8 for k in range(7)}})
+    turned = plots.style_content_heatmap(many, directory=None).figure.axes[0]
+    assert {t.get_rotation() for t in turned.get_xticklabels()} == {90.0}  # no room: turned
+    assert all("\n" not in t.get_text() for t in turned.get_xticklabels())

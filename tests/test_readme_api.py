@@ -39,13 +39,14 @@ def test_the_five_lines_print_a_score_for_each_model(tmp_path, mirror):
     done = subprocess.run([sys.executable, "-c", five_lines()], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
-    table, _, summary = done.stdout.partition("\n\n")
-    ranked = [line.split() for line in table.splitlines()[1:] if line.split()[0] != "<NA>"]
+    out = done.stdout  # the tables of `stebkit leaderboard`, then the summary
+    assert "NaN" not in out and "<NA>" not in out
+    steb = next(block for block in out.split("\n\n") if block.split("\n")[0].endswith("STEB"))
+    ranked = [line.split() for line in steb.splitlines()[1:] if line.split()[0].isdigit()]
     assert [row[0] for row in ranked] == ["1", "2", "3"]
-    at = table.splitlines()[0].split().index("steb_score")
-    assert all(0 < float(row[at]) < 1 for row in ranked)  # a score, not NaN
-    assert "NaN" not in " ".join(row[at] for row in ranked)
-    assert "4 models" in summary and "0 models" not in summary
+    assert all(0 < float(row[-1].rstrip("*")) < 100 for row in ranked)  # a score (x100)
+    assert "random (chance)" in steb
+    assert "4 models" in out and "0 models" not in out
 
 
 def test_a_default_run_without_the_style_model_says_its_scores_differ_from_a_run_with_it(

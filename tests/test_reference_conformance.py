@@ -265,7 +265,8 @@ def test_the_random_baseline_is_the_chance_level_never_ranked():
     assert board["rank"].tolist()[:2] == [1, 2] and pd.isna(board["rank"].iloc[2])
     assert board["chance"].tolist() == [False, False, True]
     text = scores.to_markdown(board[["rank", "model", "chance", "steb_score"]])
-    assert text.endswith("|  | random (chance) | 90.00 |") and "**50.00**" in text
+    assert text.endswith("|  | random (chance) | 90.00 |")
+    assert "**" not in text  # the best model is below the chance level: no best to mark
 
 
 # ---------------------------------------------------------------- the grouping figures

@@ -117,7 +117,8 @@ def test_04_run_figures_are_named_after_the_suite(tmp_path, capsys):
               f"-{models}"}
     assert {p.name for p in figs.iterdir()} == {
         f"{label}_{stem}.{fmt}" for label in labels for fmt in ("png", "pdf")
-        for stem in ("figure1_steb_by_category", "task_heatmap")} | {
+        for stem in ("figure1_steb_by_category", "figure1_steb_by_category_column",
+                     "task_heatmap")} | {
         f"{label}_figure1_steb_by_category.txt" for label in labels}  # Figure 1's caption
     assert f"written to {figs}" in capsys.readouterr().out
 

@@ -51,8 +51,9 @@ def _add_datasets(p: argparse.ArgumentParser) -> None:
     p.add_argument("--stats", action="store_true",
                    help="also load each dataset and show its texts/labels counts")
     p.add_argument("--wide", action="store_true",
-                   help=f"every column (licence, application, suites, ...); by default a "
-                        f"compact table that fits {TABLE_WIDTH} columns")
+                   help=f"every column (licence, application, suites, ...), one dataset a "
+                        f"card wrapped to the terminal's width; by default a compact table "
+                        f"that fits {TABLE_WIDTH} columns")
     p.add_argument("--verify", action="store_true",
                    help="check every downloaded file of the cache against the sha256 and "
                         "size recorded at its first download; exit 1 if one changed")
@@ -90,7 +91,12 @@ def _run_datasets(args: argparse.Namespace) -> int:
     from stebkit.datasets import table
 
     frame = table(suite=args.suite, stats=args.stats)
-    echo(table_text(frame) if args.wide else compact_datasets(frame))
+    if args.wide:
+        from stebkit.cli.cards import dataset_cards
+
+        echo(dataset_cards(frame))
+    else:
+        echo(compact_datasets(frame))
     return 0
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from stebkit.cli.subcommand import Subcommand
@@ -18,7 +17,8 @@ from stebkit.escape import echo
 
 FORMATS = ("text", "md", "latex", "csv")
 """The table formats of ``--format``: ``text`` for a terminal 100 columns wide, Markdown,
-LaTeX (booktabs, within a 6.5 in text block), CSV."""
+LaTeX (booktabs, within a 6.5 in text block or, with ``--columns 2``, a column or both),
+CSV."""
 
 TERMINAL_WIDTH = 100
 """Columns of the terminal the ``text`` leaderboard and its summary fit."""
@@ -30,6 +30,11 @@ def _add_leaderboard(p: argparse.ArgumentParser) -> None:
                    help="output format: text (a terminal 100 columns wide, the default), md, "
                         "latex (booktabs tables for a paper) or csv")
     p.add_argument("--output", help="write to this file instead of printing")
+    p.add_argument("--columns", type=int, choices=(1, 2), default=1,
+                   help="with --format latex, the columns of the paper: 1 (default) sets "
+                        "each table in the text block; 2 sets it in one column when it "
+                        "keeps 8 pt there, else across both (table*); a table scaled "
+                        "below 8 pt warns")
     p.add_argument("--published", action="store_true",
                    help="add the 40 models of the published STEB leaderboard (only when the "
                         "results cover the same datasets and protocol)")
@@ -76,55 +81,64 @@ def _only_models(results: Any, models: Sequence[str]) -> Any:
     return results.select(lambda r: r.model_name in wanted)
 
 
-def summary_lines(board: Any, fmt: str = "text") -> list[str]:
-    """Which differences of the leaderboard are significant, and what its operational
-    score depends on (:func:`stebkit.scores.leaderboard_summary`), each line through the
-    escaper of ``fmt`` (:func:`stebkit.escape.escape_line`): a model's name is shown as
-    the text it is; for a terminal (``text``), wrapped at :data:`TERMINAL_WIDTH`."""
-    import textwrap
-
-    from stebkit.escape import escape_line
-    from stebkit.scores import leaderboard_summary
-
-    lines = [escape_line(line, fmt) for line in leaderboard_summary(board)]
-    if fmt != "text":
-        return lines
-    return [wrapped for line in lines for wrapped in textwrap.wrap(  # 100 columns
-        line, TERMINAL_WIDTH, subsequent_indent="  " if line.startswith("- ") else "",
-        break_long_words=False, break_on_hyphens=False)]
-
-
 def print_summary(board: Any, file: Any = None, fmt: str = "text") -> None:
-    """:func:`summary_lines` after the table (to ``file``, default stdout)."""
-    lines = summary_lines(board, fmt)
+    """:func:`stebkit.scores.summary_lines` after the table (to ``file``, default
+    stdout), a terminal's wrapped at :data:`TERMINAL_WIDTH`."""
+    from stebkit.scores import summary_lines
+
+    lines = summary_lines(board, fmt, TERMINAL_WIDTH)
     if lines:
         echo("\n" + "\n".join(lines), file=file or sys.stdout)
 
 
-def render(board: Any, fmt: str, source: str = "", suite: str | None = None) -> str:
+def run_title(results: Any) -> str:
+    """What a leaderboard's captions call the run of ``results``: its suite (the
+    smallest of :data:`stebkit.datasets.registry.SUITES` that holds every dataset of
+    it), or its number of datasets when no suite holds them all, and its models.
+
+    >>> from stebkit.records.results import Results
+    >>> run_title(Results([]))
+    'no results'
+    """
+    from stebkit.datasets import list_datasets
+    from stebkit.datasets.registry import SUITES
+
+    datasets = {r.dataset_name for r in results}
+    models = {r.model_name for r in results}
+    if not datasets:
+        return "no results"
+    suites = [s for s in sorted(SUITES, key=lambda s: len(list_datasets(suite=s)))
+              if datasets <= set(list_datasets(suite=s))]
+    where = (f"the {suites[0]} suite" if suites and datasets == set(
+        list_datasets(suite=suites[0])) else f"{len(datasets)} datasets of the {suites[0]} "
+        "suite" if suites else f"{len(datasets)} datasets")
+    return f"{where}, {len(models)} models"
+
+
+def render(board: Any, fmt: str, title: str = "", suite: str | None = None,
+           columns: int = 1) -> str:
     """The leaderboard as text of ``fmt`` (:data:`FORMATS`): the operational and the
     definitional table, each ranked by its own score (:func:`stebkit.scores.split_board`),
     the operational score named by :func:`stebkit.scores.score_name` (``suite``'s score
-    when its tasks are not STEB's); CSV, every column in one table. ``source`` (the
-    results folder) goes into the LaTeX captions."""
+    when its tasks are not STEB's); CSV, every column in one table. ``title`` (what the
+    run is, :func:`run_title`) goes into the LaTeX captions, set for a paper of
+    ``columns`` columns (:func:`stebkit.scores.to_latex`)."""
     from stebkit import scores
-    from stebkit.escape import csv_frame, latex_cell
+    from stebkit.escape import latex_cell
 
     if fmt == "csv":
-        return csv_frame(board).to_csv(index=False)
+        return scores.csv_text(board)
     tables = scores.split_board(board)
     name = scores.score_name(board, suite)
     if fmt == "latex":
-        where = f" of {latex_cell(Path(source).name)}" if source else ""
+        where = f" of {latex_cell(title)}" if title else ""
         return "\n\n".join(
             scores.to_latex(t, caption=f"{kind.capitalize()} {latex_cell(name)} scores"
                                        f"{where}.", label=f"tab:steb-{kind}",
-                            score_name=name) for kind, t in tables.items())
+                            score_name=name, columns=columns) for kind, t in tables.items())
     if fmt == "md":
         return "\n\n".join(scores.to_markdown(t, score_name=name) for t in tables.values())
-    return "\n\n".join(scores.to_text(t, width=TERMINAL_WIDTH, score_name=name)
-                        for t in tables.values())
-
+    return scores.board_text(board, width=TERMINAL_WIDTH, suite=suite)
 
 
 def _recipe(args: argparse.Namespace) -> Any:
@@ -167,8 +181,8 @@ def _run_leaderboard(args: argparse.Namespace) -> int:
             echo(f"stebkit: note: the rows of {args.results} are marked 'not comparable' "
                  f"and left unranked: {comp.reasons()}", file=sys.stderr)
     if args.summary:
-        write_text(args.summary, "\n".join(summary_lines(scored, "md")) + "\n")
-    text = render(board, args.format, args.results)
+        write_text(args.summary, "\n".join(scores.summary_lines(scored, "md")) + "\n")
+    text = render(board, args.format, run_title(results), columns=args.columns)
     if args.output:
         write_text(args.output, text.rstrip("\n") + "\n")
         echo(f"leaderboard written to {args.output}")

@@ -157,7 +157,8 @@ def get_spec(name: str) -> DatasetSpec:
         return _REGISTRY[lowered[name.lower()]]
     close = difflib.get_close_matches(name.lower(), list(lowered), n=5, cutoff=0.5)
     raise ValueError(f"unknown dataset {name!r}; closest known names: "
-                     f"{[lowered[c] for c in close]}. See stebkit.datasets.list_datasets().")
+                     f"{[lowered[c] for c in close]}; `stebkit datasets` lists them all "
+                     "(Python: stebkit.list_datasets())")
 
 
 def is_available_offline(spec: DatasetSpec) -> bool:

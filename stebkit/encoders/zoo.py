@@ -366,8 +366,9 @@ def _unknown_message(name: str) -> str:
         close = [lowered[c] for c in difflib.get_close_matches(name.lower(), list(lowered),
                                                                n=5, cutoff=0.4)]
     hint = f" Closest known names: {', '.join(close)}." if close else ""
-    return (f"unknown model {name!r}.{hint} See stebkit.encoders.list_models(); a Hub id "
-            "('org/name') or a local model directory also works.")
+    return (f"unknown model {name!r}.{hint} `stebkit models` lists the zoo (Python: "
+            "stebkit.list_models()); a Hub id ('org/name') or a local model directory "
+            "also works.")
 
 
 def _build(info: ModelInfo, options: dict[str, Any]) -> Any:
@@ -433,7 +434,7 @@ def build_encoder(name: str, info: ModelInfo | None, /, **options: Any) -> Any:
     >>> build_encoder("no-such-model", None)
     Traceback (most recent call last):
     ...
-    ValueError: unknown model 'no-such-model'. See stebkit.encoders.list_models(); ...
+    ValueError: unknown model 'no-such-model'. `stebkit models` lists the zoo (...
     """
     if info is not None:
         return _build(info, options)

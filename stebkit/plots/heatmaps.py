@@ -33,11 +33,34 @@ def _contrast(rgba: Sequence[float]) -> str:
     return "black" if 0.299 * r + 0.587 * g + 0.114 * b > 0.5 else "white"
 
 
+def _column_labels(columns: Sequence[str]) -> list[str]:
+    """Column labels of a heat map in about two lines (none shorter than its longest
+    word), so that short labels of several words stand upright.
+
+    >>> _column_labels(["synthetic AUC", "order accuracy", "all to all pairs", "x"])
+    ['synthetic\\nAUC', 'order\\naccuracy', 'all to\\nall pairs', 'x']
+    """
+    import textwrap
+
+    return ["\n".join(textwrap.wrap(c, max(*map(len, c.split()), len(c) // 2 + 1)))
+            if " " in c else c for c in map(str, columns)]
+
+
+def _upright_width(labels: Sequence[str], n_cols: int, room: float) -> float:
+    """The width a column needs for ``labels`` (lines) to stand upright at
+    :data:`_TICK_FONT`, when ``n_cols`` such columns fit ``room`` inches; else 0.5 in
+    (the labels are turned)."""
+    need = _text_width([line for label in labels for line in label.split("\n")],
+                       _TICK_FONT) / 0.9
+    return need if need * n_cols <= room else 0.5
+
+
 def _heatmap_layout(n_rows: int, row_labels: Sequence[str], side_bar: float, n_cols: int, *,
-                    base: float, what: str) -> tuple[Any, ...]:
-    """The size of a heat map: first with the colour bar beside one panel, then with the
-    bar below and the rows in as many panels side by side as they need; the row labels
-    shrink to :data:`MIN_FONT_SIZE` when the columns need the room."""
+                    base: float, what: str, column: float = 0.5) -> tuple[Any, ...]:
+    """The size of a heat map, each column at least ``column`` inches where the page
+    allows: first with the colour bar beside one panel, then with the bar below and the
+    rows in as many panels side by side as they need; the row labels shrink to
+    :data:`MIN_FONT_SIZE` when the columns need the room."""
     for bottom_bar in (False, True):
         overhead = base + 0.8 * bottom_bar
         panels = -(-n_rows // _max_rows(overhead))
@@ -48,7 +71,7 @@ def _heatmap_layout(n_rows: int, row_labels: Sequence[str], side_bar: float, n_c
         height, fitted = _rows(per_panel, overhead, what=what, pitch=0.3)
         for y_font in (fitted, MIN_FONT_SIZE):
             row_w = _text_width(row_labels, y_font) + 0.15
-            width = _width(cbar_w + panels * (row_w + 0.5 * n_cols))
+            width = _width(cbar_w + panels * (row_w + column * n_cols))
             cell_w = (width - cbar_w - panels * (row_w + 0.1)) / (panels * n_cols)
             if cell_w * 72 / _LINE >= MIN_FONT_SIZE:
                 return width, height, overhead, panels, per_panel, cell_w, y_font, bottom_bar
@@ -79,15 +102,21 @@ def _heatmap(mat: pd.DataFrame, *, chance: set[str], cmap: Any, norm: Any, cbar_
     n_rows, n_cols = grid.shape
     side_bar = 1.0 + (_text_width(list(cbar_ticks.values()), 8) if cbar_ticks else 0.3)
     row_w = _text_width(grid.index, _TICK_FONT) + 0.15
+    columns = _column_labels(grid.columns)
+    lines = [line for label in columns for line in label.split("\n")]
+    column = _upright_width(columns, n_cols, PAGE_WIDTH - side_bar - row_w)
     # first guess of a column's width, then the panels, then the fonts that fit
-    cell_w = max(0.12, (PAGE_WIDTH - side_bar - row_w) / n_cols)
+    cell_w = max(0.12, column, (PAGE_WIDTH - side_bar - row_w) / n_cols)
     x_font = min(_TICK_FONT, cell_w * 72 / _LINE)
-    horizontal = _text_width(grid.columns, x_font) <= cell_w * 0.9
+    horizontal = _text_width(lines, x_font) <= cell_w * 0.9
+    high = max(label.count("\n") + 1 for label in columns) * x_font * _LINE / 72
     layout = _heatmap_layout(n_rows, grid.index, side_bar, n_cols, what=what, base=(
-        0.25 if horizontal else _text_width(grid.columns, x_font)) + 0.75)
+        high if horizontal else _text_width(grid.columns, x_font)) + 0.75, column=column)
     width, height, overhead, panels, per_panel, cell_w, y_font, bottom_bar = layout
     x_font = min(_TICK_FONT, cell_w * 72 / _LINE)
-    horizontal = _text_width(grid.columns, x_font) <= cell_w * 0.9
+    horizontal = _text_width(lines, x_font) <= cell_w * 0.9
+    if not horizontal:  # turned: one line each
+        columns = list(grid.columns)
     pitch = (height - overhead) / per_panel
     cell_chars = digits + 3  # e.g. "100.0" or "0.83"
     ann_font = min(7.0, cell_w * 72 / (cell_chars * _CHAR_EM), pitch * 72 / 1.25)
@@ -106,7 +135,7 @@ def _heatmap(mat: pd.DataFrame, *, chance: set[str], cmap: Any, norm: Any, cbar_
             labels = list(grid.index[rows]) + [""] * (per_panel - (rows.stop - rows.start))
             im = ax.imshow(np.ma.masked_invalid(part), cmap=cmap, norm=norm, aspect="auto")
             ax.grid(False)
-            ax.set_xticks(range(n_cols), list(grid.columns), fontsize=x_font,
+            ax.set_xticks(range(n_cols), columns, fontsize=x_font,
                           rotation=0 if horizontal else 90)
             ax.set_yticks(range(per_panel), labels, fontsize=y_font)
             ax.tick_params(length=0)

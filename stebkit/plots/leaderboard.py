@@ -144,10 +144,115 @@ def _significance_legend(ax: Any, size: float) -> None:
                label="not significantly above chance")
 
 
+def _figure1_rows(leaderboard_df: pd.DataFrame, score: str
+                  ) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
+    """The models of :func:`figure1` with a ``score`` (every one with a category), the
+    chance level's rows apart, and the categories in plotting order."""
+    need = {"model", score}
+    if not need <= set(leaderboard_df.columns):
+        raise ValueError(f"leaderboard_df needs columns {sorted(need)}; got "
+                         f"{list(leaderboard_df.columns)}")
+    df = leaderboard_df.copy()
+    df["model_category"] = (df["model_category"] if "model_category" in df
+                            else pd.Series("other", index=df.index)).fillna("other")
+    df = df[df[score].notna()]
+    chance = _chance_mask(df)
+    return df[~chance], df[chance], _ordered_categories(df.loc[~chance, "model_category"])
+
+
+def _figure1_size(models: pd.Series, keys: list[str], n_rows: float, width: float,
+                  title: str | None) -> dict[str, Any]:
+    """How :func:`figure1` is laid out ``width`` inches wide: the legend right of the
+    axes when the model names leave room (else below them, in ``ncol`` columns), the
+    height, the labels' font size and the wrapped title."""
+    legend_w = _text_width([*keys, "model category"], _TICK_FONT) + 0.5
+    below = width < PAGE_WIDTH or _text_width(models, _TICK_FONT) + legend_w + 2.2 > width
+    ncol, legend_rows = _legend_rows(keys, width - 0.3, _TICK_FONT) if below else (1, 0)
+    legend_h = (legend_rows + 1) * _TICK_FONT * _LINE / 72 + 0.2 if below else 0.0
+    title, title_h = _title(title, width, 11.0)
+    height, size = _rows(n_rows, 0.9 + title_h + legend_h, what="figure1")
+    if width < PAGE_WIDTH:  # a column: the names take less of the width
+        size = min(size, 7.0)
+    return {"below": below, "ncol": ncol, "height": height, "size": size, "title": title}
+
+
+def _intervals(part: pd.DataFrame, score: str, x: np.ndarray, scale: float
+               ) -> np.ndarray | None:
+    """The whiskers of ``part``'s points (None without interval columns)."""
+    base = score.removesuffix("_score")
+    lo_col, hi_col = f"{base}_ci_low", f"{base}_ci_high"
+    if lo_col not in part or hi_col not in part:
+        return None
+    lo = part[lo_col].to_numpy(dtype=float) * scale
+    hi = part[hi_col].to_numpy(dtype=float) * scale
+    err = np.vstack([np.clip(x - lo, 0, None), np.clip(hi - x, 0, None)])
+    return np.where(np.isfinite(err), err, 0.0)
+
+
+def _category_points(ax: Any, part: pd.DataFrame, y: float, cat: str, *, score: str,
+                     scale: float, single: bool, above: dict[str, bool] | None,
+                     mark_best: bool, size: float) -> np.ndarray:
+    """One category's models as points with their intervals, rows from ``y`` up, best
+    last; open markers for those the paired test does not put above chance, a star on
+    the best with ``mark_best``. Returns the rows."""
+    ys = y + np.arange(len(part))
+    x = part[score].to_numpy(dtype=float) * scale
+    marker = min(5.0, size * 0.6)
+    ax.errorbar(x, ys, xerr=None if single else _intervals(part, score, x, scale), fmt="o",
+                color=category_color(cat), elinewidth=1.2, capsize=2.5, markersize=marker,
+                label=category_label(cat))
+    if above:
+        up = np.array([above.get(m, False) for m in part["model"]])
+        _significance_markers(ax, x, ys, up, category_color(cat), marker)
+    if mark_best and len(part):
+        ax.scatter(x[-1:], ys[-1:], marker="*", s=min(180, size ** 2 * 2.2),
+                   color=category_color(cat), edgecolors="black", linewidths=0.8,
+                   zorder=5, label="best in its category" if y == 0 else None)
+    return ys
+
+
+def _short(name: str, most: int = 24) -> str:
+    """``name`` in at most ``most`` characters, cut after its first third (a column-wide
+    figure's model labels: the ends of names tell them apart).
+
+    >>> _short("tfidfngrams_fineweb_sample10bt_1-2grams.pkl"), _short("e5-large-v2")
+    ('tfidfng…0bt_1-2grams.pkl', 'e5-large-v2')
+    """
+    if len(name) <= most:
+        return name
+    head = (most - 1) // 3
+    return name[:head] + "…" + name[-(most - 1 - head):]
+
+
+def _score_label(score: str, score_name: str | None, scale: float, single: bool) -> str:
+    """The x axis's label of :func:`figure1`.
+
+    >>> _score_label("definitional_score", None, 100, True)
+    'definitional score (×100); interval n/a (1 dataset)'
+    """
+    base = score.removesuffix("_score")
+    name = score_name or ("STEB score" if base == "steb" else f"{base.replace('_', ' ')} score")
+    return (name + (" (×100)" if scale == 100 else "")
+            + ("; interval n/a (1 dataset)" if single else ""))
+
+
+def _figure1_legend(ax: Any, layout: dict[str, Any]) -> None:
+    """The legend of :func:`figure1`, top entry first: below the x axis's labels or
+    right of the axes (``layout`` of :func:`_figure1_size`)."""
+    handles, names = ax.get_legend_handles_labels()
+    if layout["below"]:
+        ax.legend(handles[::-1], names[::-1], title="model category", ncol=layout["ncol"],
+                  loc="upper center", bbox_to_anchor=(0.5, 0),
+                  borderaxespad=0.5 * 72 / _TICK_FONT)
+    else:
+        ax.legend(handles[::-1], names[::-1], title="model category", loc="center left",
+                  bbox_to_anchor=(1.01, 0.5))
+
+
 def figure1(leaderboard_df: pd.DataFrame, *, directory: str | os.PathLike[str] | None = "auto",
             stem: str = "figure1_steb_by_category", score: str = "steb_score",
             scale: float = 100.0, title: str | None = None, mark_best: bool = False,
-            score_name: str | None = None) -> Plot:
+            score_name: str | None = None, width: str = "page") -> Plot:
     """STEB score by model category: each model a point with its interval, grouped and
     coloured by category (the STEB paper's Figure 1). The chance level (the random
     baseline) is a dashed line, not a point among the models. With the leaderboard's
@@ -156,8 +261,10 @@ def figure1(leaderboard_df: pd.DataFrame, *, directory: str | os.PathLike[str] |
     (:func:`figure1_caption` says so beside the figure); with one dataset per task there
     is no interval, and the axis says ``n/a (1 dataset)``.
 
-    The figure is a page wide; with many models its rows move closer (the 40 published
-    models fit at 8 pt), and past what fits at :data:`MIN_FONT_SIZE` it asks for a subset.
+    The figure is a page wide (``width="column"``: a column of a two-column paper, the
+    legend below); saved a page wide, its column-wide variant is written beside it as
+    ``<stem>_column``. With many models its rows move closer (the 40 published models
+    fit at 8 pt), and past what fits at :data:`MIN_FONT_SIZE` it asks for a subset.
 
     Parameters
     ----------
@@ -175,116 +282,120 @@ def figure1(leaderboard_df: pd.DataFrame, *, directory: str | os.PathLike[str] |
     score_name : str, optional
         The axis's name of the score (default ``STEB score``; a suite of one's own names
         its own score).
+    width : str
+        ``"page"`` (:data:`PAGE_WIDTH`) or ``"column"`` (:data:`COLUMN_WIDTH`).
     """
-    base = score.removesuffix("_score")
-    need = {"model", score}
-    if not need <= set(leaderboard_df.columns):
-        raise ValueError(f"leaderboard_df needs columns {sorted(need)}; got "
-                         f"{list(leaderboard_df.columns)}")
-    df = leaderboard_df.copy()
-    if "model_category" not in df:
-        df["model_category"] = "other"
-    df["model_category"] = df["model_category"].fillna("other")
-    df = df[df[score].notna()]
-    chance = df[_chance_mask(df)]
-    df = df[~_chance_mask(df)]
-    cats = _ordered_categories(df["model_category"].tolist())
-    gap = 0.8
-    above = above_chance(leaderboard_df, score)
-    single = _one_dataset(leaderboard_df, score)
+    widths = {"page": PAGE_WIDTH, "column": COLUMN_WIDTH}
+    if width not in widths:
+        raise ValueError(f"width={width!r}: use 'page' or 'column'")
+    df, chance, cats = _figure1_rows(leaderboard_df, score)
+    above, single = above_chance(leaderboard_df, score), _one_dataset(leaderboard_df, score)
     keys = [*cats, *(["best in its category"] if mark_best else []),
             *(f"chance level ({m})" for m in chance["model"]),
             *(["significantly above chance (paired test)", "not significantly above chance"]
               if above else [])]
-    # the legend goes right of the axes when the model names leave room, else below them
-    legend_w = _text_width([*keys, "model category"], _TICK_FONT) + 0.5
-    below = _text_width(df["model"], _TICK_FONT) + legend_w + 2.2 > PAGE_WIDTH
-    ncol, legend_rows = _legend_rows(keys, PAGE_WIDTH - 0.3, _TICK_FONT) if below else (1, 0)
-    legend_h = (legend_rows + 1) * _TICK_FONT * _LINE / 72 + 0.2 if below else 0.0
-    title, title_h = _title(title, PAGE_WIDTH, 11.0)
-    overhead = 0.9 + title_h + legend_h
-    height, size = _rows(len(df) + gap * max(len(cats) - 1, 0), overhead, what="figure1")
+    gap = 0.8
+    layout = _figure1_size(df["model"], keys, len(df) + gap * max(len(cats) - 1, 0),
+                           widths[width], title)
     import matplotlib as mpl
 
     with mpl.rc_context(_rc()):
-        fig, ax = _figure(PAGE_WIDTH, height)
+        fig, ax = _figure(widths[width], layout["height"])
         y, ticks, labels = 0.0, [], []
         for cat in reversed(cats):
             part = df[df["model_category"] == cat].sort_values(score)
-            ys = y + np.arange(len(part))
-            x = part[score].to_numpy(dtype=float) * scale
-            lo_col, hi_col = f"{base}_ci_low", f"{base}_ci_high"
-            if lo_col in part and hi_col in part and not single:
-                lo = part[lo_col].to_numpy(dtype=float) * scale
-                hi = part[hi_col].to_numpy(dtype=float) * scale
-                err = np.vstack([np.clip(x - lo, 0, None), np.clip(hi - x, 0, None)])
-                err = np.where(np.isfinite(err), err, 0.0)
-            else:
-                err = None
-            ax.errorbar(x, ys, xerr=err, fmt="o", color=category_color(cat),
-                        elinewidth=1.2, capsize=2.5, markersize=min(5.0, size * 0.6),
-                        label=category_label(cat))
-            if above:
-                up = np.array([above.get(m, False) for m in part["model"]])
-                _significance_markers(ax, x, ys, up, category_color(cat), min(5.0, size * 0.6))
-            if mark_best and len(part):
-                ax.scatter(x[-1:], ys[-1:], marker="*", s=min(180, size ** 2 * 2.2),
-                           color=category_color(cat), edgecolors="black", linewidths=0.8,
-                           zorder=5, label="best in its category" if y == 0 else None)
-            ticks.extend(ys)
-            labels.extend(part["model"].tolist())
+            ticks.extend(_category_points(ax, part, y, cat, score=score, scale=scale,
+                                          single=single, above=above, mark_best=mark_best,
+                                          size=layout["size"]))
+            labels.extend(part["model"].map(_short if width == "column" else str))
             y += len(part) + gap
-        ax.set_yticks(ticks, labels, fontsize=size)
+        ax.set_yticks(ticks, labels, fontsize=layout["size"])
         ax.set_ylim(-0.7, max(y - gap, 1) - 0.3)
         ax.grid(axis="y", visible=False)
         _chance_lines(ax, chance, score, scale, vertical=True)
         if above:
-            _significance_legend(ax, min(5.0, size * 0.6))
-        name = score_name or ("STEB score" if base == "steb"
-                              else f"{base.replace('_', ' ')} score")
-        ax.set_xlabel(name + (" (×100)" if scale == 100 else "")
-                      + ("; interval n/a (1 dataset)" if single else ""))
-        handles, names = ax.get_legend_handles_labels()
-        if below:
-            ax.legend(handles[::-1], names[::-1], title="model category", ncol=ncol,
-                      loc="upper center", bbox_to_anchor=(0.5, 0),
-                      borderaxespad=0.5 * 72 / _TICK_FONT)  # below the x axis's labels
-        else:
-            ax.legend(handles[::-1], names[::-1], title="model category", loc="center left",
-                      bbox_to_anchor=(1.01, 0.5))
-        if title:
-            ax.set_title(title)
-    return _finish(fig, stem, directory)
+            _significance_legend(ax, min(5.0, layout["size"] * 0.6))
+        ax.set_xlabel(_score_label(score, score_name, scale, single))
+        _figure1_legend(ax, layout)
+        if layout["title"]:
+            ax.set_title(layout["title"])
+    plot = _finish(fig, stem, directory)
+    if width == "page" and directory is not None:  # the column-wide variant beside it
+        column = figure1(leaderboard_df, directory=directory, stem=f"{stem}_column",
+                         score=score, scale=scale, title=title, mark_best=mark_best,
+                         score_name=score_name, width="column")
+        plot = Plot(fig, [*plot.paths, *column.paths])
+    return plot
+
+
+def _row_labels(table: pd.DataFrame, sets: list[str]) -> list[str]:
+    """Each dataset's label; with its metric in brackets when the datasets are scored by
+    different metrics (one axis, several scales).
+
+    >>> t = pd.DataFrame({"dataset": ["a", "b"], "metric": ["auc", "mrr"]})
+    >>> _row_labels(t, ["a", "b"])
+    ['a (auc)', 'b (mrr)']
+    """
+    if "metric" not in table or table["metric"].nunique() < 2:
+        return list(sets)
+    metric = table.drop_duplicates("dataset").set_index("dataset")["metric"]
+    return [f"{d} ({metric[d]})" for d in sets]
+
+
+def _edge() -> list[Any]:
+    """A white edge around a line, so that it shows on a dark bar too."""
+    from matplotlib import patheffects
+
+    return [patheffects.withStroke(linewidth=2.2, foreground="white")]
+
+
+def _chance_marks(ax: Any, table: pd.DataFrame, sets: list[str], chance: str | None,
+                  half: float) -> None:
+    """The ``chance`` model's value of each dataset as a dashed mark across its group of
+    bars (``half`` the group's height either side)."""
+    rows = table[table["model"] == chance].set_index("dataset")["value"] if chance else {}
+    label = f"chance level ({chance})"
+    for k, dataset in enumerate(sets):
+        if dataset in rows and np.isfinite(rows[dataset]):
+            ax.vlines(rows[dataset], k - half, k + half, colors="0.2", linestyles="--",
+                      linewidth=1.0, zorder=4, label=label, path_effects=_edge())
+            label = None  # one legend entry
 
 
 def interval_bars(table: pd.DataFrame, *, directory: str | os.PathLike[str] | None = "auto",
                   stem: str = "interval_bars", colors: Mapping[str, str] | None = None,
                   xlabel: str = "score with 95 % bootstrap CI", xlim: tuple[float, float] = (0, 1),
-                  title: str | None = None) -> Plot:
+                  title: str | None = None, chance: str | None = "random") -> Plot:
     """Horizontal bars with interval whiskers: one group per dataset, one bar per model
-    (a page wide, the legend below).
+    (a page wide, the legend below). The whiskers have a white edge, so they show on a
+    dark bar too. The ``chance`` model (the random baseline) is no bar: its value is a
+    dashed mark across each dataset's group, as each metric has a chance level of its
+    own; datasets scored by different metrics name theirs beside their name.
 
     ``table`` is a records frame (``Results.main_frame()``) with ``model``, ``dataset``,
     ``value``, ``ci_low`` and ``ci_high``; models keep their first-appearance order (or the
     order of ``colors``), datasets are sorted.
 
-    >>> t = pd.DataFrame({"model": ["a", "b"], "dataset": ["d", "d"], "value": [0.6, 0.4],
-    ...                   "ci_low": [0.5, 0.3], "ci_high": [0.7, 0.5]})
+    >>> t = pd.DataFrame({"model": ["a", "b", "random"], "dataset": ["d", "d", "d"],
+    ...                   "value": [0.6, 0.4, 0.5], "ci_low": [0.5, 0.3, 0.4],
+    ...                   "ci_high": [0.7, 0.5, 0.6]})
     >>> len(interval_bars(t, directory=None).figure.axes[0].patches)
     2
     """
+    import matplotlib as mpl
+
     missing = {"model", "dataset", "value", "ci_low", "ci_high"} - set(table.columns)
     if missing:
         raise ValueError(f"table lacks column(s) {sorted(missing)}; pass Results.main_frame()")
-    models = list(colors) if colors else list(dict.fromkeys(table["model"]))
+    models = [m for m in (list(colors) if colors else dict.fromkeys(table["model"]))
+              if m != chance]
     sets = sorted(table["dataset"].unique())
-    ncol, legend_rows = _legend_rows(models, PAGE_WIDTH - 0.3, 8.0)
+    ncol, legend_rows = _legend_rows([*models, f"chance level ({chance})"], PAGE_WIDTH - 0.3,
+                                     8.0)
     title, title_h = _title(title, PAGE_WIDTH, 11.0)
     overhead = 0.8 + legend_rows * 8.0 * _LINE / 72 + title_h
     height, size = _rows(len(sets), overhead, what="interval_bars",
                          pitch=max(0.35, 0.12 * len(models)))
-    import matplotlib as mpl
-
     with mpl.rc_context(_rc()):
         fig, ax = _figure(PAGE_WIDTH, height)
         bar = 0.8 / max(1, len(models))
@@ -293,8 +404,12 @@ def interval_bars(table: pd.DataFrame, *, directory: str | os.PathLike[str] | No
             y = np.arange(len(sets)) + (k - (len(models) - 1) / 2) * bar
             err = np.vstack([rows["value"] - rows["ci_low"], rows["ci_high"] - rows["value"]])
             kw = {"color": colors[model]} if colors else {}
-            ax.barh(y, rows["value"], bar, xerr=err, label=model, error_kw={"lw": 0.8}, **kw)
-        ax.set_yticks(np.arange(len(sets)), sets, fontsize=size)
+            bars = ax.barh(y, rows["value"], bar, xerr=err, label=model,
+                           error_kw={"lw": 0.8, "ecolor": "black"}, **kw)
+            for lines in bars.errorbar.lines[2]:
+                lines.set_path_effects(_edge())
+        _chance_marks(ax, table, sets, chance, 0.45)
+        ax.set_yticks(np.arange(len(sets)), _row_labels(table, sets), fontsize=size)
         ax.invert_yaxis()
         ax.set(xlabel=xlabel, xlim=xlim)
         _legend_below(fig, ax, PAGE_WIDTH)

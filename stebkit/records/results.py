@@ -267,7 +267,8 @@ class Results:
         root = Path(root)
         if not root.is_dir():
             raise FileNotFoundError(f"results folder {str(root)!r} does not exist; run "
-                                    "stebkit.evaluate(..., output_dir=...) first")
+                                    f"`stebkit run --output {root}` (Python: "
+                                    "stebkit.evaluate(..., output_dir=...)) first")
         from stebkit._io import files_under
 
         paths = [p for p in files_under(root, "*.json") if not p.name.startswith(".")]

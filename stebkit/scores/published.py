@@ -45,8 +45,8 @@ COLUMNS = ("model", "category", *SCORE_COLUMNS)
 CATEGORY_LABELS = {"style": "style", "semantic": "semantic", "masked_lm": "MLM",
                    "causal_lm": "CLM", "non_neural": "non-neural",
                    "multilingual": "multilingual", "baseline": "baseline", "other": "other"}
-"""Model category (the zoo's name, as records and CSV files keep it) -> the label readers
-see in every figure and table (:func:`category_label`): the paper's Figure 1 labels."""
+"""Model category (the zoo's name, as records keep it) -> the label readers see in every
+figure, table and leaderboard CSV (:func:`category_label`): the paper's Figure 1 labels."""
 PAPER_CATEGORIES = {c: CATEGORY_LABELS[c] for c in
                     ("style", "semantic", "masked_lm", "causal_lm", "non_neural")}
 """Model category (zoo name) -> the label the paper's Figure 1 uses."""
@@ -60,6 +60,17 @@ def category_label(category: Any) -> str:
     ('non-neural', 'MLM', 'my kind')
     """
     return CATEGORY_LABELS.get(category, str(category).replace("_", " "))
+
+
+def category_key(label: Any) -> Any:
+    """The model category a label of :func:`category_label` stands for (a leaderboard CSV
+    read back); anything else as it is.
+
+    >>> category_key("non-neural"), category_key("MLM"), category_key("style")
+    ('non_neural', 'masked_lm', 'style')
+    """
+    keys = {v: k for k, v in CATEGORY_LABELS.items()}
+    return keys.get(label, label) if isinstance(label, str) else label
 
 SOURCE_KEYS = ("repository", "path", "commit", "retrieved")
 PUBLISHED_SUITE = "STEB (published)"

@@ -17,6 +17,7 @@ from stebkit.scores.inputs import (
     _shown_config,
     main_frame,
 )
+from stebkit.scores.published import TASK_COLUMNS
 from stebkit.scores.recipe import ScoreRecipe, as_recipe
 from stebkit.scores.tables import CHANCE_MODELS, one_dataset, score_name
 
@@ -48,31 +49,70 @@ def _ci(reps: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 class Leaderboard(pd.DataFrame):
-    """The frame :func:`leaderboard` returns: a DataFrame whose printout shows every
-    column (no score is elided) and then :func:`leaderboard_summary`. Frames derived
-    from it (selections, sorts, copies) are plain DataFrames.
+    """The frame :func:`leaderboard` returns: a DataFrame that prints as ``stebkit
+    leaderboard`` does (:func:`stebkit.scores.tables.board_text`, then
+    :func:`summary_lines`), shows the same tables as HTML in a notebook, and holds the
+    plain DataFrame in :attr:`frame`. Frames derived from it (selections, sorts,
+    copies) are plain DataFrames.
 
-    >>> print(Leaderboard({"model": ["a", "b"], "steb_score": [0.5, 0.25]}))
-    model  steb_score
-        a        0.50
-        b        0.25
+    >>> board = Leaderboard({"rank": [1, pd.NA], "model": ["a", "random"],
+    ...                      "model_category": ["style", "non_neural"],
+    ...                      "steb_score": [0.5, 0.25], "chance": [False, True]})
+    >>> print(board)
+    Rank  Model            Type     STEB
+       1  a                style  50.00*
+          random (chance)         25.00
+    <BLANKLINE>
+    * best of its column (only above the chance level, never at 0.00)
+    >>> board.frame["rank"].tolist()
+    [1, <NA>]
     """
 
     @property
     def _constructor(self) -> type[pd.DataFrame]:
         return pd.DataFrame
 
+    @property
+    def frame(self) -> pd.DataFrame:
+        """The leaderboard as a plain DataFrame (every column, its ``attrs``)."""
+        return self.copy()
+
     def __repr__(self) -> str:
-        from stebkit.escape import text_cell, text_table
+        from stebkit.scores.tables import board_text
 
-        with pd.option_context("display.precision", 6):  # whatever a notebook set
-            text = text_table(self)
-        notes = [text_cell(note) for note in leaderboard_summary(self)]
-        return text + ("\n\n" + "\n".join(notes) if notes else "")
+        lines = summary_lines(self)
+        return board_text(self) + ("\n\n" + "\n".join(lines) if lines else "")
 
-    def _repr_html_(self) -> str | None:
-        with pd.option_context("display.max_columns", None):
-            return super()._repr_html_()
+    def _repr_html_(self) -> str:
+        import html
+
+        from stebkit.scores.tables import score_name, split_board, to_html
+
+        name = score_name(self)
+        tables = [to_html(t, score_name=name) for t in split_board(self).values()]
+        notes = "".join(f"<p>{html.escape(line)}</p>" for line in leaderboard_summary(self))
+        return "\n".join(tables) + notes
+
+
+def summary_lines(board: pd.DataFrame, fmt: str = "text", width: int = 100) -> list[str]:
+    """Which differences of the leaderboard are significant, and what its operational
+    score depends on (:func:`leaderboard_summary`), each line through the escaper of
+    ``fmt`` (:func:`stebkit.escape.escape_line`): a model's name is shown as the text it
+    is; for a terminal (``text``), wrapped at ``width`` columns.
+
+    >>> summary_lines(pd.DataFrame({"model": ["a"]}))
+    []
+    """
+    import textwrap
+
+    from stebkit.escape import escape_line
+
+    lines = [escape_line(line, fmt) for line in leaderboard_summary(board)]
+    if fmt != "text":
+        return lines
+    return [wrapped for line in lines for wrapped in textwrap.wrap(
+        line, width, subsequent_indent="  " if line.startswith("- ") else "",
+        break_long_words=False, break_on_hyphens=False)]
 
 
 def is_significant(p_value: float, low: float, high: float, alpha: float = 0.05) -> bool:
@@ -179,7 +219,8 @@ def leaderboard(results: Any, *, recipe: ScoreRecipe | None = None, with_ci: boo
         row per model, best first, then the chance level (the random baseline,
         ``chance`` True, no rank: a reference line, not a contender): ``rank``,
         ``model``, ``model_category``, one
-        column per task, ``steb_score`` (with ``steb_ci_low``/``steb_ci_high``), the six
+        column per task, ``steb_score`` (with ``steb_ci_low``/``steb_ci_high``: empty
+        when every task has one dataset, as there is nothing to resample), the six
         object-of-study clusters, ``object_of_study``, ``linguistic_features``,
         ``content_independence``, ``definitional_score`` (with its interval).
         ``attrs`` holds ``groups`` (task -> group -> datasets), ``n_datasets``,
@@ -215,6 +256,10 @@ def leaderboard(results: Any, *, recipe: ScoreRecipe | None = None, with_ci: boo
     out.insert(0, "rank", ranked.rank(ascending=False, method="min").astype("Int64"))
     out.attrs.update(_board_attrs(op, de, n_boot, alpha, incomplete))
     out.attrs["chance"] = [m for m in out["model"] if m in CHANCE_MODELS]
+    for score in ("steb_score", "definitional_score"):  # nothing to resample: no interval
+        base = score.removesuffix("_score")
+        if one_dataset(out, score) and f"{base}_ci_low" in out:
+            out[[f"{base}_ci_low", f"{base}_ci_high"]] = np.nan
     return out
 
 
@@ -246,7 +291,8 @@ def _board_rows(results: Any, op: Any, de: Any, alpha: float | None) -> pd.DataF
         cat = pd.Series(dtype=object)
     out = pd.DataFrame({"model": op.models})
     out["model_category"] = [cat.get(m, "other") for m in op.models]
-    for t in op.task_scores.columns:
+    listed = [t for t in TASK_COLUMNS if t in op.task_scores]  # the published order
+    for t in listed + [t for t in op.task_scores.columns if t not in listed]:
         out[t] = op.task_scores[t].to_numpy()
     out["steb_score"] = op.steb.to_numpy()
     if alpha is not None:
@@ -515,8 +561,9 @@ def leaderboard_summary(board: pd.DataFrame, *, scale: float = 100.0, digits: in
             "each task, datasets are grouped by how these models rank on them "
             f"(grouping='correlation', {attrs.get('n_grouping_models')} models"
             + (f", fewer than {MIN_RELIABLE_MODELS}: unreliable" if few else "")
-            + "), so adding or removing a model can change every model's score; "
-            "grouping='fixed' does not move")
+            + "), so adding or removing a model can change every model's score; with "
+            "grouping='fixed' (the reference's fixed clusters) the scores do not move when "
+            "models are added or removed")
     if "recipe" in attrs:
         lines.append(recipe_line(attrs))
     return lines

@@ -9,7 +9,10 @@ bold: in LaTeX under a rule of its own. Rows without a rank (``--published
 ``–``, never bold. Names pass through the escaper of the format
 (:mod:`stebkit.escape`). The LaTeX tables need only ``booktabs`` (and ``graphicx`` for
 the per-task tables' turned model names) and fit a 6.5 in text block
-(``wide=True``: ``table*``, across both columns of a two-column paper).
+(``wide=True``: ``table*``, across both columns of a two-column paper; ``columns=2``: a
+column wide when that keeps 8 pt, else ``table*``); a table scaled below 8 pt warns
+(:mod:`stebkit.scores.latex_fit`). A column's best is marked (bold; ``*`` in a terminal)
+only when it is above the chance level's value and does not show as 0.00.
 """
 
 from __future__ import annotations
@@ -129,6 +132,18 @@ def _interval(row: pd.Series, column: str) -> tuple[float, float] | None:
     return float(lo), float(hi)
 
 
+def _markable(best: Any, chance: Any, scale: float, digits: int) -> float:
+    """``best`` when it earns the mark of a column's or a row's best: above the chance
+    level's value (when it has one) and not shown as zero; else NaN (nothing marked).
+
+    >>> _markable(.5, .4, 100, 2), _markable(.3, .4, 100, 2), _markable(0.0, np.nan, 100, 2)
+    (0.5, nan, nan)
+    """
+    if pd.isna(best) or round(float(best) * scale, digits) == 0:
+        return np.nan
+    return np.nan if pd.notna(chance) and best <= chance else float(best)
+
+
 def one_dataset(board: pd.DataFrame, score: str) -> bool:
     """Whether ``score``'s interval has nothing to resample: every task (operational) or
     every cluster column (definitional) of ``board`` holds one dataset, so the bootstrap
@@ -162,10 +177,12 @@ class _Cells:
         self.scored = scored
         self.scores = _score_columns(self.df)
         self.text = [c for c in _TEXT_COLUMNS if c in self.df.columns]
-        self.best = {c: self.df.loc[scored, c].max() for c in self.scores}
+        self.best = {c: _markable(self.df.loc[scored, c].max(),
+                                  self.df.loc[self.chance, c].max(), scale, digits)
+                     for c in self.scores}
         self.headers = {c: header(c, score_name) for c in self.text + self.scores}
-        self.na_interval = {c for c in self.scores if one_dataset(df, c)
-                            and f"{c.removesuffix('_score')}_ci_low" in df.columns}
+        self.na_interval = {c for c in self.scores if one_dataset(df, c) and (
+            df.attrs.get("n_resamples") or f"{c.removesuffix('_score')}_ci_low" in df)}
 
     def number(self, v: Any) -> str:
         return "–" if pd.isna(v) else f"{v * self.scale:.{self.digits}f}"
@@ -186,6 +203,8 @@ class _Cells:
             return f"{self.escape(v)} (chance)"
         if column == "rank" and pd.isna(v):
             return "" if self.chance[i] else "–"
+        if column in ("model_category", "paper_category") and self.chance[i]:
+            return ""  # a reference line, not a kind of model
         if column in ("model_category", "paper_category") and isinstance(v, str):
             v = category_label(v)  # the label readers see, not the stored key
         return "" if pd.isna(v) else self.escape(v)
@@ -247,11 +266,17 @@ def _blocks(widths: list[int], n_text: int, width: int) -> list[list[int]]:
     return [*blocks, current]
 
 
+STAR_LEGEND = "* best of its column (only above the chance level, never at 0.00)"
+"""The line under a terminal table that says what its ``*`` marks."""
+
+
 def to_text(df: pd.DataFrame, *, scale: float = 100.0, digits: int = 2, width: int = 100,
-            score_name: str = "STEB") -> str:
+            score_name: str = "STEB", legend: bool = True) -> str:
     """Render a leaderboard for a terminal ``width`` characters wide: aligned columns, each
-    interval on its own line under its score, ``*`` after the best of a column, the
-    chance level last; columns that do not fit go into a further block.
+    interval on its own line under its score, ``*`` after the best of a column (the bold
+    of the other formats: none where the best is not above the chance level or shows as
+    0.00), the chance level last; columns that do not fit go into a further block. With
+    ``legend``, :data:`STAR_LEGEND` closes a table that marks a best.
 
     >>> lb = pd.DataFrame({"rank": [1, pd.NA], "model": ["a", "random"],
     ...                    "steb_score": [.5, .25], "steb_ci_low": [.4, .2],
@@ -262,6 +287,8 @@ def to_text(df: pd.DataFrame, *, scale: float = 100.0, digits: int = 2, width: i
                            [40.00, 60.00]
           random (chance)          25.00
                            [20.00, 30.00]
+    <BLANKLINE>
+    * best of its column (only above the chance level, never at 0.00)
     """
     t = _Cells(df, scale, digits, text_cell, score_name)
     cols = t.text + t.scores
@@ -272,7 +299,58 @@ def to_text(df: pd.DataFrame, *, scale: float = 100.0, digits: int = 2, width: i
         lines = ["  ".join(r[k].rjust(widths[k]) if cols[k] not in t.text or cols[k] == "rank"
                            else r[k].ljust(widths[k]) for k in block).rstrip() for r in rows]
         out.append("\n".join(line for line in lines if line))  # no interval in this block
-    return "\n\n".join(out)
+    starred = legend and any(t.is_best(i, c) for i in t.df.index for c in t.scores)
+    return "\n\n".join([*out, *([STAR_LEGEND] if starred else [])])
+
+
+def board_text(board: pd.DataFrame, *, width: int = 100, suite: str | None = None) -> str:
+    """The leaderboard as ``stebkit leaderboard`` prints it: its operational and its
+    definitional table (:func:`split_board`), each by :func:`to_text`, and one
+    :data:`STAR_LEGEND` under them when a table marks a best; the operational score
+    named by :func:`score_name`.
+
+    >>> lb = pd.DataFrame({"rank": [1, 2], "model": ["a", "b"], "steb_score": [.5, .25],
+    ...                    "definitional_score": [.25, .5]})
+    >>> print(board_text(lb))
+    Rank  Model    STEB
+       1  a      50.00*
+       2  b      25.00
+    <BLANKLINE>
+    Rank  Model    Def.
+       1  b      50.00*
+       2  a      25.00
+    <BLANKLINE>
+    * best of its column (only above the chance level, never at 0.00)
+    """
+    name = score_name(board, suite)
+    texts = [to_text(t, width=width, score_name=name) for t in split_board(board).values()]
+    legend = "\n\n" + STAR_LEGEND
+    starred = any(t.endswith(legend) for t in texts)
+    return "\n\n".join(t.removesuffix(legend) for t in texts) + (legend if starred else "")
+
+
+def to_html(df: pd.DataFrame, *, scale: float = 100.0, digits: int = 2,
+            score_name: str = "STEB") -> str:
+    """Render a leaderboard as an HTML table (a notebook shows it): the cells of
+    :func:`to_markdown`, the best in bold, each interval after its score.
+
+    >>> print(to_html(pd.DataFrame({"model": ["a<b"], "steb_score": [.5]})))
+    <table><tr><th>Model</th><th>STEB</th></tr>
+    <tr><td>a&lt;b</td><td><b>50.00</b></td></tr></table>
+    """
+    import html
+
+    t = _Cells(df, scale, digits, str, score_name)
+    lines = ["<table><tr>" + "".join(f"<th>{html.escape(t.headers[c])}</th>"
+                                     for c in t.text + t.scores) + "</tr>"]
+    for i in t.df.index:
+        cells = [html.escape(t.text_cell(i, c)) for c in t.text]
+        for c in t.scores:
+            ci = t.interval(t.df.loc[i], c) if pd.notna(t.df.at[i, c]) else None
+            s = html.escape(t.number(t.df.at[i, c]) + (f" {ci}" if ci else ""))
+            cells.append(f"<b>{s}</b>" if t.is_best(i, c) else s)
+        lines.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+    return "\n".join(lines) + "</table>"
 
 
 def _latex_cell(t: _Cells, i: Any, c: str) -> str:
@@ -309,11 +387,25 @@ _FIT = (r"\ifdefined\stebkittable\else\newsavebox{\stebkittable}\fi",
 of many models or datasets): base LaTeX and ``graphicx``."""
 
 
+_SIZES = {r"\small": 9.0, r"\footnotesize": 8.0}
+"""The font sizes (points, in a 10 pt document) the tables are set at."""
+
+
 def _float(tabular: list[str], caption: str | None, label: str | None, wide: bool,
-           size: str = r"\small") -> list[str]:
-    """``tabular`` in a ``table`` float (``table*`` when ``wide``), set at ``size`` with
-    narrow column gaps and never wider than the line, with its caption and label."""
-    env = "table*" if wide else "table"
+           columns: int, size: str = r"\small") -> list[str]:
+    """``tabular`` in a ``table`` float, set at ``size`` with narrow column gaps and never
+    wider than the line, with its caption and label: ``table*`` when ``wide``, or in a
+    two-column paper (``columns=2``) when one column would scale it below 8 pt
+    (:func:`stebkit.scores.latex_fit.place`, which warns when it is scaled below 8 pt
+    where it goes)."""
+    from stebkit.scores.latex_fit import place
+
+    rows = [r for r in tabular if r.endswith("\\\\")]
+    extra = 6.0 * tabular[0].count(r"@{\hspace{12pt}}")  # the chance level set apart
+    what = (f"LaTeX table {label or caption}" if label or caption
+            else f"a LaTeX table of {rows[0].count(' & ') + 1} columns")
+    env = "table*" if place(rows, _SIZES[size], columns=columns, wide=wide, extra=extra,
+                            what=what) else "table"
     lines = [rf"\begin{{{env}}}[t]", r"\centering", size, r"\setlength{\tabcolsep}{3pt}",
              *_FIT[:2], *tabular, *_FIT[2:]]
     lines += [rf"\caption{{{caption}}}"] if caption else []
@@ -329,13 +421,16 @@ def _turned(head: str) -> str:
 
 def to_latex(df: pd.DataFrame, path: str | os.PathLike[str] | None = None, *,
              scale: float = 100.0, digits: int = 2, caption: str | None = None,
-             label: str | None = None, wide: bool = False, score_name: str = "STEB") -> str:
+             label: str | None = None, wide: bool = False, columns: int = 1,
+             score_name: str = "STEB") -> str:
     """Render a leaderboard as a booktabs LaTeX table: short headers, best per column in
     bold among the scored models, each interval in a ``95% CI`` column after its score,
     the chance level last under a rule; with more than 3 score columns their headers are
     turned upright (``graphicx``), so that a column is as wide as its numbers.
     ``caption`` is LaTeX (written as given); ``wide=True`` writes ``table*`` (both
-    columns of a two-column paper).
+    columns of a two-column paper), ``columns=2`` a ``table`` a column wide when it
+    fits one at 8 pt or more, else ``table*``; a table scaled below 8 pt where it goes
+    is set all the same, with a warning.
 
     Writes it to ``path`` (atomically) when given; returns the LaTeX text.
 
@@ -369,7 +464,7 @@ def to_latex(df: pd.DataFrame, path: str | os.PathLike[str] | None = None, *,
         heads += [r"95\% CI"] if c in with_ci else []
     tabular = [rf"\begin{{tabular}}{{{spec}}}", r"\toprule", " & ".join(heads) + r" \\",
                r"\midrule", *_latex_rows(t, cols, with_ci), r"\bottomrule", r"\end{tabular}"]
-    text = "\n".join(_float(tabular, caption, label, wide))
+    text = "\n".join(_float(tabular, caption, label, wide, columns))
     if path is not None:
         write_text(path, text + "\n")
     return text
@@ -405,10 +500,12 @@ def task_frame(board: pd.DataFrame, per_dataset: pd.DataFrame, task: str) -> pd.
 
 def task_to_latex(frame: pd.DataFrame, path: str | os.PathLike[str] | None = None, *,
                   scale: float = 100.0, digits: int = 2, caption: str | None = None,
-                  label: str | None = None, wide: bool = False) -> str:
+                  label: str | None = None, wide: bool = False, columns: int = 1) -> str:
     """Render :func:`task_frame` as a booktabs table (needs ``graphicx``: the model names
-    are turned upright): one dataset per line, the best model of each in bold, the
-    chance level in the last column, set apart. Writes ``path`` when given.
+    are turned upright): one dataset per line, the best model of each in bold (as
+    :func:`to_latex`'s rule: above the chance level, not 0.00), the chance level in the
+    last column, set apart; ``wide`` and ``columns`` as :func:`to_latex`'s. Writes
+    ``path`` when given.
 
     >>> frame = pd.DataFrame({"b": [.5], "random": [.1]}, index=pd.Index(["d_1"],
     ...                      name="dataset"))
@@ -428,7 +525,8 @@ def task_to_latex(frame: pd.DataFrame, path: str | os.PathLike[str] | None = Non
              *(_turned(latex_cell(CHANCE_LABEL)) for _ in chance)]
     body = []
     for dataset, row in frame.iterrows():
-        best = row[models].max() if models else np.nan
+        best = _markable(row[models].max() if models else np.nan,
+                         row[chance].max() if chance else np.nan, scale, digits)
         cells = [latex_cell(dataset)]
         for m in models + chance:
             s = "–" if pd.isna(row[m]) else f"{row[m] * scale:.{digits}f}"
@@ -436,7 +534,7 @@ def task_to_latex(frame: pd.DataFrame, path: str | os.PathLike[str] | None = Non
         body.append(" & ".join(cells) + r" \\")
     tabular = [rf"\begin{{tabular}}{{{spec}}}", r"\toprule", " & ".join(heads) + r" \\",
                r"\midrule", *body, r"\bottomrule", r"\end{tabular}"]
-    text = "\n".join(_float(tabular, caption, label, wide, r"\footnotesize"))
+    text = "\n".join(_float(tabular, caption, label, wide, columns, r"\footnotesize"))
     if path is not None:
         write_text(path, text + "\n")
     return text
@@ -469,8 +567,24 @@ def split_board(board: pd.DataFrame) -> dict[str, pd.DataFrame]:
     return out or {"operational": board[ops + extra]}  # no score: the models alone
 
 
+def csv_text(df: pd.DataFrame) -> str:
+    """A leaderboard as CSV: raw values, the model types by the names readers see
+    (:func:`stebkit.scores.published.category_label`); a name that a spreadsheet would
+    run as a formula is written with a leading ``'`` (:func:`stebkit.escape.csv_cell`).
+
+    >>> print(csv_text(pd.DataFrame({"model": ["a"], "model_category": ["masked_lm"]})))
+    model,model_category
+    a,MLM
+    <BLANKLINE>
+    """
+    out = df.copy()
+    for column in ("model_category", "paper_category"):
+        if column in out:
+            out[column] = out[column].map(lambda v: category_label(v) if isinstance(v, str)
+                                          else v)
+    return csv_frame(out).to_csv(index=False)
+
+
 def to_csv(df: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
-    """Write a leaderboard (raw values) to CSV atomically; return the path. A name that a
-    spreadsheet would run as a formula is written with a leading ``'``
-    (:func:`stebkit.escape.csv_cell`)."""
-    return write_text(path, csv_frame(df).to_csv(index=False))
+    """Write a leaderboard as :func:`csv_text` atomically; return the path."""
+    return write_text(path, csv_text(df))
