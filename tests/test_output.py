@@ -86,8 +86,8 @@ def test_a_run_writes_its_figures_beside_its_results(smoke_run):
     proc, cwd = smoke_run
     assert not (cwd / "figures").exists()
     figures = cwd / "out" / "figures"
-    assert sorted(p.suffix for p in figures.iterdir()) == [".pdf", ".pdf", ".png", ".png",
-                                                           ".txt"]  # Figure 1's caption
+    assert sorted(p.suffix for p in figures.iterdir()) == [".pdf"] * 3 + [".png"] * 3 + [
+        ".txt"]  # Figure 1 page- and column-wide, the heat map, Figure 1's caption
     assert f"written to {Path('out') / 'figures'}" in proc.stdout
     records = Results.load(cwd / "out")
     rus = [r for r in records if r["dataset"]["name"] == "m4-rus-detection"

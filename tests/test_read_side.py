@@ -47,6 +47,7 @@ class Counted(catalogue.Catalogue):
 
 
 @pytest.mark.parametrize("fmt", ["latex", "csv"])
+@pytest.mark.filterwarnings("ignore:LaTeX table .* is scaled to")  # 4 models, 6 axes
 def test_one_catalogue_per_leaderboard_and_one_view_per_record(folder, monkeypatch, capsys,
                                                                fmt):
     monkeypatch.setattr(catalogue, "Catalogue", Counted)

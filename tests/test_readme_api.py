@@ -51,10 +51,11 @@ def test_the_five_lines_print_a_score_for_each_model(tmp_path, mirror):
 
 def test_a_default_run_without_the_style_model_says_its_scores_differ_from_a_run_with_it(
         tmp_path, capsys, monkeypatch):
+    import stebkit.cli.run as cli_run
     import stebkit.encoders
 
     monkeypatch.setattr(stebkit.encoders, "is_available", lambda name: False)
-    monkeypatch.setattr(cli, "_preflight", lambda request, args: 0)
+    monkeypatch.setattr(cli_run, "_preflight", lambda request, context, args: 0)
     argv = ["run", "--suite", "smoke", "--output", str(tmp_path / "r"), "--preflight"]
     assert cli.main(argv) == 0
     lines = [x for x in capsys.readouterr().err.splitlines() if "style model" in x]

@@ -194,6 +194,19 @@ def _holds(path: Path, text: str | None) -> bool:
         return False
 
 
+def _clash(path: Path, first: tuple[str, Mapping[str, Any]], model: str,
+           dataset: str) -> None:
+    """Refuse a second record mapped to the file ``path`` of ``first`` (its model, record),
+    naming both."""
+    if first[1]["dataset"]["name"] != dataset:
+        raise ValueError(f"two datasets, {first[1]['dataset']['name']!r} and {dataset!r}, "
+                         f"map to one folder {reference_folder(dataset)!r} ({path}); "
+                         "export them into separate folders")
+    raise ValueError(f"two results map to one file {path}: {first[0]!r} and {model!r} (same "
+                     f"short name {short_name(model)!r}, or the same dataset twice); export "
+                     "them into separate folders")
+
+
 def export_steb(results: Any, out: str | os.PathLike[str], *,
                 overwrite: bool = False) -> ExportReport:
     """Write results in the reference's layout (``metrics.json`` files).
@@ -264,14 +277,7 @@ def export_steb(results: Any, out: str | os.PathLike[str], *,
                       f"{int(r['episode_size'])}_{int(r['episodes_per_label'])}",
                       REFERENCE_TASK_NAMES[r["task"]], "metrics.json")
         if path in planned:
-            first = planned[path][1]
-            if first["dataset"]["name"] != dataset:
-                raise ValueError(f"two datasets, {first['dataset']['name']!r} and {dataset!r}, "
-                                 f"map to one folder {reference_folder(dataset)!r} ({path}); "
-                                 "export them into separate folders")
-            raise ValueError(f"two results map to one file {path}: {planned[path][0]!r} and "
-                             f"{model!r} (same short name {short_name(model)!r}, or the same "
-                             "dataset twice); export them into separate folders")
+            _clash(path, planned[path], model, dataset)
         planned[path] = (model, r)
     if len(protocols) > 1:
         shown = "; ".join(f"seed {s}, smoke={m} (e.g. {w})" for (s, m), w in protocols.items())

@@ -101,8 +101,7 @@ def evaluate(
     ExecutorError
         The executor cannot run here (no SLURM, unknown partition, bad option).
     JobsFailed
-        Jobs ended before finishing their units (the message names each job, its log
-        file and units; ``err.results`` holds what was written).
+        Jobs ended before finishing their units (``err.results``: what was written).
 
     Examples
     --------
