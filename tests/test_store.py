@@ -1,0 +1,146 @@
+"""The one store of derived files: keyed by what made them, checked against their own
+digest on every read, never served when foreign, moved aside and rebuilt once."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import warnings
+
+import numpy as np
+import pytest
+
+from stebkit.encoders import cached
+from stebkit.encoders.base import BaseEncoder
+from stebkit.store import Store, entry_key
+
+
+class Counting(BaseEncoder):
+    name = "counting"
+    revision = "1"
+    embedding_dim = 3
+
+    def __init__(self):
+        self.calls: list[list[str]] = []
+
+    def encode(self, texts, *, batch_size=32, show_progress=False):
+        self.calls.append(list(texts))
+        return np.array([[len(t), t.count("a"), 1.0] for t in texts], dtype=np.float32)
+
+
+def _one_shard(tmp_path):
+    inner = Counting()
+    cached(inner, tmp_path).encode(["one", "two"])
+    enc = cached(inner, tmp_path)
+    (shard,) = enc.store.entries(enc.directory, ".npz")
+    inner.calls.clear()
+    return inner, enc, shard
+
+
+def test_an_entry_is_named_by_the_sha256_of_its_bytes(tmp_path):
+    store = Store(tmp_path, "note")
+    path = store.put(store.folder("p", 1), b"abc", ".txt")
+    assert path.name == hashlib.sha256(b"abc").hexdigest() + ".txt"
+    assert path.parent.parent.name == "p"
+    assert store.get(path) == b"abc"
+
+
+def test_the_key_holds_producer_version_inputs_and_any_setting():
+    base = entry_key("m", "1", inputs={"weights": "sha256:aa"}, settings={"pooling": "mean"})
+    assert base != entry_key("m", "2", inputs={"weights": "sha256:aa"},
+                             settings={"pooling": "mean"})
+    assert base != entry_key("m", "1", inputs={"weights": "sha256:bb"},
+                             settings={"pooling": "mean"})
+    assert base != entry_key("m", "1", inputs={"weights": "sha256:aa"},
+                             settings={"pooling": "mean", "dtype": "bfloat16"})
+    assert base == entry_key("m", "1", settings={"pooling": "mean"},
+                             inputs={"weights": "sha256:aa"})
+
+
+def test_a_shard_changed_in_place_is_moved_aside_and_re_encoded_once(tmp_path):
+    inner, enc, shard = _one_shard(tmp_path)
+    with np.load(shard) as data:
+        keys = data["keys"]
+    store = Store(tmp_path, "x")  # a shard with other vectors, written under the old name
+    other = store.put_arrays(tmp_path / "elsewhere", keys=keys,
+                             embeddings=np.zeros((2, 3), dtype=np.float32))
+    shard.write_bytes(other.read_bytes())
+    with pytest.warns(RuntimeWarning, match=r"its bytes .* are not the ones it was written"
+                      ) as caught:
+        out = enc.encode(["one", "two"])
+    assert sum(str(shard) in str(w.message) for w in caught) == 1
+    assert np.array_equal(out, inner.encode(["one", "two"]))
+    assert shard.with_name(shard.name + ".rejected").exists()
+    inner.calls.clear()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.array_equal(cached(inner, tmp_path).encode(["one", "two"]), out)
+    assert inner.calls == []  # rebuilt once, then served
+
+
+def test_a_fifo_in_a_shards_place_is_refused_not_waited_on(tmp_path):
+    inner, enc, shard = _one_shard(tmp_path)
+    shard.unlink()
+    os.mkfifo(shard)
+    with pytest.warns(RuntimeWarning, match=r"not a regular file \(a FIFO\)"):
+        out = enc.encode(["one", "two"])
+    assert inner.calls == [["one", "two"]] and out.shape == (2, 3)
+    assert stat.S_ISFIFO(os.lstat(shard.with_name(shard.name + ".rejected")).st_mode)
+    assert stat.S_ISREG(os.lstat(shard).st_mode)  # the same vectors, written again
+
+
+def test_a_link_in_a_shards_place_is_refused(tmp_path):
+    inner, enc, shard = _one_shard(tmp_path)
+    target = tmp_path / "target.npz"
+    shard.rename(target)
+    shard.symlink_to(target)
+    with pytest.warns(RuntimeWarning, match="a symbolic link"):
+        enc.encode(["one", "two"])
+    assert inner.calls == [["one", "two"]]
+
+
+def test_a_foreign_entry_is_never_served(tmp_path, monkeypatch):
+    inner, enc, shard = _one_shard(tmp_path)
+    me = os.getuid()
+    monkeypatch.setattr(os, "getuid", lambda: me + 1)  # the files are now another user's
+    with pytest.warns(RuntimeWarning, match=rf"written by another user \(uid {me}\)"):
+        enc.encode(["one", "two"])
+    assert inner.calls == [["one", "two"]]
+
+
+def test_a_group_writable_entry_is_never_served(tmp_path):
+    inner, enc, shard = _one_shard(tmp_path)
+    shard.chmod(0o664)
+    with pytest.warns(RuntimeWarning, match=r"writable by other users \(mode 0664\)"):
+        enc.encode(["one", "two"])
+    assert inner.calls == [["one", "two"]]
+
+
+def test_an_entry_in_a_folder_others_can_write_is_never_served(tmp_path):
+    inner, enc, shard = _one_shard(tmp_path)
+    shard.parent.chmod(0o777)
+    with pytest.warns(RuntimeWarning, match=rf"the folder {shard.parent} is writable by "):
+        enc.encode(["one", "two"])
+    assert inner.calls == [["one", "two"]]
+
+
+def test_entries_are_private_to_their_writer_under_a_permissive_umask(tmp_path):
+    old = os.umask(0o002)
+    try:
+        path = Store(tmp_path / "s", "note").put(tmp_path / "s" / "a" / "b", b"x", ".txt")
+    finally:
+        os.umask(old)
+    assert [oct(p.stat().st_mode & 0o777) for p in (path, path.parent, path.parent.parent)] \
+        == ["0o644", "0o755", "0o755"]
+    assert Store(tmp_path / "s", "note").get(path) == b"x"
+
+
+def test_an_old_format_shard_is_simply_rebuilt(tmp_path):
+    inner, enc, shard = _one_shard(tmp_path)
+    old = enc.directory / "0123456789abcdef.npz"  # the name of an earlier version's shard
+    shard.rename(old)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        enc.encode(["one", "two"])
+    assert inner.calls == [["one", "two"]]
