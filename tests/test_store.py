@@ -144,3 +144,90 @@ def test_an_old_format_shard_is_simply_rebuilt(tmp_path):
         warnings.simplefilter("error")
         enc.encode(["one", "two"])
     assert inner.calls == [["one", "two"]]
+
+
+def test_a_record_names_the_forward_pass_that_made_its_vectors(tmp_path):
+    """A fast pass that fails its check hands over to the model's own before any vector:
+    the record says ``model``, not the pass planned before the weights were loaded."""
+    from test_robustness import toy_dataset
+
+    import stebkit
+    from stebkit.records.results import Results
+
+    class FallsBack(Counting):
+        name = "falls-back"
+
+        def __init__(self):
+            super().__init__()
+            self.forward = "onnx"  # planned
+
+        @property
+        def cache_config(self):
+            return {"forward": self.forward}
+
+        def encode(self, texts, *, batch_size=32, show_progress=False):
+            self.forward = "model"  # the check failed: the model's own pass
+            return np.array([[len(t), t.count("1"), 1.0] for t in texts], dtype=np.float32)
+
+    res = stebkit.evaluate([FallsBack()], [toy_dataset()], output_dir=tmp_path / "out",
+                           cache_embeddings=False)
+    (record,) = Results(res).records
+    assert record["status"] == "ok"
+    assert record["model"]["encoder_config"] == {"forward": "model"}
+
+
+# --------------------------------------------------------------------------- LFTK shards
+
+
+@pytest.fixture
+def feature_store(tmp_path):
+    """A feature store holding one planted shard (its arrays given), as another version or
+    another program could have left it, written under its own digest."""
+    pytest.importorskip("lftk")
+    from stebkit.datasets.features import FeatureStore, _text_key
+
+    def plant(**arrays):
+        store = FeatureStore("en", root=tmp_path)
+        keys = np.frombuffer(_text_key("a b.") + _text_key("c"), dtype=np.uint8)
+        full = {"keys": keys.reshape(2, 32), "columns": np.array(["t_word"]),
+                "values": np.array([[2.0], [1.0]]), "measured": np.array([True, True])}
+        return store.store.put_arrays(store.folder, **{**full, **arrays})
+
+    return plant
+
+
+@pytest.mark.parametrize(("arrays", "message"), [
+    ({"values": np.array([[2.0]])}, r"do not fit together: .* values \(1, 1\)"),
+    ({"measured": np.array([True])}, r"do not fit together: .* measured \(1,\)"),
+    ({"values": np.array([[np.nan], [1.0]])}, "hold NaN or infinite numbers"),
+    ({"values": np.array([[2], [1]], dtype=np.int64)}, "expected uint8 keys"),
+])
+def test_a_feature_shard_with_mismatched_arrays_or_nan_is_refused_by_name(
+        feature_store, tmp_path, arrays, message):
+    from stebkit.datasets.features import FeatureStore
+
+    shard = feature_store(**arrays)
+    with pytest.warns(RuntimeWarning, match=rf"LFTK feature shard {shard}: .*{message}"):
+        assert FeatureStore("en", root=tmp_path).lookup(["a b.", "c"], ("t_word",)) == {}
+    assert not shard.exists()
+
+
+def test_a_fifo_in_a_feature_shards_place_is_refused_not_waited_on(feature_store, tmp_path):
+    from stebkit.datasets.features import FeatureStore
+
+    shard = feature_store()
+    assert FeatureStore("en", root=tmp_path).lookup(["c"], ("t_word",)) == {"c": {"t_word": 1.0}}
+    shard.unlink()
+    os.mkfifo(shard)
+    with pytest.warns(RuntimeWarning, match=r"not a regular file \(a FIFO\)"):
+        assert FeatureStore("en", root=tmp_path).lookup(["c"], ("t_word",)) == {}
+
+
+def test_feature_rows_with_nan_are_never_stored(tmp_path):
+    pytest.importorskip("lftk")
+    from stebkit.datasets.features import FeatureStore
+
+    store = FeatureStore("en", root=tmp_path)
+    store.add(["x", "y"], ("t_word",), [{"t_word": float("nan")}, {"t_word": 1.0}])
+    assert FeatureStore("en", root=tmp_path).lookup(["x", "y"], ("t_word",)) == \
+        {"y": {"t_word": 1.0}}

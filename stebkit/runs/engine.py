@@ -381,6 +381,9 @@ def _evaluate_dataset(dataset: Dataset, units: list[Unit], drafts: dict, encoder
             if u.key in built:
                 yield u, _failed(built[u.key][1], err, u, started)
         return
+    made_by = records.encoder_config(encoder)  # the pass that made the vectors, now known
+    built = {k: (ti, records.with_fields(d, model={**d["model"], **made_by}))
+             for k, (ti, d) in built.items()}
     collapsed: list[tuple[float, str]] = []
     for u in units:
         if u.key in built:

@@ -61,11 +61,18 @@ def model_meta(model: PlannedModel, encoder: Any) -> dict[str, Any]:
     revision = getattr(encoder, "revision", None) if not isinstance(encoder, Exception) else None
     meta = {"name": name, "revision": str(revision or "unknown"),
             "category": category or "custom"}
-    with contextlib.suppress(Exception):  # an encoder that failed or has no such options
-        # every option that changes a vector: the embedding cache's key
-        meta["encoder_config"] = json.loads(json.dumps(dict(encoder.cache_config),
-                                                       sort_keys=True, default=str))
-    return meta
+    return {**meta, **encoder_config(encoder)}
+
+
+def encoder_config(encoder: Any) -> dict[str, Any]:
+    """``{"encoder_config": ...}``: every option of ``encoder`` that changes a vector (the
+    embedding cache's key), among them the forward pass that made them; empty for an
+    encoder that failed or has no such options. Read again once the vectors are made: a
+    fast pass that failed its check made none of them."""
+    with contextlib.suppress(Exception):
+        return {"encoder_config": json.loads(json.dumps(dict(encoder.cache_config),
+                                                        sort_keys=True, default=str))}
+    return {}
 
 
 def dataset_meta(unit: Unit) -> dict[str, Any]:
