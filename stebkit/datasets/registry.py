@@ -27,8 +27,8 @@ import pandas as pd
 
 from ..errors import DataUnavailable, warn
 from ..names import file_name
-from ..sources import cache_dir, local_path, locate
-from ..store import Store
+from ..sources import local_path, locate
+from ..store import Store, store_of
 from .hub import (
     check_remote_code,
     collecting_commits,
@@ -240,7 +240,7 @@ def fingerprint(spec: DatasetSpec, *, seed: int = 42, smoke: bool = False) -> st
 
 
 def _processed_store() -> Store:
-    return Store(cache_dir() / "processed", "processed dataset")
+    return store_of("processed")
 
 
 def _processed_folder(store: Store, spec: DatasetSpec, fp: str) -> Path:

@@ -10,8 +10,8 @@ words: 1,547 paragraphs. Evaluation
 sets must not draw on it. The fit is kept in the store (:func:`stored_fit`,
 ``STEBKIT_CACHE/baselines``) as NumPy ``.npz`` files (no pickle) and reused. (The STEB
 reference fits its TF-IDF vectorizers on a FineWeb or MUD sample; those pickles are not
-available offline.) As in the reference, these baselines embed an episode as one document (its texts joined
-by a space), not as a mean of text vectors.
+available offline.) As in the reference, these baselines embed an episode as one document
+(its texts joined by a space), not as a mean of text vectors.
 """
 
 from __future__ import annotations
@@ -61,10 +61,9 @@ def stored_fit(producer: str, settings: Mapping[str, Any],
     (:mod:`stebkit.store`, ``$STEBKIT_CACHE/baselines``) keyed by ``producer``, the corpus
     and ``settings``: read when a stored fit checks out (arrays of one length, finite
     numbers), else fitted now and stored."""
-    from stebkit.sources import cache_dir
-    from stebkit.store import Store
+    from stebkit.store import store_of
 
-    store = Store(cache_dir() / "baselines", "fitted baseline")
+    store = store_of("baselines")
     folder = store.folder(producer, REFERENCE_NAME, inputs={"corpus": REFERENCE_SHA256},
                           settings=settings)
     for path in store.entries(folder, ".npz"):

@@ -30,14 +30,7 @@ from typing import Any
 import numpy as np
 
 from stebkit.encoders.base import BaseEncoder, check_texts
-from stebkit.store import Store
-
-
-def default_cache_dir() -> Path:
-    """``$STEBKIT_CACHE/embeddings`` (or the platform's user cache folder)."""
-    from stebkit.sources import cache_dir
-
-    return cache_dir() / "embeddings"
+from stebkit.store import KINDS, Store, store_of
 
 
 def text_key(text: str) -> bytes:
@@ -59,8 +52,9 @@ class CachedEncoder(BaseEncoder):
         self.encoder = as_encoder(encoder)
         self.name = self.encoder.name
         self.scoring = str(getattr(self.encoder, "scoring", "cosine"))
-        self.cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
-        self.store = Store(self.cache_dir, "embedding cache shard")
+        self.store = store_of("embeddings") if cache_dir is None \
+            else Store(cache_dir, KINDS["embeddings"])
+        self.cache_dir = self.store.root
         self.hits = 0
         self.misses = 0
         self._index: dict[bytes, tuple[Path, int]] | None = None

@@ -105,10 +105,9 @@ def weights_digest(model: Any) -> str:
 
 def graph_store() -> Any:
     """The store's part for exported graphs (``$STEBKIT_CACHE/onnx``)."""
-    from stebkit.sources import cache_dir
-    from stebkit.store import Store
+    from stebkit.store import store_of
 
-    return Store(cache_dir() / "onnx", "exported ONNX graph")
+    return store_of("onnx")
 
 
 def graph_folder(name: str, revision: str, weights: str) -> Path:
