@@ -106,7 +106,7 @@ def test_12_a_shard_of_the_wrong_shape_or_type_is_dropped_and_re_encoded(tmp_pat
     inner = Lengths()
     enc = cached(inner, tmp_path)
     shard = _plant(enc, TEXTS, embeddings)
-    pattern = f"shard {re.escape(str(shard))}: .*{what}.*encoded again"
+    pattern = f"shard {re.escape(str(shard))}: .*{what}.*built again"
     with pytest.warns(RuntimeWarning, match=pattern):
         out = enc.encode(TEXTS)
     np.testing.assert_array_equal(out, Lengths().encode(TEXTS))

@@ -93,17 +93,17 @@ class CachedEncoder(BaseEncoder):
             return None
         return width if width > 0 else None
 
-    def _scan(self) -> dict[bytes, tuple[Path, int]]:
-        """Index every shard not yet seen that checks out. The index is of one folder: an
-        encoder whose key changed (a fast pass that fell back to the model's own) starts a
-        new one."""
+    def _scan(self, width: int | None = None) -> dict[bytes, tuple[Path, int]]:
+        """Index every shard not yet seen that checks out (vectors of ``width``, when
+        known). The index is of one folder: an encoder whose key changed (a fast pass that
+        fell back to the model's own) starts a new one."""
         folder = self.directory
         if self._index is None or folder != self._indexed:
             self._index, self._seen, self._indexed = {}, set(), folder
         for shard in self.store.entries(folder, ".npz"):
             if shard.name in self._seen:
                 continue
-            arrays = self._read(shard)
+            arrays = self._read(shard, width)
             self._seen.add(shard.name)
             if arrays is None:
                 continue
@@ -159,7 +159,7 @@ class CachedEncoder(BaseEncoder):
         missing, and the shards read. Every shard is checked; a bad one is dropped and the
         lookup starts again without it."""
         while True:
-            index = self._scan()
+            index = self._scan(width)
             by_shard: dict[Path, list[tuple[int, int]]] = {}
             missing = []
             for i, k in enumerate(keys):
