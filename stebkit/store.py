@@ -141,19 +141,28 @@ class Store:
         return [folder / n for n in sorted(names) if _ENTRY.fullmatch(n)]
 
     # -- writing ------------------------------------------------------------------------
-    def put(self, folder: Path, data: bytes, suffix: str) -> Path:
+    def put(self, folder: Path, data: bytes, suffix: str) -> Path | None:
         """Write ``data`` as an entry of ``folder`` (named by its sha256) and return its
-        path. The folders from the root down are made private to their owner's writes."""
+        path. The folders from the root down are made private to their owner's writes.
+        Where another user's folder, or one others may write, would hold it (it would
+        never be used), nothing is written: one warning says why, and None is returned."""
         from stebkit._io import atomic_file
 
         path = folder / f"{hashlib.sha256(data).hexdigest()}{suffix}"
+        for each in _folders(self.root, folder):
+            if os.path.lexists(each) and _folder_fault(each) and not _close_to_others(each):
+                if folder not in self._warned:
+                    self._warned.add(folder)
+                    warnings.warn(f"{self.what} not stored in {folder}: the folder {each} "
+                                  f"{_folder_fault(each)}", RuntimeWarning, stacklevel=3)
+                return None
         with atomic_file(path, root=self.root, perms=0o644) as fh:
             fh.write(data)
         for each in _folders(self.root, folder):
             _close_to_others(each)
         return path
 
-    def put_arrays(self, folder: Path, **arrays: Any) -> Path:
+    def put_arrays(self, folder: Path, **arrays: Any) -> Path | None:
         """Write NumPy ``arrays`` as one ``.npz`` entry (never pickled)."""
         import numpy as np
 
@@ -296,10 +305,12 @@ def _folder_fault(folder: Path) -> str | None:
     return None
 
 
-def _close_to_others(folder: Path) -> None:
+def _close_to_others(folder: Path) -> bool:
     """Take group and others' write permission from ``folder`` when this user owns it and
-    it has no sticky bit (a folder stebkit made under a permissive umask)."""
+    it has no sticky bit (a folder stebkit made under a permissive umask); whether the
+    folder is one others cannot change now."""
     info = os.lstat(folder)
     if stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() \
             and info.st_mode & 0o022 and not info.st_mode & stat.S_ISVTX:
         os.chmod(folder, stat.S_IMODE(info.st_mode) & ~0o022)
+    return _folder_fault(folder) is None

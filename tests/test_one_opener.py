@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import shutil
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -119,16 +120,20 @@ def derived_folders(package: Path) -> list[str]:
     a module would read or write derived files around it."""
     from stebkit.store import KINDS
 
-    out = []
+    return [f"stebkit/{module}:{node.lineno}: {node.right.value}"
+            for module, node in _nodes(package, skip=STORE)
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div)
+            and isinstance(node.right, ast.Constant) and node.right.value in KINDS]
+
+
+def _nodes(package: Path, skip: str) -> Iterator[tuple[str, ast.AST]]:
+    """``(module below package, node)`` of every syntax node of the modules of
+    ``package`` but ``skip``."""
     for path in sorted(package.rglob("*.py")):
         module = path.relative_to(package).as_posix()
-        if module == STORE:
-            continue
-        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
-        out += [f"stebkit/{module}:{node.lineno}: {node.right.value}" for node in ast.walk(tree)
-                if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div)
-                and isinstance(node.right, ast.Constant) and node.right.value in KINDS]
-    return out
+        if module != skip:
+            tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+            yield from ((module, node) for node in ast.walk(tree))
 
 
 def _dotted(node: ast.AST) -> str | None:
@@ -168,15 +173,8 @@ def file_call(node: ast.Call) -> str | None:
 def file_calls(package: Path) -> list[tuple[str, str, int]]:
     """``(module below package, call, line)`` of every read or write of a path in the
     modules of ``package`` but the opener's own."""
-    out = []
-    for path in sorted(package.rglob("*.py")):
-        module = path.relative_to(package).as_posix()
-        if module == OPENER:
-            continue
-        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
-        out += [(module, call, node.lineno) for node in ast.walk(tree)
-                if isinstance(node, ast.Call) and (call := file_call(node))]
-    return out
+    return [(module, call, node.lineno) for module, node in _nodes(package, skip=OPENER)
+            if isinstance(node, ast.Call) and (call := file_call(node))]
 
 
 def bypasses(package: Path) -> list[str]:

@@ -10,23 +10,10 @@ import warnings
 
 import numpy as np
 import pytest
+from test_cache import Counting
 
 from stebkit.encoders import cached
-from stebkit.encoders.base import BaseEncoder
 from stebkit.store import Store, entry_key
-
-
-class Counting(BaseEncoder):
-    name = "counting"
-    revision = "1"
-    embedding_dim = 3
-
-    def __init__(self):
-        self.calls: list[list[str]] = []
-
-    def encode(self, texts, *, batch_size=32, show_progress=False):
-        self.calls.append(list(texts))
-        return np.array([[len(t), t.count("a"), 1.0] for t in texts], dtype=np.float32)
 
 
 def _one_shard(tmp_path):
@@ -123,6 +110,32 @@ def test_an_entry_in_a_folder_others_can_write_is_never_served(tmp_path):
     with pytest.warns(RuntimeWarning, match=rf"the folder {shard.parent} is writable by "):
         enc.encode(["one", "two"])
     assert inner.calls == [["one", "two"]]
+
+
+def _foreign(path, monkeypatch):
+    """Make ``path`` another user's: chown it where this user may (root), else let the
+    process take another uid, to which all it wrote is another's."""
+    if os.getuid() == 0:
+        os.chown(path, 65534, -1)
+    else:
+        me = os.getuid()
+        monkeypatch.setattr(os, "getuid", lambda: me + 1)
+
+
+def test_nothing_is_stored_in_another_users_folder_and_every_result_is_made(
+        tmp_path, monkeypatch):
+    """Another user made the key's folder first (a shared cache): its entries are never
+    used, nothing is written there, and the vectors are still made, with one warning."""
+    inner, enc, shard = _one_shard(tmp_path)
+    _foreign(shard.parent, monkeypatch)
+    with pytest.warns(RuntimeWarning) as caught:
+        out = enc.encode(["one", "two"])
+        again = enc.encode(["one", "two", "three"])
+    assert np.array_equal(out, inner.encode(["one", "two"]))
+    assert np.array_equal(again[2], inner.encode(["three"])[0])
+    messages = [str(w.message) for w in caught]
+    assert sum("not stored in" in m and "belongs to another user" in m for m in messages) == 1
+    assert {p.name for p in enc.store.entries(shard.parent, ".npz")} <= {shard.name}
 
 
 def test_entries_are_private_to_their_writer_under_a_permissive_umask(tmp_path):

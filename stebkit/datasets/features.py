@@ -405,7 +405,8 @@ class FeatureStore:
                 self.folder, keys=hashes.reshape(len(texts), 32)[kept],
                 columns=np.array(keys, dtype=str), values=values[kept],
                 measured=np.array([r is not None for r in rows])[kept])
-            self._read.add(path.name)
+            if path is not None:  # None: a folder the store does not trust
+                self._read.add(path.name)
         for text, row, ok in zip(texts, rows, kept, strict=True):
             if ok:
                 self._rows[_text_key(text)] = row

@@ -148,9 +148,9 @@ class CachedEncoder(BaseEncoder):
         key_array = np.frombuffer(b"".join(keys), dtype=np.uint8).reshape(len(keys), 32)
         path = self.store.put_arrays(self._indexed, keys=key_array,
                                      embeddings=emb.astype(np.float32))
-        self._seen.add(path.name)
-        for row, k in enumerate(keys):
-            index[k] = (path, row)
+        if path is not None:  # None: a folder the store does not trust, nothing kept
+            self._seen.add(path.name)
+            index.update((k, (path, row)) for row, k in enumerate(keys))
 
     # -- encoding -----------------------------------------------------------------------
     def _lookup(self, keys: list[bytes], width: int | None

@@ -165,7 +165,7 @@ def export_graph(module: Any, weights: str) -> bytes:
 class OrtPass:
     """Mean-pooled vectors of an exported encoder from an ONNX Runtime session."""
 
-    def __init__(self, graph: bytes, path: Path) -> None:
+    def __init__(self, graph: bytes, path: Path | None, *, stored: bool = False) -> None:
         import onnxruntime as ort
 
         opts = ort.SessionOptions()
@@ -173,6 +173,9 @@ class OrtPass:
         opts.inter_op_num_threads = 1
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         self.path = path
+        """The graph's entry in the store (None: not kept)."""
+        self.stored = stored
+        """Whether the graph was loaded from the store (else exported now)."""
         self.session = ort.InferenceSession(graph, sess_options=opts,
                                             providers=["CPUExecutionProvider"])
         self.weights = self.session.get_modelmeta().custom_metadata_map.get(WEIGHTS_KEY)
@@ -227,7 +230,7 @@ def ort_pass(model: Any, name: str, revision: str, *, fresh: bool = False) -> Or
     store, folder = graph_store(), graph_folder(name, revision, weights)
     found = None if fresh else store.first(folder, ".onnx")
     if found is not None:
-        graph = OrtPass(found[1], found[0])
+        graph = OrtPass(found[1], found[0], stored=True)
         if graph.weights == weights:
             return graph
         store.reject(found[0], f"exported from other weights ({graph.weights or 'none named'}"

@@ -228,7 +228,8 @@ class HFEncoder(TokenEncoder):
             try:
                 self._fast = ort_pass(self.model, self.name, self.revision)
                 least = self._probe(self._fast)
-                if not least >= FAST_TOLERANCE:  # a stored graph gone stale: export it again
+                if not least >= FAST_TOLERANCE and self._fast.stored:
+                    # a stored graph gone stale: export it again
                     graph_store().reject(self._fast.path, "differs from the model's own pass "
                                          f"on the probe texts (cosine {least:.6f})")
                     self._fast = ort_pass(self.model, self.name, self.revision, fresh=True)
