@@ -150,11 +150,13 @@ class Store:
 
         path = folder / f"{hashlib.sha256(data).hexdigest()}{suffix}"
         for each in _folders(self.root, folder):
-            if os.path.lexists(each) and _folder_fault(each) and not _close_to_others(each):
+            why = _folder_fault(each, link_ok=each == self.root) \
+                if os.path.lexists(each) and not _close_to_others(each) else None
+            if why is not None:
                 if folder not in self._warned:
                     self._warned.add(folder)
                     warnings.warn(f"{self.what} not stored in {folder}: the folder {each} "
-                                  f"{_folder_fault(each)}", RuntimeWarning, stacklevel=3)
+                                  f"{why}", RuntimeWarning, stacklevel=3)
                 return None
         with atomic_file(path, root=self.root, perms=0o644) as fh:
             fh.write(data)
@@ -255,12 +257,13 @@ class Store:
     def _folders_fault(self, folder: Path) -> str | None:
         """What makes the folders from ``/`` down to ``folder`` unsafe, or None."""
         if self._above is False:  # the folders above the root, once per store
-            faults = ((p, _folder_fault(p)) for p in Path(os.path.abspath(self.root)).parents)
+            faults = ((p, _folder_fault(p, link_ok=True))
+                      for p in Path(os.path.abspath(self.root)).parents)
             self._above = next((f"the folder {p} {why}" for p, why in faults if why), None)
         if self._above is not None:
             return self._above
         for each in _folders(self.root, folder):
-            why = _folder_fault(each)
+            why = _folder_fault(each, link_ok=each == self.root)
             if why is not None:
                 return f"the folder {each} {why}"
         return None
@@ -291,12 +294,13 @@ def _file_fault(info: os.stat_result) -> str | None:
     return None
 
 
-def _folder_fault(folder: Path) -> str | None:
-    """Why others could replace what ``folder`` holds (another user's, or writable by
-    others without the sticky bit), or None."""
+def _folder_fault(folder: Path, link_ok: bool = False) -> str | None:
+    """Why others could replace what ``folder`` holds (a symbolic link, unless
+    ``link_ok``: one the user chose at or above the store's root; another user's; writable
+    by others without the sticky bit), or None."""
     info = os.lstat(folder)
-    if stat.S_ISLNK(info.st_mode) and folder.is_dir():
-        return None  # a link the user chose above the store: what it leads to is checked
+    if stat.S_ISLNK(info.st_mode):
+        return None if link_ok else "is a symbolic link, not a folder the store made"
     if info.st_uid not in (os.getuid(), 0):
         return f"belongs to another user (uid {info.st_uid})"
     if info.st_mode & 0o022 and not info.st_mode & stat.S_ISVTX:
@@ -313,4 +317,4 @@ def _close_to_others(folder: Path) -> bool:
     if stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() \
             and info.st_mode & 0o022 and not info.st_mode & stat.S_ISVTX:
         os.chmod(folder, stat.S_IMODE(info.st_mode) & ~0o022)
-    return _folder_fault(folder) is None
+    return stat.S_ISDIR(info.st_mode) and _folder_fault(folder) is None

@@ -87,6 +87,19 @@ def test_a_link_in_a_shards_place_is_refused(tmp_path):
     assert inner.calls == [["one", "two"]]
 
 
+def test_a_key_folder_linked_to_another_keys_folder_is_never_served(tmp_path):
+    class Other(Counting):
+        revision = "2"  # another key: its vectors must never serve revision 1
+
+    _, first, shard = _one_shard(tmp_path)
+    other = cached(Other(), tmp_path)
+    other.directory.parent.mkdir(parents=True, exist_ok=True)
+    other.directory.symlink_to(shard.parent, target_is_directory=True)
+    with pytest.warns(RuntimeWarning, match=rf"the folder {other.directory} is a symbolic "):
+        other.encode(["one", "two"])
+    assert other.encoder.calls == [["one", "two"]]
+
+
 def test_a_foreign_entry_is_never_served(tmp_path, monkeypatch):
     inner, enc, shard = _one_shard(tmp_path)
     me = os.getuid()
