@@ -150,14 +150,14 @@ class Store:
 
         path = folder / f"{hashlib.sha256(data).hexdigest()}{suffix}"
         for each in _folders(self.root, folder):
-            why = _folder_fault(each, link_ok=each == self.root) \
-                if os.path.lexists(each) and not _close_to_others(each) else None
-            if why is not None:
-                if folder not in self._warned:
-                    self._warned.add(folder)
-                    warnings.warn(f"{self.what} not stored in {folder}: the folder {each} "
-                                  f"{why}", RuntimeWarning, stacklevel=3)
-                return None
+            _close_to_others(each)
+        why = self._folders_fault(folder)
+        if why is not None:
+            if folder not in self._warned:
+                self._warned.add(folder)
+                warnings.warn(f"{self.what} not stored in {folder}: {why}", RuntimeWarning,
+                              stacklevel=3)
+            return None
         with atomic_file(path, root=self.root, perms=0o644) as fh:
             fh.write(data)
         for each in _folders(self.root, folder):
@@ -263,7 +263,8 @@ class Store:
         if self._above is not None:
             return self._above
         for each in _folders(self.root, folder):
-            why = _folder_fault(each, link_ok=each == self.root)
+            why = _folder_fault(each, link_ok=each == self.root) \
+                if os.path.lexists(each) else None
             if why is not None:
                 return f"the folder {each} {why}"
         return None
@@ -309,12 +310,12 @@ def _folder_fault(folder: Path, link_ok: bool = False) -> str | None:
     return None
 
 
-def _close_to_others(folder: Path) -> bool:
+def _close_to_others(folder: Path) -> None:
     """Take group and others' write permission from ``folder`` when this user owns it and
-    it has no sticky bit (a folder stebkit made under a permissive umask); whether the
-    folder is one others cannot change now."""
+    it has no sticky bit (a folder stebkit made under a permissive umask)."""
+    if not os.path.lexists(folder):
+        return
     info = os.lstat(folder)
     if stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() \
             and info.st_mode & 0o022 and not info.st_mode & stat.S_ISVTX:
         os.chmod(folder, stat.S_IMODE(info.st_mode) & ~0o022)
-    return stat.S_ISDIR(info.st_mode) and _folder_fault(folder) is None
