@@ -38,7 +38,7 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["FORMAT", "KINDS", "Store", "entry_key", "store_of"]
+__all__ = ["FORMAT", "KINDS", "Store", "entry_key", "folder_fault", "store_of"]
 
 FORMAT = 1
 """Bumped when the store's layout changes: entries of another format are never found (each
@@ -257,16 +257,19 @@ class Store:
     def _folders_fault(self, folder: Path) -> str | None:
         """What makes the folders from ``/`` down to ``folder`` unsafe, or None."""
         if self._above is False:  # the folders above the root, once per store
-            faults = ((p, _folder_fault(p, link_ok=True))
+            faults = ((p, folder_fault(p, link_ok=True))
                       for p in Path(os.path.abspath(self.root)).parents)
-            self._above = next((f"the folder {p} {why}" for p, why in faults if why), None)
+            self._above = next((f"the folder {p} {why}: run `chmod go-w` on it (or `chmod "
+                                "+t` on a shared folder), or set STEBKIT_CACHE to a folder of "
+                                "your own" for p, why in faults if why), None)
         if self._above is not None:
             return self._above
         for each in _folders(self.root, folder):
-            why = _folder_fault(each, link_ok=each == self.root) \
+            why = folder_fault(each, link_ok=each == self.root) \
                 if os.path.lexists(each) else None
             if why is not None:
-                return f"the folder {each} {why}"
+                return (f"the folder {each} {why}: run `chmod go-w` on it (or `chmod +t` on a "
+                    "shared folder), or set STEBKIT_CACHE to a folder of your own")
         return None
 
 
@@ -295,18 +298,29 @@ def _file_fault(info: os.stat_result) -> str | None:
     return None
 
 
-def _folder_fault(folder: Path, link_ok: bool = False) -> str | None:
-    """Why others could replace what ``folder`` holds (a symbolic link, unless
-    ``link_ok``: one the user chose at or above the store's root; another user's; writable
-    by others without the sticky bit), or None."""
+def folder_fault(folder: str | os.PathLike[str], link_ok: bool = False) -> str | None:
+    """Why other users could replace what ``folder`` holds, or None: it is a symbolic link
+    (unless ``link_ok``: a link the user chose, whose target is checked too; a link's own
+    mode means nothing), belongs to another user than this one or root, or is writable by
+    others and has no sticky bit
+    (``/tmp``'s, under which nobody renames what another user owns). The rule of the job
+    folder (:func:`stebkit.runs.executors.jobfiles.check_private_path`) and of the store.
+
+    >>> import tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> folder_fault(folder) is None
+    True
+    >>> os.chmod(folder, 0o777); folder_fault(folder)
+    'is writable by other users (mode 0777, no sticky bit)'
+    """
     info = os.lstat(folder)
-    if stat.S_ISLNK(info.st_mode):
-        return None if link_ok else "is a symbolic link, not a folder the store made"
+    link = stat.S_ISLNK(info.st_mode)
+    if link and not link_ok:
+        return "is a symbolic link, not a folder the store made"
     if info.st_uid not in (os.getuid(), 0):
         return f"belongs to another user (uid {info.st_uid})"
-    if info.st_mode & 0o022 and not info.st_mode & stat.S_ISVTX:
-        return (f"is writable by other users (mode {stat.S_IMODE(info.st_mode):04o}, no sticky "
-                "bit): run `chmod go-w` on it, or set STEBKIT_CACHE to a folder of your own")
+    if not link and info.st_mode & 0o022 and not info.st_mode & stat.S_ISVTX:
+        return f"is writable by other users (mode {stat.S_IMODE(info.st_mode):04o}, no sticky bit)"
     return None
 
 
