@@ -50,7 +50,7 @@ def test_the_default_cpu_pass_is_onnx_runtime_where_installed():
 
 def _graph_entries(enc):
     return fast.graph_store().entries(
-        fast.graph_folder(enc.name, enc.revision, fast.weights_digest(enc.model)), ".onnx")
+        fast.graph_folder(enc.name, enc.revision, fast.loaded_weights_digest(enc.model)), ".onnx")
 
 
 def test_the_export_is_stored_by_the_weights_it_was_made_from(tmp_path, monkeypatch):
@@ -59,7 +59,7 @@ def test_the_export_is_stored_by_the_weights_it_was_made_from(tmp_path, monkeypa
     first = enc.encode(TEXTS[:2])
     (path,) = _graph_entries(enc)
     assert path.is_relative_to(tmp_path / "onnx")
-    assert enc._fast.weights == fast.weights_digest(enc.model)  # in the graph's metadata
+    assert enc._fast.weights == fast.loaded_weights_digest(enc.model)  # in the graph's metadata
     stamp = path.stat().st_mtime_ns
     again = get_encoder("all-MiniLM-L6-v2", runtime="onnxruntime")
     np.testing.assert_array_equal(again.encode(TEXTS[:2]), first)
@@ -75,7 +75,7 @@ def test_a_planted_graph_right_on_four_rows_and_wrong_beyond_is_exported_again(
     monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path))
     enc = get_encoder("all-MiniLM-L6-v2", runtime="onnxruntime")
     enc._ensure_loaded()
-    weights = fast.weights_digest(enc.model)
+    weights = fast.loaded_weights_digest(enc.model)
 
     class RightOnFourRows(torch.nn.Module):
         def __init__(self, inner):

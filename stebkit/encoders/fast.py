@@ -4,7 +4,7 @@ ONNX Runtime (:class:`OrtPass`) and a lean PyTorch stack (:class:`LeanStack`).
 :func:`ort_pass` exports a loaded PyTorch model with its mean pooling
 (``torch.onnx.export``) into the store (:mod:`stebkit.store`, ``$STEBKIT_CACHE/onnx``),
 keyed by the model's name, its revision, :data:`EXPORT_VERSION` and the digest of the
-weights' bytes (:func:`weights_digest`), which the graph also carries in its metadata; a
+weights' bytes (:func:`loaded_weights_digest`), which the graph also carries in its metadata; a
 later process loads that graph only when its bytes check out and it names these very
 weights (a stale or foreign graph is moved aside and exported again). The session runs
 every graph optimisation on :func:`~stebkit.encoders._runtime.cpu_threads` threads. A
@@ -83,15 +83,17 @@ WEIGHTS_KEY = "stebkit.weights"
 """The graph's metadata entry holding the digest of the weights it was exported from."""
 
 
-def weights_digest(model: Any) -> str:
+def loaded_weights_digest(model: Any) -> str:
     """``sha256:<hex>`` of a loaded PyTorch model's weights: every tensor of its state dict
     (name, dtype, shape and bytes), in order. A graph exported from the model is bound to
     it: the digest is part of the graph's key in the store and of its metadata.
 
     >>> import torch
     >>> a, b = torch.nn.Linear(2, 2), torch.nn.Linear(2, 2)
-    >>> weights_digest(a) == weights_digest(a), weights_digest(a) == weights_digest(b)
-    (True, False)
+    >>> loaded_weights_digest(a) == loaded_weights_digest(a)
+    True
+    >>> loaded_weights_digest(a) == loaded_weights_digest(b)
+    False
     """
     import torch
 
@@ -112,7 +114,7 @@ def graph_store() -> Any:
 
 def graph_folder(name: str, revision: str, weights: str) -> Path:
     """The store folder of the graph of model ``name`` at ``revision`` exported from the
-    weights whose digest is ``weights`` (:func:`weights_digest`) with this
+    weights whose digest is ``weights`` (:func:`loaded_weights_digest`) with this
     :data:`EXPORT_VERSION` and :data:`OPSET`.
 
     >>> a = graph_folder("org/model", "v1", "sha256:aa")
@@ -226,7 +228,7 @@ def ort_pass(model: Any, name: str, revision: str, *, fresh: bool = False) -> Or
     :class:`~stebkit.errors.ModelUnavailable` when ONNX Runtime or ``onnx`` is missing."""
     if not ort_importable():
         raise unavailable(name, NEEDS)
-    weights = weights_digest(model)
+    weights = loaded_weights_digest(model)
     store, folder = graph_store(), graph_folder(name, revision, weights)
     found = None if fresh else store.first(folder, ".onnx")
     if found is not None:
