@@ -258,7 +258,7 @@ class Store:
         """What makes the folders from ``/`` down to ``folder`` unsafe, or None."""
         if self._above is False:  # the folders above the root, once per store
             faults = ((p, folder_fault(p, link_ok=True))
-                      for p in Path(os.path.abspath(self.root)).parents)
+                      for p in Path(os.path.abspath(self.root)).parents if os.path.lexists(p))
             self._above = next((f"the folder {p} {why}: run `chmod go-w` on it (or `chmod "
                                 "+t` on a shared folder), or set STEBKIT_CACHE to a folder of "
                                 "your own" for p, why in faults if why), None)

@@ -33,6 +33,12 @@ def test_an_entry_is_named_by_the_sha256_of_its_bytes(tmp_path):
     assert store.get(path) == b"abc"
 
 
+def test_a_store_below_folders_not_made_yet_writes_them(tmp_path):
+    store = Store(tmp_path / "cache" / "kind", "note")
+    path = store.put(store.folder("p", 1), b"abc", ".txt")
+    assert store.get(path) == b"abc"
+
+
 def test_the_key_holds_producer_version_inputs_and_any_setting():
     base = entry_key("m", "1", inputs={"weights": "sha256:aa"}, settings={"pooling": "mean"})
     assert base != entry_key("m", "2", inputs={"weights": "sha256:aa"},
