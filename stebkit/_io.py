@@ -84,13 +84,14 @@ def open_folder(root: str | os.PathLike[str], folder: str | os.PathLike[str]) ->
 
 @contextmanager
 def atomic_file(path: str | os.PathLike[str], mode: str = "wb", *,
-                root: str | os.PathLike[str] | None = None,
+                root: str | os.PathLike[str] | None = None, perms: int = 0o666,
                 **open_kwargs: Any) -> Iterator[IO[Any]]:
     """Open a temporary file that replaces ``path`` when the block ends without error.
 
     Folders are created as needed; with ``root`` (a folder above ``path``), every folder
     between it and ``path`` must be a real folder, never a link (:func:`open_folder`):
-    the file is created and renamed inside the folder opened so.
+    the file is created and renamed inside the folder opened so. The file gets ``perms``
+    less the umask.
 
     >>> import tempfile, pathlib
     >>> target = pathlib.Path(tempfile.mkdtemp()) / "sub" / "a.txt"
@@ -113,7 +114,7 @@ def atomic_file(path: str | os.PathLike[str], mode: str = "wb", *,
                 yield fh
                 fh.flush()
                 os.fsync(fh.fileno())
-                os.fchmod(fh.fileno(), 0o666 & ~_umask())
+                os.fchmod(fh.fileno(), perms & ~_umask())
             os.replace(tmp, path.name, src_dir_fd=folder, dst_dir_fd=folder)
         except BaseException as err:
             with suppress(OSError):

@@ -70,7 +70,7 @@ def test_truncated_shard_is_recomputed_with_warning(tmp_path):
     shard.write_bytes(shard.read_bytes()[:60])
     inner.calls.clear()
     fresh = cached(inner, tmp_path)
-    with pytest.warns(RuntimeWarning, match="unreadable"):
+    with pytest.warns(RuntimeWarning, match="not the ones it was written with"):
         out = fresh.encode(["one", "two"])
     assert inner.calls == [["one", "two"]]
     assert np.array_equal(out, inner.encode(["one", "two"]))
@@ -83,7 +83,7 @@ def test_corruption_found_after_indexing(tmp_path):
     enc._scan()
     (shard,) = enc.directory.glob("*.npz")
     shard.write_bytes(b"garbage")
-    with pytest.warns(RuntimeWarning, match="unreadable"):
+    with pytest.warns(RuntimeWarning, match="not the ones it was written with"):
         out = enc.encode(["one"])
     assert np.array_equal(out, inner.encode(["one"]))
 
@@ -152,7 +152,7 @@ def test_several_corrupt_shards(tmp_path):
     for shard in shards[:2]:
         shard.write_bytes(shard.read_bytes()[:40])
     fresh = cached(inner, tmp_path)
-    with pytest.warns(RuntimeWarning, match="unreadable"):
+    with pytest.warns(RuntimeWarning, match="not the ones it was written with"):
         out = fresh.encode(["one", "two", "three"])
     assert np.array_equal(out, inner.encode(["one", "two", "three"]))
     assert fresh.misses == 2 and fresh.hits == 1

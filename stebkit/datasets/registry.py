@@ -7,10 +7,11 @@ and the ``synthetic`` suite (:mod:`stebkit.datasets.synthetic`), each module's
 
 :func:`load_dataset` calls ``spec.reader(spec, seed=seed, smoke=smoke)``, checks the
 records against the schema of :mod:`stebkit.datasets.spec` (:func:`validate_records`)
-and keeps them as ``$STEBKIT_CACHE/processed/<name>-<fingerprint[:16]>.parquet``, so a
-second load reads one parquet file and never touches the sources again. The file's sha256
-is kept beside it (``.parquet.sha256``) and checked on every read: a file that changed,
-cannot be read or has no checksum file is rebuilt from the sources, with a warning saying so.
+and keeps them as a parquet file in the store (:mod:`stebkit.store`,
+``$STEBKIT_CACHE/processed``), keyed by the dataset's name and fingerprint, so a second
+load reads one parquet file and never touches the sources again. The file is named by its
+sha256, checked on every read: a file that changed, cannot be read or is not this user's
+own is moved aside and rebuilt from the sources, with a warning saying so.
 """
 
 from __future__ import annotations
@@ -19,16 +20,15 @@ import difflib
 import hashlib
 import importlib
 import json
-import warnings
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from .._io import atomic_file, inside, write_text
 from ..errors import DataUnavailable, warn
 from ..names import file_name
-from ..sources import cache_dir, file_sha256, local_path, locate
+from ..sources import local_path, locate
+from ..store import Store, store_of
 from .hub import (
     check_remote_code,
     collecting_commits,
@@ -240,42 +240,36 @@ def fingerprint(spec: DatasetSpec, *, seed: int = 42, smoke: bool = False) -> st
     return hashlib.sha256(blob).hexdigest()
 
 
-def processed_path(spec: DatasetSpec, fp: str) -> Path:
-    """Where the processed records of ``spec`` with fingerprint ``fp`` are kept (always
-    inside ``$STEBKIT_CACHE/processed``, whatever the name); their sha256 is kept beside
-    them in ``<file>.sha256``."""
-    return inside(cache_dir() / "processed", f"{file_name(spec.name)}-{fp[:16]}.parquet")
+def _processed_store() -> Store:
+    return store_of("processed")
 
 
-def _checksum_path(path: Path) -> Path:
-    return path.with_name(path.name + ".sha256")
+def _processed_folder(store: Store, spec: DatasetSpec, fp: str) -> Path:
+    """The store folder of the processed records of ``spec`` with fingerprint ``fp``."""
+    return store.folder(spec.name, fp, label=file_name(spec.name))
 
 
-def _read_processed(path: Path) -> pd.DataFrame | None:
-    """The processed records at ``path`` if they check out against their stored sha256;
-    None (with a warning saying why) when they must be rebuilt."""
-    if not path.is_file():
-        return None
-    side = _checksum_path(path)
-    if not side.is_file():  # nothing vouches for the file: never trusted
-        warnings.warn(f"processed records {path} have no checksum file ({side.name}), so "
-                      "nothing shows they are the records stebkit wrote; rebuilding them "
-                      "from the sources", RuntimeWarning, stacklevel=3)
-        return None
-    stored = side.read_text(encoding="utf-8", errors="replace").strip()
-    actual = file_sha256(path)
-    if stored != actual:
-        warnings.warn(f"processed records {path} do not match their checksum ({side}: "
-                      f"{stored[:12]!r}..., file: {actual[:12]}...): the file changed after "
-                      "it was written; rebuilding it from the sources", RuntimeWarning,
-                      stacklevel=3)
+def processed_path(spec: DatasetSpec, fp: str) -> Path | None:
+    """The stored file of the processed records of ``spec`` with fingerprint ``fp``
+    (always inside ``$STEBKIT_CACHE/processed``, whatever the name), or None; named by its
+    sha256, which :func:`load_dataset` checks before it reads them."""
+    store = _processed_store()
+    return next(iter(store.entries(_processed_folder(store, spec, fp), ".parquet")), None)
+
+
+def _read_processed(spec: DatasetSpec, fp: str) -> pd.DataFrame | None:
+    """The processed records of ``spec`` if the store holds them and they check out; None
+    (the store warns, saying why) when they must be rebuilt."""
+    import io
+
+    store = _processed_store()
+    found = store.first(_processed_folder(store, spec, fp), ".parquet")
+    if found is None:
         return None
     try:
-        return pd.read_parquet(path)
+        return pd.read_parquet(io.BytesIO(found[1]))
     except Exception as err:  # a corrupt file: rebuilt, never trusted
-        warnings.warn(f"processed records {path} are unreadable ({type(err).__name__}: "
-                      f"{str(err)[:200]}); rebuilding them from the sources", RuntimeWarning,
-                      stacklevel=3)
+        store.reject(found[0], f"unreadable ({type(err).__name__}: {str(err)[:200]})")
         return None
 
 
@@ -321,8 +315,7 @@ def load_dataset(name: str | DatasetSpec, *, seed: int = 42, smoke: bool = False
         raise TypeError(f"seed must be a non-negative int, got {seed!r}")
     check_remote_code(spec, trust_remote_code)
     fp = fingerprint(spec, seed=seed, smoke=smoke)
-    path = processed_path(spec, fp)
-    cached = _read_processed(path) if cache else None
+    cached = _read_processed(spec, fp) if cache else None
     if cached is not None:
         return Dataset(spec, cached, fp)
     if spec.reader is None:
@@ -340,16 +333,18 @@ def load_dataset(name: str | DatasetSpec, *, seed: int = 42, smoke: bool = False
     if loads:  # the Hub commits read enter the fingerprint
         record_dataset_commits(spec.name, loads)
         fp = fingerprint(spec, seed=seed, smoke=smoke)
-        path = processed_path(spec, fp)
     if cache:
-        _write_parquet(records, path)
+        _write_parquet(records, spec, fp)
     return Dataset(spec, records, fp)
 
 
-def _write_parquet(records: pd.DataFrame, path: Path) -> None:
-    with atomic_file(path) as fh:
-        records.to_parquet(fh, index=False, engine="pyarrow")
-    write_text(_checksum_path(path), file_sha256(path) + "\n")
+def _write_parquet(records: pd.DataFrame, spec: DatasetSpec, fp: str) -> None:
+    import io
+
+    buffer = io.BytesIO()
+    records.to_parquet(buffer, index=False, engine="pyarrow")
+    store = _processed_store()
+    store.put(_processed_folder(store, spec, fp), buffer.getvalue(), ".parquet")
 
 
 def validate_records(records: Any, spec: DatasetSpec) -> pd.DataFrame:
@@ -508,7 +503,7 @@ def table(*, suite: str | None = None, stats: bool = False) -> pd.DataFrame:
             "status": spec.status,
         }
         if stats:
-            cached = processed_path(spec, fingerprint(spec)).is_file()
+            cached = processed_path(spec, fingerprint(spec)) is not None
             row.update(texts=pd.NA, labels=pd.NA, median_chars=pd.NA)
             if offline or cached:
                 records = load_dataset(spec).records

@@ -7,11 +7,11 @@ once on a fixed reference corpus that is not evaluation text: the NLTK ``inaugur
 corpus (all 59 US presidential inaugural addresses, 1789-2021, public domain;
 ``nltk_data`` @ ``5db857e6f7``), one document per paragraph (line) of at least five
 words: 1,547 paragraphs. Evaluation
-sets must not draw on it. The fit is stored under ``STEBKIT_CACHE/baselines`` as
-NumPy ``.npz`` files (no pickle) and reused. (The STEB reference fits its TF-IDF
-vectorizers on a FineWeb or MUD sample; those pickles are not available offline.)
-As in the reference, these baselines embed an episode as one document (its texts joined
-by a space), not as a mean of text vectors.
+sets must not draw on it. The fit is kept in the store (:func:`stored_fit`,
+``STEBKIT_CACHE/baselines``) as NumPy ``.npz`` files (no pickle) and reused. (The STEB
+reference fits its TF-IDF vectorizers on a FineWeb or MUD sample; those pickles are not
+available offline.) As in the reference, these baselines embed an episode as one document
+(its texts joined by a space), not as a mean of text vectors.
 """
 
 from __future__ import annotations
@@ -20,8 +20,7 @@ import functools
 import hashlib
 import importlib.resources
 import zipfile
-from collections.abc import Mapping, Sequence
-from pathlib import Path
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -56,19 +55,39 @@ class _ConcatenatedEpisodes(BaseEncoder):
         return self.encode(docs, batch_size=batch_size, show_progress=show_progress)
 
 
-def _save_npz(path: Path, **arrays: np.ndarray) -> None:
-    from stebkit._io import atomic_file
+def stored_fit(producer: str, settings: Mapping[str, Any],
+               fit: Callable[[], dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """The arrays ``fit`` makes on the reference corpus, kept in the store
+    (:mod:`stebkit.store`, ``$STEBKIT_CACHE/baselines``) keyed by ``producer``, the corpus
+    and ``settings``: read when a stored fit checks out (arrays of one length, finite
+    numbers), else fitted now and stored."""
+    from stebkit.store import store_of
 
-    with atomic_file(path) as fh:
-        np.savez(fh, **arrays)
+    store = store_of("baselines")
+    folder = store.folder(producer, REFERENCE_NAME, inputs={"corpus": REFERENCE_SHA256},
+                          settings=settings)
+    for path in store.entries(folder, ".npz"):
+        arrays = store.get_arrays(path, _fit_fault)
+        if arrays is not None:
+            return arrays
+    arrays = fit()
+    store.put_arrays(folder, **arrays)
+    return arrays
 
 
-def _load_npz(path: Path) -> dict[str, np.ndarray] | None:
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            return {k: data[k] for k in data.files}
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError):
-        return None
+def _fit_fault(arrays: Mapping[str, np.ndarray]) -> str | None:
+    """What is wrong with a stored fit (None: nothing): its arrays are one value per
+    column, numbers finite.
+
+    >>> _fit_fault({"idf": np.ones(2), "vocabulary": np.array(["a"])})
+    "its arrays are not one value per column: {'idf': (2,), 'vocabulary': (1,)}"
+    """
+    shapes = {k: a.shape for k, a in sorted(arrays.items())}
+    if not arrays or len(set(shapes.values())) != 1 or len(next(iter(shapes.values()))) != 1:
+        return f"its arrays are not one value per column: {shapes}"
+    if any(a.dtype.kind == "f" and not np.isfinite(a).all() for a in arrays.values()):
+        return "its numbers hold NaN or infinite values"
+    return None
 
 
 def reference_corpus() -> list[str]:
@@ -176,17 +195,12 @@ class TfidfEncoder(_ConcatenatedEpisodes):
     def _fit(self) -> None:
         if self._vocab is not None:
             return
-        lo, hi = self.ngram_range
-        from stebkit.sources import cache_dir
-
-        path = (cache_dir() / "baselines" / f"tfidf-{self.analyzer}-{lo}-{hi}-"
-                f"{self.max_features}-{REFERENCE_NAME}-{TIES}.npz")
-        stored = _load_npz(path) if self._corpus is None else None
-        if stored is None:
-            stored = self._fitted(self._corpus if self._corpus is not None
-                                  else reference_corpus())
-            if self._corpus is None:
-                _save_npz(path, **stored)
+        if self._corpus is not None:
+            stored = self._fitted(self._corpus)
+        else:
+            settings = {"analyzer": self.analyzer, "ngram_range": list(self.ngram_range),
+                        "max_features": self.max_features, "ties": TIES}
+            stored = stored_fit("tfidf", settings, lambda: self._fitted(reference_corpus()))
         self._vocab = [str(v) for v in stored["vocabulary"]]
         self._idf = stored["idf"]
         self._counter = self._counter_for({v: i for i, v in enumerate(self._vocab)})
@@ -473,22 +487,18 @@ class LFTKEncoder(_ConcatenatedEpisodes):
 
     def _standardiser(self) -> dict[str, np.ndarray]:
         if self._stats is None:
-            from stebkit.sources import cache_dir
-
-            path = (cache_dir() / "baselines" /
-                    f"lftk-{self._label}-{self.language}-{self.n_reference}-"
-                    f"{'-'.join(map(str, self.analysis.values()))}-"
-                    f"{REFERENCE_NAME}-{self.revision}.npz")
-            stats = _load_npz(path)
-            if stats is None:
+            def fit() -> dict[str, np.ndarray]:
                 frame = self._features(reference_corpus()[:self.n_reference], 64, False)
                 values = frame.to_numpy(dtype=np.float64)
                 std = np.nanstd(values, axis=0)
-                stats = {"columns": np.asarray(frame.columns, dtype=str),
-                         "mean": np.nan_to_num(np.nanmean(values, axis=0)),
-                         "std": np.where(np.isfinite(std) & (std > 0), std, 1.0)}
-                _save_npz(path, **stats)
-            self._stats = stats
+                return {"columns": np.asarray(frame.columns, dtype=str),
+                        "mean": np.nan_to_num(np.nanmean(values, axis=0)),
+                        "std": np.where(np.isfinite(std) & (std > 0), std, 1.0)}
+
+            settings = {"features": self._label, "language": self.language,
+                        "n_reference": self.n_reference, "revision": self.revision,
+                        "reference": REFERENCE_NAME, **self.analysis}
+            self._stats = stored_fit("lftk-standardiser", settings, fit)
         return self._stats
 
     @property

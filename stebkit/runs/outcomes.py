@@ -65,11 +65,18 @@ def model_meta(model: PlannedModel, encoder: Any) -> dict[str, Any]:
     revision = getattr(encoder, "revision", None) if not isinstance(encoder, Exception) else None
     meta = {"name": name, "revision": str(revision or "unknown"),
             "category": category or "custom"}
-    with contextlib.suppress(Exception):  # an encoder that failed or has no such options
-        # every option that changes a vector: the embedding cache's key
-        meta["encoder_config"] = json.loads(json.dumps(dict(encoder.cache_config),
-                                                       sort_keys=True, default=str))
-    return meta
+    return {**meta, **encoder_config(encoder)}
+
+
+def encoder_config(encoder: Any) -> dict[str, Any]:
+    """``{"encoder_config": ...}``: every option of ``encoder`` that changes a vector (the
+    embedding cache's key), among them the forward pass that made them; empty for an
+    encoder that failed or has no such options. Read again once the vectors are made: a
+    fast pass that failed its check made none of them."""
+    with contextlib.suppress(Exception):
+        return {"encoder_config": json.loads(json.dumps(dict(encoder.cache_config),
+                                                        sort_keys=True, default=str))}
+    return {}
 
 
 def dataset_meta(unit: Unit) -> dict[str, Any]:
@@ -105,6 +112,16 @@ def start(unit: Unit, protocol: Mapping[str, Any], model: Mapping[str, Any],
                              seed=protocol["seed"], protocol=protocol,
                              main_metric=main_metric_of(unit.family.name, unit.spec),
                              n_items=0, runtime_s=0.0, date=now()))
+
+
+def with_model(draft: Draft, fields: Mapping[str, Any]) -> Draft:
+    """``draft`` with ``fields`` added to its model's metadata (the encoder's options, read
+    again once its vectors are made).
+
+    >>> with_model(_draft({"model": {"name": "m"}}), {"forward": "model"})["model"]
+    {'name': 'm', 'forward': 'model'}
+    """
+    return _draft({**draft, "model": {**draft["model"], **fields}})
 
 
 def collapse(draft: Draft, vectors: np.ndarray, what: str) -> tuple[float, str | None]:

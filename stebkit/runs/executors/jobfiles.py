@@ -249,21 +249,15 @@ def check_private_path(folder: str | os.PathLike) -> None:
     ...
     stebkit.suites.executor_config.ExecutorError: ... is writable by other users (mode 0777, ...
     """
-    uid = os.getuid()
+    from stebkit.store import folder_fault
+
     given, real = Path(os.path.abspath(folder)), Path(os.path.realpath(folder))
     # the path as given (a link on it could be swapped) and the folders it leads to
     for each in dict.fromkeys((given, *given.parents, real, *real.parents)):
-        try:
-            info = os.lstat(each)
+        try:  # a link on the path is checked, and where it leads
+            why = folder_fault(each, link_ok=True)
         except FileNotFoundError:  # not made yet: it will be this user's
             continue
-        why = None
-        if info.st_uid not in (uid, 0):
-            why = f"belongs to another user (uid {info.st_uid})"
-        elif info.st_mode & 0o022 and not info.st_mode & stat.S_ISVTX \
-                and not stat.S_ISLNK(info.st_mode):  # a link's own mode means nothing
-            why = (f"is writable by other users (mode {stat.S_IMODE(info.st_mode):04o}, no "
-                   "sticky bit)")
         if why:
             raise ExecutorError(
                 f"{each} {why}: another user could replace the job files stebkit keeps "
