@@ -16,6 +16,46 @@ from stebkit.errors import ModelUnavailable
 
 STYLE_MODEL_NAME = "stebkit-style-minilm"
 """Registry name of the style encoder trained by :func:`stebkit.train.train_style_encoder`."""
+ADAPTER_FILE = "adapter.safetensors"
+"""The low-rank delta of a LoRA-trained model, in its folder (float16 safetensors)."""
+ADAPTED_LAYERS = ("attention.self.query", "attention.self.key", "attention.self.value",
+                  "output.dense", "intermediate.dense")
+"""The ends of the names of the linear layers a LoRA adapter changes (BERT-like blocks:
+attention projections, attention output, feed-forward in and out)."""
+
+
+def adapter_bytes(tensors: dict[str, Any], metadata: dict[str, str]) -> bytes:
+    """A LoRA adapter as float16 safetensors: ``<layer>.lora_a`` (``r x in``) and
+    ``<layer>.lora_b`` (``out x r``, scale included), so that the layer's weight becomes
+    ``W + B @ A``."""
+    import torch
+    from safetensors.torch import save
+
+    return save({k: v.to(torch.float16).contiguous() for k, v in sorted(tensors.items())},
+                metadata=metadata)
+
+
+def merge_adapter(state: dict[str, Any], tensors: dict[str, Any]) -> dict[str, Any]:
+    """``state`` (a model's state dict) with ``W += B @ A`` for every adapted layer of
+    ``tensors``, computed in float32; an adapter naming a layer ``state`` lacks, or of
+    the wrong shape, is refused.
+
+    >>> import torch
+    >>> state = {"l.weight": torch.zeros(2, 3)}
+    >>> delta = {"l.lora_a": torch.ones(1, 3), "l.lora_b": torch.full((2, 1), 0.5)}
+    >>> merge_adapter(state, delta)["l.weight"].tolist()
+    [[0.5, 0.5, 0.5], [0.5, 0.5, 0.5]]
+    """
+    out = dict(state)
+    for key in sorted(k for k in tensors if k.endswith(".lora_a")):
+        layer = key[: -len(".lora_a")]
+        weight = out.get(f"{layer}.weight")
+        delta = tensors[f"{layer}.lora_b"].float() @ tensors[key].float()
+        if weight is None or tuple(weight.shape) != tuple(delta.shape):
+            raise ValueError(f"the adapter changes layer {layer!r}, which the base model "
+                             "lacks or has in another shape; it was trained on another base")
+        out[f"{layer}.weight"] = (weight.float() + delta).to(weight.dtype)
+    return out
 
 
 def default_output_dir() -> Path:

