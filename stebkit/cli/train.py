@@ -13,6 +13,7 @@ import dataclasses
 
 from stebkit.cli.subcommand import Subcommand
 from stebkit.errors import InvalidSetting
+from stebkit.train.device import PRECISIONS
 from stebkit.train.loop import TRAIN_OPTIONS, TrainConfig, check_widths
 
 
@@ -48,6 +49,19 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
                         f"{','.join(d.content_sources)})")
     p.add_argument("--matryoshka", default="", metavar="DIMS",
                    help="nested dimensions for a Matryoshka loss, e.g. 64,128,256,384")
+    p.add_argument("--lora-rank", type=int, default=d.lora_rank,
+                   help=f"rank of the LoRA adapter (default {d.lora_rank}; 0: fine-tune every "
+                        "weight, then lower --learning-rate, e.g. to 5e-5)")
+    p.add_argument("--rule-weights", default=_shown_weights(d.rule_weights), metavar="RULE=W",
+                   help="how often each rule-made style is drawn as content-controlled "
+                        f"anchor and negative (default {_shown_weights(d.rule_weights)}; "
+                        "others 1; '' : all 1)")
+    p.add_argument("--device", default=d.device,
+                   help="auto (cuda when present, else cpu), cpu, cuda, cuda:N or mps "
+                        f"(default {d.device})")
+    p.add_argument("--precision", default=d.precision, choices=PRECISIONS,
+                   help="auto: bfloat16 autocast on cuda, float32 elsewhere; bfloat16 asks "
+                        f"for it on the CPU too (default {d.precision})")
     p.add_argument("--checkpoint-every", type=int, default=d.checkpoint_every)
     p.add_argument("--seed", type=int, default=d.seed)
     p.add_argument("--threads", type=int, default=None, help="torch CPU threads")
@@ -108,13 +122,42 @@ embedding (384 dimensions); give widths up to 384, such as 48,96,192,384
                   refresh_hard_negatives_every=args.refresh_hard_negatives_every,
                   matryoshka_dims=tuple(dims), checkpoint_every=args.checkpoint_every,
                   seed=args.seed, content_pairs=args.content_pairs,
-                  content_weight=args.content_weight, content_sources=sources)
+                  content_weight=args.content_weight, content_sources=sources,
+                  lora_rank=args.lora_rank, rule_weights=_parsed_weights(args.rule_weights),
+                  device=args.device, precision=args.precision)
     try:
         config = dataclasses.replace(TrainConfig(), **fields)
         check_widths(config)
     except InvalidSetting as err:  # TrainConfig names its field: say the option instead
         raise InvalidSetting(_as_option(str(err))) from None
     return config
+
+
+def _shown_weights(pairs: tuple[tuple[str, float], ...]) -> str:
+    return ",".join(f"{name}={weight:g}" for name, weight in pairs)
+
+
+def _parsed_weights(text: str) -> tuple[tuple[str, float], ...]:
+    """``rule=weight,...`` as pairs (checked by :class:`TrainConfig`).
+
+    >>> _parsed_weights("contractions=4, emoji=0.5")
+    (('contractions', 4.0), ('emoji', 0.5))
+    >>> _parsed_weights("contractions")
+    Traceback (most recent call last):
+    ...
+    ValueError: --rule-weights: 'contractions' is not RULE=WEIGHT; give e.g. contractions=4
+    """
+    pairs = []
+    for piece in (x.strip() for x in text.split(",") if x.strip()):
+        name, sep, weight = piece.partition("=")
+        try:
+            pairs.append((name.strip(), float(weight)))
+        except ValueError:
+            sep = ""
+        if not sep:
+            raise ValueError(f"--rule-weights: {piece!r} is not RULE=WEIGHT; give e.g. "
+                             "contractions=4")
+    return tuple(pairs)
 
 
 def _as_option(message: str) -> str:

@@ -47,18 +47,18 @@ def training_device(device: str) -> Any:
     check_device_name(device)
     if device == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    dev = torch.device(device)
-    if dev.type == "cuda":
+    kind, _, index = device.partition(":")
+    if kind == "cuda":  # the index read here: torch.device wraps a large one round
         count = torch.cuda.device_count() if torch.cuda.is_available() else 0
-        if (dev.index or 0) >= count:
+        if int(index or 0) >= count:
             raise InvalidSetting(f"device {device!r} is not available here (torch sees "
                                  f"{count} CUDA device(s)); use --device cpu, or auto to "
                                  "take a GPU only when there is one")
-    if dev.type == "mps" and not (hasattr(torch.backends, "mps")
-                                  and torch.backends.mps.is_available()):
+    if kind == "mps" and not (hasattr(torch.backends, "mps")
+                              and torch.backends.mps.is_available()):
         raise InvalidSetting("device 'mps' is not available here (torch.backends.mps "
                              "reports none); use --device cpu or auto")
-    return dev
+    return torch.device(device)
 
 
 def autocast_dtype(precision: str, device: Any) -> Any:

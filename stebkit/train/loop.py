@@ -63,8 +63,8 @@ from typing import Any
 import numpy as np
 
 from .._io import atomic_file
-from ..errors import InvalidSetting
 from ..encoders.style_model import adapter_bytes
+from ..errors import InvalidSetting
 from ..settings import MAX_COUNT, SEED, Setting, check_fields, setting
 from . import card as card_mod
 from .content import TripletSampler, load_content_units
