@@ -128,7 +128,7 @@ class TrainConfig:
 
     base_model: str | None = setting(None, Setting("base_model", "text", optional=True))
     """Local Hugging Face directory of the base encoder (None: packaged all-MiniLM-L6-v2)."""
-    steps: int = setting(240, _count("steps", 1, MAX_STEPS))
+    steps: int = setting(120, _count("steps", 1, MAX_STEPS))
     batch_size: int = setting(16, _count("batch_size", 2))
     """Anchor/positive pairs per step (at least 2: in-batch negatives)."""
     max_seq_length: int = setting(64, _count("max_seq_length", 1, MAX_TOKENS))
@@ -241,6 +241,7 @@ class TrainResult:
     n_passages: int = 0
     n_authors: int = 0
     n_content_units: int = 0
+    device: str = "cpu"
     model: Any = field(default=None, repr=False)
     tokenizer: Any = field(default=None, repr=False)
 
@@ -409,7 +410,7 @@ def train_style_encoder(
                          seconds=time.perf_counter() - t0, resumed_from=state.resumed_from,
                          n_passages=len(data.frame), n_authors=len(data.sampler.author_list),
                          n_content_units=0 if data.units is None else len(data.units),
-                         model=state.model, tokenizer=state.tokenizer)
+                         device=str(state.device), model=state.model, tokenizer=state.tokenizer)
     if save and result.finished:
         result.output_dir = _save_trained(result, data, out, overwrite=overwrite)
         _drop_checkpoints(folder)
