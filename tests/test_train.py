@@ -76,7 +76,7 @@ def _config(**kw):
     base = dict(steps=4, batch_size=4, max_seq_length=32, hard_negatives=1,
                 hard_negative_pool=2, refresh_hard_negatives_every=2, checkpoint_every=2,
                 learning_rate=1e-4, matryoshka_dims=(64, 384), seed=7, content_pairs=2,
-                content_max_seq_length=32, lora_rank=0, rule_weights=())
+                content_max_seq_length=32, content_weight=1.0, lora_rank=0, rule_weights=())
     base.update(kw)
     return TrainConfig(**base)
 
