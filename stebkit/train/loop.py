@@ -84,6 +84,7 @@ from .model import (
     save_model,
     tokenize,
 )
+from .rules import DEFAULT_RULE_WEIGHTS, checked_rule_weights
 
 MAX_STEPS = 10_000_000
 """The most training steps (and step intervals) a configuration may name."""
@@ -91,14 +92,6 @@ MAX_TOKENS = 1 << 16
 """The most tokens per text a configuration may name."""
 MATRYOSHKA_WIDTH = Setting("matryoshka_dims", "int", low=1, high=MAX_COUNT)
 """One width of a Matryoshka loss (also at most the base model's, :func:`check_widths`)."""
-
-
-RULE_WEIGHT = Setting("rule_weights", "number", low=0, high=100, low_open=True)
-"""One weight of :attr:`TrainConfig.rule_weights`."""
-DEFAULT_RULE_WEIGHTS = (("contractions", 6.0), ("number_substitution", 6.0),
-                        ("number_spelling", 3.0), ("british_spelling", 2.0),
-                        ("informal_function_words", 2.0))
-"""The rules drawn more often by default: the small edits."""
 
 
 def _count(name: str, low: int, high: int = MAX_COUNT) -> Setting:
@@ -114,13 +107,13 @@ def _number(name: str, low: float, high: float, *, low_open: bool = False,
 class TrainConfig:
     """Hyper-parameters of :func:`train_style_encoder`.
 
-    The defaults are sized for a laptop-class CPU: 250 steps, each of 16 anchor-positive
-    pairs plus 16 hard negatives truncated to 96 tokens and 16 content-controlled
-    triplets truncated to 64 tokens. Authorship-only steps took 4.4 s on one thread of a
-    2-core machine; the content-controlled triplets add about half of that (1.5 times
-    the authorship-only step time, measured side by side); ``benchmarks/bench_train.py``
-    measures a machine's speed. On a GPU, raise ``steps`` (e.g. ``stebkit train --steps
-    3000 --content-pairs 64 --batch-size 64``).
+    The defaults are the recipe of the shipped ``stebkit-style-minilm``, sized for a
+    CPU: 120 steps of a rank-16 LoRA adapter, each of 16 anchor-positive pairs plus 16
+    hard negatives truncated to 64 tokens and 16 content-controlled triplets truncated to
+    48 tokens (docs/pages/style-model.md gives its time); ``benchmarks/bench_train.py``
+    measures a machine's speed. On a GPU (``device="auto"`` takes it), raise ``steps``
+    and the batches (e.g. ``stebkit train --steps 3000 --content-pairs 64 --batch-size
+    64``).
 
     >>> TrainConfig(steps=10).batch_size
     16
@@ -197,7 +190,7 @@ class TrainConfig:
                                  f"got {self.matryoshka_dims}")
         object.__setattr__(self, "matryoshka_dims", dims)
         check_device_name(self.device)
-        object.__setattr__(self, "rule_weights", _checked_rule_weights(self.rule_weights))
+        object.__setattr__(self, "rule_weights", checked_rule_weights(self.rule_weights))
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
@@ -205,27 +198,6 @@ class TrainConfig:
         d["content_sources"] = list(self.content_sources)
         d["rule_weights"] = [list(pair) for pair in self.rule_weights]
         return d
-
-
-def _checked_rule_weights(pairs: Any) -> tuple[tuple[str, float], ...]:
-    """``pairs`` as ``((rule, weight), ...)``, each rule one of
-    :data:`~stebkit.train.rules.RULES` (once) and each weight a number in (0, 100]."""
-    from .rules import RULES
-
-    items = list(pairs.items()) if isinstance(pairs, Mapping) else list(pairs)
-    out = []
-    for item in items:
-        if not isinstance(item, (list, tuple)) or len(item) != 2:
-            raise InvalidSetting(f"rule_weights must be (rule, weight) pairs, got {item!r}")
-        name, weight = item
-        if name not in RULES:
-            raise InvalidSetting(f"rule_weights: unknown rule {name!r}; choose among "
-                                 f"{', '.join(RULES)}")
-        out.append((name, RULE_WEIGHT.check(weight)))
-    names = [n for n, _ in out]
-    if len(set(names)) != len(names):
-        raise InvalidSetting(f"rule_weights names a rule twice: {names}")
-    return tuple(out)
 
 
 @dataclass
