@@ -28,15 +28,7 @@ from stebkit.train.loop import checkpoint_dir, info_nce
 TINY_AUTHORS = ["Jane Austen", "G. K. Chesterton", "Abraham Lincoln", "Thomas Jefferson"]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    """One torch thread: as fast as two on an idle 2-core machine, far faster on a busy one."""
-    import torch
-
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.fixture(scope="module")

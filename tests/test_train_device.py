@@ -13,15 +13,7 @@ from stebkit.train.content import TripletSampler
 from stebkit.train.device import autocast_dtype, training_device
 from stebkit.train.loop import checkpoint_dir
 
-
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    import torch
-
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def _passages() -> pd.DataFrame:
