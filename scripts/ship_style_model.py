@@ -88,13 +88,21 @@ def score_rows(results) -> list[dict]:
         if (STYLE_MODEL_NAME, dataset) not in frame.index or (BASE, dataset) not in frame.index:
             continue
         mine, base = frame.loc[(STYLE_MODEL_NAME, dataset)], frame.loc[(BASE, dataset)]
-        a, b = recs[STYLE_MODEL_NAME, dataset], recs[BASE, dataset]
-        d = paired_bootstrap(item_details(a), item_details(b), task=a["task"])
         rows.append({"dataset": dataset, "metric": mine["metric"],
                      "style model": _interval(mine["value"], mine["ci_low"], mine["ci_high"]),
                      "base": _interval(base["value"], base["ci_low"], base["ci_high"]),
-                     "difference": _interval(d["diff"], d["low"], d["high"], sign=True)})
+                     "difference": _difference(recs[STYLE_MODEL_NAME, dataset],
+                                               recs[BASE, dataset])})
     return rows
+
+
+def _difference(a: dict, b: dict) -> str:
+    """The paired bootstrap difference of two records of the same items, or why none."""
+    try:
+        d = paired_bootstrap(item_details(a), item_details(b), task=a["task"])
+    except ValueError:  # a task that keeps no per-item values (all-vs-all pairs)
+        return "no per-item values"
+    return _interval(d["diff"], d["low"], d["high"], sign=True)
 
 
 def _interval(value: float, low: float, high: float, sign: bool = False) -> str:
