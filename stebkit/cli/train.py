@@ -30,6 +30,10 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
                         f"{','.join(d.content_sources)})")
     p.add_argument("--matryoshka", default="", metavar="DIMS",
                    help="nested dimensions for a Matryoshka loss, e.g. 64,128,256,384")
+    p.add_argument("--rule-weights", default=_shown_weights(d.rule_weights), metavar="RULE=W",
+                   help="how often each rule-made style is drawn as content-controlled "
+                        f"anchor and negative (default {_shown_weights(d.rule_weights)}; "
+                        "others 1; '' : all 1)")
     add_flags(p, TRAIN_OPTIONS, _option_defaults())
 
 
@@ -85,9 +89,36 @@ embedding (384 dimensions); give widths up to 384, such as 48,96,192,384
         check_model_folder(folder)
     config = TrainConfig.from_flags(
         args, matryoshka_dims=matryoshka_widths(dims, name="--matryoshka"),
-        content_sources=sources)
+        content_sources=sources, rule_weights=_parsed_weights(args.rule_weights))
     check_widths(config, name="--matryoshka")
     return config
+
+
+def _shown_weights(pairs: tuple[tuple[str, float], ...]) -> str:
+    return ",".join(f"{name}={weight:g}" for name, weight in pairs)
+
+
+def _parsed_weights(text: str) -> tuple[tuple[str, float], ...]:
+    """``rule=weight,...`` as pairs (checked by :class:`TrainConfig`).
+
+    >>> _parsed_weights("contractions=4, emoji=0.5")
+    (('contractions', 4.0), ('emoji', 0.5))
+    >>> _parsed_weights("contractions")
+    Traceback (most recent call last):
+    ...
+    ValueError: --rule-weights: 'contractions' is not RULE=WEIGHT; give e.g. contractions=4
+    """
+    pairs = []
+    for piece in (x.strip() for x in text.split(",") if x.strip()):
+        name, sep, weight = piece.partition("=")
+        try:
+            pairs.append((name.strip(), float(weight)))
+        except ValueError:
+            sep = ""
+        if not sep:
+            raise ValueError(f"--rule-weights: {piece!r} is not RULE=WEIGHT; give e.g. "
+                             "contractions=4")
+    return tuple(pairs)
 
 
 def _run(args: argparse.Namespace) -> int:

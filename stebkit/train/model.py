@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from stebkit.encoders.style_model import (  # noqa: F401 (re-exported)
+    ADAPTER_FILE,
     STYLE_MODEL_NAME,
     default_output_dir,
 )
@@ -94,19 +95,26 @@ def embed(model: Any, batch: dict, dropout: Any | None = None) -> Any:
     return pool_tokens(states, batch["attention_mask"], "mean")
 
 
-def tokenize(tokenizer: Any, texts: Sequence[str], max_seq_length: int) -> dict:
-    """Pad/truncate ``texts`` to at most ``max_seq_length`` tokens (torch tensors)."""
+def tokenize(tokenizer: Any, texts: Sequence[str], max_seq_length: int,
+             device: Any = None) -> dict:
+    """Pad/truncate ``texts`` to at most ``max_seq_length`` tokens (torch tensors, on
+    ``device`` when given)."""
     enc = tokenizer(list(texts), padding=True, truncation=True, max_length=max_seq_length,
                     return_tensors="pt")
-    return {"input_ids": enc["input_ids"], "attention_mask": enc["attention_mask"]}
+    return {k: enc[k] if device is None else enc[k].to(device)
+            for k in ("input_ids", "attention_mask")}
 
 
 def encode_texts(model: Any, tokenizer: Any, texts: Sequence[str], *, max_seq_length: int,
-                 batch_size: int = 64, show_progress: bool = False) -> np.ndarray:
-    """Inference embeddings (plain mean pooling, no dropout) as float32 ``(n, h)``.
+                 batch_size: int = 64, show_progress: bool = False,
+                 autocast: Any = None) -> np.ndarray:
+    """Inference embeddings (plain mean pooling, no dropout) as float32 ``(n, h)``, computed
+    on the model's device (within the ``autocast`` context when given).
 
     Texts are sorted by length so that batches carry little padding.
     """
+    import contextlib
+
     import torch
 
     texts = list(texts)
@@ -119,11 +127,12 @@ def encode_texts(model: Any, tokenizer: Any, texts: Sequence[str], *, max_seq_le
         from tqdm.auto import tqdm
 
         starts = tqdm(starts, desc="Encoding", unit="batch")
-    with torch.inference_mode():
+    device = next(model.parameters()).device
+    with torch.inference_mode(), autocast or contextlib.nullcontext():
         for start in starts:
             idx = order[start:start + batch_size]
-            batch = tokenize(tokenizer, [texts[i] for i in idx], max_seq_length)
-            out[idx] = embed(model, batch).float().numpy()
+            batch = tokenize(tokenizer, [texts[i] for i in idx], max_seq_length, device)
+            out[idx] = embed(model, batch).float().cpu().numpy()
     model.train(was_training)
     return out
 
@@ -133,7 +142,7 @@ MODEL_MARKER = "training_summary.json"
 
 
 SAVED_FILES = frozenset({
-    MODEL_MARKER, "README.md", "modules.json", "sentence_bert_config.json",
+    MODEL_MARKER, ADAPTER_FILE, "README.md", "modules.json", "sentence_bert_config.json",
     "1_Pooling/config.json", "config.json", "generation_config.json", "model.safetensors",
     "pytorch_model.bin", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json",
     "added_tokens.json", "vocab.txt", "vocab.json", "merges.txt", "spiece.model",
@@ -215,7 +224,8 @@ def _install(tmp: Path, target: Path, overwrite: bool) -> None:
 
 
 def save_model(model: Any, tokenizer: Any, output_dir: str | os.PathLike[str], *,
-               max_seq_length: int, card: str, extra_files: dict[str, str] | None = None,
+               max_seq_length: int, card: str,
+               extra_files: dict[str, str | bytes] | None = None,
                overwrite: bool = False) -> Path:
     """Write the encoder as a Hugging Face + sentence-transformers directory, atomically.
 
@@ -251,7 +261,10 @@ def save_model(model: Any, tokenizer: Any, output_dir: str | os.PathLike[str], *
         for name, text in files.items():
             path = tmp / name
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
+            if isinstance(text, bytes):
+                path.write_bytes(text)
+            else:
+                path.write_text(text, encoding="utf-8")
         for path in tmp.rglob("*"):
             os.chmod(path, 0o755 if path.is_dir() else 0o644)
         os.chmod(tmp, 0o755)

@@ -31,15 +31,18 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from stebkit.datasets import synthetic as syn
 from stebkit.datasets.readers.text import split_sentences_by_regex
+from stebkit.errors import InvalidSetting
+from stebkit.settings import Setting
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["RULES", "StyleRule", "rule_variants"]
+__all__ = ["DEFAULT_RULE_WEIGHTS", "RULES", "StyleRule", "checked_rule_weights",
+           "rule_variants"]
 
 
 # ------------------------------------------------------------------------ new rules
@@ -227,3 +230,42 @@ def rule_variants(texts: Sequence[str], *, rules: Sequence[str] | None = None,
             rows.append((text, content, "plain"))
             rows.extend((new, content, name) for new, name in variants)
     return pd.DataFrame(rows, columns=["text", "content", "style"]), unchanged
+
+
+RULE_WEIGHT = Setting("rule_weights", "number", low=0, high=100, low_open=True)
+"""One weight of ``TrainConfig.rule_weights``."""
+DEFAULT_RULE_WEIGHTS = (("contractions", 6.0), ("number_substitution", 6.0),
+                        ("number_spelling", 3.0), ("british_spelling", 2.0),
+                        ("informal_function_words", 2.0))
+"""The rules drawn more often by default: the small edits, hardest to tell from their
+content."""
+
+
+def checked_rule_weights(pairs: Any) -> tuple[tuple[str, float], ...]:
+    """``pairs`` (or a mapping) as ``((rule, weight), ...)``, each rule one of
+    :data:`RULES` (once) and each weight a number in (0, 100].
+
+    >>> checked_rule_weights({"contractions": 4})
+    (('contractions', 4.0),)
+    >>> checked_rule_weights([("contraction", 4)])
+    Traceback (most recent call last):
+    ...
+    stebkit.errors.InvalidSetting: rule_weights: unknown rule 'contraction'; choose among \
+contractions, number_spelling, number_substitution, exclamation, capitals, emoticons, \
+emoji, british_spelling, archaic_pronouns, sentence_join, sentence_split, \
+informal_function_words
+    """
+    items = list(pairs.items()) if isinstance(pairs, Mapping) else list(pairs)
+    out = []
+    for item in items:
+        if not isinstance(item, (list, tuple)) or len(item) != 2:
+            raise InvalidSetting(f"rule_weights must be (rule, weight) pairs, got {item!r}")
+        name, weight = item
+        if name not in RULES:
+            raise InvalidSetting(f"rule_weights: unknown rule {name!r}; choose among "
+                                 f"{', '.join(RULES)}")
+        out.append((name, RULE_WEIGHT.check(weight)))
+    names = [n for n, _ in out]
+    if len(set(names)) != len(names):
+        raise InvalidSetting(f"rule_weights names a rule twice: {names}")
+    return tuple(out)
