@@ -27,15 +27,15 @@ class WithNodes(ExecutorConfig):
                                     help="nodes per SLURM job"))
 
 
-class Precision(Choice):
-    FLOAT32 = "float32"
-    BFLOAT16 = "bfloat16"
+class Optimizer(Choice):
+    ADAMW = "adamw"
+    SGD = "sgd"
 
 
 @dataclass(frozen=True, repr=False)
-class WithPrecision(TrainConfig):
-    precision: str = setting("float32", Setting("precision", "choice", choices=Precision,
-                                                help="number format of the weights"))
+class WithOptimizer(TrainConfig):
+    optimizer: str = setting("adamw", Setting("optimizer", "choice", choices=Optimizer,
+                                              help="optimizer of the weights"))
 
 
 @pytest.fixture
@@ -109,17 +109,17 @@ def test_a_new_executor_field_is_a_key_of_a_suite_file(nodes, capsys, tmp_path):
 
 
 def test_a_new_training_field_is_a_flag_of_stebkit_train(monkeypatch, capsys):
-    monkeypatch.setattr("stebkit.cli.train.TrainConfig", WithPrecision)
-    assert "--precision {float32,bfloat16} number format of the weights (default: " \
-           "float32)" in _help(capsys, "train")
-    parsed = cli.build_parser().parse_args(["train", "--precision", "bfloat16", "--steps", "9"])
+    monkeypatch.setattr("stebkit.cli.train.TrainConfig", WithOptimizer)
+    assert "--optimizer {adamw,sgd} optimizer of the weights (default: adamw)" in \
+        _help(capsys, "train")
+    parsed = cli.build_parser().parse_args(["train", "--optimizer", "sgd", "--steps", "9"])
     config = checked_config(parsed)
-    assert repr(config) == "WithPrecision(steps=9, precision='bfloat16')"
-    assert type(config.precision) is str  # stored as its plain text
-    assert WithPrecision(precision=Precision.BFLOAT16) == config.replace(steps=250)
-    with pytest.raises(InvalidSetting, match="^precision must be one of 'float32', "
-                                             "'bfloat16', got 'fp8'$"):
-        WithPrecision(precision="fp8")
-    with pytest.raises(TypeError, match="unknown training setting 'precison'; the settings "
-                                        "are .*, seed, precision$"):
-        config.replace(precison="float32")
+    assert repr(config) == "WithOptimizer(steps=9, optimizer='sgd')"
+    assert type(config.optimizer) is str  # stored as its plain text
+    assert WithOptimizer(optimizer=Optimizer.SGD) == config.replace(steps=TrainConfig().steps)
+    with pytest.raises(InvalidSetting, match="^optimizer must be one of 'adamw', 'sgd', got "
+                                             "'lion'$"):
+        WithOptimizer(optimizer="lion")
+    with pytest.raises(TypeError, match="unknown training setting 'optimiser'; the settings "
+                                        "are .*, precision, optimizer$"):
+        config.replace(optimiser="sgd")

@@ -15,6 +15,7 @@ from typing import Any
 from stebkit.cli.subcommand import Subcommand
 from stebkit.escape import echo
 from stebkit.settings import add_flags, flag_values
+from stebkit.train.device import check_device_name
 from stebkit.train.loop import TRAIN_OPTIONS, TrainConfig, check_widths, matryoshka_widths
 
 
@@ -87,6 +88,7 @@ embedding (384 dimensions); give widths up to 384, such as 48,96,192,384
             raise ValueError(f"--base-model {args.base_model}: no such folder; give a local "
                              "Hugging Face model folder (config.json, weights, tokenizer)")
         check_model_folder(folder)
+    check_device_name(args.device, name="--device")  # the pattern TrainConfig checks
     config = TrainConfig.from_flags(
         args, matryoshka_dims=matryoshka_widths(dims, name="--matryoshka"),
         content_sources=sources, rule_weights=_parsed_weights(args.rule_weights))

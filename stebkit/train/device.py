@@ -32,8 +32,9 @@ class Precision(Choice):
 
 
 
-def check_device_name(device: str) -> str:
-    """``device`` if it names a device :data:`DEVICE_PATTERN` allows.
+def check_device_name(device: str, name: str = "device") -> str:
+    """``device`` if it names a device :data:`DEVICE_PATTERN` allows; ``name``: the
+    setting as the message names it (``--device`` on a command line).
 
     >>> check_device_name("gpu")
     Traceback (most recent call last):
@@ -41,7 +42,7 @@ def check_device_name(device: str) -> str:
     stebkit.errors.InvalidSetting: device must be auto, cpu, cuda, cuda:N or mps, got 'gpu'
     """
     if not DEVICE_PATTERN.fullmatch(device):
-        raise InvalidSetting(f"device must be auto, cpu, cuda, cuda:N or mps, got {device!r}")
+        raise InvalidSetting(f"{name} must be auto, cpu, cuda, cuda:N or mps, got {device!r}")
     return device
 
 

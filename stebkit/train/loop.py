@@ -48,7 +48,6 @@ saved model with its card and training summary).
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import hashlib
 import json
@@ -62,11 +61,17 @@ from typing import Any
 
 import numpy as np
 
-from .._io import atomic_file
 from ..encoders.style_model import adapter_bytes
 from ..errors import InvalidSetting
 from ..settings import MAX_COUNT, SEED, Setting, Settings, setting
 from . import card as card_mod
+from .checkpoints import (
+    checkpoint_dir,
+    checkpoints,
+    drop_checkpoints,
+    load_checkpoint,
+    save_checkpoint,
+)
 from .content import TripletSampler, load_content_units
 from .data import BatchSampler, load_training_passages, mine_hard_negatives
 from .device import Precision, autocast, check_device_name, to_cpu, training_device
@@ -434,7 +439,7 @@ def train_style_encoder(
                          device=str(state.device), model=state.model, tokenizer=state.tokenizer)
     if save and result.finished:
         result.output_dir = _save_trained(result, data, out, overwrite=overwrite)
-        _drop_checkpoints(folder)
+        drop_checkpoints(folder)
     return result
 
 
@@ -595,50 +600,6 @@ def _start_model(config: TrainConfig) -> _TrainingState:
 # -- step 3, checkpoint: resume from the latest, write one every checkpoint_every steps ------
 
 
-def checkpoint_dir(output_dir: str | os.PathLike[str]) -> Path:
-    """Checkpoints of a run live next to its output: ``<output_dir>.checkpoints``."""
-    out = Path(output_dir)
-    return out.with_name(out.name + ".checkpoints")
-
-
-def _checkpoints(folder: Path) -> list[Path]:
-    return sorted(folder.glob("step-*.pt")) if folder.is_dir() else []
-
-
-def _save_checkpoint(folder: Path, state: dict, keep: int) -> Path:
-    import torch
-
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"step-{state['step']:07d}.pt"
-    with atomic_file(path) as fh:
-        torch.save(state, fh)
-    for old in _checkpoints(folder)[:-keep]:
-        old.unlink(missing_ok=True)
-    return path
-
-
-def _load_checkpoint(path: Path) -> dict[str, Any]:
-    """Read a checkpoint with ``weights_only=True``: tensors and plain containers only, so
-    a planted file cannot run code; anything else is refused with the way out."""
-    import pickle
-
-    import torch
-
-    try:
-        state = torch.load(path, map_location="cpu", weights_only=True)
-    except (pickle.UnpicklingError, RuntimeError, EOFError, ValueError, TypeError) as err:
-        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        raise ValueError(f"checkpoint {path} is not a plain stebkit checkpoint (tensors, "
-                         f"numbers, strings, lists and dicts only), so it is not loaded: "
-                         f"{first[:200]}. Delete it (or the folder {path.parent}) or pass "
-                         "resume=False (--no-resume) to start over") from None
-    keys = {"step", "model", "optimizer", "losses", "negatives", "config", "data"}
-    if not isinstance(state, dict) or not keys <= set(state):
-        raise ValueError(f"checkpoint {path} lacks {sorted(keys - set(state or {}))}; delete "
-                         "it or pass resume=False (--no-resume) to start over")
-    return state
-
-
 def _config_key(config: TrainConfig) -> dict[str, Any]:
     """The settings a checkpoint must share with the run that resumes it (not the device:
     a checkpoint resumes on another one)."""
@@ -652,10 +613,10 @@ def _config_key(config: TrainConfig) -> dict[str, Any]:
 def _resume(state: _TrainingState, folder: Path, config: TrainConfig, data_key: str) -> None:
     """Load the latest checkpoint in ``folder``, if any, into ``state``; one made with
     other settings or data is refused."""
-    if not _checkpoints(folder):
+    if not checkpoints(folder):
         return
-    latest = _checkpoints(folder)[-1]
-    saved = _load_checkpoint(latest)
+    latest = checkpoints(folder)[-1]
+    saved = load_checkpoint(latest)
     if saved["config"] != _config_key(config) or saved["data"] != data_key:
         raise ValueError(f"checkpoint {latest} was made with another configuration or "
                          "data; pass resume=False to start over, or another output_dir")
@@ -674,14 +635,6 @@ def _checkpoint(state: _TrainingState, config: TrainConfig, data_key: str) -> di
     return {"step": state.step, "model": to_cpu(state.model.state_dict()),
             "optimizer": to_cpu(state.optimizer.state_dict()), "losses": state.losses,
             "config": _config_key(config), "negatives": negatives, "data": data_key}
-
-
-def _drop_checkpoints(folder: Path) -> None:
-    """Delete a run's checkpoints and their folder (once its model is saved)."""
-    for path in _checkpoints(folder):
-        path.unlink()
-    with contextlib.suppress(OSError):
-        folder.rmdir()
 
 
 # -- step 4, loop: one seeded optimiser step after another ---------------------------------
@@ -712,7 +665,7 @@ def _train_steps(state: _TrainingState, data: _TrainingData, config: TrainConfig
             bar.update(1)
             bar.set_postfix(loss=f"{state.losses[-1]:.3f}")
         if state.step % config.checkpoint_every == 0 or state.step == stop:
-            _save_checkpoint(folder, _checkpoint(state, config, data.key),
+            save_checkpoint(folder, _checkpoint(state, config, data.key),
                              config.keep_checkpoints)
     if bar is not None:
         bar.close()
