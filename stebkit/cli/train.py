@@ -17,6 +17,7 @@ from stebkit.escape import echo
 from stebkit.settings import add_flags, flag_values
 from stebkit.train.device import check_device_name
 from stebkit.train.loop import TRAIN_OPTIONS, TrainConfig, check_widths, matryoshka_widths
+from stebkit.train.rules import checked_rule_weights
 
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
@@ -101,7 +102,7 @@ def _shown_weights(pairs: tuple[tuple[str, float], ...]) -> str:
 
 
 def _parsed_weights(text: str) -> tuple[tuple[str, float], ...]:
-    """``rule=weight,...`` as pairs (checked by :class:`TrainConfig`).
+    """``rule=weight,...`` as pairs, checked as :class:`TrainConfig` checks them.
 
     >>> _parsed_weights("contractions=4, emoji=0.5")
     (('contractions', 4.0), ('emoji', 0.5))
@@ -120,7 +121,7 @@ def _parsed_weights(text: str) -> tuple[tuple[str, float], ...]:
         if not sep:
             raise ValueError(f"--rule-weights: {piece!r} is not RULE=WEIGHT; give e.g. "
                              "contractions=4")
-    return tuple(pairs)
+    return checked_rule_weights(pairs, name="--rule-weights")
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -241,9 +241,11 @@ DEFAULT_RULE_WEIGHTS = (("contractions", 6.0), ("number_substitution", 6.0),
 content."""
 
 
-def checked_rule_weights(pairs: Any) -> tuple[tuple[str, float], ...]:
+def checked_rule_weights(pairs: Any, name: str = "rule_weights"
+                         ) -> tuple[tuple[str, float], ...]:
     """``pairs`` (or a mapping) as ``((rule, weight), ...)``, each rule one of
-    :data:`RULES` (once) and each weight a number in (0, 100].
+    :data:`RULES` (once) and each weight a number in (0, 100]; ``name``: the setting as
+    messages name it (``--rule-weights`` on a command line).
 
     >>> checked_rule_weights({"contractions": 4})
     (('contractions', 4.0),)
@@ -259,13 +261,13 @@ informal_function_words
     out = []
     for item in items:
         if not isinstance(item, (list, tuple)) or len(item) != 2:
-            raise InvalidSetting(f"rule_weights must be (rule, weight) pairs, got {item!r}")
-        name, weight = item
-        if name not in RULES:
-            raise InvalidSetting(f"rule_weights: unknown rule {name!r}; choose among "
+            raise InvalidSetting(f"{name} must be (rule, weight) pairs, got {item!r}")
+        rule, weight = item
+        if rule not in RULES:
+            raise InvalidSetting(f"{name}: unknown rule {rule!r}; choose among "
                                  f"{', '.join(RULES)}")
-        out.append((name, RULE_WEIGHT.check(weight)))
-    names = [n for n, _ in out]
-    if len(set(names)) != len(names):
-        raise InvalidSetting(f"rule_weights names a rule twice: {names}")
+        out.append((rule, RULE_WEIGHT.check(weight)))
+    rules = [r for r, _ in out]
+    if len(set(rules)) != len(rules):
+        raise InvalidSetting(f"{name} names a rule twice: {rules}")
     return tuple(out)
