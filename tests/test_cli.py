@@ -30,6 +30,8 @@ def test_models_lists_the_zoo(capsys):
     assert cli.main(["models"]) == 0
     out = capsys.readouterr().out
     assert all(name in out for name in DEFAULT_OFFLINE_ZOO) and "LUAR-MUD" in out
+    rows = {line.split()[0]: line.split()[1] for line in out.splitlines()[1:] if line.split()}
+    assert (rows["tfidf-char"], rows["roberta-base"]) == ("non-neural", "MLM")  # not keys
 
 
 def test_models_is_compact_by_default_and_shows_every_column_with_wide(capsys):

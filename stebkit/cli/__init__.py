@@ -223,9 +223,12 @@ def _run_models(args: argparse.Namespace) -> int:
 
     from stebkit.encoders import list_models
 
+    from stebkit.scores.published import category_label
+
     frame = list_models(offline_only=args.offline)
     for column in ("params_m", "dim"):  # 384, not 384.0; "-" where the zoo does not say
         frame[column] = ["-" if pd.isna(v) else f"{v:g}" for v in frame[column]]
+    frame["category"] = frame["category"].map(category_label)  # non-neural, not non_neural
     echo(table_text(frame if args.wide else frame[list(MODEL_COLUMNS)]))
     echo("\n".join(MODEL_LEGEND))
     return 0
