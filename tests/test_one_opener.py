@@ -100,10 +100,12 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
     ("suites/example.py", ".read_text"): (2, "the example suite: " + _FETCHED + ", and "
                                           + _PACKAGE_DATA),
     ("train/content.py", ".read_text"): (2, "training corpora: " + _FETCHED),
-    ("train/loop.py", ".mkdir"): (1, _TRAINING),
-    ("train/loop.py", "torch.load"): (1, "a training checkpoint it wrote, weights_only=True"),
+    ("train/checkpoints.py", ".mkdir"): (1, _TRAINING),
+    ("train/checkpoints.py", "torch.load"): (1, "a training checkpoint it wrote, "
+                                                "weights_only=True"),
     ("train/model.py", ".mkdir"): (3, _TRAINING),
     ("train/model.py", ".write_text"): (1, _TRAINING),
+    ("train/model.py", ".write_bytes"): (1, _TRAINING + " (the LoRA adapter beside the model)"),
     ("train/model.py", "os.replace"): (4, _TRAINING),
 }
 """``{(module below stebkit/, call): (how many, why)}``: the reads and writes that need not

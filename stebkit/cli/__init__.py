@@ -222,7 +222,6 @@ def _run_models(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from stebkit.encoders import list_models
-
     from stebkit.scores.published import category_label
 
     frame = list_models(offline_only=args.offline)

