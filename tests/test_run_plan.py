@@ -168,7 +168,7 @@ def test_a_context_holds_the_run_settings_checked_once():
     kept = RunState().models
     (model,) = _resolve_models("tfidf-char")
     assert prepare_encoder(model, ctx, kept) is prepare_encoder(model, ctx, kept)
-    assert list(kept) == [("tfidf-char", (), None)]
+    assert list(kept) == [("tfidf-char", (), None, "auto")]  # name, options, device, dtype
     assert prepare_encoder(model, ctx) is not prepare_encoder(model, ctx)
     assert not hasattr(engine, "_BUILT") and not hasattr(engine, "reuse_encoders")
 
@@ -260,7 +260,7 @@ def test_the_unit_function_returns_checked_records_and_writes_nothing(tmp_path):
         {(u.spec.name, u.task, u.episode_size, u.episodes_per_label)
          for u in the_plan if u.served})
     assert set(state.datasets) == set(DATASETS)
-    assert set(state.models) == {(m, (), None) for m in MODELS}
+    assert set(state.models) == {(m, (), None, "auto") for m in MODELS}
     # written by the run, the records are those the unit function returned
     def summary(records):
         return sorted((r.model_name, r["dataset"]["name"], r.task, r.status, r.main_value)
