@@ -23,7 +23,6 @@ import os
 from pathlib import Path
 from typing import Any
 
-from stebkit.encoders._runtime import weights_digest
 from stebkit.encoders.folders import folder_encoder
 from stebkit.encoders.hf import HFEncoder
 from stebkit.errors import ChecksumMismatch, ModelUnavailable
@@ -216,11 +215,13 @@ class ShippedStyleEncoder(HFEncoder):
         manifest = json.loads(read_text(SHIPPED_MANIFEST, fix="reinstall stebkit"))
         self.adapter_sha256 = manifest["sha256"]
         self._adapter = read_adapter(SHIPPED_ADAPTER, self.adapter_sha256)  # checked now
-        base = _base_folder()
-        options.pop("revision", None)
-        super().__init__(base, revision=f"{weights_digest(base)}+{STYLE_MODEL_NAME}-"
-                                        f"{self.adapter_sha256[:12]}",
-                         **{"name": STYLE_MODEL_NAME, **options})
+        options.pop("revision", None)  # the base's and the adapter's: see revision
+        super().__init__(_base_folder(), **{"name": STYLE_MODEL_NAME, **options})
+
+    @property
+    def revision(self) -> str:  # type: ignore[override]
+        """The base's weights digest (worked out when first asked) and the adapter's."""
+        return f"{super().revision}+{STYLE_MODEL_NAME}-{self.adapter_sha256[:12]}"
 
     def _load(self) -> None:
         super()._load()
