@@ -38,7 +38,7 @@ def sample_texts(n: int, seed: int = 42) -> tuple[list[str], dict[str, int]]:
 
     pools, counts = [], {}
     for name in list_datasets(suite="lite"):
-        texts = load_dataset(name).records["text"].astype(str).tolist()
+        texts = load_dataset(name).frame["text"].astype(str).tolist()
         counts[name] = len(texts)
         pools += texts
     rng = np.random.default_rng(seed)

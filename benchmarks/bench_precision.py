@@ -34,7 +34,7 @@ def least_cosine(model: str, datasets: list[str], smoke: bool, device: str | Non
     from stebkit.encoders.base import cosines
 
     texts = sorted({t for name in datasets
-                    for t in load_dataset(name, smoke=smoke).records["text"]})
+                    for t in load_dataset(name, smoke=smoke).frame["text"]})
     vectors = [cached(get_encoder(model, device=device, dtype=d)).encode(texts)
                for d in DTYPES]
     return float(cosines(*vectors).min()), len(texts)

@@ -92,7 +92,7 @@ def read(name: str, **kwargs: Any) -> tuple[Any, list[str]]:
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        records = load_dataset(name, cache=False, **kwargs).records
+        records = load_dataset(name, cache=False, **kwargs).frame
     return records, [str(w.message) for w in caught if issubclass(w.category,
                                                                   DroppedRowsWarning)]
 

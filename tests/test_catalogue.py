@@ -219,7 +219,7 @@ def test_read_hub_end_to_end_with_a_stand_in_datasets_library(monkeypatch, onlin
     spec = get_spec("ag_news")
     before = fingerprint(spec)
     ag = load_dataset("ag_news")
-    assert ag.records["label"].tolist() == ["Business", "Sports", "Business"]
+    assert ag.frame["label"].tolist() == ["Business", "Sports", "Business"]
     # the split is loaded at the commit the revision resolved to, which is recorded and
     # enters the fingerprint
     assert asked[0] == ("ag_news", None)
@@ -230,7 +230,7 @@ def test_read_hub_end_to_end_with_a_stand_in_datasets_library(monkeypatch, onlin
     xg = load_dataset("x_genre")
     assert [(c["name"], c["split"]) for c in calls[1:]] == [
         (None, "train"), (None, "test"), (None, "dev")]
-    assert xg.records["text"].tolist() == ["train en", "train ftd", "test en", "test ftd",
+    assert xg.frame["text"].tolist() == ["train en", "train ftd", "test en", "test ftd",
                                            "dev en", "dev ftd"]
     assert len(calls) == 4
     load_dataset("x_genre")  # processed cache: the Hub is not asked again

@@ -159,7 +159,7 @@ def test_functionwordfreq_zero_vectors_are_scored_as_the_reference_scores_them(m
     text; the run computes the task instead of failing on them."""
     import stebkit
 
-    texts = stebkit.load_dataset("stel-emotives", smoke=True).records["text"].tolist()
+    texts = stebkit.load_dataset("stel-emotives", smoke=True).frame["text"].tolist()
     zero = ~get_encoder("functionwordfreq").encode(texts).any(axis=1)
     assert zero.sum() >= 1
     res = stebkit.evaluate("functionwordfreq", "stel-emotives", smoke=True,

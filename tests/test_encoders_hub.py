@@ -57,6 +57,37 @@ def test_episodes_are_fed_whole(luar):
     assert sorted(s[:2] for s in net.shapes) == [(1, 1), (1, 3), (2, 2)]
 
 
+def test_episode_batches_keep_to_the_token_budget_longest_first(luar):
+    enc, net = luar
+    episodes = [["a b", "c"], ["d e f g h", "i"], ["j", "k"], ["l m n", "o"]]
+    whole = enc.encode_episodes(episodes, batch_size=8)
+    assert [s[0] for s in net.shapes] == [4]  # 4 x 2 texts x 7 tokens: within 16,384
+    net.shapes.clear()
+    enc.batch_tokens = 2 * 7 + 2 * 5  # the widest episode (7 tokens a text) and one of 5
+    assert np.array_equal(enc.encode_episodes(episodes, batch_size=8), whole)
+    # widths 7, 5, 4, 3 (tokens of the longest text): longest first, each batch within
+    assert net.shapes == [(1, 2, 7), (2, 2, 5), (1, 2, 3)]
+    assert all(b * n * w <= enc.batch_tokens for b, n, w in net.shapes)
+
+
+def test_an_out_of_memory_episode_batch_is_halved_and_said_once(luar):
+    enc, net = luar
+    episodes = [["a b", "c"], ["d e", "f"], ["g h", "i"], ["j k", "l"]]
+    expected = enc.encode_episodes(episodes)
+    forward, net.shapes = net.forward, []
+
+    def tight(input_ids, attention_mask):  # a device that holds two episodes at most
+        if input_ids.shape[0] > 2:
+            raise torch.OutOfMemoryError("CUDA out of memory (stand-in)")
+        return forward(input_ids, attention_mask)
+
+    net.forward = tight
+    with pytest.warns(ResourceWarning, match="halving the batches") as seen:
+        assert np.array_equal(enc.encode_episodes(episodes), expected)
+        assert np.array_equal(enc.encode_episodes(episodes), expected)
+    assert len(seen) == 1 and [s[0] for s in net.shapes] == [2, 2, 2, 2]
+
+
 def test_encode_is_episodes_of_one(luar):
     enc, _ = luar
     out = enc.encode(["one two", "three"])

@@ -95,7 +95,7 @@ def test_a_toy_family_declared_once_runs_through_evaluate_records_bootstrap_lead
         tmp_path, toy_family):
     base = authors_dataset()
     data = Dataset(spec("toy_nn", {"nearest_neighbour": TaskConfig((1, 2), 3)}),
-                   base.records, "fp-toy-nn")
+                   base.frame, "fp-toy-nn")
 
     class Shifted(MarkerEncoder):
         name = "shifted"
@@ -115,7 +115,7 @@ def test_a_toy_family_declared_once_runs_through_evaluate_records_bootstrap_lead
         # pooled by consecutive runs of `size`, nearest other episode by cosine
         enc = MarkerEncoder() if model == "marker" else Shifted()
         pooled, labels = [], []
-        for label, rows in base.records.groupby("label", sort=False):
+        for label, rows in base.frame.groupby("label", sort=False):
             texts = rows["text"].tolist()[: 3 * size]
             emb = enc.encode(texts).astype(np.float64)
             for k in range(3):
@@ -183,4 +183,4 @@ def test_a_suite_file_may_declare_a_family_registered_after_import(toy_family, t
         "  - {name: toy-nn, task: nearest_neighbour, source: {path: d.csv}}\n")
     suite = load_suite(tmp_path / "suite.yaml")
     assert list(suite.specs[0].tasks) == ["nearest_neighbour"]
-    assert len(load_dataset("toy-nn", cache=False).records) == 12
+    assert len(load_dataset("toy-nn", cache=False).frame) == 12

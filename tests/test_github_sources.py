@@ -47,15 +47,15 @@ def _summary(records):
 
 
 def test_stel_feature_and_register():
-    counts, first = _summary(load_dataset("stel_feature").records)
+    counts, first = _summary(load_dataset("stel_feature").frame)
     assert counts == {"contraction": 101, "emotives": 200, "nbr_substitution": 100}
     assert first["emotives"] == ["proud :) LINK/MEDIA", "proud 😀 LINK/MEDIA"]
     assert first["nbr_substitution"] == ["<3 friends 4ever", "<3 friends forever"]
     assert first["contraction"] == ["The line's name derives from its use in the Mediev"] * 2
-    records = load_dataset("stel_feature").records
+    records = load_dataset("stel_feature").frame
     contraction = next(t for lab, t in _sets(records) if lab == "contraction")
     assert "it'd already" in contraction[0] and "it had already" in contraction[1]
-    counts, first = _summary(load_dataset("stel_register").records)
+    counts, first = _summary(load_dataset("stel_register").frame)
     assert counts == {"formality": 196, "simplicity": 197}
     # position 0 has more of the style: the formal sentence, the simple sentence
     assert first["formality"] == ["He has a very distinct walk.",
@@ -65,14 +65,14 @@ def test_stel_feature_and_register():
 
 
 def test_parallel_shakespeare():
-    counts, first = _summary(load_dataset("parallel_shakespeare").records)
+    counts, first = _summary(load_dataset("parallel_shakespeare").frame)
     assert counts == {"shakespeare": 19746}
     assert first["shakespeare"] == ["I have a mind to strike thee ere thou speak’st.",
                                     "I have half a mind to hit you before you speak aga"]
 
 
 def test_onestop_english():
-    records = load_dataset("onestopenglishcorpus").records
+    records = load_dataset("onestopenglishcorpus").frame
     counts, first = _summary(records)
     assert counts == {"complexity": 2117}
     assert first["complexity"] == ["When you see the word Amazon, what’s the first thi"] * 3
@@ -82,7 +82,7 @@ def test_onestop_english():
 def test_asset_picks_the_simplification_by_sha256_of_the_original():
     import hashlib
 
-    records = load_dataset("asset").records
+    records = load_dataset("asset").frame
     counts, first = _summary(records)
     assert counts == {"simple": 2359}  # 2,000 validation + 359 test originals
     assert first["simple"] == ["Nearby counties are Marin, Mendocino, Lake, Napa, ",
@@ -98,13 +98,13 @@ def test_asset_picks_the_simplification_by_sha256_of_the_original():
 
 
 def test_politeness_from_the_annotated_csvs():
-    counts, first = _summary(load_dataset("wikipedia_politeness").records)
+    counts, first = _summary(load_dataset("wikipedia_politeness").frame)
     assert counts == {"neutral": 2175, "impolite": 1089, "polite": 1089}
     assert first == {
         "impolite": ("Where did you learn English? How come you're takin", 72),
         "polite": ("Thanks very much for your edit to the <url> articl", 108),
         "neutral": ("Sir i think u hav many friends on wiki who can rev", 99)}
-    counts, first = _summary(load_dataset("stackexchange_politeness").records)
+    counts, first = _summary(load_dataset("stackexchange_politeness").frame)
     assert counts == {"neutral": 3301, "impolite": 1651, "polite": 1651}
     assert first == {
         "neutral": ("Can you explain more in detail, what should I sdde", 75),
@@ -159,11 +159,11 @@ _ARXIV_HUMAN = ("We propose and study a model with glassy behavior.", 826)
 ])
 def test_detectrl_test_files(part, counts, first):
     name = f"machine_text_detection_detectrl_{part}"
-    assert _summary(load_dataset(name).records) == (counts, first)
+    assert _summary(load_dataset(name).frame) == (counts, first)
 
 
 def test_bible_versions_uses_all_eight_translations():
-    records = load_dataset("bible_versions").records
+    records = load_dataset("bible_versions").frame
     counts, first = _summary(records)
     assert counts == dict.fromkeys(BIBLE_VERSIONS, 25044)
     assert first == {
@@ -374,5 +374,5 @@ def read_spec(spec):
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        records = load_dataset(spec, cache=False).records
+        records = load_dataset(spec, cache=False).frame
     return records, [str(w.message) for w in caught if w.category is DroppedRowsWarning]

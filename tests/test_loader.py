@@ -121,21 +121,23 @@ def test_task_value_checks():
 def test_empty_text_filter_warns_with_counts():
     frame = pd.DataFrame({"text": ["ok one", "", "ok two", None, "  ", "ok three"],
                           "label": list("aabbcc")})
-    with pytest.warns(DroppedRowsWarning, match="dropped 3 of 6 records with an empty text") \
+    with pytest.warns(DroppedRowsWarning, match="dropped 3 of 6 rows with an empty text") \
             as seen:
         ds = load_dataset(make_spec(frame), cache=False)
     # the report names the line that loaded the dataset, never a library file
     assert (seen[0].filename, seen[0].lineno) == (__file__, sys._getframe().f_lineno - 2)
-    assert ds.records["text"].tolist() == ["ok one", "ok two", "ok three"]
-    assert ds.records.index.tolist() == [0, 1, 2]
+    assert ds.frame["text"].tolist() == ["ok one", "ok two", "ok three"]
+    assert ds.frame.index.tolist() == [0, 1, 2]
+    with pytest.warns(DeprecationWarning, match="Dataset.records is now Dataset.frame"):
+        assert ds.records is ds.frame  # the old name still reads, with a warning
 
 
 def test_empty_text_in_a_pair_drops_its_partner_and_says_so():
     frame = pd.DataFrame({"text": ["a", "", "c", "d"], "label": list("xyzz"),
                           "pair": ["p1", "p1", "p2", "p2"], "same": [False, False, True, True]})
-    with pytest.warns(DroppedRowsWarning, match="dropped 1 of 4 records .* and 1 partner"):
+    with pytest.warns(DroppedRowsWarning, match="dropped 1 of 4 rows .* and 1 partner"):
         ds = load_dataset(make_spec(frame, tasks=("predefined_pairs",)), cache=False)
-    assert ds.records["pair"].tolist() == ["p2", "p2"]
+    assert ds.frame["pair"].tolist() == ["p2", "p2"]
 
 
 def test_valid_records_of_every_task_pass():
@@ -147,7 +149,7 @@ def test_valid_records_of_every_task_pass():
     ds = load_dataset(make_spec(frame, tasks=(
         "clustering", "predefined_pairs", "retrieval", "order_alignment", "probing")),
         cache=False)
-    assert len(ds) == 4 and ds.records["position"].dtype == "int64"
+    assert len(ds) == 4 and ds.frame["position"].dtype == "int64"
 
 
 # ---------------------------------------------------------- processed cache, fingerprint
@@ -156,7 +158,7 @@ def test_processed_cache_hit_does_not_call_the_reader(tmp_cache):
     first = load_dataset(spec, seed=3)
     second = load_dataset(spec, seed=3)
     assert spec.reader.calls == [(3, False)]
-    pd.testing.assert_frame_equal(first.records, second.records)
+    pd.testing.assert_frame_equal(first.frame, second.frame)
     assert first.fingerprint == second.fingerprint
     [path] = (tmp_cache / "processed").rglob("*.parquet")
     assert path.parent.parent.name == "toy"  # keyed by the name and the fingerprint
@@ -199,7 +201,7 @@ def test_real_mirror_source_through_reader_and_cache(mirror, monkeypatch):
     ds = load_dataset(spec)
     raw = pd.read_csv(io.BytesIO((mirror / sources.relative_path(row["url"])).read_bytes()),
                       sep="\t")
-    assert len(ds) == 2 * len(raw) and set(ds.records["label"]) == set(raw["style type"])
+    assert len(ds) == 2 * len(raw) and set(ds.frame["label"]) == set(raw["style type"])
     assert registry.is_available_offline(spec)
     blob = (mirror / sources.relative_path(row["url"])).read_bytes()
     assert hashlib.sha256(blob).hexdigest() == row["sha256"]

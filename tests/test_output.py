@@ -164,6 +164,7 @@ def test_print_of_the_leaderboard_shows_the_cli_tables_and_the_summary():
 
 def test_the_dataset_table_fits_100_columns_and_wide_shows_all(capsys, monkeypatch):
     from stebkit.datasets import get_spec, list_datasets
+    from stebkit.datasets.registry import is_available_offline
 
     assert cli.main(["datasets", "--suite", "steb"]) == 0
     lines = capsys.readouterr().out.splitlines()
@@ -185,6 +186,8 @@ def test_the_dataset_table_fits_100_columns_and_wide_shows_all(capsys, monkeypat
             spec = get_spec(name)
             assert {"license", "application", "status", "offline"} <= set(card)
             assert card["status"] == spec.status and card["license"] == spec.license.name
+            assert card["offline"] == ("yes" if is_available_offline(spec) else "no")
+        assert cards["amazon"]["offline"] == "no"  # needs an agreement: no mirror file
 
 
 def test_lite_datasets_read_from_the_mirror_by_their_tests_show_as_tested(capsys):

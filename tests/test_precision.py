@@ -5,12 +5,15 @@ that runs out of device memory."""
 from __future__ import annotations
 
 import json
+import threading
+import time
 import warnings
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
+from stebkit.encoders import tokens
 from stebkit.encoders.precision import approx_params, load_kwargs, resolve_dtype
 from stebkit.encoders.tokens import TokenEncoder
 
@@ -250,3 +253,58 @@ def test_a_sentence_transformers_folder_takes_the_dtype_too():
     assert next(full.model.parameters()).dtype == torch.float32
     assert next(half.model.parameters()).dtype == torch.bfloat16
     assert cosines(a, b).min() > 0.99 and not np.array_equal(a, b)
+
+
+class Timed(Fake):
+    """:class:`Fake` whose tokenizer and forward pass take time, each call logged with its
+    thread and its start and end."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.log: list[tuple[str, str, float, float]] = []
+
+    def _native_max_length(self) -> int:
+        return 512
+
+    def _timed(self, what, call, *args):
+        start = time.perf_counter()
+        time.sleep(0.02)
+        out = call(*args)
+        self.log.append((what, threading.current_thread().name, start, time.perf_counter()))
+        return out
+
+    def tokenize(self, texts):
+        return self._timed("tokenize", super().tokenize, texts)
+
+    def _forward(self, input_ids, attention_mask):
+        return self._timed("forward", super()._forward, input_ids, attention_mask)
+
+
+def test_tokenizing_the_next_block_overlaps_the_forward_passes(monkeypatch):
+    monkeypatch.setattr(tokens, "TOKENIZE_BLOCK", 4)
+    enc = Timed(overlap=True)
+    assert enc.overlaps() and not Timed().overlaps()  # off on a CPU unless asked
+    assert np.array_equal(enc.encode(WORDS, batch_size=2), EXPECTED)
+    tokenized = [e for e in enc.log if e[0] == "tokenize"]
+    assert len(tokenized) == 3 and {e[1][:16] for e in tokenized} == {"stebkit-tokenize"}
+    forwards = [e for e in enc.log if e[0] == "forward"]
+    first_block = forwards[:2]  # 4 texts, 2 a batch
+    assert tokenized[1][2] < first_block[-1][3]  # block 2 tokenized while block 1 ran
+    plain = Timed()
+    assert np.array_equal(plain.encode(WORDS, batch_size=2), EXPECTED)
+    assert [e[1] for e in plain.log if e[0] == "tokenize"] == ["MainThread"]
+    with pytest.raises(ValueError, match="overlap must be True, False or None"):
+        Fake(overlap="yes")
+
+
+def test_an_overlapped_encoding_equals_the_plain_one_on_a_real_model(monkeypatch):
+    from stebkit.encoders import get_encoder
+
+    monkeypatch.setattr(tokens, "TOKENIZE_BLOCK", 3)
+    texts = [f"Sentence number {i} is here, and it says a little about {i}." for i in range(7)]
+    texts += ["A long one. " * 200, ""]  # several pieces; no text at all
+    plain = get_encoder("all-MiniLM-L6-v2", device="cpu")
+    overlapped = get_encoder("all-MiniLM-L6-v2", device="cpu", overlap=True)
+    assert not plain.overlaps() and overlapped.overlaps()
+    with pytest.warns(UserWarning, match="1 of 9 texts are empty"):
+        np.testing.assert_allclose(overlapped.encode(texts), plain.encode(texts), atol=2e-6)

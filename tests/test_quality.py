@@ -188,7 +188,7 @@ def test_dimension_curve_on_real_dataset(mirror):
     assert curve["dim"].tolist() == [8, 32, 96]
     assert set(curve["metric"]) == {"v_measure"} and set(curve["model"]) == {"hash3"}
     cfg = FAMILIES["clustering"].config(ds.spec.tasks["clustering"])
-    ti = FAMILIES["clustering"].build(ds.records, episode_size=cfg.episode_sizes[0],
+    ti = FAMILIES["clustering"].build(ds.frame, episode_size=cfg.episode_sizes[0],
                         episodes_per_label=cfg.episodes_per_label, seed=42)
     emb = _HashEncoder().encode(ti.texts)
     emb /= np.linalg.norm(emb, axis=1, keepdims=True)

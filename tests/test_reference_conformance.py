@@ -394,7 +394,7 @@ def test_the_runner_scores_an_l1_model_by_l1_in_pair_tasks_and_clustering_only(t
     assert by_task["all_to_all_pairs"]["protocol"]["scoring"] == "l1"
     assert by_task["clustering"]["protocol"]["scoring"] == "l1"
     assert by_task["retrieval"]["protocol"]["scoring"] == "cosine"  # as the reference
-    ti = FAMILIES["all_to_all_pairs"].build(data.records, episode_size=1,
+    ti = FAMILIES["all_to_all_pairs"].build(data.frame, episode_size=1,
                         episodes_per_label=4)
     x = L1Marker().encode(list(ti.texts)).astype(np.float64)[[ep[0] for ep in ti.episodes]]
     same = pdist(np.array([[hash(v)] for v in ti.labels]), lambda u, v: u[0] == v[0])
@@ -429,11 +429,11 @@ def test_label_submetrics_rescore_the_items_of_their_labels(tmp_path):
     base = authors_dataset()
     cfg = TaskConfig((1,), 3, {"a_vs_b": Submetric(labels=("a", "b")),
                                "missing": Submetric(labels=("zz",))})
-    data = Dataset(spec("toy_sub", {"clustering": cfg}), base.records, "fp-sub")
+    data = Dataset(spec("toy_sub", {"clustering": cfg}), base.frame, "fp-sub")
     res = stebkit.evaluate([MarkerEncoder()], [data], output_dir=tmp_path,
                           cache_embeddings=False)
     rec = Results(res).records[0]
-    ti = FAMILIES["clustering"].build(base.records, episode_size=1, episodes_per_label=3)
+    ti = FAMILIES["clustering"].build(base.frame, episode_size=1, episodes_per_label=3)
     keep = np.isin(ti.labels, ["a", "b"])
     x = MarkerEncoder().encode(list(ti.texts))[[ep[0] for ep in ti.episodes]][keep]
     want = clustering(x, ti.labels[keep], seed=42)["v_measure"]

@@ -480,13 +480,13 @@ def test_08_a_changed_processed_file_is_rebuilt_with_a_warning(tmp_path, monkeyp
     data[offset + 5] ^= 0x01  # one hex digit -> another: a valid parquet file, one text changed
     path.write_bytes(bytes(data))
     with pytest.raises(AssertionError):  # the flipped byte changed a text silently
-        pd.testing.assert_frame_equal(pd.read_parquet(path), first.records)
+        pd.testing.assert_frame_equal(pd.read_parquet(path), first.frame)
     with pytest.warns(RuntimeWarning, match=f"processed dataset {path}: its bytes .* are "
                       "not the ones it was written with.*built again"):
         again = load_dataset(spec)
     assert reader.calls == 2
-    pd.testing.assert_frame_equal(again.records, first.records)
-    pd.testing.assert_frame_equal(pd.read_parquet(path), first.records)
+    pd.testing.assert_frame_equal(again.frame, first.frame)
+    pd.testing.assert_frame_equal(pd.read_parquet(path), first.frame)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         load_dataset(spec)
@@ -505,7 +505,7 @@ def test_16_a_corrupt_processed_file_is_rebuilt_with_a_message(tmp_path, monkeyp
     with pytest.warns(RuntimeWarning, match=f"processed dataset {path}: its bytes"):
         again = load_dataset(spec)
     assert reader.calls == 2
-    pd.testing.assert_frame_equal(again.records, first.records)
+    pd.testing.assert_frame_equal(again.frame, first.frame)
 
 
 def test_16_a_corrupt_cached_download_is_replaced_by_a_good_mirror_copy(tmp_path,

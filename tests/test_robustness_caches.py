@@ -51,7 +51,7 @@ def test_09_a_processed_file_of_an_older_version_is_simply_rebuilt(tmp_path, mon
         warnings.simplefilter("error")
         again = load_dataset(spec)
     assert reader.calls == 2  # never read: built again
-    pd.testing.assert_frame_equal(again.records, first.records)
+    pd.testing.assert_frame_equal(again.frame, first.frame)
     assert processed_path(spec, first.fingerprint) == path
 
 

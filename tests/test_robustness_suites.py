@@ -282,7 +282,7 @@ def test_22_task_columns_are_checked_up_front_and_kept(tmp_path):
     path = _suite(tmp_path, "name: mine-retrieval, task: retrieval, source: {path: d.csv}",
                   csv=sides)
     load_suite(path)
-    records = load_dataset("mine-retrieval", cache=False).records
+    records = load_dataset("mine-retrieval", cache=False).frame
     assert records["side"].value_counts().to_dict() == {"query": 4, "target": 4}
 
 
@@ -293,7 +293,7 @@ def test_22_pairs_from_a_csv_get_booleans_and_bad_values_are_named(tmp_path):
     path = _suite(tmp_path, "name: mine-pairs, task: predefined_pairs, source: {path: d.csv}",
                   csv=rows)
     load_suite(path)
-    records = load_dataset("mine-pairs", cache=False).records
+    records = load_dataset("mine-pairs", cache=False).frame
     assert records["same"].tolist() == [False, False, True, True] * 2
     path = _suite(tmp_path, "name: mine-pairs, task: predefined_pairs, source: {path: d.csv}",
                   csv=rows.replace("p2,False", "p2,maybe"))

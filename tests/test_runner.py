@@ -147,7 +147,7 @@ def test_every_task_family_gives_an_ok_record_that_matches_a_direct_computation(
         assert read_record(path) == r
         ds = authors_dataset() if r["dataset"]["name"] == "toy_authors" else ordered_dataset()
         family = FAMILIES[r["task"]]
-        ti = family.build(ds.records, episode_size=r["episode_size"],
+        ti = family.build(ds.frame, episode_size=r["episode_size"],
                           episodes_per_label=r["episodes_per_label"], seed=42)
         direct = family.evaluate(ti, ti.pool(enc.encode(list(ti.texts))), seed=42)
         main = r["main_metric"]
@@ -278,7 +278,7 @@ def test_overwrite_strategies(tmp_path):
     assert changed == {k for k in before if k.startswith("marker/toy_authors/")}
     age(tmp_path)
     before = mtimes(tmp_path)
-    changed_data = Dataset(authors_dataset().spec, authors_dataset().records, "fp-v2")
+    changed_data = Dataset(authors_dataset().spec, authors_dataset().frame, "fp-v2")
     res = run(tmp_path, datasets=[changed_data], seed=7, tasks=CHEAP)  # new fingerprint
     assert {r["dataset"]["fingerprint"] for r in res} == {"fp-v2"}
     assert {k for k, v in mtimes(tmp_path).items() if v != before[k]} == changed
@@ -309,7 +309,7 @@ def test_an_encoder_with_its_own_episode_embedding_is_used_for_episodes(tmp_path
     assert res.ok and {r["protocol"]["pooling"] for r in res} == {"encoder"}
     assert sorted(set(enc.episode_sizes)) == [1, 2]
     e2 = next(r for r in res if r["episode_size"] == 2)
-    ti = FAMILIES["clustering"].build(authors_dataset().records, episode_size=2,
+    ti = FAMILIES["clustering"].build(authors_dataset().frame, episode_size=2,
                         episodes_per_label=3)
     direct = FAMILIES["clustering"].evaluate(ti, enc.encode_episodes(ti.episode_texts()),
                                              seed=42)

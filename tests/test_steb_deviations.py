@@ -162,7 +162,7 @@ def test_reuters_keeps_blank_texts_and_the_drop_option_leaves_them_out(hub_data)
         spec, reader_options={**spec.reader_options, "blank_texts": "drop"})
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        records = load_dataset(dropping, cache=False, trust_remote_code=True).records
+        records = load_dataset(dropping, cache=False, trust_remote_code=True).frame
     assert records["text"].tolist() == ["grain news", "more"]
     assert [str(w.message) for w in caught if w.category is DroppedRowsWarning] == [
         "reuters21578: dropped 1 of 3 rows with a missing text or label (blank texts "
@@ -295,7 +295,7 @@ def test_masc_words_option_is_the_word_chunk_version(built):
         f"{root}/letters/b.txt": "\n".join(words[100:]) + "\n"})
     spec = get_spec("masc_text_genre")
     by_words = dataclasses.replace(spec, reader_options={"chunks": "words"})
-    records = load_dataset(by_words, cache=False).records
+    records = load_dataset(by_words, cache=False).frame
     # 300 words in 150 runs of two, joined with one space (commit e5d6ebc's cut)
     assert records["text"].tolist() == [f"w{2 * i} w{2 * i + 1}" for i in range(150)]
     chars, _ = read("masc_text_genre")  # the default: character ranges, newlines kept

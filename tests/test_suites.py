@@ -37,7 +37,7 @@ datasets:
 """, {"d.csv": CSV})
     suite = load_suite(path)
     assert suite.datasets == ["mine-topics"] and suite.specs[0].main_metric == "accuracy"
-    records = load_dataset("mine-topics", cache=False).records
+    records = load_dataset("mine-topics", cache=False).frame
     assert sorted(records["split"].unique()) == ["test", "train", "validation"]
     assert (records["split"] == "train").sum() == 12
 
@@ -54,11 +54,11 @@ source = {path = "d.csv"}
 split = {fractions = [0.5, 0.25, 0.25], seed = 3}
 """)
     load_suite(tmp_path / "s.toml")
-    a = load_dataset("toml-topics", cache=False).records
+    a = load_dataset("toml-topics", cache=False).frame
     assert a.groupby(["label", "split"]).size().to_dict() == {
         ("a", "test"): 5, ("a", "train"): 10, ("a", "validation"): 5,
         ("b", "test"): 5, ("b", "train"): 10, ("b", "validation"): 5}
-    b = load_dataset("toml-topics", cache=False).records
+    b = load_dataset("toml-topics", cache=False).frame
     assert a.equals(b)
 
 
@@ -107,9 +107,9 @@ def test_example_suite_on_real_data(mirror, tmp_path):
     suite = load_suite(write_example_suite(tmp_path))
     assert suite.name == "example" and len(suite.datasets) == 3
     with pytest.warns(UserWarning, match="min_per_label=100 dropped 11 label"):
-        cls = load_dataset("example-politeness-community", cache=False).records
+        cls = load_dataset("example-politeness-community", cache=False).frame
     assert cls["label"].value_counts().min() >= 100
-    ndcg = load_dataset("example-asset-simplifications", smoke=True, cache=False).records
+    ndcg = load_dataset("example-asset-simplifications", smoke=True, cache=False).frame
     queries = ndcg[ndcg["side"] == "query"]
     assert len(queries) == 50
     # Every query's ten simplifications are in the smoke corpus.

@@ -142,7 +142,7 @@ def test_training_split_is_disjoint_from_the_lite_suite(passages):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             ds = load_dataset(name, smoke=True)
-        rec = ds.records
+        rec = ds.frame
         if ds.spec.application.startswith("authorship_"):
             for label in sorted(set(rec["label"].astype(str))):
                 clash = surnames & _tokens(label)

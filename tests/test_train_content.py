@@ -173,7 +173,7 @@ def test_content_units_are_disjoint_from_the_evaluation_sets(units):
     for name in names:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            records = load_dataset(name).records
+            records = load_dataset(name).frame
         texts = records["text"].astype(str)
         exact = sum(_norm(t) in train_exact for t in texts)
         spans = sum(bool(_shingles(t) & train_spans) for t in texts)
@@ -191,7 +191,7 @@ def test_stel_sentences_are_never_rule_inputs(units):
     for name in [n for n in list_datasets(suite="lite") if n.startswith("stel-")]:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            texts = load_dataset(name).records["text"].astype(str)
+            texts = load_dataset(name).frame["text"].astype(str)
         assert not rule_plain & {_norm(t) for t in texts}, name
 
 

@@ -71,7 +71,7 @@ def test_the_reader_alone_refuses_too(fake_hub) -> None:
 def test_opting_in_loads_with_remote_code(fake_hub) -> None:
     ds = load_dataset("blog_age", smoke=True, cache=False, trust_remote_code=True)
     assert fake_hub == [{"path": "barilan/blog_authorship_corpus", "trust_remote_code": True}]
-    assert set(ds.records["label"]) == {"10s", "20s", "30s"}
+    assert set(ds.frame["label"]) == {"10s", "20s", "30s"}
     # a dataset without a loading script never gets remote code, even when allowed
     fake_hub.clear()
     load_dataset("ag_news", smoke=True, cache=False, trust_remote_code=True)

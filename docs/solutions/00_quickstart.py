@@ -13,7 +13,7 @@ config = fam.config(dataset.spec.tasks["clustering"])
 
 
 def v_measure(model, episode_size=1):
-    task_input = fam.build(dataset.records, episode_size=episode_size,
+    task_input = fam.build(dataset.frame, episode_size=episode_size,
                            episodes_per_label=config.episodes_per_label)
     encoder = cached(get_encoder(model))
     items = task_input.pool(encoder.encode(list(task_input.texts)))

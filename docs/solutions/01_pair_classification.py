@@ -14,7 +14,7 @@ SMOKE = is_fast()
 def verification(name, models):
     ds = stebkit.load_dataset(name, smoke=SMOKE)
     fam = FAMILIES["predefined_pairs"]
-    trials = fam.build(ds.records, episode_size=1, episodes_per_label=1)
+    trials = fam.build(ds.frame, episode_size=1, episodes_per_label=1)
     out = {}
     for model, encoder in models.items():
         items = trials.shape_items(encoder.encode_episodes(trials.episode_texts()))
@@ -38,7 +38,7 @@ print(table.astype(float).round(3))
 # before ranking: with the few trials of fast mode's smoke set they are very wide.
 
 # %% Exercise 2: which generator is easiest to tell from human texts?
-xsum = stebkit.load_dataset("fastdetectgpt-xsum", smoke=False).records
+xsum = stebkit.load_dataset("fastdetectgpt-xsum", smoke=False).frame
 print(xsum["label"].value_counts().to_string())
 encoder = cached(get_encoder("tfidf-char"))
 human = [lab for lab in xsum["label"].unique() if "human" in lab.lower()][0]

@@ -22,7 +22,7 @@ for kind, name in DATASETS.items():
     ds = stebkit.load_dataset(name, smoke=SMOKE)
     config = FAMILIES["clustering"].config(ds.spec.tasks["clustering"])
     for size in config.episode_sizes[:2]:
-        ti = FAMILIES["clustering"].build(ds.records, episode_size=size,
+        ti = FAMILIES["clustering"].build(ds.frame, episode_size=size,
                                           episodes_per_label=config.episodes_per_label)
         for m in MODELS:
             x = ti.shape_items(ENCODERS[m].encode_episodes(ti.episode_texts()))
@@ -37,8 +37,8 @@ if gain.shape[1] == 2:
 
 # %% Exercise 2: V-measure and AMI of pure noise
 ds = stebkit.load_dataset("brown-genre", smoke=SMOKE)
-labels = ds.records["label"].to_numpy()
-noise = ENCODERS["random"].encode(ds.records["text"].tolist())
+labels = ds.frame["label"].to_numpy()
+noise = ENCODERS["random"].encode(ds.frame["text"].tolist())
 rows = []
 for k in (2, 5, 10):
     pred = MiniBatchKMeans(k, n_init=3, random_state=42).fit_predict(noise)
@@ -52,7 +52,7 @@ assert noise_table["ami"].abs().max() < 0.1
 
 # %% Exercise 3: how many seeds for two decimals?
 config = FAMILIES["clustering"].config(ds.spec.tasks["clustering"])
-ti = FAMILIES["clustering"].build(ds.records, episode_size=1,
+ti = FAMILIES["clustering"].build(ds.frame, episode_size=1,
                                   episodes_per_label=config.episodes_per_label)
 spread = {}
 for m in ("tfidf-char", "function-words"):  # the models whose score means something

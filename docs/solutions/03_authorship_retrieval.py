@@ -18,9 +18,9 @@ def retrieval(name, episode_size=None, seed=42):
     if episode_size is None:  # the dataset's own configuration
         size, per_label = config.episode_sizes[0], config.episodes_per_label
     else:  # as many episodes as the passages of the smallest author allow
-        per_side = int(data.records.groupby(["label", "side"]).size().min())
+        per_side = int(data.frame.groupby(["label", "side"]).size().min())
         size, per_label = episode_size, max(1, per_side // episode_size)
-    ti = fam.build(data.records, episode_size=size, episodes_per_label=per_label, seed=seed)
+    ti = fam.build(data.frame, episode_size=size, episodes_per_label=per_label, seed=seed)
     return {m: fam.evaluate(ti, ti.shape_items(enc.encode_episodes(ti.episode_texts())))
             for m, enc in ENCODERS.items()}
 

@@ -14,7 +14,7 @@ SETS = ["bible-eras", "synthetic-order-en", "stel-contraction"]
 
 
 def order_input(name, episode_size=1):
-    records = stebkit.load_dataset(name, smoke=SMOKE).records
+    records = stebkit.load_dataset(name, smoke=SMOKE).frame
     fam = FAMILIES["order_alignment"]
     config = fam.config(stebkit.datasets.get_spec(name).tasks["order_alignment"])
     sets = records if "distractor" not in records else records[~records["distractor"]]
@@ -51,7 +51,7 @@ print(pooled[pooled["dataset"] == "bible-eras"]
       .pivot(index="model", columns="episode size", values="distractor_acc_mean").round(3))
 
 # %% Exercise 3: ties on stel-emotives
-table = quadruples(stebkit.load_dataset("stel-emotives", smoke=SMOKE).records)
+table = quadruples(stebkit.load_dataset("stel-emotives", smoke=SMOKE).frame)
 ties = {}
 for m in ("tfidf-word", "tfidf-char", "function-words", "all-MiniLM-L6-v2"):
     enc = cached(get_encoder(m))

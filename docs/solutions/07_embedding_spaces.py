@@ -14,8 +14,8 @@ SEMANTIC = "wordllama-l2-supercat" if FAST else "all-MiniLM-L6-v2"
 
 def passages(name, n_authors=5):
     ds = stebkit.load_dataset(name, seed=42)  # as in the notebook: full data, five authors
-    authors = sorted(ds.records["label"].unique())[:n_authors]
-    return ds.records[ds.records["label"].isin(authors)].reset_index(drop=True)
+    authors = sorted(ds.frame["label"].unique())[:n_authors]
+    return ds.frame[ds.frame["label"].isin(authors)].reset_index(drop=True)
 
 
 def author_vs_novel(rec, models):

@@ -24,7 +24,7 @@ def style_auc(encoder, same_style, same_content):
     return predefined_pairs(a, b, same)["auc"]
 
 
-bible = stebkit.load_dataset("bible-versions", smoke=SMOKE).records
+bible = stebkit.load_dataset("bible-versions", smoke=SMOKE).frame
 wide = bible.pivot(index="work", columns="label", values="text").dropna()
 shift = len(wide) // 2
 
@@ -44,7 +44,7 @@ for m, part in pairs.groupby("model"):
     print(f"{m}: closest in style: {part.loc[part['style AUC'].idxmin(), 'pair']}")
 
 # %% Exercise 2: French synthetic transformations
-synth = stebkit.load_dataset("synthetic-order-fr", smoke=SMOKE).records
+synth = stebkit.load_dataset("synthetic-order-fr", smoke=SMOKE).frame
 kind = np.where(synth["distractor"], "distractor",
                 np.where(synth["position"] == 0, "styled", "plain"))
 sets = synth.assign(kind=kind).pivot(index="group", columns="kind", values="text")

@@ -11,7 +11,7 @@ from stebkit.tasks import all_to_all_pairs
 FAST = is_fast()
 SMOKE = FAST
 MODEL = "all-MiniLM-L6-v2"
-eltec = stebkit.load_dataset("eltec-eng-authorship", smoke=SMOKE).records
+eltec = stebkit.load_dataset("eltec-eng-authorship", smoke=SMOKE).frame
 
 
 def episodes(records, k):

@@ -53,7 +53,7 @@ print(by_language.round(3).to_string())
 print("hardest language per model:", by_language.idxmin(axis=1).to_dict())
 sizes = []
 for name in DATASETS:
-    records = stebkit.load_dataset(name, smoke=FAST).records
+    records = stebkit.load_dataset(name, smoke=FAST).frame
     sizes.append({"dataset": name, "authors": records["label"].nunique(),
                   "texts": len(records),
                   "words per passage": records["text"].str.split().str.len().median()})

@@ -50,7 +50,7 @@ flagged = {seed: {f"{d} ({t})" for d, t in s.loc[s["flagged"], ["dataset", "task
 print("flagged with seed 7:", sorted(flagged[7]))
 print("flagged with seed 13:", sorted(flagged[13]))
 print("flagged both times:", sorted(flagged[7] & flagged[13]))
-sizes = {n: len(stebkit.load_dataset(n, smoke=FAST).records) for n in DATASETS}
+sizes = {n: len(stebkit.load_dataset(n, smoke=FAST).frame) for n in DATASETS}
 print("texts per dataset:", sizes)
 # Set the flagged datasets beside their sizes: the fewer texts a dataset has, the more each
 # draw of its sample moves the score, and the more often it is flagged under any seed.

@@ -420,7 +420,7 @@ def _without_empty_texts(frame: pd.DataFrame, spec: DatasetSpec) -> pd.DataFrame
         if "pair" in frame.columns and spec.serves("predefined_pairs"):
             dropped = frame["pair"].isin(set(frame.loc[empty, "pair"])).to_numpy()
             extra = f" and {int(dropped.sum()) - n_empty} partner(s) of their pairs"
-        warn(f"dataset {name!r}: dropped {n_empty} of {len(frame)} records with an empty "
+        warn(f"dataset {name!r}: dropped {n_empty} of {len(frame)} rows with an empty "
              f"text{extra}", DroppedRowsWarning)
         frame = frame[~dropped].reset_index(drop=True)
     return frame
@@ -506,7 +506,7 @@ def table(*, suite: str | None = None, stats: bool = False) -> pd.DataFrame:
             cached = processed_path(spec, fingerprint(spec)) is not None
             row.update(texts=pd.NA, labels=pd.NA, median_chars=pd.NA)
             if offline or cached:
-                records = load_dataset(spec).records
+                records = load_dataset(spec).frame
                 row.update(texts=len(records), labels=int(records["label"].nunique()),
                            median_chars=float(records["text"].str.len().median()))
         rows.append(row)

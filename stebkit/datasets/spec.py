@@ -381,24 +381,42 @@ class DatasetSpec:
 
 @dataclass(frozen=True)
 class Dataset:
-    """A loaded dataset: its spec, its records, and a fingerprint of how they were made.
+    """A loaded dataset: its spec, its rows (``frame``: a DataFrame of one text each, with
+    the columns documented in this module), and a fingerprint of how they were made.
 
     ``fingerprint`` hashes the source checksums, reader version, seed and size, so
     results and caches can tell two versions of the same dataset apart.
+
+    >>> import pandas as pd
+    >>> spec = DatasetSpec(name="tiny", description="", languages=("en",), source=Source(),
+    ...     license=License("CC0-1.0"), label="author", tasks={"clustering": TaskConfig()},
+    ...     category="idiolect", application="authorship_attribution")
+    >>> ds = Dataset(spec, pd.DataFrame({"text": ["a b", "c d"], "label": ["x", "y"]}), "fp")
+    >>> ds.frame["label"].tolist(), len(ds)
+    (['x', 'y'], 2)
     """
 
     spec: DatasetSpec
-    records: Any  # pandas.DataFrame with the columns documented in this module
+    frame: Any  # pandas.DataFrame with the columns documented in this module
     fingerprint: str
 
     @property
     def name(self) -> str:
         return self.spec.name
 
+    @property
+    def records(self) -> Any:
+        """The old name of :attr:`frame` (result records are another thing): it still
+        works, with a :class:`DeprecationWarning`, and will be removed in stebkit 1.0."""
+        import warnings
+
+        warnings.warn("Dataset.records is now Dataset.frame", DeprecationWarning, stacklevel=2)
+        return self.frame
+
     def __len__(self) -> int:
-        return len(self.records)
+        return len(self.frame)
 
     def __repr__(self) -> str:
-        n_labels = self.records["label"].nunique() if len(self.records) else 0
-        return (f"Dataset({self.spec.name!r}, {len(self.records)} texts, {n_labels} labels, "
+        n_labels = self.frame["label"].nunique() if len(self.frame) else 0
+        return (f"Dataset({self.spec.name!r}, {len(self.frame)} texts, {n_labels} labels, "
                 f"tasks={list(self.spec.tasks)})")

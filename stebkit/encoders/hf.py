@@ -77,6 +77,11 @@ class HFEncoder(TokenEncoder):
     runtime : {"auto", "onnxruntime", "torch"}
         The fast pass: ``"auto"`` is ONNX Runtime when it and ``onnx`` are installed,
         else PyTorch; ``"onnxruntime"`` insists (a clear error when it is missing).
+    batch_tokens : int, optional
+        Tokens a batch may hold (:data:`~stebkit.encoders.tokens.BATCH_TOKENS`).
+    overlap : bool, optional
+        Tokenize the next block of texts while the model encodes this one (default: on a
+        GPU; :meth:`~stebkit.encoders.tokens.TokenEncoder.overlaps`).
 
     Examples
     --------
@@ -92,9 +97,10 @@ class HFEncoder(TokenEncoder):
                  sentence_splitter: str = "rules", device: str | None = None,
                  dtype: str = "auto", declared_dtype: str | None = None,
                  lean: bool = True, runtime: str = "auto",
-                 batch_tokens: int | None = None) -> None:
+                 batch_tokens: int | None = None, overlap: bool | None = None) -> None:
         super().__init__(truncate=truncate, max_tokens=max_tokens,
-                         sentence_splitter=sentence_splitter, batch_tokens=batch_tokens)
+                         sentence_splitter=sentence_splitter, batch_tokens=batch_tokens,
+                         overlap=overlap)
         if runtime not in RUNTIMES:
             raise ValueError(f"runtime must be one of {RUNTIMES}, got {runtime!r}")
         if runtime == "onnxruntime" and not lean:
@@ -186,6 +192,9 @@ class HFEncoder(TokenEncoder):
         return (getattr(config, "model_type", None) in SUPPORTED
                 and getattr(config, "hidden_act", "gelu") == "gelu"
                 and self._device_type() == "cpu" and self.compute_dtype == "float32")
+
+    def _on_gpu(self) -> bool:
+        return self._device_type() != "cpu"
 
     def _device_type(self) -> str:
         device = getattr(self, "device", None)  # set once the weights are loaded

@@ -16,6 +16,8 @@ import numpy as np
 
 from stebkit.encoders.base import check_texts
 from stebkit.encoders.hf import HFEncoder
+from stebkit.encoders.long_docs import truncated_ids
+from stebkit.encoders.tokens import out_of_memory
 from stebkit.errors import ModelUnavailable
 
 LUAR_MAX_LENGTH = 512
@@ -60,33 +62,62 @@ code: pass trust_remote_code=True to get_encoder after reviewing the code on the
 
     def encode_episodes(self, episodes: Sequence[Sequence[str]], *, batch_size: int = 32,
                         show_progress: bool = False) -> np.ndarray:
-        """Embed each episode in one forward pass; episodes of equal size are batched."""
+        """Embed each episode in one forward pass.
+
+        Episodes of one size are batched, longest first, at most ``batch_size`` of them
+        and at most :attr:`batch_tokens` tokens (episodes x texts x padded width) a
+        batch; an out-of-memory error halves the batch, as for every token encoder.
+        """
         episodes = [check_texts(ep) for ep in episodes]
         for i, ep in enumerate(episodes):
             if not ep:
                 raise ValueError(f"episodes[{i}] is empty: every episode needs a text")
         self._ensure_loaded()
-        torch = self._torch
+        ids = truncated_ids([t for ep in episodes for t in ep], self.tokenizer,
+                            self.max_length)
+        ends = np.cumsum([len(ep) for ep in episodes])
+        texts = [ids[end - len(ep):end] for ep, end in zip(episodes, ends, strict=True)]
+        widths = np.array([max(map(len, ep)) for ep in texts], dtype=np.int64)
+        sizes = np.array([len(ep) for ep in texts], dtype=np.int64)
+        order = np.lexsort((-widths, sizes))  # by size, then longest first
         out = np.zeros((len(episodes), self.embedding_dim), dtype=np.float32)
-        by_size: dict[int, list[int]] = {}
-        for i, ep in enumerate(episodes):
-            by_size.setdefault(len(ep), []).append(i)
-        groups = [(size, idx[s:s + batch_size]) for size, idx in sorted(by_size.items())
-                  for s in range(0, len(idx), batch_size)]
-        if show_progress:
-            from tqdm.auto import tqdm
-
-            from stebkit.escape import text_cell
-
-            groups = tqdm(groups, desc=text_cell(f"Encoding ({self.name})"), unit="batch")
-        for size, idx in groups:
-            flat = [t for i in idx for t in episodes[i]]
-            tok = self.tokenizer(flat, max_length=self.max_length, truncation=True,
-                                 padding="longest", return_tensors="pt")
-            shape = (len(idx), size, tok["input_ids"].shape[1])
-            with torch.inference_mode():
-                emb = self.model(input_ids=tok["input_ids"].reshape(shape).to(self.device),
-                                 attention_mask=tok["attention_mask"].reshape(shape)
-                                 .to(self.device))
-            out[idx] = emb.float().cpu().numpy()
+        bar = _progress(self.name, len(episodes)) if show_progress else None
+        start = 0
+        while start < len(order):
+            size, width = int(sizes[order[start]]), int(widths[order[start]])
+            same = order[start:start + batch_size][sizes[order[start:start + batch_size]] == size]
+            idx = same[:max(1, self.batch_tokens // (size * width))]
+            try:
+                out[idx] = self._episode_pass([texts[i] for i in idx], size, width)
+            except Exception as err:
+                if not out_of_memory(err):
+                    raise
+                self.batch_tokens = self._halve(err, idx, size * width)
+                continue
+            start += len(idx)
+            if bar is not None:
+                bar.update(len(idx))
+        if bar is not None:
+            bar.close()
         return out
+
+    def _episode_pass(self, episodes: list[list[list[int]]], size: int,
+                      width: int) -> np.ndarray:
+        """The model's vectors of equal-sized episodes of token ids, padded to ``width``."""
+        torch = self._torch
+        flat = [t for ep in episodes for t in ep]
+        input_ids, mask = self._padded(flat, np.array([len(t) for t in flat]),
+                                       np.arange(len(flat)), width)
+        shape = (len(episodes), size, width)
+        with torch.inference_mode():
+            emb = self.model(input_ids=torch.from_numpy(input_ids).reshape(shape).to(self.device),
+                             attention_mask=torch.from_numpy(mask).reshape(shape).to(self.device))
+        return emb.float().cpu().numpy()
+
+
+def _progress(name: str, total: int) -> Any:
+    from tqdm.auto import tqdm
+
+    from stebkit.escape import text_cell
+
+    return tqdm(total=total, desc=text_cell(f"Encoding ({name})"), unit="episode")

@@ -40,6 +40,8 @@ MAX_ADAPTER_BYTES = 5 * 1024 * 1024
 """The largest adapter the package may ship (5 MiB)."""
 ADAPTER_FILE = "adapter.safetensors"
 """The low-rank delta of a LoRA-trained model, in its folder (float16 safetensors)."""
+MODEL_MARKER = "training_summary.json"
+"""The file that makes a folder a stebkit model (its training summary)."""
 ADAPTED_LAYERS = ("attention.self.query", "attention.self.key", "attention.self.value",
                   "output.dense", "intermediate.dense")
 """The ends of the names of the linear layers a LoRA adapter changes (BERT-like blocks:
@@ -118,6 +120,23 @@ def style_model_ready() -> bool:
     True
     """
     return style_model_trained() or SHIPPED_ADAPTER.is_file()
+
+
+def style_model_summary() -> dict[str, Any]:
+    """The training summary (data, settings, losses, scores) of the model that
+    :data:`STYLE_MODEL_NAME` loads: the ``training_summary.json`` of the one trained here
+    (:func:`style_model_trained`), else the shipped adapter's (:data:`SHIPPED_MANIFEST`).
+
+    >>> summary = style_model_summary()
+    >>> summary["training"]["steps"] == len(summary["training"]["losses"])
+    True
+    """
+    from stebkit._io import read_text
+
+    if style_model_trained():
+        return json.loads(read_text(default_output_dir() / MODEL_MARKER,
+                                    fix="train the model again with `stebkit train`"))
+    return json.loads(read_text(SHIPPED_MANIFEST, fix="reinstall stebkit"))["summary"]
 
 
 def read_adapter(path: str | os.PathLike[str], sha256: str) -> dict[str, Any]:

@@ -25,6 +25,11 @@ BATCH_TOKENS = 16_384
 """The default token budget of a batch (rows x padded width): a batch of 32 pieces of up
 to 512 tokens, fewer rows of longer pieces (a causal LM's 10,240-token chunks go alone)."""
 
+TOKENIZE_BLOCK = 2_048
+"""Texts tokenized at a time when tokenizing overlaps the forward passes
+(:attr:`TokenEncoder.overlap`): the next block is tokenized in a background thread while
+the model encodes this one."""
+
 POOLING_MODES = ("mean", "last_token")
 """How :func:`pool_tokens` reduces token states: ``mean`` over the attention mask, or the
 ``last_token`` (the last position: left padding puts each sequence's last token there)."""
@@ -70,6 +75,12 @@ class TokenEncoder(BaseEncoder):
     pieces by token length to cut padding, batches them, runs ``_forward`` and averages
     the chunk embeddings of each text. Weights load lazily on the first ``encode``.
 
+    With ``overlap`` (default: on when the model runs on a GPU, see :meth:`overlaps`),
+    the texts are tokenized in blocks of :data:`TOKENIZE_BLOCK`, the next block in a
+    background thread while the model encodes this one, so the device does not wait for
+    the tokenizer; pieces are then sorted within their block, which changes the batches
+    and so the vectors by float rounding only.
+
     A batch holds at most ``batch_size`` pieces and at most ``batch_tokens`` tokens
     (rows x padded width, default :data:`BATCH_TOKENS`; a longer piece goes alone). When
     the device runs out of memory (``torch.OutOfMemoryError``), the batch is halved and
@@ -87,7 +98,11 @@ class TokenEncoder(BaseEncoder):
     add_special_tokens = True
 
     def __init__(self, *, truncate: bool = False, max_tokens: int | None = None,
-                 sentence_splitter: str = "rules", batch_tokens: int | None = None) -> None:
+                 sentence_splitter: str = "rules", batch_tokens: int | None = None,
+                 overlap: bool | None = None) -> None:
+        if overlap is not None and not isinstance(overlap, bool):
+            raise ValueError(f"overlap must be True, False or None (on a GPU), got {overlap!r}")
+        self.overlap = overlap
         if batch_tokens is not None and (isinstance(batch_tokens, bool)
                                          or not isinstance(batch_tokens, int)
                                          or batch_tokens < 1):
@@ -187,24 +202,61 @@ class TokenEncoder(BaseEncoder):
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
         if not self.truncate:
             warn_long_texts(texts, self.name)
-        ids, owners = self.tokenize(texts)
-        return self._run(ids, owners, len(texts), batch_size, show_progress)
-
-    def _run(self, ids: list[list[int]], owners: np.ndarray, n_texts: int,
-             batch_size: int, show_progress: bool) -> np.ndarray:
-        eos = getattr(self.tokenizer, "eos_token_id", None)
-        filler = [int(eos) if eos is not None else self._pad_id()]  # an empty text, no specials
-        ids = [x if len(x) else filler for x in ids]
-        lengths = np.fromiter((len(x) for x in ids), dtype=np.int64, count=len(ids))
-        order = np.argsort(-lengths, kind="stable")
-        out: np.ndarray | None = None
         bar = None
         if show_progress:
             from tqdm.auto import tqdm
 
             from stebkit.escape import text_cell
 
-            bar = tqdm(total=len(ids), desc=text_cell(f"Encoding ({self.name})"), unit="piece")
+            bar = tqdm(total=0, desc=text_cell(f"Encoding ({self.name})"), unit="piece")
+        try:
+            if len(texts) <= TOKENIZE_BLOCK or not self.overlaps():
+                ids, owners = self.tokenize(texts)
+                return self._run(ids, owners, len(texts), batch_size, bar)
+            return self._run_overlapped(texts, batch_size, bar)
+        finally:
+            if bar is not None:
+                bar.close()
+
+    def overlaps(self) -> bool:
+        """Whether tokenizing overlaps the forward passes: :attr:`overlap` when set, else
+        whether the model runs on a GPU (on a CPU the two would share the same cores)."""
+        return bool(self.overlap) if self.overlap is not None else self._on_gpu()
+
+    def _on_gpu(self) -> bool:
+        return False
+
+    def _run_overlapped(self, texts: list[str], batch_size: int, bar: Any) -> np.ndarray:
+        """:meth:`_run` block by block, each next block tokenized in a background thread
+        (a fast tokenizer releases the GIL, as does a device's forward pass)."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        self._ensure_loaded()
+        _ = self.max_length  # worked out here, not in the thread
+        blocks = [texts[i:i + TOKENIZE_BLOCK] for i in range(0, len(texts), TOKENIZE_BLOCK)]
+        parts = []
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="stebkit-tokenize") as pool:
+            pending = pool.submit(self.tokenize, blocks[0])
+            for k, block in enumerate(blocks):
+                ids, owners = pending.result()
+                if k + 1 < len(blocks):
+                    pending = pool.submit(self.tokenize, blocks[k + 1])
+                parts.append(self._run(ids, owners, len(block), batch_size, bar))
+        return np.concatenate(parts)
+
+    def _run(self, ids: list[list[int]], owners: np.ndarray, n_texts: int,
+             batch_size: int, bar: Any) -> np.ndarray:
+        """The vectors of ``n_texts`` texts from their pieces' token ids (``owners``: each
+        piece's text), sorted longest first and batched; ``bar`` (or None) counts pieces."""
+        eos = getattr(self.tokenizer, "eos_token_id", None)
+        filler = [int(eos) if eos is not None else self._pad_id()]  # an empty text, no specials
+        ids = [x if len(x) else filler for x in ids]
+        lengths = np.fromiter((len(x) for x in ids), dtype=np.int64, count=len(ids))
+        order = np.argsort(-lengths, kind="stable")
+        out: np.ndarray | None = None
+        if bar is not None:  # a block's pieces join the total once they are known
+            bar.total += len(ids)
+            bar.refresh()
         start, budget = 0, self.batch_tokens
         while start < len(ids):
             width = int(lengths[order[start]])  # the longest piece left: sorted longest first
@@ -212,7 +264,7 @@ class TokenEncoder(BaseEncoder):
             try:
                 emb = self._forward(*self._padded(ids, lengths, idx, width))
             except Exception as err:
-                if not _out_of_memory(err):
+                if not out_of_memory(err):
                     raise
                 budget = self.batch_tokens = self._halve(err, idx, width)
                 continue
@@ -222,8 +274,6 @@ class TokenEncoder(BaseEncoder):
             start += len(idx)
             if bar is not None:
                 bar.update(len(idx))
-        if bar is not None:
-            bar.close()
         if out is None:
             return np.zeros((0, self.embedding_dim), dtype=np.float32)
         if len(ids) == n_texts:  # one piece per text, in text order
@@ -258,7 +308,7 @@ class TokenEncoder(BaseEncoder):
         return (len(idx) // 2) * width
 
 
-def _out_of_memory(err: BaseException) -> bool:
+def out_of_memory(err: BaseException) -> bool:
     """Whether ``err`` is torch's out-of-memory error (of CUDA or another device)."""
     try:
         import torch

@@ -407,7 +407,7 @@ def _build_inputs(dataset: Dataset, units: list[Unit], drafts: dict, ctx: RunCon
         key = (dataset.name, u.task, u.episode_size, u.episodes_per_label)
         if key not in state.inputs:
             try:
-                state.inputs[key] = _captured(u.family.build, dataset.records,
+                state.inputs[key] = _captured(u.family.build, dataset.frame,
                                               episode_size=u.episode_size,
                                               episodes_per_label=u.episodes_per_label,
                                               seed=ctx.seed, sampling=ctx.sampling)
@@ -508,7 +508,7 @@ def _evaluate_unit(u: Unit, ti: TaskInput, draft: outcomes.Draft, warnings: list
                                      scoring=protocol["scoring"])
         found.update(outcomes.result_fields(draft, u, ti, result, seed=seed))
         found["warnings"].extend(messages)
-        sub = _run_submetrics(u, ti, item_emb, dataset.records, encoded.items, seed=seed,
+        sub = _run_submetrics(u, ti, item_emb, dataset.frame, encoded.items, seed=seed,
                               batch_size=batch_size, scoring=scoring)
         if sub is not None:
             found["submetrics"] = sub

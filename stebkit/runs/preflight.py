@@ -71,7 +71,7 @@ def preflight(datasets: Any, *, tasks: Sequence[str] | None = None, seed: int = 
     for name in names:
         spec = get_spec(name)
         records = load_dataset(name, seed=seed, smoke=smoke,
-                               trust_remote_code=trust_remote_code).records
+                               trust_remote_code=trust_remote_code).frame
         for task in (tasks if tasks is not None else list(spec.tasks)):
             if not spec.serves(task):
                 continue

@@ -464,7 +464,7 @@ def _task_input(dataset: Any, task: str, *, episode_size: int | None,
                          f"{list(spec.tasks)}")
     family = FAMILIES[task]
     config = family.config(spec.tasks[task])
-    ti = family.build(dataset.records,
+    ti = family.build(dataset.frame,
                       episode_size=config.episode_sizes[0] if episode_size is None
                       else episode_size,
                       episodes_per_label=config.episodes_per_label

@@ -55,7 +55,7 @@ suite file's line that asks.
 The package's modules, by concern: :mod:`~stebkit.suites.loading` (:func:`load_suite`,
 :class:`Suite`, registration), :mod:`~stebkit.suites.checks` (the keys of a suite file and
 the checks of every value before any data is read), :mod:`~stebkit.suites.tables`
-(reading a source's table, strictly), :mod:`~stebkit.suites.records` (a dataset's records
+(reading a source's table, strictly), :mod:`~stebkit.suites.rows` (a dataset's rows
 from its checked entry) and :mod:`~stebkit.suites.example` (the example suite); every
 public name is importable from ``stebkit.suites``.
 """

@@ -252,7 +252,7 @@ def _check_types(entry: Mapping[str, Any], path: Path, where: str) -> None:
                         f"got {column!r}")
 
 
-def _record_fields(entry: Mapping[str, Any]) -> tuple[str, ...]:
+def _row_fields(entry: Mapping[str, Any]) -> tuple[str, ...]:
     """The fields a (not retrieval_ndcg) dataset's table holds: text, label and the
     columns of its task (its split only when ``split:`` does not make one)."""
     extra = [c for c in FAMILIES[entry["task"]].columns
@@ -268,7 +268,7 @@ def _check_columns(entry: Mapping[str, Any], doc: _Doc, where: str) -> None:
         checks = [(f"source.{k}", entry["source"][k], dict(columns.get(k, {})), needs)
                   for k, needs in _TABLE_FIELDS.items()]
     else:
-        checks = [("source", entry["source"], columns, _record_fields(entry))]
+        checks = [("source", entry["source"], columns, _row_fields(entry))]
     for part, source, mapping, required in checks:
         try:
             have = _source_columns(source)

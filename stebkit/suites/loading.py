@@ -19,7 +19,7 @@ from stebkit.suites.checks import (
     _check_run,
     _Doc,
 )
-from stebkit.suites.records import _labelled_records, _ndcg_records
+from stebkit.suites.rows import _labelled_rows, _ndcg_rows
 from stebkit.suites.suitefile import SuiteError, read_suite_file, unknown_keys
 from stebkit.tasks import FAMILIES
 
@@ -174,7 +174,7 @@ def _spec(entry: Mapping[str, Any], suite: str, path: Path) -> DatasetSpec:
     task = entry["task"]
     where = f"dataset {entry['name']!r}"
     graded = FAMILIES[task].graded_relevance
-    build = _ndcg_records if graded else _labelled_records
+    build = _ndcg_rows if graded else _labelled_rows
 
     def reader(spec: DatasetSpec, *, seed: int = 42, smoke: bool = False) -> Any:
         from stebkit.datasets.hub import check_remote_code, remote_code_trusted

@@ -212,7 +212,7 @@ def test_{ident}_loads_as_declared():
     if EXPECTED_TEXTS is None or EXPECTED_LABELS is None:
         pytest.fail("fill in EXPECTED_TEXTS and EXPECTED_LABELS in " + __file__)
     load_suite(SUITE)
-    records = load_dataset("{name}").records
+    records = load_dataset("{name}").frame
     assert len(records) == EXPECTED_TEXTS
     assert set(records["label"]) == EXPECTED_LABELS
     assert records["text"].str.strip().ne("").all()

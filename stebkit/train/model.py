@@ -29,8 +29,10 @@ import numpy as np
 
 from stebkit.encoders.style_model import (  # noqa: F401 (re-exported)
     ADAPTER_FILE,
+    MODEL_MARKER,
     STYLE_MODEL_NAME,
     default_output_dir,
+    style_model_summary,
 )
 from stebkit.encoders.tokens import pool_tokens
 
@@ -135,10 +137,6 @@ def encode_texts(model: Any, tokenizer: Any, texts: Sequence[str], *, max_seq_le
             out[idx] = embed(model, batch).float().cpu().numpy()
     model.train(was_training)
     return out
-
-
-MODEL_MARKER = "training_summary.json"
-"""The file that makes a folder a stebkit model (its training summary)."""
 
 
 SAVED_FILES = frozenset({

@@ -1,4 +1,4 @@
-"""A suite dataset's records, built from its checked entry: columns renamed and typed,
+"""A suite dataset's rows, built from its checked entry: columns renamed and typed,
 splits mapped or drawn (seeded, stratified), the ``min_per_label`` filter (with a warning
 that counts what it drops), and the queries and corpus of a ``retrieval_ndcg`` dataset."""
 
@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from stebkit.suites.checks import _fail, _record_fields
+from stebkit.suites.checks import _fail, _row_fields
 from stebkit.suites.tables import _read_table
 
 
@@ -67,10 +67,10 @@ def _stratified_split(labels: np.ndarray, fractions: list[float], seed: int) -> 
     return out
 
 
-def _labelled_records(entry: Mapping[str, Any], path: Path, where: str, *, seed: int,
+def _labelled_rows(entry: Mapping[str, Any], path: Path, where: str, *, seed: int,
                       smoke: bool) -> Any:
     columns = dict(entry.get("columns") or {})
-    frame = _rename(_read_table(entry["source"]), columns, path, where, _record_fields(entry))
+    frame = _rename(_read_table(entry["source"]), columns, path, where, _row_fields(entry))
     frame["text"] = frame["text"].astype(str)
     frame["label"] = frame["label"].astype(str)
     _typed_columns(frame, path, where)
@@ -101,7 +101,7 @@ def _labelled_records(entry: Mapping[str, Any], path: Path, where: str, *, seed:
     return frame
 
 
-def _ndcg_records(entry: Mapping[str, Any], path: Path, where: str, *, seed: int,
+def _ndcg_rows(entry: Mapping[str, Any], path: Path, where: str, *, seed: int,
                   smoke: bool) -> Any:
     import pandas as pd
 
