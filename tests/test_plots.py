@@ -432,6 +432,16 @@ def test_interval_bars_mark_each_metrics_chance_level_and_keep_whiskers_visible(
     assert len(whiskers) == 2 and all(c.get_path_effects() for c in whiskers)  # white edge
     legend = [t.get_text() for t in ax.figure.legends[0].get_texts()]
     assert sorted(legend) == ["a", "b", "chance level (random)"]
+    # a long x label is wrapped inside the figure, whatever the row labels' width
+    long = ("score with 95 % bootstrap CI (each dataset's metric beside it; dashed: the "
+            "chance level, random's score)")
+    wide = table.assign(dataset=table["dataset"] + "-a-rather-long-dataset-name")
+    fig = plots.interval_bars(wide, directory=None, xlabel=long).figure
+    label = fig.axes[0].xaxis.label
+    assert "\n" in label.get_text() and label.get_text().replace("\n", " ") == long
+    fig.draw_without_rendering()  # the constrained layout, as when saved
+    box, page = label.get_window_extent(), fig.bbox
+    assert page.x0 <= box.x0 and box.x1 <= page.x1 and page.y0 <= box.y0
 
 
 def test_short_heatmap_labels_stand_upright_in_two_lines():

@@ -374,7 +374,8 @@ def interval_bars(table: pd.DataFrame, *, directory: str | os.PathLike[str] | No
 
     ``table`` is a records frame (``Results.main_frame()``) with ``model``, ``dataset``,
     ``value``, ``ci_low`` and ``ci_high``; models keep their first-appearance order (or the
-    order of ``colors``), datasets are sorted.
+    order of ``colors``), datasets are sorted. A long ``xlabel`` is wrapped to the axes'
+    width.
 
     >>> t = pd.DataFrame({"model": ["a", "b", "random"], "dataset": ["d", "d", "d"],
     ...                   "value": [0.6, 0.4, 0.5], "ci_low": [0.5, 0.3, 0.4],
@@ -393,7 +394,10 @@ def interval_bars(table: pd.DataFrame, *, directory: str | os.PathLike[str] | No
     ncol, legend_rows = _legend_rows([*models, f"chance level ({chance})"], PAGE_WIDTH - 0.3,
                                      8.0)
     title, title_h = _title(title, PAGE_WIDTH, 11.0)
-    overhead = 0.8 + legend_rows * 8.0 * _LINE / 72 + title_h
+    labels = _row_labels(table, sets)
+    # the x label wrapped to the axes: the page less the row labels' width
+    xlabel, xlabel_h = _title(xlabel, PAGE_WIDTH - _text_width(labels, _TICK_FONT), 10.0)
+    overhead = 0.8 + legend_rows * 8.0 * _LINE / 72 + title_h + max(0.0, xlabel_h - 0.25)
     height, size = _rows(len(sets), overhead, what="interval_bars",
                          pitch=max(0.35, 0.12 * len(models)))
     with mpl.rc_context(_rc()):
@@ -409,7 +413,7 @@ def interval_bars(table: pd.DataFrame, *, directory: str | os.PathLike[str] | No
             for lines in bars.errorbar.lines[2]:
                 lines.set_path_effects(_edge())
         _chance_marks(ax, table, sets, chance, 0.45)
-        ax.set_yticks(np.arange(len(sets)), _row_labels(table, sets), fontsize=size)
+        ax.set_yticks(np.arange(len(sets)), labels, fontsize=size)
         ax.invert_yaxis()
         ax.set(xlabel=xlabel, xlim=xlim)
         _legend_below(fig, ax, PAGE_WIDTH)
