@@ -715,7 +715,8 @@ def times_section(path: Path | None = None) -> list[str]:
     head = ["## How long each notebook takes", ""]
     if not path.is_file():
         return head + ["The times are not measured in this checkout: `make notebook-times` "
-                       "measures them (hours: full mode trains notebook 11's style model).", ""]
+                       "measures them (over an hour: full mode trains notebook 11's four ablation "
+                       "models).", ""]
     rows = pd.read_csv(path, dtype=str, keep_default_na=False)
     cell = {(r.notebook, r.mode): r for r in rows.itertuples()}
     names = sorted(set(rows["notebook"]))
