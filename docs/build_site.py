@@ -715,8 +715,8 @@ def times_section(path: Path | None = None) -> list[str]:
     head = ["## How long each notebook takes", ""]
     if not path.is_file():
         return head + ["The times are not measured in this checkout: `make notebook-times` "
-                       "measures them (over an hour: full mode trains notebook 11's four ablation "
-                       "models).", ""]
+                       "measures them (about 40 minutes on 2 cores, most of it full mode, where "
+                       "notebook 11 trains its four ablation models).", ""]
     rows = pd.read_csv(path, dtype=str, keep_default_na=False)
     cell = {(r.notebook, r.mode): r for r in rows.itertuples()}
     names = sorted(set(rows["notebook"]))
