@@ -126,6 +126,9 @@ def test_neurobiber_word_chunks_and_max(monkeypatch):
     assert np.allclose(out[0], [sig[0], 1 - sig[1]], atol=1e-6)  # max per feature
     assert np.allclose(out[1], [sig[1], 1 - sig[1]], atol=1e-6)
     assert not out[2].any()
+    with pytest.warns(UserWarning, match="empty"):  # with a progress bar: the same vectors
+        assert np.array_equal(enc.encode(["one two three four", "five", ""],
+                                         show_progress=True), out)
     episodes = enc.encode_episodes([["one two", "three four"]])
     assert np.allclose(episodes[0], out[0], atol=1e-6)  # one document per episode
 

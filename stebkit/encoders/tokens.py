@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -202,21 +203,28 @@ class TokenEncoder(BaseEncoder):
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
         if not self.truncate:
             warn_long_texts(texts, self.name)
-        bar = None
-        if show_progress:
-            from tqdm.auto import tqdm
-
-            from stebkit.escape import text_cell
-
-            bar = tqdm(total=0, desc=text_cell(f"Encoding ({self.name})"), unit="piece")
-        try:
+        with self._piece_bar(show_progress) as bar:
             if len(texts) <= TOKENIZE_BLOCK or not self.overlaps():
                 ids, owners = self.tokenize(texts)
                 return self._run(ids, owners, len(texts), batch_size, bar)
             return self._run_overlapped(texts, batch_size, bar)
+
+    @contextlib.contextmanager
+    def _piece_bar(self, show: bool) -> Iterator[Any]:
+        """A progress bar counting the pieces :meth:`_run` encodes (its total grows as the
+        pieces become known), closed on leaving; None when ``show`` is false."""
+        if not show:
+            yield None
+            return
+        from tqdm.auto import tqdm
+
+        from stebkit.escape import text_cell
+
+        bar = tqdm(total=0, desc=text_cell(f"Encoding ({self.name})"), unit="piece")
+        try:
+            yield bar
         finally:
-            if bar is not None:
-                bar.close()
+            bar.close()
 
     def overlaps(self) -> bool:
         """Whether tokenizing overlaps the forward passes: :attr:`overlap` when set, else
