@@ -46,10 +46,13 @@ def luar(monkeypatch):
     return enc, net
 
 
-def test_episodes_are_fed_whole(luar):
+def test_episodes_are_fed_whole(luar, capsys):
     enc, net = luar
     episodes = [["a b c", "d"], ["e"], ["f g", "h i j", "k"], ["l m", "n"]]
     out = enc.encode_episodes(episodes, batch_size=8)
+    net.shapes.clear()
+    assert np.array_equal(enc.encode_episodes(episodes, batch_size=8, show_progress=True), out)
+    assert "4/4" in capsys.readouterr().err  # the bar counts episodes
     assert out.shape == (4, 512) and out.dtype == np.float32
     assert out[:, 0].tolist() == [2, 1, 3, 2]  # each row saw its own whole episode
     # [CLS] + words + [SEP], averaged over the episode's texts

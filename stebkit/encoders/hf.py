@@ -398,7 +398,7 @@ class NeuroBiberEncoder(HFEncoder):
             return out
         self._ensure_loaded()
         ids = token_ids(pieces, self.tokenizer, truncation=True, max_length=self.max_length)
-        with self._piece_bar(show_progress) as bar:
+        with self._progress_bar(show_progress) as bar:
             probs = self._run(ids, np.arange(len(ids)), len(ids), batch_size, bar)
         np.maximum.at(out, np.asarray(owners), probs)
         return out

@@ -81,24 +81,22 @@ code: pass trust_remote_code=True to get_encoder after reviewing the code on the
         sizes = np.array([len(ep) for ep in texts], dtype=np.int64)
         order = np.lexsort((-widths, sizes))  # by size, then longest first
         out = np.zeros((len(episodes), self.embedding_dim), dtype=np.float32)
-        bar = _progress(self.name, len(episodes)) if show_progress else None
-        start = 0
-        while start < len(order):
-            size, width = int(sizes[order[start]]), int(widths[order[start]])
-            same = order[start:start + batch_size][sizes[order[start:start + batch_size]] == size]
-            idx = same[:max(1, self.batch_tokens // (size * width))]
-            try:
-                out[idx] = self._episode_pass([texts[i] for i in idx], size, width)
-            except Exception as err:
-                if not out_of_memory(err):
-                    raise
-                self.batch_tokens = self._halve(err, idx, size * width)
-                continue
-            start += len(idx)
-            if bar is not None:
-                bar.update(len(idx))
-        if bar is not None:
-            bar.close()
+        with self._progress_bar(show_progress, total=len(episodes), unit="episode") as bar:
+            start = 0
+            while start < len(order):
+                size, width = int(sizes[order[start]]), int(widths[order[start]])
+                head = order[start:start + batch_size]
+                idx = head[sizes[head] == size][:max(1, self.batch_tokens // (size * width))]
+                try:
+                    out[idx] = self._episode_pass([texts[i] for i in idx], size, width)
+                except Exception as err:
+                    if not out_of_memory(err):
+                        raise
+                    self.batch_tokens = self._halve(err, idx, size * width)
+                    continue
+                start += len(idx)
+                if bar is not None:
+                    bar.update(len(idx))
         return out
 
     def _episode_pass(self, episodes: list[list[list[int]]], size: int,
@@ -113,11 +111,3 @@ code: pass trust_remote_code=True to get_encoder after reviewing the code on the
             emb = self.model(input_ids=torch.from_numpy(input_ids).reshape(shape).to(self.device),
                              attention_mask=torch.from_numpy(mask).reshape(shape).to(self.device))
         return emb.float().cpu().numpy()
-
-
-def _progress(name: str, total: int) -> Any:
-    from tqdm.auto import tqdm
-
-    from stebkit.escape import text_cell
-
-    return tqdm(total=total, desc=text_cell(f"Encoding ({name})"), unit="episode")

@@ -203,16 +203,18 @@ class TokenEncoder(BaseEncoder):
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
         if not self.truncate:
             warn_long_texts(texts, self.name)
-        with self._piece_bar(show_progress) as bar:
+        with self._progress_bar(show_progress) as bar:
             if len(texts) <= TOKENIZE_BLOCK or not self.overlaps():
                 ids, owners = self.tokenize(texts)
                 return self._run(ids, owners, len(texts), batch_size, bar)
             return self._run_overlapped(texts, batch_size, bar)
 
     @contextlib.contextmanager
-    def _piece_bar(self, show: bool) -> Iterator[Any]:
-        """A progress bar counting the pieces :meth:`_run` encodes (its total grows as the
-        pieces become known), closed on leaving; None when ``show`` is false."""
+    def _progress_bar(self, show: bool, *, total: int = 0,
+                      unit: str = "piece") -> Iterator[Any]:
+        """A progress bar of this encoder's work, closed on leaving; None when ``show`` is
+        false. By default it counts the pieces :meth:`_run` encodes, its total growing as
+        they become known."""
         if not show:
             yield None
             return
@@ -220,7 +222,7 @@ class TokenEncoder(BaseEncoder):
 
         from stebkit.escape import text_cell
 
-        bar = tqdm(total=0, desc=text_cell(f"Encoding ({self.name})"), unit="piece")
+        bar = tqdm(total=total, desc=text_cell(f"Encoding ({self.name})"), unit=unit)
         try:
             yield bar
         finally:
