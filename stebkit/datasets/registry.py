@@ -506,8 +506,8 @@ def table(*, suite: str | None = None, stats: bool = False) -> pd.DataFrame:
             cached = processed_path(spec, fingerprint(spec)) is not None
             row.update(texts=pd.NA, labels=pd.NA, median_chars=pd.NA)
             if offline or cached:
-                records = load_dataset(spec).frame
-                row.update(texts=len(records), labels=int(records["label"].nunique()),
-                           median_chars=float(records["text"].str.len().median()))
+                frame = load_dataset(spec).frame
+                row.update(texts=len(frame), labels=int(frame["label"].nunique()),
+                           median_chars=float(frame["text"].str.len().median()))
         rows.append(row)
     return pd.DataFrame(rows)

@@ -70,29 +70,29 @@ def preflight(datasets: Any, *, tasks: Sequence[str] | None = None, seed: int = 
     rows = []
     for name in names:
         spec = get_spec(name)
-        records = load_dataset(name, seed=seed, smoke=smoke,
-                               trust_remote_code=trust_remote_code).frame
+        frame = load_dataset(name, seed=seed, smoke=smoke,
+                             trust_remote_code=trust_remote_code).frame
         for task in (tasks if tasks is not None else list(spec.tasks)):
             if not spec.serves(task):
                 continue
             sizes, per_label = episode_settings(task, spec, episode_sizes, smoke=smoke,
                                                 episodes_per_label=episodes_per_label)
-            rows += [_row(spec.name, records, task, size, per_label, seed=seed)
+            rows += [_row(spec.name, frame, task, size, per_label, seed=seed)
                      for size in sizes]
     return pd.DataFrame(rows, columns=list(COLUMNS))
 
 
-def _row(dataset: str, records: Any, task: str, size: int, per_label: int, *,
+def _row(dataset: str, frame: Any, task: str, size: int, per_label: int, *,
          seed: int) -> dict[str, Any]:
     """The :func:`preflight` row of one dataset, task and episode size: the task input is
     built (its warnings silenced: the counts are in the row) and compared with the data."""
     from stebkit.tasks import FAMILIES
 
-    counts = records["label"].value_counts()
+    counts = frame["label"].value_counts()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the counts are in the report
-        ti = FAMILIES[task].build(records, episode_size=size,
-                                  episodes_per_label=per_label, seed=seed)
+        ti = FAMILIES[task].build(frame, episode_size=size,
+                                episodes_per_label=per_label, seed=seed)
     kept = set(map(str, ti.labels.tolist()))
     gone = sorted(str(label) for label in counts.index if str(label) not in kept)
     return {"dataset": dataset, "task": task, "episode_size": size,

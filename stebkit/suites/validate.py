@@ -212,10 +212,10 @@ def test_{ident}_loads_as_declared():
     if EXPECTED_TEXTS is None or EXPECTED_LABELS is None:
         pytest.fail("fill in EXPECTED_TEXTS and EXPECTED_LABELS in " + __file__)
     load_suite(SUITE)
-    records = load_dataset("{name}").frame
-    assert len(records) == EXPECTED_TEXTS
-    assert set(records["label"]) == EXPECTED_LABELS
-    assert records["text"].str.strip().ne("").all()
+    frame = load_dataset("{name}").frame
+    assert len(frame) == EXPECTED_TEXTS
+    assert set(frame["label"]) == EXPECTED_LABELS
+    assert frame["text"].str.strip().ne("").all()
 '''
 
 
